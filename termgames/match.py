@@ -1,0 +1,215 @@
+"""The mid-end: one game in progress as seed + options + seats + moves.
+
+Every front end (the TUI, the CLI, bots, replays, the network server) holds a
+:class:`Match`.  It owns what no single game should: the move list with who
+played each move and when, undo (the move list minus its tail), the views
+with their redacted move logs, and the record a save file holds.  The back
+end (``termgames.rules``) only knows how to apply one move to one state.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from .rules import Game, RuleError, State, View, Viewer, get_game
+from .rules.base import default_seat_names
+
+HUMAN = "human"
+AI = "ai"
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who sits in a seat: a name, and whether a human or an AI (with its level) plays it."""
+
+    name: str
+    kind: str = HUMAN
+    level: str | None = None
+
+    @property
+    def is_ai(self) -> bool:
+        return self.kind == AI
+
+    def spec(self) -> str:
+        """The ``--player`` text that gives this seat back: ``NAME[:ai[:LEVEL]]``."""
+        if not self.is_ai:
+            return self.name
+        return f"{self.name}:ai:{self.level}" if self.level else f"{self.name}:ai"
+
+    def describe(self) -> str:
+        return f"{self.name} (AI, {self.level})" if self.is_ai else self.name
+
+
+def parse_player(text: str, game: Game) -> SeatInfo:
+    """Parse ``NAME[:ai[:LEVEL]]``; the level defaults to the game's default."""
+    parts = text.strip().split(":")
+    name = parts[0].strip()
+    if not name:
+        raise RuleError(f"--player {text!r} has no name")
+    if len(parts) == 1:
+        return SeatInfo(name)
+    if parts[1].strip().lower() not in (AI, HUMAN) or len(parts) > 3:
+        raise RuleError(f"--player {text!r} should look like NAME, NAME:ai or NAME:ai:LEVEL")
+    if parts[1].strip().lower() == HUMAN:
+        if len(parts) == 3:
+            raise RuleError(f"--player {text!r}: a human seat has no level")
+        return SeatInfo(name)
+    if not game.ai_levels:
+        raise RuleError(f"{game.title} has no AI yet")
+    level = parts[2].strip().lower() if len(parts) == 3 else game.default_level
+    if level not in game.ai_levels:
+        raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {level!r}")
+    return SeatInfo(name, AI, level)
+
+
+def default_seats(game: Game, count: int | None = None) -> list[SeatInfo]:
+    return [SeatInfo(name) for name in default_seat_names(count or game.min_seats)]
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    seat: int
+    move: str
+    time: str
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def random_seed() -> int:
+    return random.SystemRandom().randrange(1, 2**31)
+
+
+class Match:
+    """A game in progress.  ``states[i]`` is the position after ``i`` moves."""
+
+    def __init__(
+        self,
+        game: Game | str,
+        options: dict[str, Any] | None,
+        seats: Sequence[SeatInfo],
+        seed: int,
+    ) -> None:
+        self.game = get_game(game) if isinstance(game, str) else game
+        self.seats: tuple[SeatInfo, ...] = tuple(seats)
+        self.seed = int(seed)
+        initial = self.game.new(options or {}, [seat.name for seat in self.seats], self.seed)
+        self.options: dict[str, Any] = dict(initial.options)
+        self.states: list[State] = [initial]
+        self.moves: list[MoveRecord] = []
+
+    # -- construction ------------------------------------------------------
+
+    @classmethod
+    def replay(
+        cls,
+        game: Game | str,
+        options: dict[str, Any] | None,
+        seats: Sequence[SeatInfo],
+        seed: int,
+        moves: Sequence[MoveRecord],
+    ) -> "Match":
+        """Rebuild a match by applying every move again (RuleError names the first bad one)."""
+        match = cls(game, options, seats, seed)
+        for number, record in enumerate(moves, start=1):
+            try:
+                match.play(record.seat, record.move, time=record.time)
+            except RuleError as error:
+                raise RuleError(f"move {number} ({record.move!r}) is illegal: {error}") from None
+        return match
+
+    # -- queries -----------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        return self.states[-1]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(seat.name for seat in self.seats)
+
+    @property
+    def over(self) -> bool:
+        return self.state.is_over()
+
+    def seat_of(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise RuleError(f"there is no player {name!r} (players: {', '.join(self.names)})") from None
+
+    def view(self, viewer: Viewer, ply: int | None = None) -> View:
+        """The view of ``viewer`` after ``ply`` moves (default: now), with its move log."""
+        at = len(self.moves) if ply is None else max(0, min(ply, len(self.moves)))
+        state = self.states[at]
+        view = state.view(viewer)
+        log = tuple(
+            (record.seat, state.redact_move(record.seat, record.move, viewer)) for record in self.moves[:at]
+        )
+        return replace(view, moves=log)
+
+    def human_seats(self) -> list[int]:
+        return [i for i, seat in enumerate(self.seats) if not seat.is_ai]
+
+    # -- changes -----------------------------------------------------------
+
+    def play(self, seat: int, move: str, time: str | None = None) -> State:
+        """Apply ``move`` by ``seat``; on RuleError nothing changes."""
+        before = self.state
+        after = before.apply(seat, move)
+        text = before.normalise_move(seat, move)
+        self.states.append(after)
+        self.moves.append(MoveRecord(seat, text, time or now_iso()))
+        return after
+
+    def play_as(self, name: str, move: str) -> State:
+        return self.play(self.seat_of(name), move)
+
+    def truncate(self, ply: int) -> None:
+        """Undo back to the position after ``ply`` moves."""
+        ply = max(0, min(ply, len(self.moves)))
+        del self.states[ply + 1 :]
+        del self.moves[ply:]
+
+    def undo_ply_for(self, seats: Sequence[int]) -> int | None:
+        """Where undo for these (human) seats goes: just before the last move one of them made.
+
+        Moves by AI seats after it are undone too, so a human undoing against
+        an AI gets their own move back.  None when there is nothing to undo.
+        """
+        wanted = set(seats)
+        for index in range(len(self.moves) - 1, -1, -1):
+            if self.moves[index].seat in wanted:
+                return index
+        return None
+
+    def undo(self, seats: Sequence[int] | None = None) -> bool:
+        """Undo the last move of any of ``seats`` (default: any seat); False if none."""
+        ply = self.undo_ply_for(range(len(self.seats)) if seats is None else seats)
+        if ply is None:
+            return False
+        self.truncate(ply)
+        return True
+
+    # -- summaries ---------------------------------------------------------
+
+    def result(self) -> dict[str, Any] | None:
+        if not self.over:
+            return None
+        state = self.state
+        return {
+            "scores": {name: _number(score) for name, score in zip(self.names, state.scores())},
+            "winners": [self.names[seat] for seat in state.winners()],
+        }
+
+    def describe(self) -> str:
+        players = " vs ".join(seat.describe() for seat in self.seats)
+        return f"{self.game.title} ({self.game.describe_options(self.options)}): {players}"
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
