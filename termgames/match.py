@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from .rules import Game, RuleError, State, View, Viewer, get_game
-from .rules.base import default_seat_names
+from .rules.base import ALL, default_seat_names
 
 HUMAN = "human"
 AI = "ai"
@@ -143,10 +143,20 @@ class Match:
             raise RuleError(f"there is no player {name!r} (players: {', '.join(self.names)})") from None
 
     def view(self, viewer: Viewer, ply: int | None = None) -> View:
-        """The view of ``viewer`` after ``ply`` moves (default: now), with its move log."""
+        """The view of ``viewer`` after ``ply`` moves (default: now), with its move log.
+
+        ``viewer`` is a seat, None for a spectator, or ``ALL`` for every
+        board, which only a finished game shows (replays of it included).
+        """
         at = len(self.moves) if ply is None else max(0, min(ply, len(self.moves)))
         state = self.states[at]
-        view = state.view(viewer)
+        if viewer == ALL:
+            if not self.over:
+                raise RuleError("every board is shown only once the game is over")
+            view = state.view_all()
+        else:
+            view = state.view(viewer)
+        # Redact as of that ply: a replay must not leak what was hidden then.
         log = tuple(
             (record.seat, state.redact_move(record.seat, record.move, viewer)) for record in self.moves[:at]
         )

@@ -21,6 +21,9 @@ from typing import Any, ClassVar, Sequence
 #: A seat index (0-based, in seat order) or ``None`` for a spectator.
 Viewer = int | None
 
+#: Pseudo-viewer for "every board": allowed only once a game is over.
+ALL = -1
+
 
 class RuleError(ValueError):
     """A move, layout or option that the rules refuse.
@@ -176,6 +179,15 @@ class State(ABC):
     @abstractmethod
     def view(self, viewer: Viewer) -> View: ...
 
+    def view_all(self) -> View:
+        """Everything, hidden information included: for replays of finished games.
+
+        Perfect-information games show a spectator the whole game already.
+        Front ends ask for it only once the game is over (``Match.view``
+        refuses otherwise).
+        """
+        return self.view(None)
+
     # -- moves -------------------------------------------------------------
 
     def apply(self, seat: int, move: str) -> "State":
@@ -203,7 +215,9 @@ class State(ABC):
     def redact_move(self, seat: int, move: str, viewer: Viewer) -> str:
         """How ``move`` by ``seat`` appears in the log of ``viewer``.
 
-        Games with hidden moves (Mono's layouts) hide them here.
+        ``self`` is the state the viewer is looking at; ``viewer`` may be a
+        seat, None (spectator) or ALL.  Games with hidden moves (Mono's
+        layouts) hide them here.
         """
         return move
 
