@@ -274,8 +274,7 @@ class Game(ABC):
                 continue
             spec = specs.get(flag)
             if spec is None:
-                known = sorted([*specs, *presets])
-                listing = ", ".join(known) if known else "none"
+                listing = ", ".join(self.cli_flags()) or "none"
                 raise RuleError(f"{self.name} has no option {flag!r} (its options: {listing})")
             if spec.kind == "flag":
                 options[spec.name] = spec.coerce(inline) if eq else True
@@ -288,6 +287,11 @@ class Game(ABC):
                 raise RuleError(f"{flag} needs a value")
             options[spec.name] = spec.coerce(value)
         return self.check_options(options)
+
+    def cli_flags(self) -> list[str]:
+        """The option flags the CLI takes for this game, for help and error messages."""
+        flags = [spec.flag + ("" if spec.kind == "flag" else " N" if spec.kind == "int" else " X") for spec in self.option_specs]
+        return flags + [preset.flag for preset in self.presets]
 
     def describe_options(self, options: dict[str, Any]) -> str:
         """A short human text of the options that differ from the defaults."""

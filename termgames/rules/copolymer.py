@@ -353,6 +353,9 @@ class Copolymer(Game):
         options.update(extra)
         return self.check_options(options)
 
+    def cli_flags(self) -> list[str]:
+        return ["--small", "--medium", "--large", "--size N", "--rhombus N"]
+
     def describe_options(self, options: dict[str, Any]) -> str:
         shape = options.get("shape", "hexagon")
         size = options.get("size", 11)

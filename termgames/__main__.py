@@ -1,0 +1,3 @@
+from termgames.cli import main
+
+main()

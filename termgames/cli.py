@@ -1,0 +1,316 @@
+"""The ``termgames`` command.
+
+Start-up must stay fast (``termgames --help`` answers without importing
+Textual), so every heavy import happens inside the command that needs it.
+Errors a player or a script can cause (an unknown game, a wrong option, an
+illegal move, a corrupt record) end with one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, Optional
+
+import typer
+
+if TYPE_CHECKING:
+    from .launch import Launch
+    from .match import Match
+
+EXIT_USAGE = 2
+
+GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+app = typer.Typer(
+    name="termgames",
+    help="Abstract strategy games in the terminal. Try: termgames play copolymer",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def fail(message: str) -> NoReturn:
+    """End the command with one readable line and exit status 2."""
+    print(f"termgames: {message}", file=sys.stderr)
+    raise typer.Exit(EXIT_USAGE)
+
+
+def _game_and_options(game_name: str, extra: list[str]) -> tuple[Any, dict[str, Any]]:
+    from .rules import RuleError, get_game
+
+    try:
+        game = get_game(game_name)
+        options = game.parse_cli_options(extra)
+    except RuleError as error:
+        fail(str(error))
+    return game, options
+
+
+def _seats(game: Any, players: list[str] | None) -> list[Any]:
+    from .match import default_seats, parse_player
+    from .rules import RuleError
+
+    try:
+        if not players:
+            return default_seats(game)
+        seats = [parse_player(text, game) for text in players]
+        game.check_seats([seat.name for seat in seats])
+    except RuleError as error:
+        fail(str(error))
+    return seats
+
+
+def _load(path: Path) -> "Match":
+    from .records import RecordError, load
+
+    try:
+        return load(path)
+    except RecordError as error:
+        fail(str(error))
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _wants_ascii(flag: bool) -> bool:
+    """ASCII glyphs when asked, or when the terminal cannot take UTF-8."""
+    if flag:
+        return True
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding and encoding != "utf8":
+            return True
+    return False
+
+
+def _run_tui(launch: "Launch", saves: Optional[Path], ascii_mode: bool, palette: str) -> None:
+    from .app import TermgamesApp
+    from .paths import saves_dir
+
+    folder = saves_dir(saves)
+    TermgamesApp(saves_dir=folder, launch=launch, ascii=_wants_ascii(ascii_mode), palette=palette).run()
+
+
+# --------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------
+
+PlayerOption = typer.Option(
+    None, "--player", "-p", help="A seat: NAME, NAME:ai or NAME:ai:LEVEL. Repeat once per seat, in seat order."
+)
+SavesOption = typer.Option(None, "--saves", help="Folder for saved games (default: $TERMGAMES_SAVES or your data folder).")
+AsciiOption = typer.Option(False, "--ascii", help="Plain ASCII drawing (automatic when the terminal is not UTF-8).")
+PaletteOption = typer.Option("default", "--palette", help="Colours: default, colourblind or mono.")
+
+
+@app.command("list")
+def list_games() -> None:
+    """The games, one line each."""
+    from .rules import REGISTRY
+
+    width = max(len(name) for name in REGISTRY)
+    for entry in REGISTRY.values():
+        print(f"{entry.name:<{width}}  {entry.summary}")
+
+
+@app.command(context_settings=GAME_OPTIONS)
+def play(
+    ctx: typer.Context,
+    game: Optional[str] = typer.Argument(None, help="The game (see termgames list); omit it for the start screen."),
+    player: Optional[list[str]] = PlayerOption,
+    load: Optional[Path] = typer.Option(None, "--load", help="Resume a saved game from this record."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
+    saves: Optional[Path] = SavesOption,
+    ascii_mode: bool = AsciiOption,
+    palette: str = PaletteOption,
+) -> None:
+    """Play a game in the terminal. Game options follow the game's name, e.g. termgames play copolymer --small."""
+    from .launch import Launch
+
+    if palette not in ("default", "colourblind", "mono"):
+        fail(f"--palette must be default, colourblind or mono, not {palette!r}")
+    if load is not None:
+        if game is not None or ctx.args or player:
+            fail("--load resumes a saved game as it was; give no game, options or players with it")
+        match = _load(load)
+        _run_tui(Launch("play", match=match, save_path=load), saves, ascii_mode, palette)
+        return
+    if game is None:
+        if ctx.args or player:
+            fail("name the game first, e.g. termgames play copolymer --small")
+        _run_tui(Launch("start"), saves, ascii_mode, palette)
+        return
+    rules, options = _game_and_options(game, list(ctx.args))
+    if not player:
+        _run_tui(Launch("setup", game=rules.name, options=options), saves, ascii_mode, palette)
+        return
+    from .match import Match, random_seed
+    from .paths import saves_dir
+    from .records import new_save_path
+    from .rules import RuleError
+
+    seats = _seats(rules, player)
+    try:
+        match = Match(rules, options, seats, seed if seed is not None else random_seed())
+    except RuleError as error:
+        fail(str(error))
+    path = new_save_path(saves_dir(saves), match)
+    _run_tui(Launch("play", match=match, save_path=path), saves, ascii_mode, palette)
+
+
+@app.command()
+def replay(
+    file: Path = typer.Argument(..., help="A game record."),
+    ascii_mode: bool = AsciiOption,
+    palette: str = PaletteOption,
+) -> None:
+    """Replay a saved game: step, jump, play and pause."""
+    from .launch import Launch
+
+    match = _load(file)
+    _run_tui(Launch("replay", match=match, source=str(file)), None, ascii_mode, palette)
+
+
+@app.command()
+def rules(game: str = typer.Argument(..., help="The game (see termgames list).")) -> None:
+    """Print a game's rules and keys."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from .rules import RuleError, get_game
+
+    try:
+        back_end = get_game(game)
+    except RuleError as error:
+        fail(str(error))
+    text = back_end.rules_text()
+    keys = back_end.keys_text()
+    if keys:
+        text += "\n\n## Keys\n\n" + keys
+    Console().print(Markdown(text))
+
+
+@app.command(context_settings=GAME_OPTIONS)
+def new(
+    ctx: typer.Context,
+    game: str = typer.Argument(..., help="The game (see termgames list)."),
+    player: Optional[list[str]] = PlayerOption,
+    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Where to write the new game record."),
+    force: bool = typer.Option(False, "--force", help="Overwrite --out if it exists."),
+) -> None:
+    """Start a game record for correspondence play or scripts (pbmserv style)."""
+    from .match import Match, random_seed
+    from .records import save
+    from .rules import RuleError
+
+    rules_, options = _game_and_options(game, list(ctx.args))
+    seats = _seats(rules_, player)
+    if out.exists() and not force:
+        fail(f"{out} exists already (use --force to overwrite it)")
+    try:
+        match = Match(rules_, options, seats, seed if seed is not None else random_seed())
+    except RuleError as error:
+        fail(str(error))
+    save(out, match)
+    print(f"{out}: {match.describe()}; {_to_move_text(match)}")
+
+
+def _to_move_text(match: "Match") -> str:
+    if match.over:
+        return "the game is over"
+    names = [match.names[s] for s in match.state.to_move()]
+    return " and ".join(names) + " to move"
+
+
+@app.command()
+def move(
+    file: Path = typer.Argument(..., help="The game record to play in."),
+    move_text: str = typer.Argument(..., metavar="MOVE", help="The move in the game's notation."),
+    as_name: Optional[str] = typer.Option(None, "--as", help="The player making the move (default: the one to move)."),
+) -> None:
+    """Apply one move to a game record. An illegal move leaves the file untouched (exit status 2)."""
+    from .records import save
+    from .rules import RuleError
+
+    match = _load(file)
+    try:
+        if as_name is None:
+            to_move = match.state.to_move()
+            if len(to_move) != 1:
+                fail("the game is over" if not to_move else "several players are to move; say who with --as NAME")
+            seat = to_move[0]
+        else:
+            seat = match.seat_of(as_name)
+        match.play(seat, move_text)
+    except RuleError as error:
+        fail(str(error))
+    save(file, match)
+    view = match.view(seat)
+    print(view.last_action or f"{match.names[seat]} played {match.moves[-1].move}")
+    print(view.status)
+
+
+@app.command()
+def show(
+    file: Path = typer.Argument(..., help="A game record."),
+    as_name: Optional[str] = typer.Option(None, "--as", help="Show what this player may see (default: a spectator)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object instead of text."),
+) -> None:
+    """Show a game as one player (or a spectator) sees it."""
+    from .rules import RuleError
+    from .rules.base import ALL
+
+    match = _load(file)
+    try:
+        viewer = match.seat_of(as_name) if as_name is not None else (ALL if match.over else None)
+    except RuleError as error:
+        fail(str(error))
+    view = match.view(viewer)
+    names = match.names
+    if as_json:
+        data = {
+            "game": match.game.name,
+            "options": match.options,
+            "players": list(names),
+            "viewer": names[viewer] if viewer is not None and viewer >= 0 else None,
+            "to_move": [names[s] for s in view.to_move],
+            "over": view.over,
+            "scores": {name: _number(score) for name, score in zip(names, view.scores)},
+            "winners": [names[s] for s in view.winners],
+            "moves": [text for _seat, text in view.moves],
+            "move_seats": [names[seat] for seat, _text in view.moves],
+            "status": view.status,
+            "board": view.board_json(),
+        }
+        print(json.dumps(data, ensure_ascii=False))
+        return
+    print(match.describe())
+    scores = ", ".join(f"{name} {_number(score)}" for name, score in zip(names, view.scores))
+    print(f"Scores: {scores}")
+    print()
+    print(view.board_text())
+    if view.moves:
+        print()
+        print("Moves: " + " ".join(f"{i}.{names[seat]}:{text}" for i, (seat, text) in enumerate(view.moves, 1)))
+
+
+def main() -> None:
+    # Textual talks to the terminal itself; a broken pipe on plain output
+    # (``termgames show | head``) should end quietly.
+    try:
+        app()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
