@@ -1,0 +1,168 @@
+"""The CLI contracts: new/move/show, one-line errors, untouched files, fast --help."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from termgames.cli import app
+
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def one_line_error(result) -> str:
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def show_json(path: Path, *extra: str) -> dict:
+    result = run("show", str(path), "--json", *extra)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_list_names_copolymer():
+    result = run("list")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("copolymer")
+
+
+def test_rules_prints_the_rules():
+    result = run("rules", "copolymer")
+    assert result.exit_code == 0
+    assert "majority" in result.stdout.lower() or "more cells" in result.stdout.lower()
+    assert "F6" in result.stdout
+
+
+def test_rules_of_unknown_game_is_one_line():
+    assert "no game 'chess'" in one_line_error(run("rules", "chess"))
+
+
+def test_whole_game_through_new_move_show(tmp_path):
+    record = tmp_path / "game.json"
+    result = run("new", "copolymer", "--size", "5", "--seed", "7", "--player", "ann", "--player", "bob", "--out", str(record))
+    assert result.exit_code == 0, result.output
+    data = show_json(record)
+    assert data["game"] == "copolymer"
+    assert data["players"] == ["ann", "bob"]
+    assert data["to_move"] == ["ann"]
+    assert data["over"] is False and data["winners"] == [] and data["moves"] == []
+    assert len(data["board"]) == 19 and set(data["board"].values()) == {None}
+
+    chooser = random.Random(1)
+    played = []
+    while not data["over"]:
+        mover = data["to_move"][0]
+        empty = sorted(cell for cell, owner in data["board"].items() if owner is None)
+        cell = chooser.choice(empty)
+        result = run("move", str(record), cell.lower(), "--as", mover)
+        assert result.exit_code == 0, result.output
+        played.append(cell)
+        data = show_json(record, "--as", mover)
+        assert data["board"][cell] == mover
+    assert data["to_move"] == []
+    assert data["moves"] == played
+    assert sum(data["scores"].values()) == 19
+    (winner,) = data["winners"]
+    assert data["scores"][winner] >= 10
+    # Counts agree with the board.
+    owners = list(data["board"].values())
+    assert {name: owners.count(name) for name in ("ann", "bob")} == data["scores"]
+
+
+def test_illegal_moves_leave_the_file_untouched(tmp_path):
+    record = tmp_path / "game.json"
+    assert run("new", "copolymer", "--small", "--out", str(record), "--seed", "1").exit_code == 0
+    assert run("move", str(record), "E5", "--as", "p1").exit_code == 0
+    before = record.read_bytes()
+    assert "already taken" in one_line_error(run("move", str(record), "E5", "--as", "p2"))
+    assert "p2's turn" in one_line_error(run("move", str(record), "E4", "--as", "p1"))
+    assert "not a cell" in one_line_error(run("move", str(record), "Z99", "--as", "p2"))
+    assert "no player" in one_line_error(run("move", str(record), "E4", "--as", "zed"))
+    assert record.read_bytes() == before
+
+
+def test_move_defaults_to_the_player_to_move(tmp_path):
+    record = tmp_path / "game.json"
+    run("new", "copolymer", "--size", "3", "--out", str(record))
+    assert run("move", str(record), "B2").exit_code == 0
+    assert show_json(record)["board"]["B2"] == "p1"
+
+
+def test_bad_options_and_players_are_one_line(tmp_path):
+    out = str(tmp_path / "x.json")
+    assert "odd number of rows" in one_line_error(run("new", "copolymer", "--size", "6", "--out", out))
+    assert "even count" in one_line_error(run("new", "copolymer", "--rhombus", "4", "--out", out))
+    assert "no option '--bogus'" in one_line_error(run("new", "copolymer", "--bogus", "--out", out))
+    assert "2 players" in one_line_error(run("new", "copolymer", "-p", "a", "-p", "b", "-p", "c", "--out", out))
+    assert "AI levels" in one_line_error(run("new", "copolymer", "-p", "a", "-p", "b:ai:godlike", "--out", out))
+    assert not Path(out).exists()
+
+
+def test_corrupt_record_is_one_line(tmp_path):
+    record = tmp_path / "bad.json"
+    record.write_text('{"format": "termgames-record", "version": 1, "game": "copolymer"')
+    before = record.read_bytes()
+    assert "not valid JSON" in one_line_error(run("show", str(record)))
+    assert "not valid JSON" in one_line_error(run("move", str(record), "F6"))
+    assert record.read_bytes() == before
+    assert "no such file" in one_line_error(run("show", str(tmp_path / "missing.json")))
+
+
+def test_new_refuses_to_overwrite(tmp_path):
+    record = tmp_path / "game.json"
+    record.write_text("precious")
+    assert "exists already" in one_line_error(run("new", "copolymer", "--out", str(record)))
+    assert record.read_text() == "precious"
+
+
+def test_show_text_draws_the_board(tmp_path):
+    record = tmp_path / "game.json"
+    run("new", "copolymer", "--size", "5", "-p", "ann", "-p", "bob", "--out", str(record))
+    run("move", str(record), "C3")
+    result = run("show", str(record))
+    assert result.exit_code == 0
+    assert "C . . x . ." in result.stdout
+    assert "bob to claim" in result.stdout
+
+
+def test_same_seed_and_moves_give_the_same_record(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    for path in (first, second):
+        run("new", "copolymer", "--size", "5", "--seed", "42", "--out", str(path))
+        run("move", str(path), "C3")
+    a, b = json.loads(first.read_text()), json.loads(second.read_text())
+    for data in (a, b):
+        for move in data["moves"]:
+            move.pop("time")
+    assert a == b
+
+
+def test_help_does_not_import_textual():
+    code = (
+        "import sys\n"
+        "sys.argv = ['termgames', '--help']\n"
+        "from termgames.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "assert 'textual' not in sys.modules, 'textual imported'\n"
+        "assert 'termgames.rules.copolymer' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("args", [["play", "--load", "x.json", "copolymer"], ["play", "-p", "a"]])
+def test_play_argument_mistakes_are_one_line(args):
+    one_line_error(run(*args))
