@@ -69,7 +69,7 @@ def from_dict(data: Any) -> Match:
     if data.get("format") != FORMAT:
         raise RecordError("not a termgames record (no 'format': 'termgames-record')")
     version = data.get("version")
-    if version != VERSION:
+    if type(version) is not int or version != VERSION:
         raise RecordError(f"record version {version!r} is not supported (this termgames reads version {VERSION})")
     game_name = _need(data, "game", str)
     try:
@@ -134,6 +134,10 @@ def loads(text: str) -> Match:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise RecordError(f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except (ValueError, RecursionError) as error:
+        # json refuses absurd nesting and huge integers with other errors.
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise RecordError(f"not valid JSON ({reason})") from None
     return from_dict(data)
 
 
@@ -164,6 +168,8 @@ def save(path: str | os.PathLike[str], match: Match) -> Path:
     data = dumps(match).encode("utf-8")
     handle, temporary = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
     try:
+        # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
+        os.chmod(temporary, _file_mode(file))
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
@@ -176,6 +182,15 @@ def save(path: str | os.PathLike[str], match: Match) -> Path:
             pass
         raise
     return file
+
+
+def _file_mode(file: Path) -> int:
+    try:
+        return file.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def new_save_path(folder: Path, match: Match) -> Path:

@@ -72,9 +72,11 @@ class OptionSpec:
         if self.kind == "int":
             if isinstance(value, bool):
                 raise RuleError(f"{self.flag} needs a whole number")
+            if isinstance(value, float) and not value.is_integer():
+                raise RuleError(f"{self.flag} needs a whole number, not {value!r}")
             try:
                 number = int(value)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise RuleError(f"{self.flag} needs a whole number, not {value!r}") from None
             if self.minimum is not None and number < self.minimum:
                 raise RuleError(f"{self.flag} must be at least {self.minimum}, not {number}")
