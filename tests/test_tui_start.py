@@ -1,0 +1,167 @@
+"""Start and setup screens, driven by the keyboard against a recording app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.widgets import Input, OptionList, Select, Static
+
+from termgames.match import Match, SeatInfo
+from termgames.records import save
+from termgames.screens.start import SetupScreen, StartScreen
+
+
+class RecordingApp(App):
+    """Stands in for TermgamesApp: records what the screens ask it to open."""
+
+    def __init__(self, saves_dir: Path, first_screen) -> None:
+        super().__init__()
+        self.saves_dir = saves_dir
+        self.ascii = False
+        self.first_screen = first_screen
+        self.calls: list[tuple] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.first_screen())
+
+    def open_game(self, match, save_path):
+        self.calls.append(("game", match, save_path))
+
+    def open_replay(self, match, source=""):
+        self.calls.append(("replay", match, source))
+
+    def open_setup(self, game, options=None):
+        self.calls.append(("setup", game, options))
+
+
+def finished_match(names=("ann", "bob")) -> Match:
+    match = Match("copolymer", {"size": 3}, [SeatInfo(n) for n in names], 5)
+    while not match.over:
+        view = match.view(match.state.to_move()[0])
+        cell = min(view.legal_cells())
+        match.play(view.to_move[0], view.board.names[cell])
+    return match
+
+
+async def test_start_screen_opens_setup_for_a_game(tmp_path):
+    app = RecordingApp(tmp_path, StartScreen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.calls == [("setup", "copolymer", None)]
+
+
+async def test_setup_starts_a_default_game(tmp_path):
+    app = RecordingApp(tmp_path, lambda: SetupScreen("copolymer"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    (kind, match, path), = app.calls
+    assert kind == "game"
+    assert match.game.name == "copolymer" and match.options == {"shape": "hexagon", "size": 11}
+    assert [seat.name for seat in match.seats] == ["p1", "p2"]
+    assert not match.seats[0].is_ai and match.seats[1].is_ai and match.seats[1].level == "normal"
+    assert path.parent == tmp_path and path.suffix == ".json"
+
+
+async def test_presets_and_size_and_an_even_size_refused(tmp_path):
+    app = RecordingApp(tmp_path, lambda: SetupScreen("copolymer"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await pilot.pause()
+        await pilot.click("#preset-small")
+        await pilot.pause()
+        assert screen.query_one("#option-size", Input).value == "9"
+        assert "61 cells" in str(screen.query_one("#setup-summary", Static).render())
+        screen.query_one("#option-size", Input).value = "8"
+        await pilot.pause()
+        assert "odd number of rows" in str(screen.query_one("#setup-error", Static).render())
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.calls == []
+        screen.query_one("#option-size", Input).value = "7"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert app.calls[0][1].options["size"] == 7
+
+
+async def test_rename_seats_and_duplicates_refused(tmp_path):
+    app = RecordingApp(tmp_path, lambda: SetupScreen("copolymer"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await pilot.pause()
+        screen.query_one("#seat-name-0", Input).value = "ann"
+        screen.query_one("#seat-name-1", Input).value = "ann"
+        await pilot.pause()
+        assert "two seats are named 'ann'" in str(screen.query_one("#setup-error", Static).render())
+        await pilot.press("ctrl+s")
+        assert app.calls == []
+        screen.query_one("#seat-name-1", Input).value = "bea"
+        screen.query_one("#seat-kind-1", Select).value = "human"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    match = app.calls[0][1]
+    assert match.names == ("ann", "bea") and not match.seats[1].is_ai
+
+
+async def saved_listing(app, pilot) -> OptionList:
+    for _ in range(50):
+        await pilot.pause(0.05)
+        if app.screen.saved:
+            break
+    return app.screen.query_one("#saved", OptionList)
+
+
+async def test_saved_games_resume_replay_and_corrupt(tmp_path, monkeypatch):
+    monkeypatch.setattr("termgames.screens.start.bundled_saves", lambda: None)
+    unfinished = Match("copolymer", {"size": 3}, [SeatInfo("cat"), SeatInfo("dan")], 1)
+    unfinished.play(0, "B2")
+    save(tmp_path / "a-unfinished.json", unfinished)
+    save(tmp_path / "b-finished.json", finished_match())
+    (tmp_path / "c-corrupt.json").write_text("{ nope")
+    app = RecordingApp(tmp_path, StartScreen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        listing = await saved_listing(app, pilot)
+        texts = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        assert len(texts) == 3
+        assert any("not valid JSON" in t for t in texts)
+        assert any("in progress: move 2, dan to move" in t for t in texts)
+        assert any("finished:" in t for t in texts)
+        await pilot.press("tab")
+        by_name = {game.path.name: i for i, game in enumerate(app.screen.saved)}
+        listing.highlighted = by_name["a-unfinished.json"]
+        await pilot.press("enter")
+        listing.highlighted = by_name["b-finished.json"]
+        await pilot.press("r")
+        listing.highlighted = by_name["c-corrupt.json"]
+        await pilot.press("enter")  # a notification, no crash
+        await pilot.pause()
+    assert [call[0] for call in app.calls] == ["game", "replay"]
+    assert app.calls[0][2] == tmp_path / "a-unfinished.json"
+    assert app.calls[0][1].names == ("cat", "dan")
+    assert app.calls[1][1].over
+
+
+async def test_resuming_a_sample_copies_it(tmp_path, monkeypatch):
+    samples = tmp_path / "samples"
+    saves = tmp_path / "saves"
+    samples.mkdir()
+    unfinished = Match("copolymer", {"size": 3}, [SeatInfo("cat"), SeatInfo("dan")], 1)
+    unfinished.play(0, "B2")
+    save(samples / "sample.json", unfinished)
+    before = (samples / "sample.json").read_bytes()
+    monkeypatch.setattr("termgames.screens.start.bundled_saves", lambda: samples)
+    app = RecordingApp(saves, StartScreen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await saved_listing(app, pilot)
+        await pilot.press("tab", "enter")
+        await pilot.pause()
+    (kind, match, path), = app.calls
+    assert kind == "game" and path.parent == saves and path.exists()
+    assert (samples / "sample.json").read_bytes() == before
