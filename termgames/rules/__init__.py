@@ -31,6 +31,13 @@ REGISTRY: dict[str, GameEntry] = {
             "termgames.rules.copolymer",
             "Copolymer",
         ),
+        GameEntry(
+            "mono",
+            "Mono",
+            "Probe the hidden boards of your opponents for runs of rising values. (2-4 players)",
+            "termgames.rules.mono",
+            "Mono",
+        ),
     )
 }
 
