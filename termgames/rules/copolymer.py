@@ -301,11 +301,15 @@ cells, rows A-L). Options:
 KEYS = """\
 | key | action |
 |---|---|
-| arrows, h j k l | move the cursor (left/right along the row, up/down to the nearest cell) |
-| y u b n | move the cursor up-left, up-right, down-left, down-right (hex directions) |
+| left/right, h l, a d | move along the row |
+| up/down, k j | move to the nearest cell of the row above/below |
+| w e | hex: up-left, up-right |
+| z x | hex: down-left, down-right |
+| keypad 7 9 1 3 (Home PgUp End PgDn) | hex: up-left, up-right, down-left, down-right |
 | Enter, Space | claim the cell under the cursor |
 
-Cells marked `!` would oblige you to claim again.
+Cells marked `!` would oblige you to claim again: they touch two or more of
+your opponent's cells. The claims of the last turn are highlighted.
 """
 
 

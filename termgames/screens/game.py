@@ -1,0 +1,316 @@
+"""The game screen every game uses: a board, a side panel, the common keys, AI turns.
+
+A game's screen subclass names its board widget and turns the cursor into a
+move (``move_at_cursor``); everything else (status, move log, undo, help,
+quit, palettes, AI players off the UI thread, privacy between hot-seat
+players of hidden-information games) lives here once.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from ..ai import make_bot
+from ..rules import RuleError, View, Viewer
+from ..table import LocalTable
+from ..widgets.board import BoardWidget
+from ..widgets.palette import next_palette
+from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
+
+#: The least time an AI move stays "thinking", so its moves can be followed.
+AI_MIN_SECONDS = 0.35
+
+SPINNER = "|/-\\"
+
+
+def group_turns(moves: tuple[tuple[int, str], ...]) -> list[tuple[int, list[str]]]:
+    """Consecutive moves by one seat form one turn (Copolymer's forced claims, Mono's held probes)."""
+    turns: list[tuple[int, list[str]]] = []
+    for seat, text in moves:
+        if turns and turns[-1][0] == seat:
+            turns[-1][1].append(text)
+        else:
+            turns.append((seat, [text]))
+    return turns
+
+
+def move_log_text(view: View, highlight_ply: int | None = None) -> Text:
+    """The numbered move log, one turn a line, with seat colours from the caller's styles."""
+    text = Text()
+    ply = 0
+    for number, (seat, moves) in enumerate(group_turns(view.moves), start=1):
+        line = Text(f"{number:>3}. ", style="dim")
+        line.append(f"{view.players[seat]} ", style="bold")
+        for index, move in enumerate(moves):
+            ply += 1
+            style = "reverse" if highlight_ply == ply else ""
+            line.append(move, style=style)
+            if index + 1 < len(moves):
+                line.append(" ")
+        text.append_text(line)
+        text.append("\n")
+    return text
+
+
+def scores_text(view: View) -> str:
+    parts = []
+    for seat, name in enumerate(view.players):
+        score = view.scores[seat]
+        shown = int(score) if float(score).is_integer() else score
+        marker = ">" if seat in view.to_move else " "
+        parts.append(f"{marker} {name}: {shown}")
+    return "\n".join(parts)
+
+
+class GameScreen(Screen):
+    """Plays one table.  Subclasses set ``board_class`` and implement ``move_at_cursor``."""
+
+    board_class: ClassVar[type[BoardWidget]] = BoardWidget
+    #: Hot-seat games with hidden boards hide everything between human seats.
+    hides_information: ClassVar[bool] = False
+
+    BINDINGS = [
+        Binding("left,h", "cursor('left')", "Left", show=False),
+        Binding("right,l", "cursor('right')", "Right", show=False),
+        Binding("up,k", "cursor('up')", "Up", show=False),
+        Binding("down,j", "cursor('down')", "Down", show=False),
+        Binding("enter,space", "act", "Act"),
+        Binding("u", "undo", "Undo"),
+        Binding("c", "palette", "Colours"),
+        Binding("question_mark", "help", "Rules & keys", key_display="?"),
+        Binding("q", "quit_game", "Quit"),
+    ]
+
+    def __init__(self, table: LocalTable, *, ascii_only: bool = False, palette: str = "default") -> None:
+        super().__init__()
+        self.table = table
+        self.ascii_only = ascii_only
+        self.palette_name = palette
+        self.view: View | None = None
+        self.message = ""
+        self.thinking: int | None = None
+        self._generation = 0
+        self._spin = 0
+        self._bots: dict[int, Any] = {}
+        self._shown_seat: Viewer = None
+        self._privacy_open = False
+
+    # -- layout --------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        match = self.table.match
+        players = "  vs  ".join(seat.describe() for seat in match.seats)
+        yield Static(f"{match.game.title}  ·  {players}", id="game-title")
+        with Horizontal(id="game-body"):
+            with VerticalScroll(id="board-area"):
+                yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
+                yield Static("", id="cursor-line")
+            with Vertical(id="side-panel"):
+                yield Static("", id="status")
+                yield Static("", id="scores")
+                yield Static("", id="last-action")
+                with VerticalScroll(id="log-scroll"):
+                    yield Static("", id="move-log")
+        yield Static("", id="message")
+        yield Footer()
+
+    @property
+    def board(self) -> BoardWidget:
+        return self.query_one("#board", BoardWidget)
+
+    def on_mount(self) -> None:
+        self.set_interval(0.15, self._tick)
+        self.refresh_view()
+
+    # -- drawing -------------------------------------------------------------
+
+    def refresh_view(self) -> None:
+        """Redraw from a fresh view of the seat the keyboard belongs to, then let an AI move."""
+        seat = self.table.viewing_seat()
+        if self._needs_privacy(seat):
+            self._shown_seat = seat
+            self._privacy_open = True
+            self.board.show(None)
+            self.app.push_screen(PrivacyScreen(self.table.names[seat], self.view.last_action if self.view else ""),
+                                 self._privacy_done)
+            return
+        self._shown_seat = seat
+        self.view = self.table.view(seat)
+        self.board.show(self.view)
+        self.update_panel()
+        self.maybe_start_ai()
+
+    def _needs_privacy(self, seat: Viewer) -> bool:
+        if not self.hides_information or seat is None or self._privacy_open:
+            return False
+        humans = self.table.local_humans()
+        return len(humans) > 1 and self._shown_seat is not None and seat != self._shown_seat
+
+    def _privacy_done(self, _result: None) -> None:
+        self._privacy_open = False
+        seat = self._shown_seat
+        self.view = self.table.view(seat)
+        self.board.show(self.view)
+        self.update_panel()
+        self.maybe_start_ai()
+
+    def update_panel(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        if self.thinking is not None:
+            status = f"{self.table.names[self.thinking]} is thinking {SPINNER[self._spin % 4]}"
+        else:
+            status = view.status
+        self.query_one("#status", Static).update(Text(status, style="bold"))
+        self.query_one("#scores", Static).update(scores_text(view))
+        self.query_one("#last-action", Static).update(Text(view.last_action, style="italic"))
+        self.query_one("#move-log", Static).update(move_log_text(view))
+        self.query_one("#log-scroll", VerticalScroll).scroll_end(animate=False)
+        cursor = self.board.cursor_name()
+        self.query_one("#cursor-line", Static).update(f"cursor: {cursor}" if cursor else "")
+        self.query_one("#message", Static).update(Text(self.message, style="bold red") if self.message else "")
+
+    def say(self, message: str) -> None:
+        self.message = message
+        self.update_panel()
+
+    def _tick(self) -> None:
+        if self.thinking is not None:
+            self._spin += 1
+            self.update_panel()
+
+    # -- moves ---------------------------------------------------------------
+
+    def move_at_cursor(self, view: View) -> str | None:
+        """The move the act key makes at the cursor, or None (with ``say``) if there is none."""
+        raise NotImplementedError
+
+    def action_cursor(self, direction: str) -> None:
+        self.board.move_cursor(direction)
+        self.update_panel()
+
+    def action_act(self) -> None:
+        self.submit(None)
+
+    def submit(self, move: str | None) -> None:
+        """Play ``move`` (default: the move at the cursor) for the seat at the keyboard."""
+        view = self.view
+        if view is None or self._privacy_open:
+            return
+        if view.over:
+            self.say("The game is over: u undoes, q quits")
+            return
+        seat = view.viewer
+        if self.thinking is not None or seat is None or seat not in view.to_move:
+            names = " and ".join(view.players[s] for s in view.to_move)
+            self.say(f"It is {names}'s turn")
+            return
+        if move is None:
+            move = self.move_at_cursor(view)
+            if move is None:
+                return
+        try:
+            self.table.play(seat, move)
+        except RuleError as error:
+            self.say(str(error))
+            return
+        self.message = ""
+        self.refresh_view()
+
+    def action_undo(self) -> None:
+        if self._privacy_open:
+            return
+        self._generation += 1  # an AI still thinking must not play into the undone position
+        self.thinking = None
+        if not self.table.undo():
+            self.say("Nothing to undo")
+            return
+        self.message = "Undone"
+        self.refresh_view()
+
+    # -- AI ------------------------------------------------------------------
+
+    def bot_for(self, seat: int) -> Any:
+        if seat not in self._bots:
+            match = self.table.match
+            self._bots[seat] = make_bot(match.game.name, match.seats[seat].level or "", seed=match.seed + seat)
+        return self._bots[seat]
+
+    def maybe_start_ai(self) -> None:
+        if self.thinking is not None or self.table.match.over:
+            return
+        seat = self.table.ai_to_move()
+        if seat is None:
+            return
+        self.thinking = seat
+        self.update_panel()
+        self.think(seat, self._generation, self.table.view(seat))
+
+    @work(thread=True, exclusive=True, group="ai")
+    def think(self, seat: int, generation: int, view: View) -> None:
+        started = time.monotonic()
+        try:
+            move = self.bot_for(seat).choose(view)
+        except Exception as error:  # a broken bot must not take the game down
+            self.app.call_from_thread(self._ai_failed, seat, generation, str(error))
+            return
+        rest = AI_MIN_SECONDS - (time.monotonic() - started)
+        if rest > 0:
+            time.sleep(rest)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._ai_moved, seat, generation, move)
+
+    def _ai_moved(self, seat: int, generation: int, move: str) -> None:
+        if generation != self._generation or not self.is_attached:
+            return
+        self.thinking = None
+        try:
+            self.table.play(seat, move)
+        except RuleError as error:
+            self.say(f"{self.table.names[seat]} (AI) tried {move}: {error}")
+            return
+        self.refresh_view()
+
+    def _ai_failed(self, seat: int, generation: int, error: str) -> None:
+        if generation != self._generation:
+            return
+        self.thinking = None
+        self.say(f"{self.table.names[seat]} (AI) failed: {error}")
+
+    # -- common keys ---------------------------------------------------------
+
+    def action_palette(self) -> None:
+        self.palette_name = next_palette(self.palette_name)
+        self.board.set_palette(self.palette_name)
+        self.app.palette = self.palette_name
+        self.notify(f"Colours: {self.palette_name}", timeout=1.5)
+
+    def action_help(self) -> None:
+        game = self.table.game
+        self.app.push_screen(HelpScreen(game.rules_text(), game.keys_text()))
+
+    def action_quit_game(self) -> None:
+        path = self.table.save_path
+        if path is None:
+            detail = "This game is not saved: quitting loses it."
+        elif self.table.match.over:
+            detail = f"The game is saved in {path}\nReplay it with: termgames replay {path}"
+        else:
+            detail = f"The game is saved in {path}\nResume it with: termgames play --load {path}"
+        self.app.push_screen(ConfirmScreen("Quit termgames?", detail), self._quit_answer)
+
+    def _quit_answer(self, yes: bool | None) -> None:
+        if yes:
+            self._generation += 1
+            self.app.exit()

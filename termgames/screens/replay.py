@@ -1,0 +1,161 @@
+"""Replay: step through a recorded game as one seat, a spectator, or (once over) everyone."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static
+
+from ..match import Match
+from ..rules.base import ALL
+from ..widgets.palette import next_palette
+from . import game_screen_class
+from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
+from .game import move_log_text, scores_text
+
+SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
+
+
+class ReplayScreen(Screen):
+    BINDINGS = [
+        Binding("left,h", "step(-1)", "Back"),
+        Binding("right,l", "step(1)", "Forward"),
+        Binding("home,g", "jump('start')", "Start"),
+        Binding("end,G", "jump('end')", "End"),
+        Binding("colon,number_sign", "goto", "Go to", key_display=":"),
+        Binding("space,p", "play", "Play/pause"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-"),
+        Binding("v", "next_viewer", "View"),
+        Binding("c", "palette", "Colours", show=False),
+        Binding("question_mark", "help", "Rules", key_display="?"),
+        Binding("q,escape", "leave", "Quit"),
+    ]
+
+    def __init__(self, match: Match, source: str = "", *, ascii_only: bool = False, palette: str = "default") -> None:
+        super().__init__()
+        self.match = match
+        self.source = source
+        self.ascii_only = ascii_only
+        self.palette_name = palette
+        self.ply = 0 if match.moves else 0
+        self.speed_index = 2
+        self.timer: Timer | None = None
+        # Every seat, a spectator, and everything once the game is over.
+        self.viewers: list[int | None] = [*range(len(match.seats)), None]
+        if match.over:
+            self.viewers.insert(0, ALL)
+        self.viewer_index = 0
+
+    @property
+    def viewer(self):
+        return self.viewers[self.viewer_index]
+
+    def compose(self) -> ComposeResult:
+        board_class = game_screen_class(self.match.game.name).board_class
+        players = "  vs  ".join(seat.describe() for seat in self.match.seats)
+        yield Static(f"Replay: {self.match.game.title}  ·  {players}", id="game-title")
+        with Horizontal(id="game-body"):
+            with VerticalScroll(id="board-area"):
+                yield board_class(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
+            with Vertical(id="side-panel"):
+                yield Static("", id="status")
+                yield Static("", id="scores")
+                yield Static("", id="last-action")
+                with VerticalScroll(id="log-scroll"):
+                    yield Static("", id="move-log")
+        yield Static("", id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show()
+
+    def viewer_name(self) -> str:
+        viewer = self.viewer
+        if viewer == ALL:
+            return "every board"
+        if viewer is None:
+            return "a spectator"
+        return self.match.names[viewer]
+
+    def show(self) -> None:
+        view = self.match.view(self.viewer, self.ply)
+        self.query_one("#board").show(view)
+        total = len(self.match.moves)
+        playing = f"playing, {SPEEDS[self.speed_index]:g} s a move" if self.timer else "paused"
+        status = Text(f"move {self.ply} of {total}", style="bold")
+        status.append(f"  ({playing})\nviewing as {self.viewer_name()}\n")
+        status.append(view.status)
+        self.query_one("#status", Static).update(status)
+        self.query_one("#scores", Static).update(scores_text(view))
+        self.query_one("#last-action", Static).update(Text(view.last_action, style="italic"))
+        full = self.match.view(self.viewer if self.viewer != ALL else ALL, total) if total else view
+        self.query_one("#move-log", Static).update(move_log_text(full, highlight_ply=self.ply))
+
+    # -- actions -------------------------------------------------------------
+
+    def action_step(self, delta: int) -> None:
+        self.ply = max(0, min(len(self.match.moves), self.ply + delta))
+        self.show()
+
+    def action_jump(self, where: str) -> None:
+        self.ply = 0 if where == "start" else len(self.match.moves)
+        self.show()
+
+    def action_goto(self) -> None:
+        def chosen(number: int | None) -> None:
+            if number is not None:
+                self.ply = number
+                self.show()
+
+        self.app.push_screen(GoToMoveScreen(len(self.match.moves)), chosen)
+
+    def action_play(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
+        else:
+            if self.ply >= len(self.match.moves):
+                self.ply = 0
+            self.timer = self.set_interval(SPEEDS[self.speed_index], self._advance)
+        self.show()
+
+    def _advance(self) -> None:
+        if self.ply >= len(self.match.moves):
+            self.action_play()  # reached the end: pause
+            return
+        self.action_step(1)
+
+    def action_speed(self, delta: int) -> None:
+        self.speed_index = max(0, min(len(SPEEDS) - 1, self.speed_index + delta))
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = self.set_interval(SPEEDS[self.speed_index], self._advance)
+        self.show()
+
+    def action_next_viewer(self) -> None:
+        self.viewer_index = (self.viewer_index + 1) % len(self.viewers)
+        self.show()
+
+    def action_palette(self) -> None:
+        self.palette_name = next_palette(self.palette_name)
+        self.query_one("#board").set_palette(self.palette_name)
+
+    def action_help(self) -> None:
+        game = self.match.game
+        self.app.push_screen(HelpScreen(game.rules_text(), game.keys_text()))
+
+    def action_leave(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.app.exit()
+
+        self.app.push_screen(ConfirmScreen("Leave the replay?"), answer)

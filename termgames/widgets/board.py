@@ -1,0 +1,105 @@
+"""The base of every board widget: one widget per board, drawn line by line.
+
+A board widget is given a view (attributes down) and draws it with Textual's
+Line API: the game's subclass lays the whole board out as lines of
+(text, style) pieces whenever the view, cursor or palette changes, and
+``render_line`` hands Textual one cached line at a time.  It never holds game
+state of its own beyond the cursor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+
+from .palette import PALETTES, Glyphs, Palette, glyphs
+
+Piece = tuple[str, Style]
+
+
+class BoardWidget(Widget):
+    """A board drawn as a character grid with an optional cursor."""
+
+    DEFAULT_CSS = """
+    BoardWidget { width: auto; height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, *, ascii_only: bool = False, palette: str = "default", interactive: bool = True, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.view: Any = None
+        self.cursor: int | None = None
+        self.interactive = interactive
+        self.ascii_only = ascii_only
+        self.palette_name = palette
+        self._lines: list[list[Piece]] = []
+        self._width = 0
+
+    # -- attributes down ---------------------------------------------------
+
+    @property
+    def palette(self) -> Palette:
+        return PALETTES[self.palette_name]
+
+    @property
+    def glyphs(self) -> Glyphs:
+        return glyphs(self.ascii_only)
+
+    def show(self, view: Any) -> None:
+        """Draw ``view``; keeps the cursor where it is if it is still on the board."""
+        self.view = view
+        if self.cursor is None or not self.cursor_valid(self.cursor):
+            self.cursor = self.initial_cursor()
+        self.redraw()
+
+    def set_palette(self, name: str) -> None:
+        self.palette_name = name
+        self.redraw()
+
+    def set_ascii(self, ascii_only: bool) -> None:
+        self.ascii_only = ascii_only
+        self.redraw()
+
+    def redraw(self) -> None:
+        self._lines = self.build_lines() if self.view is not None else []
+        self._width = max((sum(len(text) for text, _ in line) for line in self._lines), default=0)
+        self.refresh(layout=True)
+
+    # -- for subclasses ----------------------------------------------------
+
+    def build_lines(self) -> list[list[Piece]]:
+        raise NotImplementedError
+
+    def initial_cursor(self) -> int | None:
+        return None
+
+    def cursor_valid(self, cursor: int) -> bool:
+        return True
+
+    def move_cursor(self, direction: str) -> None:
+        """Move the cursor one step: left, right, up, down, or hex up-left/up-right/down-left/down-right."""
+
+    def cursor_name(self) -> str:
+        return ""
+
+    # -- Line API ----------------------------------------------------------
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return self._width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lines)
+
+    def render_line(self, y: int) -> Strip:
+        if y >= len(self._lines):
+            return Strip.blank(self.size.width)
+        segments = [Segment(text, style) for text, style in self._lines[y]]
+        return Strip(segments).extend_cell_length(self.size.width).crop(0, self.size.width)
+
+    def text_lines(self) -> list[str]:
+        """The board as plain text (what tests and screen readers look at)."""
+        return ["".join(text for text, _ in line) for line in self._lines]
