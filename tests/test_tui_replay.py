@@ -1,0 +1,85 @@
+"""The replay screen: stepping, jumping, playing, and whose view is shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from termgames.app import TermgamesApp
+from termgames.launch import Launch
+from termgames.match import Match, SeatInfo
+from termgames.rules.base import ALL
+from termgames.screens.dialogs import GoToMoveScreen
+from termgames.screens.replay import ReplayScreen
+
+
+def finished(size: int = 5) -> Match:
+    match = Match("copolymer", {"size": size}, [SeatInfo("ann"), SeatInfo("bob")], 9)
+    while not match.over:
+        view = match.view(match.state.to_move()[0])
+        match.play(view.to_move[0], view.board.names[max(view.legal_cells())])
+    return match
+
+
+def claimed(screen: ReplayScreen) -> int:
+    return sum(owner is not None for owner in screen.query_one("#board").view.owners)
+
+
+async def test_step_jump_and_go_to(tmp_path):
+    match = finished()
+    total = len(match.moves)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="x.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        assert screen.ply == 0 and claimed(screen) == 0
+        await pilot.press("right", "l")
+        assert screen.ply == 2 and claimed(screen) == 2
+        await pilot.press("left")
+        assert screen.ply == 1
+        await pilot.press("end")
+        assert screen.ply == total and claimed(screen) == 19
+        assert f"move {total} of {total}" in str(screen.query_one("#status").render())
+        await pilot.press("home")
+        assert screen.ply == 0
+        await pilot.press("G")
+        assert screen.ply == total
+        await pilot.press("g", "colon")
+        await pilot.pause()
+        assert isinstance(app.screen, GoToMoveScreen)
+        await pilot.press("7", "enter")
+        await pilot.pause()
+        assert screen.ply == 7 and claimed(screen) == 7
+
+
+async def test_play_and_pause_with_speed(tmp_path):
+    match = finished()
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        for _ in range(4):
+            await pilot.press("plus")
+        assert screen.speed_index == 4  # fastest
+        await pilot.press("space")
+        assert screen.timer is not None
+        await pilot.pause(0.7)
+        assert screen.ply >= 2
+        await pilot.press("p")
+        stopped = screen.ply
+        await pilot.pause(0.5)
+        assert screen.timer is None and screen.ply == stopped
+
+
+async def test_viewers_include_everything_only_once_over(tmp_path):
+    match = finished()
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert screen.viewers == [ALL, 0, 1, None]
+        await pilot.press("v")
+        assert "viewing as ann" in str(screen.query_one("#status").render())
+    unfinished = Match("copolymer", {"size": 3}, [SeatInfo("ann"), SeatInfo("bob")], 1)
+    unfinished.play(0, "B2")
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=unfinished))
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert ALL not in app.screen.viewers
