@@ -89,6 +89,13 @@ def _wants_ascii(flag: bool) -> bool:
     return False
 
 
+def _check_playable(game: str) -> None:
+    from .screens import GAME_SCREENS
+
+    if game not in GAME_SCREENS:
+        fail(f"{game} has no terminal screen yet; play it with termgames new/move/show")
+
+
 def _run_tui(launch: "Launch", saves: Optional[Path], ascii_mode: bool, palette: str) -> None:
     from .app import TermgamesApp
     from .paths import saves_dir
@@ -139,6 +146,7 @@ def play(
         if game is not None or ctx.args or player:
             fail("--load resumes a saved game as it was; give no game, options or players with it")
         match = _load(load)
+        _check_playable(match.game.name)
         _run_tui(Launch("play", match=match, save_path=load), saves, ascii_mode, palette)
         return
     if game is None:
@@ -147,6 +155,7 @@ def play(
         _run_tui(Launch("start"), saves, ascii_mode, palette)
         return
     rules, options = _game_and_options(game, list(ctx.args))
+    _check_playable(rules.name)
     if not player:
         _run_tui(Launch("setup", game=rules.name, options=options), saves, ascii_mode, palette)
         return
@@ -174,6 +183,7 @@ def replay(
     from .launch import Launch
 
     match = _load(file)
+    _check_playable(match.game.name)
     _run_tui(Launch("replay", match=match, source=str(file)), None, ascii_mode, palette)
 
 

@@ -132,6 +132,10 @@ class GameScreen(Screen):
         self.set_interval(0.15, self._tick)
         self.refresh_view()
 
+    def on_resize(self) -> None:
+        # Boards pick roomy or compact spacing from the terminal's width.
+        self.board.redraw()
+
     # -- drawing -------------------------------------------------------------
 
     def refresh_view(self) -> None:

@@ -26,6 +26,7 @@ from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
 from ..rules import REGISTRY, RuleError, get_game
 from ..rules.base import default_seat_names
+from . import GAME_SCREENS
 
 # --------------------------------------------------------------------------
 # Saved games
@@ -132,6 +133,7 @@ class StartScreen(Screen):
                     *(
                         Option(Text.assemble((entry.title, "bold"), "\n", (entry.summary, "dim")), id=name)
                         for name, entry in REGISTRY.items()
+                        if name in GAME_SCREENS
                     ),
                     id="games",
                 )

@@ -27,7 +27,8 @@ class CopolymerBoard(BoardWidget):
     def spacing(self) -> int:
         """Characters per half-cell: roomy when the board fits, compact for the big ones."""
         assert self.view is not None and self.view.board is not None
-        return 2 if self.view.board.width * 2 <= 64 else 1
+        room = self.app.size.width - 34 if self.is_attached else 64
+        return 2 if self.view.board.width * 2 + 8 <= max(room, 56) else 1
 
     def initial_cursor(self) -> int | None:
         if self.view is None or self.view.board is None:
