@@ -84,7 +84,7 @@ class GameScreen(Screen):
         Binding("right,l", "cursor('right')", "Right", show=False),
         Binding("up,k", "cursor('up')", "Up", show=False),
         Binding("down,j", "cursor('down')", "Down", show=False),
-        Binding("enter,space", "act", "Act"),
+        Binding("enter,space", "act", "Act", key_display="Enter"),
         Binding("u", "undo", "Undo"),
         Binding("c", "palette", "Colours"),
         Binding("question_mark", "help", "Rules & keys", key_display="?"),
@@ -117,6 +117,7 @@ class GameScreen(Screen):
                 yield Static("", id="cursor-line")
             with Vertical(id="side-panel"):
                 yield Static("", id="status")
+                yield Static("", id="legend")
                 yield Static("", id="scores")
                 yield Static("", id="last-action")
                 with VerticalScroll(id="log-scroll"):
@@ -177,6 +178,7 @@ class GameScreen(Screen):
         else:
             status = view.status
         self.query_one("#status", Static).update(Text(status, style="bold"))
+        self.query_one("#legend", Static).update(Text.assemble(*self.board.legend()))
         self.query_one("#scores", Static).update(scores_text(view))
         self.query_one("#last-action", Static).update(Text(view.last_action, style="italic"))
         self.query_one("#move-log", Static).update(move_log_text(view))
@@ -297,6 +299,7 @@ class GameScreen(Screen):
     def action_palette(self) -> None:
         self.palette_name = next_palette(self.palette_name)
         self.board.set_palette(self.palette_name)
+        self.update_panel()
         self.app.palette = self.palette_name
         self.notify(f"Colours: {self.palette_name}", timeout=1.5)
 

@@ -86,6 +86,10 @@ class BoardWidget(Widget):
     def cursor_name(self) -> str:
         return ""
 
+    def legend(self) -> list[Piece]:
+        """What the glyphs mean, drawn in their own colours, for the side panel."""
+        return []
+
     # -- Line API ----------------------------------------------------------
 
     def get_content_width(self, container: Size, viewport: Size) -> int:

@@ -64,6 +64,18 @@ class CopolymerBoard(BoardWidget):
             self.cursor = target
             self.redraw()
 
+    def legend(self) -> list[Piece]:
+        if self.view is None:
+            return []
+        pieces: list[Piece] = []
+        for seat, name in enumerate(self.view.players):
+            pieces.append((self.glyphs.seats[seat], style(self.palette.seat(seat), bold=True)))
+            pieces.append((f" {name}   ", style()))
+        pieces.append(("\n", style()))
+        pieces.append((self.glyphs.obliging, style(self.palette.warn, bold=True)))
+        pieces.append((" earns another claim", style()))
+        return pieces
+
     # -- drawing -----------------------------------------------------------
 
     def build_lines(self) -> list[list[Piece]]:
