@@ -32,6 +32,9 @@ AI_MIN_SECONDS = 0.35
 
 SPINNER = "|/-\\"
 
+#: Below this many columns the side panel moves under the board.
+NARROW_WIDTH = 72
+
 
 def group_turns(moves: tuple[tuple[int, str], ...]) -> list[tuple[int, list[str]]]:
     """Consecutive moves by one seat form one turn (Copolymer's forced claims, Mono's held probes)."""
@@ -134,7 +137,8 @@ class GameScreen(Screen):
         self.refresh_view()
 
     def on_resize(self) -> None:
-        # Boards pick roomy or compact spacing from the terminal's width.
+        # Narrow terminals put the panel under the board; boards pick their spacing from the width.
+        self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
         self.board.redraw()
 
     # -- drawing -------------------------------------------------------------

@@ -15,7 +15,7 @@ from ..rules.base import ALL
 from ..widgets.palette import next_palette
 from . import game_screen_class
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
-from .game import move_log_text, scores_text
+from .game import NARROW_WIDTH, move_log_text, scores_text
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
@@ -73,6 +73,10 @@ class ReplayScreen(Screen):
 
     def on_mount(self) -> None:
         self.show()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
+        self.query_one("#board").redraw()
 
     def viewer_name(self) -> str:
         viewer = self.viewer
