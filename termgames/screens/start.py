@@ -160,7 +160,7 @@ class StartScreen(Screen):
             listing.add_option(Option("no saved games yet", disabled=True))
             return
         for index, game in enumerate(games):
-            when = datetime.fromtimestamp(game.modified).strftime("%Y-%m-%d %H:%M")
+            when = datetime.fromtimestamp(game.modified).strftime("%d %b %H:%M")
             tag = "sample" if game.sample else when
             style = "dim" if game.match is None else ""
             prompt = Text.assemble((game.title(), "bold " + style), f"  {tag}\n", (game.summary(), "dim"))
