@@ -166,3 +166,28 @@ def test_help_does_not_import_textual():
 @pytest.mark.parametrize("args", [["play", "--load", "x.json", "copolymer"], ["play", "-p", "a"]])
 def test_play_argument_mistakes_are_one_line(args):
     one_line_error(run(*args))
+
+
+def test_saves_folder_flag_then_environment_then_data_folder(monkeypatch, tmp_path):
+    from termgames.paths import saves_dir
+
+    monkeypatch.setenv("TERMGAMES_SAVES", str(tmp_path / "env"))
+    assert saves_dir(tmp_path / "flag") == tmp_path / "flag"
+    assert saves_dir(None) == tmp_path / "env"
+    monkeypatch.delenv("TERMGAMES_SAVES")
+    assert saves_dir(None).name == "saves" and "termgames" in str(saves_dir(None))
+
+
+def test_ascii_is_automatic_when_the_terminal_is_not_utf8(monkeypatch):
+    import io
+
+    from termgames import cli
+
+    latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
+    utf8 = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    monkeypatch.setattr(cli.sys, "stdout", utf8)
+    monkeypatch.setattr(cli.sys, "stderr", utf8)
+    assert cli._wants_ascii(False) is False
+    assert cli._wants_ascii(True) is True
+    monkeypatch.setattr(cli.sys, "stderr", latin)
+    assert cli._wants_ascii(False) is True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch

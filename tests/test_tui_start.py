@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from textual.app import App
 from textual.widgets import Input, OptionList, Select, Static
 

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
@@ -25,6 +25,7 @@ from ..rules import RuleError, View, Viewer
 from ..table import LocalTable
 from ..widgets.board import BoardWidget
 from ..widgets.palette import next_palette
+from ..widgets.panel import SidePanel
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 
 #: The least time an AI move stays "thinking", so its moves can be followed.
@@ -34,45 +35,6 @@ SPINNER = "|/-\\"
 
 #: Below this many columns the side panel moves under the board.
 NARROW_WIDTH = 72
-
-
-def group_turns(moves: tuple[tuple[int, str], ...]) -> list[tuple[int, list[str]]]:
-    """Consecutive moves by one seat form one turn (Copolymer's forced claims, Mono's held probes)."""
-    turns: list[tuple[int, list[str]]] = []
-    for seat, text in moves:
-        if turns and turns[-1][0] == seat:
-            turns[-1][1].append(text)
-        else:
-            turns.append((seat, [text]))
-    return turns
-
-
-def move_log_text(view: View, highlight_ply: int | None = None) -> Text:
-    """The numbered move log, one turn a line, with seat colours from the caller's styles."""
-    text = Text()
-    ply = 0
-    for number, (seat, moves) in enumerate(group_turns(view.moves), start=1):
-        line = Text(f"{number:>3}. ", style="dim")
-        line.append(f"{view.players[seat]} ", style="bold")
-        for index, move in enumerate(moves):
-            ply += 1
-            style = "reverse" if highlight_ply == ply else ""
-            line.append(move, style=style)
-            if index + 1 < len(moves):
-                line.append(" ")
-        text.append_text(line)
-        text.append("\n")
-    return text
-
-
-def scores_text(view: View) -> str:
-    parts = []
-    for seat, name in enumerate(view.players):
-        score = view.scores[seat]
-        shown = int(score) if float(score).is_integer() else score
-        marker = ">" if seat in view.to_move else " "
-        parts.append(f"{marker} {name}: {shown}")
-    return "\n".join(parts)
 
 
 class GameScreen(Screen):
@@ -118,13 +80,7 @@ class GameScreen(Screen):
             with VerticalScroll(id="board-area"):
                 yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line")
-            with Vertical(id="side-panel"):
-                yield Static("", id="status")
-                yield Static("", id="legend")
-                yield Static("", id="scores")
-                yield Static("", id="last-action")
-                with VerticalScroll(id="log-scroll"):
-                    yield Static("", id="move-log")
+            yield SidePanel(id="side-panel")
         yield Static("", id="message")
         yield Footer()
 
@@ -181,12 +137,7 @@ class GameScreen(Screen):
             status = f"{self.table.names[self.thinking]} is thinking {SPINNER[self._spin % 4]}"
         else:
             status = view.status
-        self.query_one("#status", Static).update(Text(status, style="bold"))
-        self.query_one("#legend", Static).update(Text.assemble(*self.board.legend()))
-        self.query_one("#scores", Static).update(scores_text(view))
-        self.query_one("#last-action", Static).update(Text(view.last_action, style="italic"))
-        self.query_one("#move-log", Static).update(move_log_text(view))
-        self.query_one("#log-scroll", VerticalScroll).scroll_end(animate=False)
+        self.query_one(SidePanel).show(view, status, Text.assemble(*self.board.legend()))
         cursor = self.board.cursor_name()
         self.query_one("#cursor-line", Static).update(f"cursor: {cursor}" if cursor else "")
         self.query_one("#message", Static).update(Text(self.message, style="bold red") if self.message else "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
@@ -15,7 +15,8 @@ from ..rules.base import ALL
 from ..widgets.palette import next_palette
 from . import game_screen_class
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
-from .game import NARROW_WIDTH, move_log_text, scores_text
+from ..widgets.panel import SidePanel
+from .game import NARROW_WIDTH
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
@@ -62,12 +63,7 @@ class ReplayScreen(Screen):
         with Horizontal(id="game-body"):
             with VerticalScroll(id="board-area"):
                 yield board_class(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
-            with Vertical(id="side-panel"):
-                yield Static("", id="status")
-                yield Static("", id="scores")
-                yield Static("", id="last-action")
-                with VerticalScroll(id="log-scroll"):
-                    yield Static("", id="move-log")
+            yield SidePanel(id="side-panel")
         yield Static("", id="message")
         yield Footer()
 
@@ -94,11 +90,11 @@ class ReplayScreen(Screen):
         status = Text(f"move {self.ply} of {total}", style="bold")
         status.append(f"  ({playing})\nviewing as {self.viewer_name()}\n")
         status.append(view.status)
-        self.query_one("#status", Static).update(status)
-        self.query_one("#scores", Static).update(scores_text(view))
-        self.query_one("#last-action", Static).update(Text(view.last_action, style="italic"))
-        full = self.match.view(self.viewer if self.viewer != ALL else ALL, total) if total else view
-        self.query_one("#move-log", Static).update(move_log_text(full, highlight_ply=self.ply))
+        full = self.match.view(self.viewer, total)
+        board = self.query_one("#board")
+        self.query_one(SidePanel).show(
+            view, status, Text.assemble(*board.legend()), log_view=full, highlight_ply=self.ply, follow_log=False
+        )
 
     # -- actions -------------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.style import Style
 
-from ..rules.copolymer import ROW_LETTERS, CopolymerView
+from ..rules.copolymer import CopolymerView
 from .board import BoardWidget, Piece
 from .palette import style
 

@@ -1,0 +1,77 @@
+"""The side panel beside every board: status, legend, scores, last action, move log."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static
+
+from ..rules import View
+
+
+def group_turns(moves: tuple[tuple[int, str], ...]) -> list[tuple[int, list[str]]]:
+    """Consecutive moves by one seat form one turn (Copolymer's forced claims, Mono's held probes)."""
+    turns: list[tuple[int, list[str]]] = []
+    for seat, text in moves:
+        if turns and turns[-1][0] == seat:
+            turns[-1][1].append(text)
+        else:
+            turns.append((seat, [text]))
+    return turns
+
+
+def move_log_text(view: View, highlight_ply: int | None = None) -> Text:
+    """The numbered move log, one turn a line; ``highlight_ply`` is shown reversed."""
+    text = Text()
+    ply = 0
+    for number, (seat, moves) in enumerate(group_turns(view.moves), start=1):
+        line = Text(f"{number:>3}. ", style="dim")
+        line.append(f"{view.players[seat]} ", style="bold")
+        for index, move in enumerate(moves):
+            ply += 1
+            line.append(move, style="reverse" if highlight_ply == ply else "")
+            if index + 1 < len(moves):
+                line.append(" ")
+        text.append_text(line)
+        text.append("\n")
+    return text
+
+
+def scores_text(view: View) -> str:
+    parts = []
+    for seat, name in enumerate(view.players):
+        score = view.scores[seat]
+        shown = int(score) if float(score).is_integer() else score
+        marker = ">" if seat in view.to_move else " "
+        parts.append(f"{marker} {name}: {shown}")
+    return "\n".join(parts)
+
+
+class SidePanel(Vertical):
+    """Attributes down: the screen calls ``show`` with a view and what else to say."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status")
+        yield Static("", id="legend")
+        yield Static("", id="scores")
+        yield Static("", id="last-action")
+        with VerticalScroll(id="log-scroll"):
+            yield Static("", id="move-log")
+
+    def show(
+        self,
+        view: View,
+        status: Text | str,
+        legend: Text | None = None,
+        log_view: View | None = None,
+        highlight_ply: int | None = None,
+        follow_log: bool = True,
+    ) -> None:
+        self.query_one("#status", Static).update(Text(status, style="bold") if isinstance(status, str) else status)
+        self.query_one("#legend", Static).update(legend or "")
+        self.query_one("#scores", Static).update(scores_text(view))
+        self.query_one("#last-action", Static).update(Text(view.last_action, style="italic"))
+        self.query_one("#move-log", Static).update(move_log_text(log_view or view, highlight_ply))
+        if follow_log:
+            self.query_one("#log-scroll", VerticalScroll).scroll_end(animate=False)
