@@ -23,17 +23,17 @@ SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
 class ReplayScreen(Screen):
     BINDINGS = [
-        Binding("left,h", "step(-1)", "Back"),
-        Binding("right,l", "step(1)", "Forward"),
-        Binding("home,g", "jump('start')", "Start"),
-        Binding("end,G", "jump('end')", "End"),
+        Binding("left,h", "step(-1)", "Prev", key_display="h"),
+        Binding("right,l", "step(1)", "Next", key_display="l"),
+        Binding("home,g", "jump('start')", "Start", show=False),
+        Binding("end,G", "jump('end')", "End", show=False),
         Binding("colon,number_sign", "goto", "Go to", key_display=":"),
-        Binding("space,p", "play", "Play/pause"),
+        Binding("space,p", "play", "Play"),
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
         Binding("minus", "speed(-1)", "Slower", key_display="-"),
         Binding("v", "next_viewer", "View"),
         Binding("c", "palette", "Colours", show=False),
-        Binding("question_mark", "help", "Rules", key_display="?"),
+        Binding("question_mark", "help", "Rules", key_display="?", show=False),
         Binding("q,escape", "leave", "Quit"),
     ]
 
