@@ -139,6 +139,10 @@ class View:
         """The board as plain text, for ``termgames show``."""
         raise NotImplementedError
 
+    def log_text(self, move: str) -> str:
+        """How a move reads in a screen's move log (the notation may carry words for the server)."""
+        return move
+
     def is_my_turn(self) -> bool:
         return self.viewer is not None and self.viewer in self.to_move
 

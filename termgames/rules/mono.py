@@ -298,6 +298,9 @@ class MonoView(View):
     phase: str = "layout"
     take: str = "best"
 
+    def log_text(self, move: str) -> str:
+        return move.removesuffix(",hold")
+
     def turn_values(self) -> list[int]:
         """The values ``show --json`` reports as "turn": the open turn's, else the last finished turn's."""
         record = self.open_turn or (self.turns[-1] if self.turns else None)
@@ -705,14 +708,20 @@ rows high (9 regions: 5 rows of 9). `--no-auto`, and with 3-4 players
 KEYS = """\
 | key | action |
 |---|---|
-| arrows, h j k l | move on the opponent's board |
+| arrows, h j k l | move on the board under the cursor |
 | Tab | next opponent's board |
-| Enter, Space | probe the position (the turn goes on until a decrease) |
+| Enter, Space | probe the position (your turn goes on until a decrease) |
 | e | end the turn |
 | r | let random probes finish the turn |
-| d | deduction overlay: what the AI's inference believes of each hidden cell |
-| layout: 1-9, a-z | type a region label into a cell |
+| layout: 1-9 | put that region label in the cell and move on (reading order) |
+| layout: + - | step the cell's label up or down (boards of 10+ regions) |
+| layout: Backspace | clear the cell |
 | layout: R | a random layout |
+| layout: Enter | confirm the layout once it is valid |
+
+In hot-seat games a privacy screen hides every board while the keyboard
+passes to the next player. Probes cannot be undone: their values have been
+seen.
 """
 
 

@@ -7,6 +7,7 @@ import importlib
 #: game name -> "module:Class" of its game screen (a GameScreen subclass).
 GAME_SCREENS = {
     "copolymer": "termgames.screens.copolymer:CopolymerScreen",
+    "mono": "termgames.screens.mono:MonoScreen",
 }
 
 

@@ -51,7 +51,7 @@ class GameScreen(Screen):
         Binding("down,j", "cursor('down')", "Down", show=False),
         Binding("enter,space", "act", "Act", key_display="Enter"),
         Binding("u", "undo", "Undo"),
-        Binding("c", "palette", "Colours"),
+        Binding("c", "palette", "Colours", show=False),
         Binding("question_mark", "help", "Rules & keys", key_display="?"),
         Binding("q", "quit_game", "Quit"),
     ]
@@ -103,11 +103,12 @@ class GameScreen(Screen):
         """Redraw from a fresh view of the seat the keyboard belongs to, then let an AI move."""
         seat = self.table.viewing_seat()
         if self._needs_privacy(seat):
+            # The result of the turn, as the seat that just played sees it, before everything hides.
+            result = self.table.view(self._shown_seat).last_action
             self._shown_seat = seat
             self._privacy_open = True
             self.board.show(None)
-            self.app.push_screen(PrivacyScreen(self.table.names[seat], self.view.last_action if self.view else ""),
-                                 self._privacy_done)
+            self.app.push_screen(PrivacyScreen(self.table.names[seat], result), self._privacy_done)
             return
         self._shown_seat = seat
         self.view = self.table.view(seat)
