@@ -221,10 +221,10 @@ class _Core:
     A shape is an int with bit ``r * width + c`` for the cell in row ``r``,
     column ``c`` (no guard column), normalised to the origin: it has a cell in
     row 0 and one in column 0.  A *table core* (``table=True``) covers the box
-    ``height x width`` (``height * width <= 26``) with a ``bytearray`` holding
+    ``height x width`` (``height * width <= 25``) with a ``bytearray`` holding
     the value of every position seen, connected or not (255 = unknown); a
-    *dict core* covers shapes up to ``width x width`` with a dict (-1 =
-    unknown).
+    *dict core* covers shapes up to ``width x width`` with a dict of the
+    connected shapes only.
 
     Interface, also the contract for a compiled replacement:
 
@@ -240,40 +240,26 @@ class _Core:
         self.height = H = height
         self.width = W = width
         self.table = table
-        if table and H * W > 26:
-            raise ValueError("a table core covers at most 26 cells")
+        if table and H * W > 25:
+            # <= 25 cells: at most 95 moves, so every value (and every xor of
+            # values) is < 128 and fits a byte without meeting UNK
+            raise ValueError("a table core covers at most 25 cells")
         RM = (1 << W) - 1
         W3 = (1 << (3 * W)) - 1
         V2 = 1 | 1 << W
         V3 = V2 | 1 << (2 * W)
         if table:
+            # every position of the box, connected or not, has a byte
             UNK = 255
-            # values of disconnected positions are memoised too (the table
-            # has room for every position in the box); never 255 itself
-            LIMIT = 255
             tab = bytearray(b"\xff") * (1 << (H * W))
             tab[0] = 0
-            tget = tab.__getitem__
-
-            def lookmany(keys):
-                return list(map(tget, keys))
-
-            def lookup1(key):
-                return tab[key]
-
+            look = tab.__getitem__
         else:
-            UNK = -1
-            # no memo of disconnected positions: it would only grow the dict
-            # (measured ~12% slower on 2x13)
-            LIMIT = -1
+            # only connected shapes: memoising disconnected positions too
+            # only grows the dict (measured ~12% slower on 2x13)
+            UNK = None
             tab = {0: 0}
-            dget = tab.get
-
-            def lookmany(keys):
-                return list(map(dget, keys, repeat(-1)))
-
-            def lookup1(key):
-                return dget(key, -1)
+            look = tab.get
 
         solved_keys: list[int] = []
         solved_vals = bytearray() if table else []
@@ -405,7 +391,7 @@ class _Core:
                 sh <<= 1
             f &= RM
             y >>= (f & -f).bit_length() - 1
-            g = lookup1(y)
+            g = look(y)
             if g == UNK:
                 g = solve(y)
             if not table:
@@ -438,18 +424,18 @@ class _Core:
                 X = Y
             first = unpack(X, n, nb)
             rest = unpack(C ^ X, n, nb)
-            v1 = lookmany(first)
+            v1 = list(map(look, first))
             if UNK in v1:
                 for i, v in enumerate(v1):
                     if v == UNK:
                         v1[i] = piece(first[i])
-            rv = lookmany(rest)
+            rv = list(map(look, rest))
             if UNK in rv:
                 idx = [i for i, v in enumerate(rv) if v == UNK]
                 sub = [rest[i] for i in idx]
                 for i, c, v in zip(idx, sub, split(sub, h)):
                     rv[i] = v
-                    if v < LIMIT:
+                    if table:
                         tab[c] = v
             return list(map(xor, v1, rv))
 
@@ -467,15 +453,15 @@ class _Core:
                     if h > 2:
                         qs = list(map(and_, qs, rows[2:]))
                         children += [S ^ m for r, q in enumerate(qs) for m in v3moves[r][q]]
-            vals = lookmany(children)
+            vals = list(map(look, children))
             seen = set(vals)
             if UNK in seen:
                 seen.discard(UNK)
                 cs = list(compress(children, map(eq, vals, repeat(UNK))))
                 res = split(cs, h)
                 seen.update(res)
-                for c, v in zip(cs, res):
-                    if v < LIMIT:
+                if table:
+                    for c, v in zip(cs, res):
                         tab[c] = v
             g = 0
             while g in seen:
@@ -484,17 +470,17 @@ class _Core:
             return g
 
         def value(key):
-            g = lookup1(key)
+            g = look(key)
             if g == UNK:
                 g = solve(key)
             return g
 
         def lookup(key):
-            g = lookup1(key)
+            g = look(key)
             return None if g == UNK else g
 
         def load(key, g):
-            if lookup1(key) == UNK:
+            if look(key) == UNK:
                 store(key, g)
 
         self.value = value

@@ -53,7 +53,9 @@ class MonoBoard(BoardWidget):
             self.draft = None
             self.draft_owner = None
         else:
-            laying_out = view.phase == "layout" and view.viewer is not None and view.viewer in view.to_move
+            laying_out = (
+                self.interactive and view.phase == "layout" and view.viewer is not None and view.viewer in view.to_move
+            )
             if laying_out:
                 if self.draft is None or self.draft_owner != view.viewer:
                     self.draft = [None] * view.grid.cells
