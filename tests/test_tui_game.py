@@ -229,6 +229,10 @@ async def test_privacy_screen_between_human_seats(tmp_path):
         assert not isinstance(app.screen, PrivacyScreen)  # the first player just starts
         await pilot.press("enter")
         await pilot.pause()
+        assert not isinstance(app.screen, PrivacyScreen)  # ann sees what her claim did
+        assert screen.view.viewer == 0 and screen.board.text_lines()
+        await pilot.press("enter")  # ... then hands over
+        await pilot.pause()
         assert isinstance(app.screen, PrivacyScreen)
         assert app.screen.player == "bob"
         assert screen.board.text_lines() == []  # nothing of the board shows behind it

@@ -28,6 +28,9 @@ async def test_layout_privacy_and_probing(tmp_path):
         await pilot.press("8", "enter")
         await pilot.pause()
         assert match.moves[0].move == EXAMPLE
+        assert "Enter hides the boards for ned" in str(screen.query_one("#message").render())
+        await pilot.press("enter")
+        await pilot.pause()
         assert isinstance(app.screen, PrivacyScreen) and app.screen.player == "ned"
         assert board.text_lines() == []  # fred's board is gone before ned looks
         await pilot.press("enter")
@@ -36,7 +39,9 @@ async def test_layout_privacy_and_probing(tmp_path):
         assert "6  6  6  6" not in text  # ned never sees fred's layout
         await pilot.press("R")  # ned lays out at random
         await pilot.pause()
-        await pilot.press("enter")  # privacy: back to fred
+        await pilot.press("enter")  # ned hands over
+        await pilot.pause()
+        await pilot.press("enter")  # fred is alone: his view
         await pilot.pause()
         assert screen.view.viewer == 0 and screen.view.phase == "probe"
         assert board.board_seat == 1
@@ -50,5 +55,8 @@ async def test_layout_privacy_and_probing(tmp_path):
         await pilot.press("e")
         await pilot.pause()
         assert match.moves[-1].move == "end"
+        assert screen.view.viewer == 0 and screen.view.turns  # fred sees his turn's result first
+        await pilot.press("enter")
+        await pilot.pause()
         assert isinstance(app.screen, PrivacyScreen)
         assert "fred probed a1" in app.screen.result and "scored" in app.screen.result

@@ -69,6 +69,9 @@ class GameScreen(Screen):
         self._bots: dict[int, Any] = {}
         self._shown_seat: Viewer = None
         self._privacy_open = False
+        #: A hidden-information turn just ended: the keyboard passes to this seat on Enter.
+        self._handover_to: int | None = None
+        self._message_is_error = True
 
     # -- layout --------------------------------------------------------------
 
@@ -103,12 +106,11 @@ class GameScreen(Screen):
         """Redraw from a fresh view of the seat the keyboard belongs to, then let an AI move."""
         seat = self.table.viewing_seat()
         if self._needs_privacy(seat):
-            # The result of the turn, as the seat that just played sees it, before everything hides.
-            result = self.table.view(self._shown_seat).last_action
-            self._shown_seat = seat
-            self._privacy_open = True
-            self.board.show(None)
-            self.app.push_screen(PrivacyScreen(self.table.names[seat], result), self._privacy_done)
+            # The seat that just played sees its turn's result first; Enter then hides everything.
+            self._handover_to = seat
+            self.view = self.table.view(self._shown_seat)
+            self.board.show(self.view)
+            self.say(f"Your turn is over. Enter hides the boards for {self.table.names[seat]}.", error=False)
             return
         self._shown_seat = seat
         self.view = self.table.view(seat)
@@ -121,6 +123,17 @@ class GameScreen(Screen):
             return False
         humans = self.table.local_humans()
         return len(humans) > 1 and self._shown_seat is not None and seat != self._shown_seat
+
+    def hand_over(self) -> None:
+        """Hide every board until the next player says they alone are looking."""
+        seat, self._handover_to = self._handover_to, None
+        assert seat is not None
+        result = self.view.last_action if self.view else ""
+        self._shown_seat = seat
+        self._privacy_open = True
+        self.message = ""
+        self.board.show(None)
+        self.app.push_screen(PrivacyScreen(self.table.names[seat], result), self._privacy_done)
 
     def _privacy_done(self, _result: None) -> None:
         self._privacy_open = False
@@ -141,10 +154,12 @@ class GameScreen(Screen):
         self.query_one(SidePanel).show(view, status, Text.assemble(*self.board.legend()))
         cursor = self.board.cursor_name()
         self.query_one("#cursor-line", Static).update(f"cursor: {cursor}" if cursor else "")
-        self.query_one("#message", Static).update(Text(self.message, style="bold red") if self.message else "")
+        look = "bold red" if self._message_is_error else "bold"
+        self.query_one("#message", Static).update(Text(self.message, style=look) if self.message else "")
 
-    def say(self, message: str) -> None:
+    def say(self, message: str, error: bool = True) -> None:
         self.message = message
+        self._message_is_error = error
         self.update_panel()
 
     def _tick(self) -> None:
@@ -170,6 +185,9 @@ class GameScreen(Screen):
         view = self.view
         if view is None or self._privacy_open:
             return
+        if self._handover_to is not None:
+            self.hand_over()
+            return
         if view.over:
             self.say("The game is over: u undoes, q quits")
             return
@@ -191,7 +209,7 @@ class GameScreen(Screen):
         self.refresh_view()
 
     def action_undo(self) -> None:
-        if self._privacy_open:
+        if self._privacy_open or self._handover_to is not None:
             return
         self._generation += 1  # an AI still thinking must not play into the undone position
         self.thinking = None
