@@ -164,3 +164,23 @@ async def test_resuming_a_sample_copies_it(tmp_path, monkeypatch):
     (kind, match, path), = app.calls
     assert kind == "game" and path.parent == saves and path.exists()
     assert (samples / "sample.json").read_bytes() == before
+
+
+async def test_flag_options_and_seat_count(tmp_path):
+    from textual.widgets import Checkbox
+
+    app = RecordingApp(tmp_path, lambda: SetupScreen("mono"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await pilot.pause()
+        screen.query_one("#option-no_auto", Checkbox).value = True
+        screen.query_one("#seat-count", Select).value = 3
+        await pilot.pause()
+        assert "--no-auto" in str(screen.query_one("#setup-summary", Static).render())
+        screen.query_one("#option-take_min", Checkbox).value = True
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    match = app.calls[0][1]
+    assert match.options["no_auto"] and match.options["take_min"]
+    assert match.names == ("p1", "p2", "p3")

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, OptionList, Select, Static, Switch
+from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ..match import AI, HUMAN, Match, SeatInfo, random_seed
@@ -254,6 +254,7 @@ class SetupScreen(Screen):
     SetupScreen .setup-help { color: $text-muted; padding: 0 0 0 2; width: 1fr; }
     SetupScreen Input { width: 18; margin-right: 2; }
     SetupScreen Select { width: 22; }
+    SetupScreen Checkbox { width: 18; margin-right: 2; }
     SetupScreen .preset { min-width: 10; margin-right: 1; }
     SetupScreen #setup-error { height: auto; color: $error; padding: 0 2; }
     SetupScreen #setup-start { margin: 0 2; }
@@ -322,7 +323,7 @@ class SetupScreen(Screen):
                 yield Select([(choice, choice) for choice in spec.choices], value=value, allow_blank=False, id=widget_id, compact=True)
                 help_text = spec.help
             elif spec.kind == "flag":
-                yield Switch(value=bool(value), id=widget_id)
+                yield Checkbox("on", value=bool(value), id=widget_id, compact=True)
                 help_text = spec.help
             else:
                 yield Input(str(value), type="integer", id=widget_id, compact=True)
@@ -388,7 +389,7 @@ class SetupScreen(Screen):
 
     @on(Input.Changed)
     @on(Select.Changed)
-    @on(Switch.Changed)
+    @on(Checkbox.Changed)
     def form_changed(self, event) -> None:
         if getattr(event, "control", None) is not None and event.control.id == "seat-count":
             count = self.seat_count()
