@@ -216,7 +216,7 @@ class GameScreen(Screen):
         if not self.table.undo():
             self.say("Nothing to undo")
             return
-        self.message = "Undone"
+        self.say("Undone", error=False)
         self.refresh_view()
 
     # -- AI ------------------------------------------------------------------
@@ -243,13 +243,19 @@ class GameScreen(Screen):
         try:
             move = self.bot_for(seat).choose(view)
         except Exception as error:  # a broken bot must not take the game down
-            self.app.call_from_thread(self._ai_failed, seat, generation, str(error))
+            self._report(self._ai_failed, seat, generation, str(error))
             return
         rest = AI_MIN_SECONDS - (time.monotonic() - started)
         if rest > 0:
             time.sleep(rest)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._ai_moved, seat, generation, move)
+            self._report(self._ai_moved, seat, generation, move)
+
+    def _report(self, callback, *args) -> None:
+        try:
+            self.app.call_from_thread(callback, *args)
+        except RuntimeError:
+            pass  # the app closed while the AI was thinking: nothing to tell
 
     def _ai_moved(self, seat: int, generation: int, move: str) -> None:
         if generation != self._generation or not self.is_attached:
