@@ -205,6 +205,9 @@ async def test_palettes_and_ascii_mode(tmp_path):
             await pilot.press("c")
             assert app.screen.board.palette_name == name
             assert board_text(app).isascii()
+            board = app.screen.board
+            drawn = "\n".join(board.render_line(y).text for y in range(board.size.height))
+            assert drawn.isascii() and "[" in drawn and "X" in drawn
     app, match, path = new_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
@@ -242,3 +245,157 @@ async def test_privacy_screen_between_human_seats(tmp_path):
         await pilot.pause()
         assert app.screen is screen and screen.view.viewer == 1
         assert screen.board.text_lines()
+
+
+class GatedBot:
+    """A stand-in bot that thinks until the test lets it answer."""
+
+    level = "normal"
+
+    def __init__(self):
+        self.gate = threading.Event()
+        self.asked = threading.Event()
+
+    def choose(self, view):
+        self.asked.set()
+        assert self.gate.wait(5)
+        return view.board.names[min(view.legal_cells())]
+
+
+async def wait_for(pilot, condition, rounds: int = 100):
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause(0.02)
+    return condition()
+
+
+async def test_undo_while_the_ai_thinks_drops_its_stale_move(tmp_path, monkeypatch):
+    bot = GatedBot()
+    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: bot)
+    app, match, path = new_app(tmp_path, seats=("ann", "bot"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # ann claims C3; the AI starts thinking
+        assert await wait_for(pilot, bot.asked.is_set)
+        assert "bot is thinking" in str(app.screen.query_one("#status").render())
+        await pilot.press("u")  # ann takes her claim back while the AI thinks
+        assert match.moves == []
+        bot.gate.set()
+        await settle(pilot)
+        assert match.moves == []  # the AI's answer to the undone position is dropped, silently
+        assert "tried" not in str(app.screen.query_one("#message").render())
+        assert app.screen.thinking is None and app.screen.view.to_move == (0,)
+        assert load(path).moves == []
+
+
+async def test_undo_with_nothing_to_undo_lets_the_ai_play_on(tmp_path, monkeypatch):
+    bot = GatedBot()
+    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: bot)
+    app, match, _ = new_app(tmp_path, seats=("abot", "bob"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, bot.asked.is_set)  # the AI moves first, on its own
+        await pilot.press("u")
+        assert "Nothing to undo" in str(app.screen.query_one("#message").render())
+        bot.gate.set()
+        assert await wait_for(pilot, lambda: len(match.moves) == 1)
+        assert match.moves[0].seat == 0
+        await pilot.pause()
+        assert app.screen.view.viewer == 1 and app.screen.view.to_move == (1,)
+
+
+async def test_up_and_down_keep_their_column_and_hex_keys_step_to_neighbours(tmp_path):
+    app, match, _ = new_app(tmp_path, options={"size": 11})  # the standard board
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.screen.board
+        assert board.cursor_name() == "F6"
+        await pilot.press("k", "j")
+        assert board.cursor_name() == "F6"  # up then down comes back
+        await pilot.press("k", "k")
+        assert board.cursor_name() == "D5"  # two rows straight up: the same column
+        assert match.state.board.column(board.cursor) == match.state.board.column(match.state.board.index["F6"])
+        await pilot.press("j", "j", "up", "down")
+        assert board.cursor_name() == "F6"
+        steps = {"w": "E5", "e": "E6", "z": "G6", "x": "G7", "a": "F5", "d": "F7"}
+        for key, cell in steps.items():
+            board.cursor = match.state.board.index["F6"]
+            await pilot.press(key)
+            assert board.cursor_name() == cell, key
+        assert "cursor F7: empty" in str(app.screen.query_one("#cursor-line").render())
+
+
+async def test_board_lines_are_drawn_on_the_theme_background(tmp_path):
+    app, _, _ = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board = app.screen.board
+        rendered = [board.render_line(y) for y in range(board.size.height)]
+        assert "[·]" in "\n".join(strip.text for strip in rendered)
+        for strip in rendered:
+            assert all(segment.style and segment.style.bgcolor is not None for segment in strip)
+
+
+async def test_big_boards_scroll_to_keep_the_cursor_in_sight(tmp_path):
+    app, match, _ = new_app(tmp_path, options={"size": 19})
+    async with app.run_test(size=(60, 24)) as pilot:
+        await pilot.pause()
+        area = app.screen.query_one("#board-area")
+        assert app.screen.has_class("narrow")  # the panel is under the board
+        for _ in range(9):
+            await pilot.press("j")
+        await pilot.pause()
+        assert app.screen.board.cursor_name().startswith("T")
+        assert area.scroll_y > 0
+        line = app.screen.board.cursor_region().y
+        assert area.scroll_y <= line < area.scroll_y + area.scrollable_content_region.height
+
+
+async def test_enter_does_not_confirm_quitting(tmp_path):
+    app, _, _ = new_app(tmp_path, seats=("ann", "bob"))
+    app_unsaved = TermgamesApp(
+        saves_dir=tmp_path, launch=Launch("play", match=Match("copolymer", {"size": 3}, [SeatInfo("a"), SeatInfo("b")], 1))
+    )
+    async with app_unsaved.run_test(size=(80, 24)) as pilot:
+        await pilot.press("q")
+        await pilot.pause()
+        assert "not saved" in app_unsaved.screen.detail
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app_unsaved.screen, ConfirmScreen) and app_unsaved.is_running
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app_unsaved.screen, GameScreen)
+
+
+async def test_ascii_help_has_no_markdown_marks_or_unicode(tmp_path):
+    app, _, _ = new_app(tmp_path)
+    app.ascii = True
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert str(app.screen.query_one("#game-title").render()).isascii()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        text = str(app.screen.query_one("#help-text").render())
+        assert text.isascii() and "**" not in text and "Copolymer\n=========" in text
+
+
+async def test_privacy_screen_first_when_a_hidden_hot_seat_game_resumes(tmp_path):
+    from termgames.screens.copolymer import CopolymerScreen
+    from termgames.table import LocalTable
+
+    class HiddenCopolymer(CopolymerScreen):
+        hides_information = True
+
+    app, match, _ = new_app(tmp_path)
+    match.play(0, "C3")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.pop_screen()
+        screen = HiddenCopolymer(LocalTable(match))
+        app.push_screen(screen)
+        await pilot.pause()
+        assert isinstance(app.screen, PrivacyScreen) and app.screen.player == "bob"
+        assert screen.board.text_lines() == []
+        assert "C3" not in str(screen.query_one("#move-log").render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.view.viewer == 1
+        assert "●" in "\n".join(screen.board.text_lines())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -82,3 +83,54 @@ async def test_viewers_include_everything_only_once_over(tmp_path):
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=unfinished))
     async with app.run_test(size=(80, 24)) as pilot:
         assert ALL not in app.screen.viewers
+
+
+async def test_log_follows_the_current_move_and_the_board_has_no_cursor(tmp_path):
+    from termgames.records import load
+
+    match = load(Path(__file__).parent.parent / "saves" / "copolymer-ada-vs-brian.json")
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        log = screen.query_one("#log-scroll")
+        board = screen.query_one("#board")
+        await pilot.press("G")
+        await pilot.pause(0.1)
+        assert log.scroll_y > 0 and log.scroll_y >= log.max_scroll_y - 1  # the last turns are in sight
+        assert "[" not in "\n".join(board.text_lines())  # a replay has no cursor
+        await pilot.press("g")
+        await pilot.pause(0.1)
+        assert log.scroll_y == 0
+        await pilot.press("number_sign")
+        await pilot.pause()
+        assert isinstance(app.screen, GoToMoveScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and screen.ply == 0
+
+
+async def test_view_cycles_through_every_board_each_seat_and_a_spectator(tmp_path):
+    match = finished()
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        seen = []
+        for _ in range(4):
+            seen.append((screen.viewer, screen.query_one("#board").view.viewer))
+            await pilot.press("v")
+        # Every board (a perfect-information game shows it as a spectator sees it), each seat, a spectator.
+        assert seen == [(ALL, None), (0, 0), (1, 1), (None, None)]
+        status = str(screen.query_one("#status").render())
+        assert "viewing as every board" in status
+        for _ in range(6):
+            await pilot.press("minus")
+        assert screen.speed_index == 0  # 4 s a move, the slowest
+
+
+async def test_ascii_replay_title(tmp_path):
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=finished()), ascii=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert str(app.screen.query_one("#game-title").render()).isascii()
+        assert "\n".join(app.screen.query_one("#board").text_lines()).isascii()

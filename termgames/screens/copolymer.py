@@ -13,6 +13,7 @@ class CopolymerScreen(GameScreen):
     board_class = CopolymerBoard
 
     BINDINGS = [
+        Binding("enter,space", "act", "Claim", key_display="Enter"),
         Binding("a", "cursor('left')", "Left", show=False),
         Binding("d", "cursor('right')", "Right", show=False),
         Binding("w,home", "cursor('up_left')", "Up-left", show=False),

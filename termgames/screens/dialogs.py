@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static
+
+from ..widgets.palette import use_ascii_scrollbars
 
 COMMON_KEYS = """\
 | key | action |
@@ -18,6 +22,56 @@ COMMON_KEYS = """\
 | ? | this help |
 | q | quit (asks first; the game is saved after every move) |
 """
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown as plain ASCII text for ``--ascii``: paragraphs joined so they wrap, no emphasis marks.
+
+    Tables stay as they are (pipes read well); headings are underlined;
+    bullets become dashes.
+    """
+    out: list[str] = []
+    joinable = False  # whether the next plain line continues the last one
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        stripped = line.strip()
+        if not stripped:
+            out.append("")
+            joinable = False
+            continue
+        if stripped.startswith("#"):
+            title = stripped.lstrip("#").strip()
+            if out and out[-1]:
+                out.append("")
+            out += [title, ("=" if stripped.startswith("# ") else "-") * len(title)]
+            joinable = False
+            continue
+        if stripped.startswith("|"):
+            out.append(stripped)
+            joinable = False
+            continue
+        if stripped.startswith(("* ", "- ")):
+            out.append("- " + stripped[2:])
+            joinable = True
+            continue
+        if re.match(r"\d+\. ", stripped):
+            out.append(stripped)
+            joinable = True
+            continue
+        if joinable:
+            out[-1] += " " + stripped
+        else:
+            out.append(stripped)
+            joinable = True
+    text = "\n".join(out)
+    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text, flags=re.S)
+    text = re.sub(r"(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])", r"\1", text)
+    return text.replace("`", "")
+
+
+def ascii_only(screen: ModalScreen) -> bool:
+    """Whether the app draws in plain ASCII (``termgames --ascii``)."""
+    return bool(getattr(screen.app, "ascii", False))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -37,10 +91,20 @@ class HelpScreen(ModalScreen[None]):
         self.text = text
 
     def compose(self) -> ComposeResult:
+        plain = ascii_only(self)
         with Vertical(id="help-box", classes="dialog"):
             with VerticalScroll(id="help-scroll"):
-                yield Markdown(self.text)
-            yield Static("Esc, q or ? to close  ·  arrows/j/k scroll", classes="dialog-hint")
+                if plain:
+                    # Markdown draws tables and bullets with box characters: plain text instead.
+                    yield Static(plain_markdown(self.text), markup=False, id="help-text")
+                else:
+                    yield Markdown(self.text)
+            separator = "  -  " if plain else "  ·  "
+            yield Static(f"Esc, q or ? to close{separator}arrows/j/k scroll", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        if ascii_only(self):
+            use_ascii_scrollbars(self)
 
     def action_scroll(self, lines: int) -> None:
         self.query_one("#help-scroll", VerticalScroll).scroll_relative(y=lines, animate=False)
@@ -50,10 +114,10 @@ class HelpScreen(ModalScreen[None]):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question; y/Enter say yes, n/Esc say no."""
+    """A yes/no question; y says yes, n or Esc say no (Enter does nothing: a stray Enter must not quit)."""
 
     BINDINGS = [
-        Binding("y,enter", "answer(True)", "Yes"),
+        Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
     ]
 
@@ -64,9 +128,9 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog small-dialog"):
-            yield Static(self.question, classes="dialog-title")
+            yield Static(self.question, classes="dialog-title", markup=False)
             if self.detail:
-                yield Static(self.detail, classes="dialog-text")
+                yield Static(self.detail, classes="dialog-text", markup=False)
             yield Static("y: yes    n: no", classes="dialog-hint")
 
     def action_answer(self, yes: bool) -> None:
@@ -86,9 +150,9 @@ class PrivacyScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog small-dialog privacy"):
             if self.result:
-                yield Static(self.result, classes="dialog-text")
-            yield Static(f"Pass the keyboard to {self.player}", classes="dialog-title")
-            yield Static(f"{self.player}: press Enter when nobody else is looking", classes="dialog-hint")
+                yield Static(self.result, classes="dialog-text", markup=False)
+            yield Static(f"Pass the keyboard to {self.player}", classes="dialog-title", markup=False)
+            yield Static(f"{self.player}: press Enter when nobody else is looking", classes="dialog-hint", markup=False)
 
     def action_ready(self) -> None:
         self.dismiss(None)

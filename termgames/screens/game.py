@@ -16,6 +16,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Spacing
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
@@ -24,17 +25,25 @@ from ..ai import make_bot
 from ..rules import RuleError, View, Viewer
 from ..table import LocalTable
 from ..widgets.board import BoardWidget
-from ..widgets.palette import next_palette
+from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 
 #: The least time an AI move stays "thinking", so its moves can be followed.
 AI_MIN_SECONDS = 0.35
 
-SPINNER = "|/-\\"
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ASCII_SPINNER = "|/-\\"
 
 #: Below this many columns the side panel moves under the board.
 NARROW_WIDTH = 72
+
+
+def title_line(title: str, match, ascii_only: bool = False) -> str:
+    """The header: the game's title and who plays it."""
+    players = "  vs  ".join(seat.describe() for seat in match.seats)
+    separator = "  -  " if ascii_only else "  ·  "
+    return f"{title}{separator}{players}"
 
 
 class GameScreen(Screen):
@@ -77,8 +86,7 @@ class GameScreen(Screen):
 
     def compose(self) -> ComposeResult:
         match = self.table.match
-        players = "  vs  ".join(seat.describe() for seat in match.seats)
-        yield Static(f"{match.game.title}  ·  {players}", id="game-title")
+        yield Static(title_line(match.game.title, match, self.ascii_only), id="game-title", markup=False)
         with Horizontal(id="game-body"):
             with VerticalScroll(id="board-area"):
                 yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
@@ -92,7 +100,15 @@ class GameScreen(Screen):
         return self.query_one("#board", BoardWidget)
 
     def on_mount(self) -> None:
-        self.set_interval(0.15, self._tick)
+        if self.ascii_only:
+            use_ascii_scrollbars(self)
+        self.set_interval(0.12, self._tick)
+        seat = self.table.viewing_seat()
+        if self._private_hot_seat() and self.table.match.moves and seat is not None:
+            # A resumed hot-seat game with hidden boards: whoever sits here may not be that seat.
+            self._handover_to = seat
+            self.hand_over()
+            return
         self.refresh_view()
 
     def on_resize(self) -> None:
@@ -118,11 +134,14 @@ class GameScreen(Screen):
         self.update_panel()
         self.maybe_start_ai()
 
+    def _private_hot_seat(self) -> bool:
+        """Hidden boards and several humans at this keyboard: they must not see each other's."""
+        return self.hides_information and len(self.table.local_humans()) > 1
+
     def _needs_privacy(self, seat: Viewer) -> bool:
-        if not self.hides_information or seat is None or self._privacy_open:
+        if seat is None or self._privacy_open or not self._private_hot_seat():
             return False
-        humans = self.table.local_humans()
-        return len(humans) > 1 and self._shown_seat is not None and seat != self._shown_seat
+        return self._shown_seat is not None and seat != self._shown_seat
 
     def hand_over(self) -> None:
         """Hide every board until the next player says they alone are looking."""
@@ -143,17 +162,19 @@ class GameScreen(Screen):
         self.update_panel()
         self.maybe_start_ai()
 
+    def status_line(self) -> str:
+        """The view's status, or which AI is thinking (with a spinner)."""
+        if self.thinking is not None:
+            spinner = ASCII_SPINNER if self.ascii_only else SPINNER
+            return f"{self.table.names[self.thinking]} is thinking {spinner[self._spin % len(spinner)]}"
+        return self.view.status if self.view is not None else ""
+
     def update_panel(self) -> None:
         view = self.view
         if view is None:
             return
-        if self.thinking is not None:
-            status = f"{self.table.names[self.thinking]} is thinking {SPINNER[self._spin % 4]}"
-        else:
-            status = view.status
-        self.query_one(SidePanel).show(view, status, Text.assemble(*self.board.legend()))
-        cursor = self.board.cursor_name()
-        self.query_one("#cursor-line", Static).update(f"cursor: {cursor}" if cursor else "")
+        self.query_one(SidePanel).show(view, self.status_line(), Text.assemble(*self.board.legend()))
+        self.query_one("#cursor-line", Static).update(self.board.cursor_detail())
         look = "bold red" if self._message_is_error else "bold"
         self.query_one("#message", Static).update(Text(self.message, style=look) if self.message else "")
 
@@ -163,9 +184,10 @@ class GameScreen(Screen):
         self.update_panel()
 
     def _tick(self) -> None:
-        if self.thinking is not None:
+        if self.thinking is not None and self.view is not None:
             self._spin += 1
-            self.update_panel()
+            # Only the status line turns: the log keeps any scrolling the player did meanwhile.
+            self.query_one("#status", Static).update(Text(self.status_line(), style="bold"))
 
     # -- moves ---------------------------------------------------------------
 
@@ -176,6 +198,21 @@ class GameScreen(Screen):
     def action_cursor(self, direction: str) -> None:
         self.board.move_cursor(direction)
         self.update_panel()
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def scroll_to_cursor(self) -> None:
+        """Big boards scroll: keep the cursor in sight."""
+        region = self.board.cursor_region()
+        if region is None:
+            return
+        board = self.board
+        area = self.query_one("#board-area", VerticalScroll)
+        area.scroll_to_region(
+            region.translate(board.virtual_region.offset + board.content_offset),
+            spacing=Spacing(1, 2, 1, 2),
+            animate=False,
+            immediate=True,
+        )
 
     def action_act(self) -> None:
         self.submit(None)
@@ -211,9 +248,12 @@ class GameScreen(Screen):
     def action_undo(self) -> None:
         if self._privacy_open or self._handover_to is not None:
             return
+        generation, thinking = self._generation, self.thinking
         self._generation += 1  # an AI still thinking must not play into the undone position
         self.thinking = None
         if not self.table.undo():
+            # Nothing changed: an AI that was thinking carries on and its move still counts.
+            self._generation, self.thinking = generation, thinking
             self.say("Nothing to undo")
             return
         self.say("Undone", error=False)
@@ -292,9 +332,9 @@ class GameScreen(Screen):
         if path is None:
             detail = "This game is not saved: quitting loses it."
         elif self.table.match.over:
-            detail = f"The game is saved in {path}\nReplay it with: termgames replay {path}"
+            detail = f"The game is saved in\n{path}\n\nReplay it with\ntermgames replay {path}"
         else:
-            detail = f"The game is saved in {path}\nResume it with: termgames play --load {path}"
+            detail = f"The game is saved in\n{path}\n\nResume it with\ntermgames play --load {path}"
         self.app.push_screen(ConfirmScreen("Quit termgames?", detail), self._quit_answer)
 
     def _quit_answer(self, yes: bool | None) -> None:

@@ -6,17 +6,18 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Region, Spacing
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from ..match import Match
 from ..rules.base import ALL
-from ..widgets.palette import next_palette
+from ..widgets.palette import next_palette, use_ascii_scrollbars
 from . import game_screen_class
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
-from ..widgets.panel import SidePanel
-from .game import NARROW_WIDTH
+from ..widgets.panel import SidePanel, group_turns, move_log_text
+from .game import NARROW_WIDTH, title_line
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
@@ -58,8 +59,8 @@ class ReplayScreen(Screen):
 
     def compose(self) -> ComposeResult:
         board_class = game_screen_class(self.match.game.name).board_class
-        players = "  vs  ".join(seat.describe() for seat in self.match.seats)
-        yield Static(f"Replay: {self.match.game.title}  ·  {players}", id="game-title")
+        title = title_line(f"Replay: {self.match.game.title}", self.match, self.ascii_only)
+        yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
             with VerticalScroll(id="board-area"):
                 yield board_class(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
@@ -68,6 +69,8 @@ class ReplayScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        if self.ascii_only:
+            use_ascii_scrollbars(self)
         self.show()
 
     def on_resize(self) -> None:
@@ -94,6 +97,26 @@ class ReplayScreen(Screen):
         board = self.query_one("#board")
         self.query_one(SidePanel).show(
             view, status, Text.assemble(*board.legend()), log_view=full, highlight_ply=self.ply, follow_log=False
+        )
+        self.call_after_refresh(self._log_follows, full)
+
+    def _log_follows(self, full) -> None:
+        """Keep the current move's line of the log in sight (log lines wrap in the narrow panel)."""
+        log = self.query_one("#log-scroll", VerticalScroll)
+        if self.ply == 0:
+            log.scroll_home(animate=False, immediate=True)
+            return
+        turn, ply = 0, 0
+        for turn, (_seat, moves) in enumerate(group_turns(full.moves)):
+            ply += len(moves)
+            if ply >= self.ply:
+                break
+        width = max(1, self.query_one("#move-log", Static).size.width)
+        lines = move_log_text(full).split("\n")
+        heights = [len(line.wrap(self.app.console, width)) for line in lines[: turn + 1]]
+        top = sum(heights[:-1])
+        log.scroll_to_region(
+            Region(0, top, 1, heights[-1]), spacing=Spacing(1, 0, 1, 0), animate=False, immediate=True
         )
 
     # -- actions -------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -38,6 +38,8 @@ class BoardWidget(Widget):
         self.palette_name = palette
         self._lines: list[list[Piece]] = []
         self._width = 0
+        #: Where ``build_lines`` drew the cursor: (line, column, width), for scrolling it into view.
+        self._cursor_box: tuple[int, int, int] | None = None
 
     # -- attributes down ---------------------------------------------------
 
@@ -86,6 +88,18 @@ class BoardWidget(Widget):
     def cursor_name(self) -> str:
         return ""
 
+    def cursor_detail(self) -> str:
+        """A line about the cell under the cursor (its name, what is on it) for the screen to show."""
+        name = self.cursor_name()
+        return f"cursor: {name}" if name else ""
+
+    def cursor_region(self) -> Region | None:
+        """The cursor's cells in this widget's content coordinates, if the subclass recorded them."""
+        if self._cursor_box is None or not self.interactive:
+            return None
+        line, x, width = self._cursor_box
+        return Region(x, line, width, 1)
+
     def legend(self) -> list[Piece]:
         """What the glyphs mean, drawn in their own colours, for the side panel."""
         return []
@@ -99,10 +113,14 @@ class BoardWidget(Widget):
         return len(self._lines)
 
     def render_line(self, y: int) -> Strip:
+        # The widget's own colours (the theme's background) lie under every piece:
+        # a bare Segment would show the terminal's default background instead.
+        base = self.rich_style
+        width = self.size.width
         if y >= len(self._lines):
-            return Strip.blank(self.size.width)
+            return Strip.blank(width, base)
         segments = [Segment(text, style) for text, style in self._lines[y]]
-        return Strip(segments).extend_cell_length(self.size.width).crop(0, self.size.width)
+        return Strip(segments).extend_cell_length(width).crop(0, width).apply_style(base)
 
     def text_lines(self) -> list[str]:
         """The board as plain text (what tests and screen readers look at)."""

@@ -22,13 +22,33 @@ HEX_STEPS = {
 class CopolymerBoard(BoardWidget):
     view: CopolymerView | None
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        #: (cell, column): the half-cell column a run of up/down moves that ended on cell aims for.
+        self._goal: tuple[int, int] | None = None
+
     # -- geometry ----------------------------------------------------------
 
-    def spacing(self) -> int:
-        """Characters per half-cell: roomy when the board fits, compact for the big ones."""
+    def spacing(self) -> tuple[int, int]:
+        """Characters per half-cell and lines per row: roomy when the terminal has the room.
+
+        Neighbours on a row are two half-cells apart.  Two characters a
+        half-cell fit the standard board beside the side panel at 80
+        columns; the big boards use one.  Tall terminals leave a blank line
+        between rows, which brings the honeycomb closer to its true shape.
+        """
         assert self.view is not None and self.view.board is not None
-        room = self.app.size.width - 34 if self.is_attached else 64
-        return 2 if self.view.board.width * 2 + 8 <= max(room, 56) else 1
+        board = self.view.board
+        if self.is_attached:
+            width, height = self.app.size
+            narrow = self.screen.has_class("narrow")
+        else:
+            width, height, narrow = 80, 24, False
+        room_width = width - (4 if narrow else 34)
+        room_height = height - 4 - (10 if narrow else 0)
+        step = 2 if board.width * 2 + 8 <= max(room_width, 56) else 1
+        gap = 2 if step == 2 and 2 * len(board.rows) + 1 <= room_height else 1
+        return step, gap
 
     def initial_cursor(self) -> int | None:
         if self.view is None or self.view.board is None:
@@ -45,23 +65,45 @@ class CopolymerBoard(BoardWidget):
             return ""
         return self.view.board.names[self.cursor]
 
+    def cursor_detail(self) -> str:
+        view, cell = self.view, self.cursor
+        if view is None or view.board is None or cell is None or not self.interactive:
+            return ""
+        name = view.board.names[cell]
+        owner = view.owners[cell]
+        if owner is not None:
+            return f"cursor {name}: {view.players[owner]}'s"
+        if cell in view.obliging and not view.over:
+            return f"cursor {name}: empty, earns another claim"
+        return f"cursor {name}: empty"
+
     def move_cursor(self, direction: str) -> None:
         if self.view is None or self.view.board is None or self.cursor is None:
             return
         board = self.view.board
         row, diagonal = board.coords[self.cursor]
         target: int | None
+        goal: int | None
         if direction in HEX_STEPS:
             dr, dd = HEX_STEPS[direction]
             target = board.cell_at(row + dr, diagonal + dd)
+            goal = None
         else:
-            # Straight up or down: the nearest cell of the next row.
+            # Straight up or down: the nearest cell of the next row to the column the vertical
+            # run started in, so k then j comes back and k k goes straight up.  Rows are
+            # staggered: between two equally near cells, up goes right and down goes left.
             next_row = row - 1 if direction == "up" else row + 1
-            here = board.column(self.cursor)
+            goal = self._goal[1] if self._goal and self._goal[0] == self.cursor else board.column(self.cursor)
+            lean = -1 if direction == "up" else 1
             candidates = [i for i, (r, _d) in enumerate(board.coords) if r == next_row]
-            target = min(candidates, key=lambda i: (abs(board.column(i) - here), board.column(i))) if candidates else None
+            target = (
+                min(candidates, key=lambda i: (abs(board.column(i) - goal), lean * board.column(i)))
+                if candidates
+                else None
+            )
         if target is not None:
             self.cursor = target
+            self._goal = None if goal is None else (target, goal)
             self.redraw()
 
     def legend(self) -> list[Piece]:
@@ -83,9 +125,9 @@ class CopolymerBoard(BoardWidget):
         assert view is not None and view.board is not None
         board = view.board
         palette, marks = self.palette, self.glyphs
-        step = self.spacing()
+        step, gap = self.spacing()
         left = 4
-        height = len(board.rows) + 1
+        height = gap * len(board.rows) + 1
         width = left + board.width * step + 4
         chars = [[" "] * width for _ in range(height)]
         styles: list[list[Style]] = [[Style()] * width for _ in range(height)]
@@ -96,12 +138,16 @@ class CopolymerBoard(BoardWidget):
                     chars[line][x + offset] = char
                     styles[line][x + offset] = look
 
+        def line_of(row: int) -> int:
+            return gap * (row + 1)
+
         label_style = style(palette.label, dim=palette.label is None)
         x_of = [left + board.column(cell) * step for cell in range(board.cell_count)]
 
-        # Row letters just left of each row; diagonal numbers up-right of each diagonal's top cell.
+        # Row letters just left of each row; diagonal numbers where each diagonal would continue
+        # above its top cell (up and to the right), as in the rules' Figure 1.
         for r, (letter, first, _last) in enumerate(board.rows):
-            put(r + 1, x_of[board.index[f"{letter}{first}"]] - 3, letter, label_style)
+            put(line_of(r), x_of[board.index[f"{letter}{first}"]] - 3, letter, label_style)
         top_of: dict[int, int] = {}
         for cell, (r, d) in enumerate(board.coords):
             if d not in top_of or board.coords[top_of[d]][0] > r:
@@ -109,7 +155,7 @@ class CopolymerBoard(BoardWidget):
         taken_until: dict[int, int] = {}
         for d in sorted(top_of):
             cell = top_of[d]
-            line = board.coords[cell][0]
+            line = line_of(board.coords[cell][0] - 1)
             x = x_of[cell] + step
             if x <= taken_until.get(line, -1):
                 continue  # compact boards: skip a number that would run into the last one
@@ -118,14 +164,17 @@ class CopolymerBoard(BoardWidget):
 
         obliging = view.obliging if not view.over else frozenset()
         recent = set(view.last_claims)
+        self._cursor_box = None
         for cell in range(board.cell_count):
-            line = board.coords[cell][0] + 1
+            line = line_of(board.coords[cell][0])
             x = x_of[cell]
             owner = view.owners[cell]
             background = palette.highlight_bg if cell in recent and owner is not None else None
             if owner is not None:
                 mark = marks.seats[owner]
                 look = style(palette.seat(owner), background, bold=True, underline=cell in recent and background is None)
+                if background is not None and step > 1:
+                    put(line, x - 1, "   ", style(None, background))  # the last turn's claims as tiles
             elif cell in obliging:
                 mark, look = marks.obliging, style(palette.warn, bold=True)
             else:
@@ -136,6 +185,7 @@ class CopolymerBoard(BoardWidget):
                 bracket = style(palette.warn, bold=True)
                 put(line, x - 1, marks.cursor_left, bracket)
                 put(line, x + 1, marks.cursor_right, bracket)
+                self._cursor_box = (line, x - 1, 3)
             put(line, x, mark, look)
 
         lines: list[list[Piece]] = []

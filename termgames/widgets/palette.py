@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rich.style import Style
+from textual.scrollbar import ScrollBarRender
 
 PALETTE_NAMES = ("default", "colourblind", "mono")
 
@@ -87,3 +88,19 @@ def style(
     """Styles are cached: boards ask for the same few on every line."""
     return Style(color=color, bgcolor=bgcolor, bold=bold or None, dim=dim or None, reverse=reverse or None,
                  underline=underline or None)
+
+
+class AsciiScrollBarRender(ScrollBarRender):
+    """Scroll bars without the eighth-block glyphs Textual draws their ends with."""
+
+    VERTICAL_BARS = [" "] * 8
+    HORIZONTAL_BARS = [" "] * 8
+
+
+def use_ascii_scrollbars(screen) -> None:
+    """Give every scrolling container of ``screen`` (and the screen) plain scroll bars."""
+    from textual.containers import ScrollableContainer
+
+    for widget in [screen, *screen.query(ScrollableContainer)]:
+        widget.vertical_scrollbar.renderer = AsciiScrollBarRender
+        widget.horizontal_scrollbar.renderer = AsciiScrollBarRender
