@@ -74,10 +74,6 @@ def _load(path: Path) -> "Match":
         fail(str(error))
 
 
-def _number(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
-
-
 def _wants_ascii(flag: bool) -> bool:
     """ASCII glyphs when asked, or when the terminal cannot take UTF-8."""
     if flag:
@@ -228,15 +224,10 @@ def new(
         match = Match(rules_, options, seats, seed if seed is not None else random_seed())
     except RuleError as error:
         fail(str(error))
+    from .report import to_move_text
+
     save(out, match)
-    print(f"{out}: {match.describe()}; {_to_move_text(match)}")
-
-
-def _to_move_text(match: "Match") -> str:
-    if match.over:
-        return "the game is over"
-    names = [match.names[s] for s in match.state.to_move()]
-    return " and ".join(names) + " to move"
+    print(f"{out}: {match.describe()}; {to_move_text(match)}")
 
 
 @app.command()
@@ -261,10 +252,10 @@ def move(
         match.play(seat, move_text)
     except RuleError as error:
         fail(str(error))
+    from .report import move_report
+
     save(file, match)
-    view = match.view(seat)
-    print(view.last_action or f"{match.names[seat]} played {match.moves[-1].move}")
-    print(view.status)
+    print(move_report(match, seat))
 
 
 @app.command()
@@ -282,33 +273,33 @@ def show(
         viewer = match.seat_of(as_name) if as_name is not None else (ALL if match.over else None)
     except RuleError as error:
         fail(str(error))
-    view = match.view(viewer)
-    names = match.names
+    from .report import view_json, view_text
+
     if as_json:
-        data = {
-            "game": match.game.name,
-            "options": match.options,
-            "players": list(names),
-            "viewer": names[viewer] if viewer is not None and viewer >= 0 else None,
-            "to_move": [names[s] for s in view.to_move],
-            "over": view.over,
-            "scores": {name: _number(score) for name, score in zip(names, view.scores)},
-            "winners": [names[s] for s in view.winners],
-            "moves": [text for _seat, text in view.moves],
-            "move_seats": [names[seat] for seat, _text in view.moves],
-            "status": view.status,
-            "board": view.board_json(),
-        }
-        print(json.dumps(data, ensure_ascii=False))
+        print(json.dumps(view_json(match, viewer), ensure_ascii=False))
         return
-    print(match.describe())
-    scores = ", ".join(f"{name} {_number(score)}" for name, score in zip(names, view.scores))
-    print(f"Scores: {scores}")
-    print()
-    print(view.board_text())
-    if view.moves:
-        print()
-        print("Moves: " + " ".join(f"{i}.{names[seat]}:{text}" for i, (seat, text) in enumerate(view.moves, 1)))
+    print(view_text(match, viewer))
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
+    port: int = typer.Option(2222, "--port", help="TCP port for SSH."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Folder for the database, host key and records (default: your data folder's 'server')."),
+    no_guests: bool = typer.Option(False, "--no-guests", help="Refuse players without an SSH key."),
+    colors: str = typer.Option("256", "--colors", help="Colours for every player: 256, truecolor or standard."),
+    ascii_mode: bool = AsciiOption,
+) -> None:
+    """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST."""
+    if colors not in ("256", "truecolor", "standard"):
+        fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
+    if not 0 < port < 65536:
+        fail(f"--port must be between 1 and 65535, not {port}")
+    # One colour depth for the whole process: Rich caches each style's codes (SSH notes, pitfall c).
+    os.environ["TEXTUAL_COLOR_SYSTEM"] = colors
+    from .server.run import serve_forever
+
+    serve_forever(host, port, data, allow_guests=not no_guests, ascii=ascii_mode)
 
 
 def main() -> None:

@@ -1,0 +1,60 @@
+"""The text and JSON a player reads about a game outside the screens.
+
+``termgames show``/``move`` and the server's correspondence commands
+(``ssh host show TABLE``) print exactly the same things, from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .match import Match
+from .rules import Viewer
+
+
+def _number(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def to_move_text(match: Match) -> str:
+    if match.over:
+        return "the game is over"
+    names = [match.names[s] for s in match.state.to_move()]
+    return " and ".join(names) + " to move"
+
+
+def view_json(match: Match, viewer: Viewer) -> dict[str, Any]:
+    """The object ``termgames show --json`` prints for ``viewer``."""
+    view = match.view(viewer)
+    names = match.names
+    return {
+        "game": match.game.name,
+        "options": match.options,
+        "players": list(names),
+        "viewer": names[viewer] if viewer is not None and viewer >= 0 else None,
+        "to_move": [names[s] for s in view.to_move],
+        "over": view.over,
+        "scores": {name: _number(score) for name, score in zip(names, view.scores)},
+        "winners": [names[s] for s in view.winners],
+        "moves": [text for _seat, text in view.moves],
+        "move_seats": [names[seat] for seat, _text in view.moves],
+        "status": view.status,
+        "board": view.board_json(),
+    }
+
+
+def view_text(match: Match, viewer: Viewer) -> str:
+    """What ``termgames show`` prints for ``viewer``: description, scores, board, moves."""
+    view = match.view(viewer)
+    names = match.names
+    scores = ", ".join(f"{name} {_number(score)}" for name, score in zip(names, view.scores))
+    lines = [match.describe(), f"Scores: {scores}", "", view.board_text()]
+    if view.moves:
+        lines += ["", "Moves: " + " ".join(f"{i}.{names[seat]}:{text}" for i, (seat, text) in enumerate(view.moves, 1))]
+    return "\n".join(lines)
+
+
+def move_report(match: Match, seat: int) -> str:
+    """The two lines ``termgames move`` prints after ``seat``'s move: what it did, and the status."""
+    view = match.view(seat)
+    return "\n".join([view.last_action or f"{match.names[seat]} played {match.moves[-1].move}", view.status])

@@ -1,0 +1,233 @@
+"""The server's lobby: your games, open tables, games to watch, finished games; and new tables.
+
+The lobby reads the hub through ``app.hub`` and acts through the app
+(``open_table``, ``create_table``, ``replay_table``), so it never holds a
+match: listings show only what everyone may see (names, options, whose turn).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..match import AI, HUMAN
+from ..rules import REGISTRY, RuleError
+from . import GAME_SCREENS
+from .start import SetupScreen
+
+
+def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
+    """One line about a table: number, game, options, seats (open ones too), watchers, whose turn."""
+    seats = []
+    to_move = set(table.match.state.to_move())
+    for index, seat in enumerate(table.seats):
+        text = seat.describe()
+        if index in to_move:
+            text += "*"
+        seats.append(text)
+    dot = " - " if ascii_only else " · "
+    options = table.describe_options()
+    parts: list[Any] = [(f"#{table.id} ", "bold"), (table.game.title, "bold")]
+    if options != "standard":
+        parts.append(f" ({options})")
+    parts.append(dot + ", ".join(seats))
+    watching = table.spectators()
+    if watching:
+        parts.append(f"{dot}{len(watching)} watching")
+    if table.over:
+        parts.append((dot + table.view(None).status, "dim"))
+    elif table.to_move_for(player):
+        parts.append((dot + "your move", "bold reverse"))
+    return Text.assemble(*parts)
+
+
+class LobbyScreen(Screen):
+    """Every table the player can resume, join, watch or replay, in one list."""
+
+    DEFAULT_CSS = """
+    LobbyScreen { layout: vertical; }
+    LobbyScreen #lobby-title { height: 1; text-style: bold; color: $accent; padding: 0 1; margin-top: 1; }
+    LobbyScreen #lobby-hint { height: 1; color: $text-muted; padding: 0 1; }
+    LobbyScreen OptionList { height: 1fr; border: round $primary-darken-1; margin: 0 1; }
+    LobbyScreen OptionList:focus { border: round $accent; }
+    """
+
+    BINDINGS = [
+        Binding("enter", "open", "Open", key_display="Enter"),
+        Binding("n", "new_table", "New table"),
+        Binding("w", "watch", "Watch"),
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._stale = False
+
+    def compose(self) -> ComposeResult:
+        app: Any = self.app
+        who = f"{app.player} (guest)" if app.guest else app.player
+        yield Static(f"termgames  -  signed in as {who}", id="lobby-title", markup=False)
+        yield OptionList(id="tables")
+        yield Static("Enter: resume / join / watch / replay   w: watch   n: new table", id="lobby-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_lists()
+        self.query_one("#tables", OptionList).focus()
+
+    def on_screen_resume(self) -> None:
+        if self._stale:
+            self.refresh_lists()
+
+    def lobby_changed(self) -> None:
+        # Redrawing a lobby nobody looks at is wasted work on the shared loop: do it when it shows again.
+        if self.app.screen is self:
+            self.refresh_lists()
+        else:
+            self._stale = True
+
+    def refresh_lists(self) -> None:
+        self._stale = False
+        app: Any = self.app
+        hub, player = app.hub, app.player
+        listing = self.query_one("#tables", OptionList)
+        kept = listing.highlighted_option.id if listing.highlighted_option is not None else None
+        options: list[Option] = []
+        sections = [
+            ("Your games", "mine", hub.my_tables(player)),
+            ("Open tables: Enter takes a seat", "open", hub.open_tables(player)),
+            ("Being played: Enter watches", "watch", [t for t in hub.watchable_tables(player) if not t.open_seats()]),
+            ("Finished: Enter replays", "done", hub.finished_tables(player)[:30]),
+        ]
+        for heading, kind, tables in sections:
+            options.append(Option(Text(heading, style="bold underline"), disabled=True))
+            if not tables:
+                options.append(Option(Text("  none", style="dim"), disabled=True))
+            for table in tables:
+                line = Text("  ") + describe_table(table, player, app.ascii)
+                options.append(Option(line, id=f"{kind}:{table.id}"))
+        listing.clear_options()
+        listing.add_options(options)
+        ids = [option.id for option in options]
+        if kept is not None and kept in ids:
+            target = ids.index(kept)
+        else:
+            target = next((i for i, option in enumerate(options) if not option.disabled), None)
+        # The list settles its highlight after a refresh: set ours after that.
+        self.call_after_refresh(setattr, listing, "highlighted", target)
+
+    # -- actions ---------------------------------------------------------------
+
+    def _chosen(self) -> tuple[str, int] | None:
+        option = self.query_one("#tables", OptionList).highlighted_option
+        if option is None or option.id is None:
+            return None
+        kind, _, number = option.id.partition(":")
+        return kind, int(number)
+
+    def action_cursor_down(self) -> None:
+        self.query_one("#tables", OptionList).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.query_one("#tables", OptionList).action_cursor_up()
+
+    def action_open(self) -> None:
+        self.query_one("#tables", OptionList).action_select()
+
+    @on(OptionList.OptionSelected, "#tables")
+    def table_chosen(self, event: OptionList.OptionSelected) -> None:
+        chosen = self._chosen()
+        if chosen is None:
+            return
+        kind, table_id = chosen
+        app: Any = self.app
+        if kind == "done":
+            app.replay_table(table_id)
+        else:
+            app.open_table(table_id, watch=(kind == "watch"))
+
+    def action_watch(self) -> None:
+        chosen = self._chosen()
+        app: Any = self.app
+        if chosen is None or chosen[0] == "done":
+            self.notify("Choose a game in progress to watch", severity="warning")
+            return
+        app.open_table(chosen[1], watch=True)
+
+    def action_new_table(self) -> None:
+        self.app.push_screen(GameChoiceScreen(), self._game_chosen)
+
+    def _game_chosen(self, game: str | None) -> None:
+        if game:
+            self.app.push_screen(CreateTableScreen(game))
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+
+class GameChoiceScreen(ModalScreen[str | None]):
+    """Which game the new table plays."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog small-dialog"):
+            yield Static("A new table: which game?", classes="dialog-title")
+            yield OptionList(
+                *(Option(entry.title, id=name) for name, entry in REGISTRY.items() if name in GAME_SCREENS),
+                id="game-choice",
+            )
+
+    @on(OptionList.OptionSelected, "#game-choice")
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CreateTableScreen(SetupScreen):
+    """The setup form, read as a table's seats: an empty human name is a seat open to anyone."""
+
+    def on_mount(self) -> None:
+        app: Any = self.app
+        self.query_one("#setup-title", Static).update(
+            f"New table of {self.game.title}: an empty human seat is open to anyone; a name reserves it"
+        )
+        for seat in range(self.game.max_seats):
+            self.query_one(f"#seat-name-{seat}").value = app.player if seat == 0 else ""
+            self.query_one(f"#seat-kind-{seat}").value = HUMAN
+        super().on_mount()
+
+    def read_seats(self) -> list[Any]:
+        from ..server.hub import Seat
+
+        seats = []
+        for seat in range(self.seat_count()):
+            name = self.query_one(f"#seat-name-{seat}").value.strip()
+            kind = str(self.query_one(f"#seat-kind-{seat}").value)
+            if kind.startswith("ai:"):
+                seats.append(Seat(AI, name or f"cpu{seat + 1}", kind.removeprefix("ai:")))
+            else:
+                seats.append(Seat(HUMAN, name or None))
+        self.game.check_seats([seat.name or f"seat-{i}" for i, seat in enumerate(seats, start=1)])
+        return seats
+
+    def action_start(self) -> None:
+        if not self.refresh_summary():
+            return
+        app: Any = self.app
+        try:
+            app.create_table(self.game.name, self.read_options(), self.read_seats())
+        except RuleError as problem:
+            self.query_one("#setup-error", Static).update(f"! {problem}")

@@ -1,0 +1,160 @@
+"""A game screen at a shared (SSH) table: who is here, a chat line, undo by request, leave.
+
+Any game's screen becomes a shared one by mixing :class:`SharedGameMixin`
+in front of it (:func:`shared_screen_class`), so every game plays over SSH
+with its own screen unchanged.  The table is a
+:class:`~termgames.server.shared.SharedTable`; news from the hub arrives as
+:meth:`table_event` calls (the app routes its messages here) and redraws
+from a fresh view of this seat.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rich.text import Text
+from textual import on
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from .dialogs import ConfirmScreen
+from .game import GameScreen, title_line
+
+
+class SharedGameMixin(Screen):
+    """Put in front of a :class:`GameScreen` subclass; ``self.table`` is a SharedTable."""
+
+    DEFAULT_CSS = """
+    #presence { height: 1; padding: 0 1; background: $boost; }
+    #chat-log { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
+    #chat-input { display: none; margin: 0 1; }
+    #chat-input.open { display: block; }
+    """
+
+    BINDINGS = [Binding("t", "chat", "Chat")]
+
+    def on_mount(self) -> None:
+        # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO).
+        footer = self.query_one(Footer)
+        self.mount(
+            Static("", id="presence", markup=False),
+            Static("", id="chat-log", markup=False),
+            Input(placeholder="say something; Enter sends, Esc closes", id="chat-input", max_length=200, compact=True),
+            before=footer,
+        )
+        self.call_after_refresh(self._after_mount)
+
+    def _after_mount(self) -> None:
+        self.update_presence()
+        self.update_chat()
+        if self.table.undo_waiting_for_me():
+            self.ask_undo("Another player asks to take back their last move")
+
+    # -- news from the table ---------------------------------------------------
+
+    def table_event(self, kind: str, text: str) -> None:
+        if not self.is_attached:
+            return
+        if kind in ("moved", "seats"):
+            if kind == "seats":
+                self.query_one("#game-title", Static).update(title_line(self.table.game.title, self.table.match, self.ascii_only))
+            if not getattr(self, "_privacy_open", False):
+                self.refresh_view()  # type: ignore[attr-defined]
+            self.update_presence()
+            if text:
+                self.say(text, error=False)  # type: ignore[attr-defined]
+        elif kind == "presence":
+            self.update_presence()
+        elif kind == "chat":
+            self.update_chat()
+        elif kind == "undo-request":
+            if self.table.undo_waiting_for_me():
+                self.ask_undo(text)
+        elif kind == "notice":
+            self.say(text, error=False)  # type: ignore[attr-defined]
+
+    def update_presence(self) -> None:
+        try:
+            line = self.query_one("#presence", Static)
+        except Exception:
+            return  # not mounted yet
+        ascii_only = self.ascii_only  # type: ignore[attr-defined]
+        marks = {"here": "*" if ascii_only else "●", "away": "-" if ascii_only else "○", "open": ".", "ai": "+" if ascii_only else "⚙"}
+        parts = []
+        for seat, (name, state) in enumerate(self.table.presence()):
+            you = " (you)" if seat == self.table.seat else ""
+            label = {"here": "", "away": " away", "open": " open", "ai": " AI"}[state]
+            parts.append((f"{marks[state]} {name}{you}{label}", "bold" if state == "here" else "dim"))
+        watching = self.table.spectators()
+        pieces: list = []
+        for text, style in parts:
+            if pieces:
+                pieces.append("   ")
+            pieces.append((text, style))
+        if watching:
+            pieces.append(f"   {len(watching)} watching")
+        if self.table.seat is None:
+            pieces.append(("   you are watching", "italic"))
+        line.update(Text.assemble(*pieces))
+
+    def update_chat(self) -> None:
+        try:
+            log = self.query_one("#chat-log", Static)
+        except Exception:
+            return
+        lines = self.table.chat_lines()[-2:]
+        log.update("\n".join(lines) if lines else "t: chat with the table")
+
+    # -- chat ----------------------------------------------------------------------
+
+    def action_chat(self) -> None:
+        box = self.query_one("#chat-input", Input)
+        box.add_class("open")
+        box.focus()
+
+    @on(Input.Submitted, "#chat-input")
+    def chat_sent(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.table.say(event.value)
+        self._close_chat()
+
+    def key_escape(self) -> None:
+        self._close_chat()
+
+    def _close_chat(self) -> None:
+        box = self.query_one("#chat-input", Input)
+        box.value = ""
+        box.remove_class("open")
+        self.set_focus(None)
+
+    # -- undo and leaving --------------------------------------------------------------
+
+    def action_undo(self) -> None:
+        if self.hides_information:  # type: ignore[attr-defined]
+            super().action_undo()  # type: ignore[misc]  # the game's own refusal: values already seen
+            return
+        self.say(self.table.request_undo(), error=False)  # type: ignore[attr-defined]
+
+    def ask_undo(self, question: str) -> None:
+        self.app.push_screen(
+            ConfirmScreen(question, "Accept the undo? Every player at the table must accept."),
+            self._undo_answered,
+        )
+
+    def _undo_answered(self, yes: bool | None) -> None:
+        self.table.answer_undo(bool(yes))
+
+    def action_quit_game(self) -> None:
+        detail = "The game goes on: come back to it from the lobby." if self.table.seat is not None else ""
+        self.app.push_screen(ConfirmScreen("Leave the table?", detail), self._leave_answer)
+
+    def _leave_answer(self, yes: bool | None) -> None:
+        if yes:
+            self.app.leave_table(self)
+
+
+@lru_cache(maxsize=None)
+def shared_screen_class(screen_class: type[GameScreen]) -> type[GameScreen]:
+    """``screen_class`` with the shared table's additions in front of it."""
+    return type(f"Shared{screen_class.__name__}", (SharedGameMixin, screen_class), {})

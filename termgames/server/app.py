@@ -1,0 +1,138 @@
+"""The app one SSH player sees: the lobby, shared game screens, replays of finished tables.
+
+One :class:`ServeApp` per SSH channel, all on the server's loop.  The hub
+talks to an app only by posting messages (``TableEvent``, ``LobbyChanged``):
+a hub callback runs in whatever app's context caused the change, and must
+never touch another app's widgets (see the SSH notes, pitfall d).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from textual import events
+from textual.message import Message
+
+from ..app import TermgamesApp
+from ..rules import RuleError
+from .hub import Hub
+from .shared import SharedTable
+
+
+class TableEvent(Message):
+    def __init__(self, table_id: int, kind: str, text: str) -> None:
+        super().__init__()
+        self.table_id = table_id
+        self.kind = kind
+        self.text = text
+
+
+class LobbyChanged(Message):
+    pass
+
+
+class ServeApp(TermgamesApp):
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "app.tcss")
+
+    def __init__(self, *, hub: Hub, player: str, guest: bool = False, ascii: bool = False, palette: str = "default") -> None:
+        super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
+        self.hub = hub
+        self.player = player
+        self.guest = guest
+        self.tables: list[SharedTable] = []
+        self._lobby_news = lambda: self.post_message(LobbyChanged())
+        self._released = False
+
+    def on_mount(self, event: events.Mount) -> None:
+        from ..screens.lobby import LobbyScreen
+
+        event.prevent_default()  # not TermgamesApp's start screen: the lobby
+
+        if self.ascii:
+            self.add_class("ascii")
+        self.hub.watch_lobby(self._lobby_news)
+        self.push_screen(LobbyScreen())
+        # Back after a dropped connection: straight to the seat she left.
+        table_id = self.hub.dropped_from.pop(self.player, None)
+        if table_id is not None and table_id in self.hub.tables:
+            table = self.hub.tables[table_id]
+            if table.seat_of(self.player) is not None and not table.over:
+                self.open_table(table_id)
+
+    # -- tables --------------------------------------------------------------------
+
+    def open_table(self, table_id: int, watch: bool = False) -> None:
+        from ..screens import game_screen_class
+        from ..screens.shared_game import shared_screen_class
+
+        try:
+            live = self.hub.table(table_id)
+            screen_class = shared_screen_class(game_screen_class(live.game.name))
+            seat = None if watch else live.join(self.player)
+        except (RuleError, LookupError) as error:
+            self.notify(str(error), severity="error")
+            return
+        shared = SharedTable(live, self.player, seat, partial(self._table_news, live.id))
+        shared.open()
+        self.tables.append(shared)
+        self.push_screen(screen_class(shared, ascii_only=self.ascii, palette=self.palette))
+
+    def create_table(self, game: str, options: dict[str, Any], seats: list[Any]) -> None:
+        """Create a table (RuleError says why not) and sit down at it."""
+        table = self.hub.create_table(game, options, seats, creator=self.player)
+        self.pop_screen()  # the setup form
+        if table.seat_of(self.player) is not None or table.open_seats():
+            self.open_table(table.id)
+        else:
+            self.open_table(table.id, watch=True)
+
+    def replay_table(self, table_id: int) -> None:
+        try:
+            live = self.hub.table(table_id)
+        except RuleError as error:
+            self.notify(str(error), severity="error")
+            return
+        if not live.over:
+            self.notify("Only finished games are replayed", severity="warning")
+            return
+        self.open_replay(live.match, f"table {live.id}")
+
+    def leave_table(self, screen: Any) -> None:
+        shared = screen.table
+        shared.close()
+        if shared in self.tables:
+            self.tables.remove(shared)
+        self.pop_screen()
+
+    def release_tables(self, dropped: bool) -> None:
+        """The session is over: leave every table; a dropped player is expected back at hers."""
+        if self._released:
+            return
+        self._released = True
+        self.hub.unwatch_lobby(self._lobby_news)
+        for shared in self.tables:
+            shared.close()
+            if dropped and shared.seat is not None and not shared.live.over:
+                self.hub.dropped_from[self.player] = shared.table_id
+        self.tables.clear()
+
+    # -- news from the hub ---------------------------------------------------------
+
+    def _table_news(self, table_id: int, kind: str, text: str) -> None:
+        self.post_message(TableEvent(table_id, kind, text))
+
+    def on_table_event(self, event: TableEvent) -> None:
+        from ..screens.shared_game import SharedGameMixin
+
+        for screen in self.screen_stack:
+            if isinstance(screen, SharedGameMixin) and screen.table.table_id == event.table_id:
+                screen.table_event(event.kind, event.text)
+
+    def on_lobby_changed(self, _event: LobbyChanged) -> None:
+        from ..screens.lobby import LobbyScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, LobbyScreen):
+                screen.lobby_changed()

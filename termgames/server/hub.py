@@ -1,0 +1,483 @@
+"""The live tables of a server: authoritative matches, who watches them, AI seats, undo requests.
+
+Pure Python on the server's asyncio loop (no Textual, no asyncssh).  A
+:class:`LiveTable` owns its :class:`~termgames.match.Match` (hidden boards
+included) and never hands it to a client: clients get views.  Every change
+(a move, a seat taken, an accepted undo) is stored first and then announced
+to the table's subscribers with :meth:`Subscriber.table_event`; a subscriber
+that raises is dropped, so one broken client never stops the others.
+
+AI seats think in a thread pool (``run_in_executor``): one table's AI never
+blocks the loop that every other table and player shares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import sqlite3
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Protocol
+
+from ..match import AI, HUMAN, Match, SeatInfo, random_seed
+from ..records import save
+from ..rules import RuleError, View, Viewer, get_game
+from ..rules.base import ALL
+from .store import Store, StoredTable
+
+log = logging.getLogger("termgames.server")
+
+#: The least time an AI move takes, so the other players can follow it.
+AI_MIN_SECONDS = 0.35
+#: Chat lines a table remembers for players who arrive later.
+CHAT_LINES = 30
+#: Longest chat line kept.
+CHAT_WIDTH = 200
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,23}")
+GUEST_PREFIX = "guest-"
+OPEN_PREFIX = "seat-"
+
+
+def valid_player_name(name: str) -> bool:
+    """A name a player may register: letters, digits, ``_.-``; not a guest's or an open seat's."""
+    if not _NAME.fullmatch(name):
+        return False
+    lowered = name.lower()
+    return not lowered.startswith(GUEST_PREFIX) and not re.fullmatch(r"seat-\d+", lowered)
+
+
+# --------------------------------------------------------------------------
+# Seats and subscribers
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Seat:
+    """A seat at a shared table: an AI, a human player, or open (``name`` None) for anyone to take."""
+
+    kind: str = HUMAN
+    name: str | None = None
+    level: str | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.kind == HUMAN and self.name is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "level": self.level}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Seat":
+        return cls(data.get("kind", HUMAN), data.get("name"), data.get("level"))
+
+    def describe(self) -> str:
+        if self.kind == AI:
+            return f"{self.name} (AI, {self.level})"
+        return self.name or "open seat"
+
+
+class Subscriber(Protocol):
+    """Someone at a table: a player's screen (``seat`` an index) or a spectator's (``seat`` None)."""
+
+    player: str
+    seat: Viewer
+
+    def table_event(self, kind: str, text: str) -> None:
+        """Called on the loop after a change; ``kind`` is one of ``moved``, ``seats``, ``presence``,
+        ``chat``, ``undo-request``, ``notice``.  Must not block."""
+
+
+@dataclass
+class UndoRequest:
+    seat: int
+    ply: int
+    waiting: set[int]
+    generation: int
+
+
+# --------------------------------------------------------------------------
+# A live table
+# --------------------------------------------------------------------------
+
+
+class LiveTable:
+    def __init__(self, hub: "Hub", stored: StoredTable) -> None:
+        self.hub = hub
+        self.id = stored.id
+        self.game = get_game(stored.game)
+        self.options = stored.options
+        self.seed = stored.seed
+        self.seats = [Seat.from_dict(seat) for seat in stored.seats]
+        self.creator = stored.creator
+        self.created = stored.created
+        self.match = Match.replay(self.game, self.options, self.seat_infos(), self.seed, stored.moves)
+        self.subscribers: list[Subscriber] = []
+        self.chat: deque[tuple[str, str]] = deque(maxlen=CHAT_LINES)
+        self.undo_request: UndoRequest | None = None
+        #: Bumped by every change of position: a stale AI answer or undo answer is dropped.
+        self.generation = 0
+        self._ai_busy = False
+        self._bots: dict[int, Any] = {}
+
+    # -- who sits where --------------------------------------------------------
+
+    def seat_infos(self) -> list[SeatInfo]:
+        infos = []
+        for number, seat in enumerate(self.seats, start=1):
+            name = seat.name or f"{OPEN_PREFIX}{number}"
+            infos.append(SeatInfo(name, seat.kind, seat.level))
+        return infos
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.match.names
+
+    def seat_of(self, player: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.kind == HUMAN and seat.name == player:
+                return index
+        return None
+
+    def open_seats(self) -> list[int]:
+        return [index for index, seat in enumerate(self.seats) if seat.is_open]
+
+    def human_seats(self) -> list[int]:
+        return [index for index, seat in enumerate(self.seats) if seat.kind == HUMAN]
+
+    def to_move_for(self, player: str) -> bool:
+        seat = self.seat_of(player)
+        return seat is not None and seat in self.match.state.to_move()
+
+    @property
+    def over(self) -> bool:
+        return self.match.over
+
+    def connected(self) -> set[str]:
+        """Players with a seat here whose screen is open."""
+        return {sub.player for sub in self.subscribers if sub.seat is not None}
+
+    def spectators(self) -> list[str]:
+        return sorted({sub.player for sub in self.subscribers if sub.seat is None})
+
+    def describe_options(self) -> str:
+        return self.game.describe_options(self.match.options)
+
+    def presence(self) -> list[tuple[str, str]]:
+        """(name, state) per seat: ``you``-agnostic states ``here``, ``away``, ``open``, ``ai``."""
+        here = self.connected()
+        out = []
+        for number, seat in enumerate(self.seats, start=1):
+            if seat.kind == AI:
+                out.append((seat.name or f"ai{number}", "ai"))
+            elif seat.name is None:
+                out.append((f"{OPEN_PREFIX}{number}", "open"))
+            else:
+                out.append((seat.name, "here" if seat.name in here else "away"))
+        return out
+
+    # -- views -------------------------------------------------------------------
+
+    def view(self, viewer: Viewer) -> View:
+        """What ``viewer`` may see; a spectator sees every board once the game is over."""
+        if viewer is None and self.match.over:
+            return self.match.view(ALL)
+        return self.match.view(viewer)
+
+    # -- changes -----------------------------------------------------------------
+
+    def play(self, seat: int, move: str) -> None:
+        """Apply and store one move, then tell everyone; RuleError (nothing changes) if illegal."""
+        if self.seats[seat].is_open:
+            raise RuleError(f"seat {seat + 1} has no player yet")
+        ply = len(self.match.moves)
+        self.match.play(seat, move)
+        try:
+            self.hub.store.append_move(self.id, ply, self.match.moves[-1])
+        except sqlite3.Error as error:
+            self.match.truncate(ply)
+            log.error("table %s: move not stored: %s", self.id, error)
+            raise RuleError("the move could not be stored; try again") from None
+        self._changed()
+        if self.match.over:
+            self.hub.finished(self)
+
+    def join(self, player: str) -> int:
+        """Seat ``player`` in the first open seat (or where they sit already)."""
+        seat = self.seat_of(player)
+        if seat is not None:
+            return seat
+        if self.match.over:
+            raise RuleError("the game is over")
+        free = self.open_seats()
+        if not free:
+            raise RuleError(f"table {self.id} has no free seat")
+        if player in self.names:
+            raise RuleError(f"a seat at table {self.id} is already called {player}")
+        seat = free[0]
+        self.seats[seat].name = player
+        try:
+            self.match = Match.replay(self.game, self.options, self.seat_infos(), self.seed, self.match.moves)
+        except RuleError:
+            self.seats[seat].name = None
+            raise
+        self.hub.store.update_seats(self.id, [s.to_dict() for s in self.seats])
+        self.broadcast("seats", f"{player} takes seat {seat + 1}")
+        self.hub.lobby_changed()
+        self.schedule_ai()
+        return seat
+
+    def request_undo(self, seat: int) -> str:
+        """Ask to take back ``seat``'s last move; the other human players accept or refuse."""
+        ply = self.match.undo_ply_for([seat])
+        if ply is None:
+            return "Nothing to undo"
+        if self.undo_request is not None and self.undo_request.generation == self.generation:
+            return "An undo is already waiting for an answer"
+        others = {s for s in self.human_seats() if s != seat and self.seats[s].name is not None}
+        if not others:
+            self._undo_to(ply, f"{self.names[seat]} took back a move")
+            return "Undone"
+        self.undo_request = UndoRequest(seat, ply, others, self.generation)
+        waiting = " and ".join(self.names[s] for s in sorted(others))
+        self.broadcast("undo-request", f"{self.names[seat]} asks to take back their last move")
+        return f"Asked {waiting} to accept the undo"
+
+    def answer_undo(self, seat: int, accept: bool) -> None:
+        request = self.undo_request
+        if request is None or request.generation != self.generation or seat not in request.waiting:
+            return
+        if not accept:
+            self.undo_request = None
+            self.broadcast("notice", f"{self.names[seat]} refused the undo")
+            return
+        request.waiting.discard(seat)
+        if not request.waiting:
+            self.undo_request = None
+            self._undo_to(request.ply, f"Undo accepted: {self.names[request.seat]} takes back a move")
+
+    def _undo_to(self, ply: int, notice: str) -> None:
+        self.hub.store.truncate(self.id, ply)
+        self.match.truncate(ply)
+        self._changed()
+        self.broadcast("notice", notice)
+        self.hub.lobby_changed()
+
+    def say(self, player: str, text: str) -> None:
+        """One chat line from ``player`` (control characters removed, length capped)."""
+        clean = "".join(c for c in text if c.isprintable()).strip()[:CHAT_WIDTH]
+        if not clean:
+            return
+        self.chat.append((player, clean))
+        self.broadcast("chat", f"{player}: {clean}")
+
+    def _changed(self) -> None:
+        self.generation += 1
+        self.undo_request = None
+        self.broadcast("moved", "")
+        self.hub.lobby_changed()
+        self.schedule_ai()
+
+    # -- subscribers -----------------------------------------------------------------
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        self.subscribers.append(subscriber)
+        self.broadcast("presence", f"{subscriber.player} is here")
+        self.hub.lobby_changed()
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        if subscriber in self.subscribers:
+            self.subscribers.remove(subscriber)
+            self.broadcast("presence", f"{subscriber.player} left")
+            self.hub.lobby_changed()
+
+    def broadcast(self, kind: str, text: str) -> None:
+        for subscriber in list(self.subscribers):
+            try:
+                subscriber.table_event(kind, text)
+            except Exception:  # a client that cannot take news is gone: drop it, keep the others
+                log.exception("table %s: dropping a subscriber of %s", self.id, subscriber.player)
+                if subscriber in self.subscribers:
+                    self.subscribers.remove(subscriber)
+
+    # -- AI seats ----------------------------------------------------------------------
+
+    def schedule_ai(self) -> None:
+        """If an AI seat is to move, let it think in the pool; its move is played back on the loop."""
+        if self._ai_busy or self.match.over or self.hub.closed:
+            return
+        seat = next((s for s in self.match.state.to_move() if self.seats[s].kind == AI), None)
+        if seat is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop (a plain script): the server's start schedules it
+        bot = self._bot(seat)
+        generation = self.generation
+        future = loop.run_in_executor(self.hub.executor, _think, bot, self.match.view(seat))
+        self._ai_busy = True
+        future.add_done_callback(lambda done: self._ai_answered(done, seat, generation))
+
+    def _bot(self, seat: int) -> Any:
+        from ..ai import make_bot
+
+        if seat not in self._bots:
+            self._bots[seat] = make_bot(self.game.name, self.seats[seat].level or "", seed=self.seed + seat)
+        return self._bots[seat]
+
+    def _ai_answered(self, future: "asyncio.Future[str]", seat: int, generation: int) -> None:
+        self._ai_busy = False
+        if future.cancelled() or self.hub.closed:
+            return
+        if generation != self.generation:
+            self.schedule_ai()  # the position changed meanwhile (an undo): think again
+            return
+        try:
+            self.play(seat, future.result())
+        except Exception as error:
+            log.warning("table %s: AI seat %s failed: %s", self.id, seat + 1, error)
+            self.broadcast("notice", f"{self.names[seat]} (AI) failed: {error}")
+
+
+def _think(bot: Any, view: View) -> str:
+    started = time.monotonic()
+    move = bot.choose(view)
+    rest = AI_MIN_SECONDS - (time.monotonic() - started)
+    if rest > 0:
+        time.sleep(rest)
+    return move
+
+
+# --------------------------------------------------------------------------
+# The hub
+# --------------------------------------------------------------------------
+
+
+class Hub:
+    """Every table of one server, loaded from and written to its :class:`Store`."""
+
+    def __init__(self, store: Store, records_dir: Path | None = None, ai_threads: int = 2) -> None:
+        self.store = store
+        self.records_dir = records_dir
+        self.executor = ThreadPoolExecutor(max_workers=ai_threads, thread_name_prefix="termgames-ai")
+        self.closed = False
+        self.tables: dict[int, LiveTable] = {}
+        self.lobby_watchers: list[Callable[[], None]] = []
+        #: Players whose connection dropped while at a table: where they come back to.
+        self.dropped_from: dict[str, int] = {}
+        for stored in store.load_tables():
+            try:
+                self.tables[stored.id] = LiveTable(self, stored)
+            except RuleError as error:
+                log.error("table %s cannot be loaded: %s", stored.id, error)
+
+    def start(self) -> None:
+        """On the loop: let AI seats that were to move when the server stopped think again."""
+        for table in self.tables.values():
+            table.schedule_ai()
+
+    def close(self) -> None:
+        self.closed = True
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- tables --------------------------------------------------------------------
+
+    def table(self, table_id: int | str) -> LiveTable:
+        try:
+            number = int(str(table_id).lstrip("#"))
+        except ValueError:
+            raise RuleError(f"{table_id!r} is not a table number") from None
+        table = self.tables.get(number)
+        if table is None:
+            raise RuleError(f"there is no table {number}")
+        return table
+
+    def create_table(
+        self,
+        game_name: str,
+        options: dict[str, Any],
+        seats: Iterable[Seat],
+        creator: str,
+        seed: int | None = None,
+    ) -> LiveTable:
+        """A new table; RuleError if the game, options or seats make no game."""
+        game = get_game(game_name)
+        seats = list(seats)
+        for seat in seats:
+            if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
+                raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
+            if seat.kind == AI:
+                if not game.ai_levels:
+                    raise RuleError(f"{game.title} has no AI yet")
+                if seat.level not in game.ai_levels:
+                    raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {seat.level!r}")
+                if not seat.name:
+                    raise RuleError("an AI seat needs a name")
+        seed = random_seed() if seed is None else seed
+        stored = StoredTable(0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False)
+        probe = LiveTable(self, stored)  # checks seat count, names and options before anything is stored
+        table_id = self.store.create_table(game.name, probe.match.options, seed, stored.seats, creator)
+        stored.id = table_id
+        table = LiveTable(self, stored)
+        self.tables[table_id] = table
+        self.lobby_changed()
+        table.schedule_ai()
+        return table
+
+    def finished(self, table: LiveTable) -> None:
+        """A game just ended: mark it and export an ordinary record that ``termgames replay`` plays."""
+        self.store.set_finished(table.id, True)
+        path = self.record_path(table)
+        if path is not None:
+            try:
+                save(path, table.match)
+            except OSError as error:
+                log.error("table %s: record not written: %s", table.id, error)
+
+    def record_path(self, table: LiveTable) -> Path | None:
+        if self.records_dir is None:
+            return None
+        return self.records_dir / f"{table.game.name}-table{table.id}.json"
+
+    # -- listings for a player -------------------------------------------------------
+
+    def open_tables(self, player: str) -> list[LiveTable]:
+        return [t for t in self.tables.values() if not t.over and t.open_seats() and t.seat_of(player) is None]
+
+    def my_tables(self, player: str) -> list[LiveTable]:
+        mine = [t for t in self.tables.values() if t.seat_of(player) is not None and not t.over]
+        return sorted(mine, key=lambda t: (not t.to_move_for(player), -t.id))
+
+    def finished_tables(self, player: str) -> list[LiveTable]:
+        done = [t for t in self.tables.values() if t.over]
+        return sorted(done, key=lambda t: (t.seat_of(player) is None, -t.id))
+
+    def watchable_tables(self, player: str) -> list[LiveTable]:
+        return [t for t in self.tables.values() if not t.over and t.seat_of(player) is None]
+
+    # -- lobby news ----------------------------------------------------------------------
+
+    def watch_lobby(self, callback: Callable[[], None]) -> None:
+        self.lobby_watchers.append(callback)
+
+    def unwatch_lobby(self, callback: Callable[[], None]) -> None:
+        if callback in self.lobby_watchers:
+            self.lobby_watchers.remove(callback)
+
+    def lobby_changed(self) -> None:
+        for callback in list(self.lobby_watchers):
+            try:
+                callback()
+            except Exception:
+                log.exception("dropping a lobby watcher")
+                self.unwatch_lobby(callback)
+
+
+def _is_player_name(name: str) -> bool:
+    return valid_player_name(name) or (name.startswith(GUEST_PREFIX) and bool(_NAME.fullmatch(name)))

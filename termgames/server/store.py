@@ -1,0 +1,152 @@
+"""The server's memory: an embedded SQLite database in WAL mode.
+
+Three tables: ``players`` (name -> the SSH key that claimed it, trust on
+first use), ``tables`` (game, options, seed and seats of each shared table)
+and ``moves`` (one row per ply).  A move row is written in the transaction
+that accepts the move, and ``(table_id, ply)`` is the primary key, so two
+moves for the same ply can never both be stored.  WAL with
+``synchronous=NORMAL`` survives the process being killed at any moment: a
+committed move is never lost, an uncommitted one was never accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..match import MoveRecord, now_iso
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS players (
+    name TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    since TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tables (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    creator TEXT NOT NULL,
+    created TEXT NOT NULL,
+    finished INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS moves (
+    table_id INTEGER NOT NULL REFERENCES tables(id),
+    ply INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    move TEXT NOT NULL,
+    time TEXT NOT NULL,
+    PRIMARY KEY (table_id, ply)
+);
+"""
+
+
+@dataclass
+class StoredTable:
+    id: int
+    game: str
+    options: dict[str, Any]
+    seed: int
+    #: One dict per seat: ``{"kind": "human"|"ai", "name": str|None, "level": str|None}``.
+    seats: list[dict[str, Any]]
+    creator: str
+    created: str
+    finished: bool
+    moves: list[MoveRecord] = field(default_factory=list)
+
+
+class Store:
+    """One SQLite file; every method is one transaction."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # The server runs on one asyncio loop; AI threads never touch the store.
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _transaction(self):
+        return _Transaction(self.db)
+
+    # -- players -------------------------------------------------------------
+
+    def key_of(self, name: str) -> str | None:
+        row = self.db.execute("SELECT key FROM players WHERE name = ?", (name,)).fetchone()
+        return row[0] if row else None
+
+    def claim(self, name: str, key: str) -> bool:
+        """Give ``name`` to ``key`` unless another key has it; True when ``key`` owns it now."""
+        with self._transaction():
+            self.db.execute("INSERT OR IGNORE INTO players (name, key, since) VALUES (?, ?, ?)", (name, key, now_iso()))
+        return self.key_of(name) == key
+
+    # -- tables --------------------------------------------------------------
+
+    def create_table(self, game: str, options: dict[str, Any], seed: int, seats: list[dict[str, Any]], creator: str) -> int:
+        with self._transaction():
+            cursor = self.db.execute(
+                "INSERT INTO tables (game, options, seed, seats, creator, created) VALUES (?, ?, ?, ?, ?, ?)",
+                (game, json.dumps(options), seed, json.dumps(seats), creator, now_iso()),
+            )
+        return int(cursor.lastrowid)
+
+    def update_seats(self, table_id: int, seats: list[dict[str, Any]]) -> None:
+        with self._transaction():
+            self.db.execute("UPDATE tables SET seats = ? WHERE id = ?", (json.dumps(seats), table_id))
+
+    def set_finished(self, table_id: int, finished: bool) -> None:
+        with self._transaction():
+            self.db.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table_id))
+
+    def append_move(self, table_id: int, ply: int, record: MoveRecord) -> None:
+        """Store move number ``ply`` (0-based); sqlite3.IntegrityError if that ply is taken."""
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO moves (table_id, ply, seat, move, time) VALUES (?, ?, ?, ?, ?)",
+                (table_id, ply, record.seat, record.move, record.time),
+            )
+
+    def truncate(self, table_id: int, ply: int) -> None:
+        """Forget moves from ``ply`` on (an accepted undo)."""
+        with self._transaction():
+            self.db.execute("DELETE FROM moves WHERE table_id = ? AND ply >= ?", (table_id, ply))
+            self.db.execute("UPDATE tables SET finished = 0 WHERE id = ?", (table_id,))
+
+    def load_tables(self) -> list[StoredTable]:
+        tables: dict[int, StoredTable] = {}
+        for row in self.db.execute(
+            "SELECT id, game, options, seed, seats, creator, created, finished FROM tables ORDER BY id"
+        ):
+            tables[row[0]] = StoredTable(
+                row[0], row[1], json.loads(row[2]), row[3], json.loads(row[4]), row[5], row[6], bool(row[7])
+            )
+        for table_id, _ply, seat, move, time in self.db.execute(
+            "SELECT table_id, ply, seat, move, time FROM moves ORDER BY table_id, ply"
+        ):
+            if table_id in tables:
+                tables[table_id].moves.append(MoveRecord(seat, move, time))
+        return list(tables.values())
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error (autocommit connection)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind, value, traceback) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
