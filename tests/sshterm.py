@@ -89,14 +89,17 @@ async def connect(
     *,
     width: int = 100,
     height: int = 32,
+    screen: tuple[int, int] | None = None,
 ) -> Terminal:
     """Sign in as ``name`` with ``key`` (None: a guest through keyboard-interactive) and open the app."""
     options = dict(username=name, known_hosts=None, client_keys=[key] if key else None)
     if key is None:
-        options.update(preferred_auth="keyboard-interactive", client_keys=None)
+        # asyncssh answers keyboard-interactive only with a password in hand; the server asks for nothing.
+        options.update(preferred_auth="keyboard-interactive", client_keys=None, password="")
     conn = await asyncssh.connect("127.0.0.1", port, **options)
     process = await conn.create_process(term_type="xterm-256color", term_size=(width, height), encoding=None)
-    return Terminal(conn, process, width, height)
+    columns, lines = screen or (width, height)  # the emulated screen may be smaller than the size claimed
+    return Terminal(conn, process, columns, lines)
 
 
 async def command(port: int, name: str, key: asyncssh.SSHKey, line: str) -> asyncssh.SSHCompletedProcess:

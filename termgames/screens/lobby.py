@@ -123,8 +123,7 @@ class LobbyScreen(Screen):
             target = ids.index(kept)
         else:
             target = next((i for i, option in enumerate(options) if not option.disabled), None)
-        # The list settles its highlight after a refresh: set ours after that.
-        self.call_after_refresh(setattr, listing, "highlighted", target)
+        listing.highlighted = target
 
     # -- actions ---------------------------------------------------------------
 
@@ -146,10 +145,10 @@ class LobbyScreen(Screen):
 
     @on(OptionList.OptionSelected, "#tables")
     def table_chosen(self, event: OptionList.OptionSelected) -> None:
-        chosen = self._chosen()
-        if chosen is None:
+        if event.option.id is None:
             return
-        kind, table_id = chosen
+        kind, _, number = event.option.id.partition(":")
+        table_id = int(number)
         app: Any = self.app
         if kind == "done":
             app.replay_table(table_id)

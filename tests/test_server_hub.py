@@ -1,0 +1,257 @@
+"""The server's store, hub and correspondence commands, without SSH."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from termgames.match import AI, Match, SeatInfo
+from termgames.records import load
+from termgames.report import view_json, view_text
+from termgames.rules import RuleError
+from termgames.rules.base import ALL
+from termgames.server.commands import run_command
+from termgames.server.hub import Hub, Seat, valid_player_name
+from termgames.server.shared import SharedTable
+from termgames.server.store import Store
+
+ALICE_LAYOUT = "355553354412244"
+BOB_LAYOUT = "555554444312233"
+
+
+def make_hub(folder: Path) -> Hub:
+    return Hub(Store(folder / "termgames.db"), folder / "records")
+
+
+class Listener:
+    def __init__(self, player: str, seat) -> None:
+        self.player, self.seat = player, seat
+        self.events: list[tuple[str, str]] = []
+
+    def table_event(self, kind: str, text: str) -> None:
+        self.events.append((kind, text))
+
+
+def test_first_key_claims_a_name_and_only_that_key_keeps_it(tmp_path):
+    store = Store(tmp_path / "db")
+    assert store.claim("alice", "SHA256:one")
+    assert store.claim("alice", "SHA256:one")
+    assert not store.claim("alice", "SHA256:two")
+    assert store.key_of("alice") == "SHA256:one"
+    assert store.key_of("bob") is None
+
+
+def test_names_a_player_may_register():
+    assert valid_player_name("alice") and valid_player_name("Bob_2.x-y")
+    for name in ("", "guest-alice", "Guest-1", "seat-2", "al ice", "a:b", "a,b", "-x", "x" * 25):
+        assert not valid_player_name(name), name
+
+
+def test_a_ply_is_stored_once(tmp_path):
+    hub = make_hub(tmp_path)
+    table = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    table.play(0, "A1")
+    with pytest.raises(sqlite3.IntegrityError):
+        hub.store.append_move(table.id, 0, table.match.moves[0])
+
+
+def test_two_moves_for_one_turn_exactly_one_is_accepted(tmp_path):
+    hub = make_hub(tmp_path)
+    hub.create_table("mono", {"size": 3}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    first = run_command(hub, "alice", "move 1 random")
+    second = run_command(hub, "alice", "move 1 random")
+    assert first.status == 0 and second.status == 2
+    assert second.stderr.startswith("termgames: it is bob's turn")
+    assert len(Hub(hub.store).table(1).match.moves) == 1
+
+
+def test_tables_moves_and_seats_survive_a_restart(tmp_path):
+    hub = make_hub(tmp_path)
+    table = hub.create_table("mono", {"size": 5, "no_auto": True}, [Seat(name="alice"), Seat()], "alice")
+    table.play(0, ALICE_LAYOUT)
+    table.join("bob")
+    table.play(1, BOB_LAYOUT)
+    table.play(0, "a1,end")
+    hub.store.close()
+    again = make_hub(tmp_path)
+    restored = again.table(1)
+    assert restored.names == ("alice", "bob")
+    assert [m.move for m in restored.match.moves] == [m.move for m in table.match.moves]
+    assert restored.view(1).boards[1] == tuple(int(c) for c in BOB_LAYOUT)
+
+
+def test_joining_an_open_seat_renames_it_and_tells_the_table(tmp_path):
+    hub = make_hub(tmp_path)
+    table = hub.create_table("mono", {"size": 3}, [Seat(name="alice"), Seat(), Seat()], "alice")
+    assert table.names == ("alice", "seat-2", "seat-3")
+    listener = Listener("alice", 0)
+    table.subscribe(listener)
+    assert table.join("carol") == 1
+    assert table.join("carol") == 1  # already there
+    assert table.names == ("alice", "carol", "seat-3")
+    assert ("seats", "carol takes seat 2") in listener.events
+    assert hub.open_tables("dave") == [table] and hub.my_tables("carol") == [table]
+    table.join("dave")
+    with pytest.raises(RuleError, match="no free seat"):
+        table.join("erin")
+
+
+def test_an_open_seat_cannot_move(tmp_path):
+    hub = make_hub(tmp_path)
+    table = hub.create_table("mono", {"size": 3}, [Seat(name="alice"), Seat()], "alice")
+    table.play(0, "random")
+    with pytest.raises(RuleError, match="no player yet"):
+        table.play(1, "random")
+
+
+def test_a_shared_table_shows_only_its_own_seat(tmp_path):
+    hub = make_hub(tmp_path)
+    live = hub.create_table("mono", {"size": 5, "no_auto": True}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    live.play(0, ALICE_LAYOUT)
+    live.play(1, BOB_LAYOUT)
+    shared = SharedTable(live, "alice", 0, lambda kind, text: None)
+    for asked in (0, 1, None):
+        view = shared.view(asked)
+        assert view.viewer == 0
+        assert all(value is None for value in view.boards[1])
+    assert not hasattr(shared.match, "seed") and not hasattr(shared.match, "states")
+    assert shared.match.moves[1] == (1, "layout")  # bob's layout is redacted in alice's log
+    with pytest.raises(RuleError):
+        shared.play(1, "a1,end")
+    watcher = SharedTable(live, "zed", None, lambda kind, text: None)
+    assert all(value is None for board in watcher.view().boards for value in board)
+    with pytest.raises(RuleError, match="spectators"):
+        watcher.play(0, "a1,end")
+
+
+def test_undo_needs_the_other_players_consent(tmp_path):
+    hub = make_hub(tmp_path)
+    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    alice, bob = Listener("alice", 0), Listener("bob", 1)
+    live.subscribe(alice)
+    live.subscribe(bob)
+    live.play(0, "A1")
+    assert live.request_undo(0) == "Asked bob to accept the undo"
+    assert ("undo-request", "alice asks to take back their last move") in bob.events
+    live.answer_undo(1, False)
+    assert len(live.match.moves) == 1 and ("notice", "bob refused the undo") in alice.events
+    live.request_undo(0)
+    live.answer_undo(1, True)
+    assert live.match.moves == []
+    assert make_hub(tmp_path).table(live.id).match.moves == []  # stored too
+    assert live.request_undo(0) == "Nothing to undo"
+
+
+def test_a_broken_subscriber_is_dropped_and_the_others_still_hear(tmp_path):
+    hub = make_hub(tmp_path)
+    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+
+    class Broken(Listener):
+        def table_event(self, kind, text):
+            raise OSError("gone")
+
+    good = Listener("bob", 1)
+    live.subscribe(Broken("alice", 0))
+    live.subscribe(good)
+    live.play(0, "A1")
+    assert ("moved", "") in good.events and len(live.subscribers) == 1
+
+
+def test_a_finished_game_is_exported_as_a_record(tmp_path):
+    hub = make_hub(tmp_path)
+    live = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    seat = 0
+    while not live.over:
+        live.play(seat, "random")
+        seat = live.match.state.to_move()[0] if not live.over else seat
+    record = load(hub.record_path(live))
+    assert record.over and record.names == ("alice", "bob")
+    assert [m.move for m in record.moves] == [m.move for m in live.match.moves]
+    assert make_hub(tmp_path).finished_tables("alice")[0].id == live.id
+
+
+async def test_ai_seats_play_from_the_thread_pool(tmp_path):
+    import asyncio
+
+    hub = make_hub(tmp_path)
+    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(AI, "cpu", "easy")], "alice")
+    live.play(0, "A1")
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        if len(live.match.moves) > 1:
+            break
+    assert live.match.moves[1].seat == 1
+    hub.close()
+
+
+# -- correspondence commands -----------------------------------------------------------
+
+
+def test_challenge_tables_show_and_move(tmp_path):
+    hub = make_hub(tmp_path)
+    made = run_command(hub, "alice", "challenge mono --size 5 --no-auto bob")
+    assert made.status == 0 and made.stdout.startswith("1: Mono (5 regions, 3x5, --no-auto): alice vs bob")
+    assert run_command(hub, "alice", "tables").stdout.startswith("*   1  mono")
+    assert run_command(hub, "bob", "tables").stdout.startswith("    1  mono")
+    moved = run_command(hub, "alice", f"move 1 {ALICE_LAYOUT}")
+    assert moved.status == 0 and "bob to lay out" in moved.stdout
+    run_command(hub, "bob", f"move 1 {BOB_LAYOUT}")
+    match = hub.table(1).match
+    shown = run_command(hub, "alice", "show 1 --json")
+    assert json.loads(shown.stdout) == view_json(match, 0)
+    assert run_command(hub, "alice", "show 1").stdout == view_text(match, 0) + "\n"
+    spectator = json.loads(run_command(hub, "carol", "show 1 --json").stdout)
+    assert spectator["viewer"] is None and spectator["board"]["boards"]["bob"][0] == [None] * 5
+
+
+def test_command_errors_are_one_line_and_status_2(tmp_path):
+    hub = make_hub(tmp_path)
+    run_command(hub, "alice", "challenge copolymer --size 5 bob")
+    for line, message in [
+        ("move 1 Z9", "termgames: "),
+        ("move 1", "termgames: move TABLE MOVE: which move?"),
+        ("move 7 A1", "termgames: there is no table 7"),
+        ("show x", "termgames: 'x' is not a table number"),
+        ("challenge chess bob", "termgames: there is no game 'chess'"),
+        ("challenge mono --size 99 bob", "termgames: --size must be at most"),
+        ("challenge mono", "termgames: challenge whom?"),
+        ("rm -rf /", "termgames: unknown command 'rm'"),
+        ("show 'unclosed", "termgames: cannot read the command"),
+    ]:
+        result = run_command(hub, "alice", line)
+        assert result.status == 2 and result.stdout == "", line
+        assert result.stderr.startswith(message) and result.stderr.count("\n") == 1, (line, result.stderr)
+    assert run_command(hub, "carol", "move 1 A1").stderr == "termgames: you have no seat at table 1\n"
+    assert hub.table(1).match.moves == []
+
+
+def test_cli_show_prints_what_the_report_module_prints(tmp_path, capsys):
+    from termgames.cli import app as cli
+    from termgames.records import save
+
+    match = Match("copolymer", {"size": 5}, [SeatInfo("ann"), SeatInfo("bob")], 7)
+    match.play(0, "A1")
+    path = save(tmp_path / "g.json", match)
+    with pytest.raises(SystemExit):
+        cli(["show", str(path), "--json"])
+    assert json.loads(capsys.readouterr().out) == view_json(match, None)
+    with pytest.raises(SystemExit):
+        cli(["show", str(path), "--as", "bob"])
+    assert capsys.readouterr().out == view_text(match, 1) + "\n"
+    assert view_json(match, None)["viewer"] is None and ALL == -1
+
+
+def test_help_imports_neither_textual_nor_asyncssh():
+    code = (
+        "import sys\n"
+        "from termgames.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('textual', 'asyncssh') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
