@@ -50,41 +50,61 @@ class LayoutSampler:
 
     def sample(self, known: dict[int, int], rng: random.Random, attempts: int = 60) -> tuple[int, ...] | None:
         """One consistent layout, or None when ``attempts`` restarts all met dead ends."""
-        by_value: dict[int, list[int]] = {}
-        for cell in sorted(known):
-            by_value.setdefault(known[cell], []).append(cell)
+        plan = self._plan(known)
         for _attempt in range(attempts):
-            layout = self._attempt(known, by_value, rng)
+            layout = self._attempt(plan, rng)
             if layout is not None:
                 return layout
         return None
 
     def samples(self, known: dict[int, int], count: int, rng: random.Random, budget: int | None = None) -> list[tuple[int, ...]]:
-        """Up to ``count`` consistent layouts; at most ``budget`` failed samples are tolerated."""
+        """Up to ``count`` consistent layouts; gives up after ``budget`` (default ``count``) samples failed."""
+        plan = self._plan(known)
         found: list[tuple[int, ...]] = []
         failures = 0
         limit = count if budget is None else budget
         while len(found) < count and failures <= limit:
-            layout = self.sample(known, rng, attempts=20)
-            if layout is None:
-                failures += 1
+            for _attempt in range(20):
+                layout = self._attempt(plan, rng)
+                if layout is not None:
+                    found.append(layout)
+                    break
             else:
-                found.append(layout)
+                failures += 1
         return found
 
     # -- one attempt ---------------------------------------------------------
 
-    def _attempt(self, known: dict[int, int], by_value: dict[int, list[int]], rng: random.Random) -> tuple[int, ...] | None:
+    def _plan(self, known: dict[int, int]) -> list[tuple[int, list[int], list[list[int]], bytearray]]:
+        """Per region seen: its value, its seen cells, those cells in connected groups, and the cells it may not take."""
+        by_value: dict[int, list[int]] = {}
+        for cell in sorted(known):
+            by_value.setdefault(known[cell], []).append(cell)
+        plan = []
+        for region, seen in by_value.items():
+            forbidden = bytearray(self.cells)
+            for cell, value in known.items():
+                if value != region:
+                    forbidden[cell] = 1
+            groups = []
+            left = set(seen)
+            while left:
+                group = _component_in(self.neighbours, min(left), left)
+                groups.append(sorted(group))
+                left -= group
+            plan.append((region, seen, groups, forbidden))
+        return plan
+
+    def _attempt(self, plan, rng: random.Random) -> tuple[int, ...] | None:
         values = [0] * self.cells
         unused = set(range(1, self.regions + 1))
         # The most determined regions first: they leave the least room to others.
-        order = sorted(by_value, key=lambda k: (k - len(by_value[k]), rng.random()))
-        for place, region in enumerate(order):
+        order = sorted(plan, key=lambda item: (item[0] - len(item[1]), rng.random()))
+        for place, (region, seen, groups, forbidden) in enumerate(order):
             unused.discard(region)
-            pending = [by_value[k] for k in order[place + 1 :] if len(by_value[k]) > 1]
-            shape = None
+            pending = [item[1] for item in order[place + 1 :] if len(item[1]) > 1]
             for _try in range(8):
-                shape = self._grow_anchored(values, known, region, by_value[region], rng)
+                shape = self._grow_anchored(values, forbidden, region, groups, rng)
                 if shape is None:
                     return None
                 if self._fillable(values, shape, unused, pending):
@@ -97,53 +117,65 @@ class LayoutSampler:
             return None
         return tuple(values)
 
-    def _free(self, values: list[int], known: dict[int, int], region: int, cell: int) -> bool:
-        return values[cell] == 0 and known.get(cell, region) == region
-
-    def _grow_anchored(self, values: list[int], known: dict[int, int], region: int, seen: list[int], rng: random.Random) -> set[int] | None:
-        """A connected shape of ``region`` cells holding every seen cell of the region."""
+    def _grow_anchored(self, values: list[int], forbidden: bytearray, region: int, groups: list[list[int]], rng: random.Random) -> set[int] | None:
+        """A connected shape of ``region`` cells holding every group of seen cells of the region."""
         neighbours = self.neighbours
-        shape = {seen[0]}
-        missing = set(seen[1:])
-        while missing:
-            # Breadth-first from the whole shape to the nearest seen cell not yet joined.
-            parent: dict[int, int] = {cell: -1 for cell in shape}
-            frontier = list(shape)
-            rng.shuffle(frontier)
-            reached = -1
-            while frontier and reached < 0:
-                following = []
-                for cell in frontier:
-                    around = list(neighbours[cell])
-                    rng.shuffle(around)
-                    for other in around:
-                        if other in parent or not self._free(values, known, region, other):
-                            continue
-                        parent[other] = cell
-                        if other in missing:
-                            reached = other
+        shape = set(groups[0])
+        if len(groups) > 1:
+            missing = {cell for group in groups[1:] for cell in group}
+            while missing:
+                # Breadth-first from the whole shape to the nearest seen cell not joined yet.
+                parent: dict[int, int] = {cell: -1 for cell in shape}
+                frontier = sorted(shape)
+                reached = -1
+                while frontier and reached < 0:
+                    rng.shuffle(frontier)
+                    following = []
+                    for cell in frontier:
+                        for other in neighbours[cell]:
+                            if other in parent or values[other] or forbidden[other]:
+                                continue
+                            parent[other] = cell
+                            if other in missing:
+                                reached = other
+                                break
+                            following.append(other)
+                        if reached >= 0:
                             break
-                        following.append(other)
-                    if reached >= 0:
-                        break
-                frontier = following
-            if reached < 0:
-                return None
-            cell = reached
-            while cell not in shape:
-                shape.add(cell)
-                missing.discard(cell)
-                cell = parent[cell]
-            if len(shape) > region:
-                return None
-        edge = {other for cell in shape for other in neighbours[cell] if other not in shape and self._free(values, known, region, other)}
+                    frontier = following
+                if reached < 0:
+                    return None
+                # The whole group of the cell reached joins the shape, with the path to it.
+                group = next(g for g in groups if reached in g)
+                cell = parent[reached]
+                while cell not in shape:
+                    shape.add(cell)
+                    cell = parent[cell]
+                shape.update(group)
+                missing.difference_update(group)
+                if len(shape) > region:
+                    return None
+        if len(shape) == region:
+            return shape
+        edge = []
+        on_edge = set()
+        for cell in sorted(shape):
+            for other in neighbours[cell]:
+                if other not in shape and other not in on_edge and not values[other] and not forbidden[other]:
+                    on_edge.add(other)
+                    edge.append(other)
         while len(shape) < region:
             if not edge:
                 return None
-            cell = rng.choice(sorted(edge))
+            index = rng.randrange(len(edge))
+            cell = edge[index]
+            edge[index] = edge[-1]
+            edge.pop()
             shape.add(cell)
-            edge.discard(cell)
-            edge.update(o for o in neighbours[cell] if o not in shape and self._free(values, known, region, o))
+            for other in neighbours[cell]:
+                if other not in shape and other not in on_edge and not values[other] and not forbidden[other]:
+                    on_edge.add(other)
+                    edge.append(other)
         return shape
 
     def _fillable(self, values: list[int], shape: set[int], unused: set[int], pending: Sequence[list[int]] = ()) -> bool:
@@ -217,17 +249,35 @@ class LayoutSampler:
             for _try in range(20):
                 start = rng.choice(gap)
                 shape = {start}
-                edge = {o for o in neighbours[start] if o in inside}
+                edge = [o for o in neighbours[start] if o in inside]
+                on_edge = set(edge)
                 while len(shape) < region:
-                    cell = rng.choice(sorted(edge))
+                    index = rng.randrange(len(edge))
+                    cell = edge[index]
+                    edge[index] = edge[-1]
+                    edge.pop()
                     shape.add(cell)
-                    edge.discard(cell)
-                    edge.update(o for o in neighbours[cell] if o in inside and o not in shape)
+                    for other in neighbours[cell]:
+                        if other in inside and other not in shape and other not in on_edge:
+                            on_edge.add(other)
+                            edge.append(other)
                 if self._fillable(values, shape, unused):
                     break
             for cell in shape:
                 values[cell] = region
         return True
+
+
+def _component_in(neighbours, start: int, members: set[int]) -> set[int]:
+    seen = {start}
+    stack = [start]
+    while stack:
+        cell = stack.pop()
+        for other in neighbours[cell]:
+            if other in members and other not in seen:
+                seen.add(other)
+                stack.append(other)
+    return seen
 
 
 def consistent(layout: Sequence[int], known: dict[int, int]) -> bool:
