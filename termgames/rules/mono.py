@@ -299,6 +299,9 @@ class MonoView(View):
     take: str = "best"
 
     def log_text(self, move: str) -> str:
+        # A layout string says nothing at a glance (the board shows it): the log names it.
+        if self.grid is not None and len(move) == self.grid.cells and "," not in move and move != END:
+            return HIDDEN_LAYOUT
         return move.removesuffix(",hold")
 
     def turn_values(self) -> list[int]:
