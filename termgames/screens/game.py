@@ -27,7 +27,7 @@ from ..rules import RuleError, View, Viewer
 from ..table import LocalTable
 from ..widgets.board import BoardWidget
 from ..widgets.palette import next_palette, use_ascii_scrollbars
-from ..widgets.panel import SidePanel
+from ..widgets.panel import SidePanel, update_if_changed
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 
 #: The least time an AI move stays "thinking", so its moves can be followed.
@@ -179,9 +179,9 @@ class GameScreen(Screen):
         if view is None:
             return
         self.query_one(SidePanel).show(view, self.status_line(), Text.assemble(*self.board.legend()))
-        self.query_one("#cursor-line", Static).update(self.board.cursor_detail())
+        update_if_changed(self.query_one("#cursor-line", Static), self.board.cursor_detail())
         look = "bold red" if self._message_is_error else "bold"
-        self.query_one("#message", Static).update(Text(self.message, style=look) if self.message else "")
+        update_if_changed(self.query_one("#message", Static), Text(self.message, style=look) if self.message else "")
 
     def say(self, message: str, error: bool = True) -> None:
         self.message = message
@@ -192,7 +192,7 @@ class GameScreen(Screen):
         if self.thinking is not None and self.view is not None:
             self._spin += 1
             # Only the status line turns: the log keeps any scrolling the player did meanwhile.
-            self.query_one("#status", Static).update(Text(self.status_line(), style="bold"))
+            update_if_changed(self.query_one("#status", Static), Text(self.status_line(), style="bold"))
 
     # -- moves ---------------------------------------------------------------
 

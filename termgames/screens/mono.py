@@ -19,6 +19,7 @@ from textual.worker import get_current_worker
 
 from ..rules import View
 from ..widgets.mono_board import MonoBoards, check_draft
+from ..widgets.panel import update_if_changed
 from .game import GameScreen
 
 #: The least time each AI probe stays on screen before the next, so a player can follow the values.
@@ -182,10 +183,9 @@ class MonoScreen(GameScreen):
         if self.laying_out() and not self.message and view.grid is not None:
             check = check_draft(board.draft or [], view.grid)
             look = "bold red" if check.error else ("bold green" if check.complete else "")
-            self.query_one("#message", Static).update(Text(check.message, style=look))
+            update_if_changed(self.query_one("#message", Static), Text(check.message, style=look))
         if self.overlay and self._deducing is not None and board.belief_at_cursor() is None:
-            line = self.query_one("#cursor-line", Static)
-            line.update(Text(f"{board.cursor_detail()}  (deducing...)"))
+            update_if_changed(self.query_one("#cursor-line", Static), f"{board.cursor_detail()}  (deducing...)")
         # The footer offers the keys of the phase at hand: redrawn only when the phase changes.
         keys_state = (self.laying_out(), view.phase, view.viewer, self._handover_to)
         if keys_state != self._keys_state:

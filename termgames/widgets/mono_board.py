@@ -96,10 +96,23 @@ class MonoBoard(BoardWidget):
         super().__init__(**kwargs)
         self.seat: int | None = None
         self.look = Look()
+        self._drawn: tuple[Any, ...] | None = None
 
     def paint(self, view: MonoView | None, seat: int | None, look: Look) -> None:
+        """Draw ``seat``'s board of ``view``; nothing to do when nothing it shows has changed."""
+        drawn = (view, seat, look, self.palette_name, self.ascii_only)
+        if self._drawn is not None and all(a is b or a == b for a, b in zip(drawn, self._drawn)):
+            return
+        self._drawn = drawn
         self.view, self.seat, self.look = view, seat, look
         self.redraw()
+
+    def redraw(self) -> None:
+        # Typing a layout or moving the cursor keeps the board's size: repaint without a new layout.
+        size = (self._width, len(self._lines))
+        self._lines = self.build_lines() if self.view is not None else []
+        self._width = max((sum(len(text) for text, _ in line) for line in self._lines), default=0)
+        self.refresh(layout=(self._width, len(self._lines)) != size)
 
     def show(self, view: Any) -> None:
         self.view = view
@@ -472,8 +485,10 @@ class MonoBoards(Widget):
                 slot.paint(None, None, Look())
             return
         order = self.board_order()
+        arranged = (self.per_row, self.compact)
         self.per_row, self.compact = arrangement(view.grid, len(order), self.room())
-        self.styles.grid_size_columns = self.per_row
+        if self.styles.grid_size_columns != self.per_row:
+            self.styles.grid_size_columns = self.per_row
         if self.draft is not None:
             self.problems = check_draft(self.draft, view.grid).cells
         prober, recent = self.recent_cells()
@@ -494,7 +509,8 @@ class MonoBoards(Widget):
                 recent=recent if seat != prober else frozenset(),
             )
             slot.paint(view, seat, look)
-        self.refresh(layout=True)
+        if (self.per_row, self.compact) != arranged:
+            self.refresh(layout=True)
 
     def active_slot(self) -> MonoBoard | None:
         for slot in self.slots:
