@@ -18,6 +18,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..rules import View
+from ..rules.base import ALL
 from ..widgets.mono_board import MonoBoards, check_draft
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
@@ -89,7 +90,7 @@ class MonoScreen(GameScreen):
             return laying_out
         if action in PROBE_ACTIONS:
             if action == "act":
-                return not laying_out
+                return not laying_out and not (self.view is not None and self.view.over)
             if action == "next_board" and self.view is not None and len(self.view.players) < 3:
                 return False  # one opponent: nothing to switch to
             view = self.view
@@ -187,7 +188,7 @@ class MonoScreen(GameScreen):
         if self.overlay and self._deducing is not None and board.belief_at_cursor() is None:
             update_if_changed(self.query_one("#cursor-line", Static), f"{board.cursor_detail()}  (deducing...)")
         # The footer offers the keys of the phase at hand: redrawn only when the phase changes.
-        keys_state = (self.laying_out(), view.phase, view.viewer, self._handover_to)
+        keys_state = (self.laying_out(), view.phase, view.viewer, self._handover_to, view.over)
         if keys_state != self._keys_state:
             self._keys_state = keys_state
             self.refresh_bindings()
@@ -196,6 +197,11 @@ class MonoScreen(GameScreen):
 
     def refresh_view(self) -> None:
         super().refresh_view()
+        if self.table.match.over and self._handover_to is None and not self._privacy_open:
+            # Nothing is secret once the game is over: every board, as the replay shows it.
+            self.view = self.table.view(ALL)
+            self.board.show(self.view)
+            self.update_panel()
         self.request_beliefs()
 
     def hand_over(self) -> None:

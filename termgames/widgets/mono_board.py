@@ -565,22 +565,29 @@ class MonoBoards(Widget):
         if view is None or view.grid is None:
             return []
         if self.draft is not None:
-            return [("Your layout: type a region\nlabel into each cell (or\n+ -); Backspace clears;\nR lays out at random", style())]
-        pieces: list[Piece] = []
+            return [("Your layout: type a region\nlabel into each cell, or +\nand - to step it; Backspace\nclears; R lays out at random",
+                     style())]
+        lines: list[list[Piece]] = []
         record = view.open_turn
         if record is not None:
             who = "Your turn" if record.seat == view.viewer else f"{view.players[record.seat]}'s turn"
-            pieces.append((f"{who}: ", style(bold=True)))
-            pieces += self.values_pieces(record.probes)
-            pieces.append((f"\n  scores {record.score} if it ends now\n", style()))
+            lines.append([(f"{who}: ", style(bold=True)), *self.values_pieces(record.probes)])
+            lines.append([(f"  scores {record.score} if it ends now", style())])
         elif view.phase == "probe" and view.viewer is not None and view.viewer in view.to_move:
-            pieces.append(("Your turn: nothing probed yet\n", style(bold=True)))
+            lines.append([("Your turn: nothing yet", style(bold=True))])
         if view.turns and (record is None or view.turns[-1].seat != record.seat):
             last = view.turns[-1]
-            pieces.append((f"Last: {view.players[last.seat]} ", style()))
-            pieces += self.values_pieces(last.probes, ended=last.ended_by_decrease)
-            pieces.append((f"= {last.score}\n", style()))
-        pieces += self.ending_pieces()
+            lines.append([(f"Last: {view.players[last.seat]} ", style()),
+                          *self.values_pieces(last.probes, ended=last.ended_by_decrease),
+                          (f"= {last.score}", style())])
+        ending = self.ending_pieces()
+        if ending:
+            lines.append(ending)
+        if view.viewer == ALL:
+            lines.append([("Every board: values dim\nwhere still hidden", style())])
+        pieces: list[Piece] = []
+        for index, line in enumerate(lines):
+            pieces += line + ([("\n", style())] if index + 1 < len(lines) else [])
         return pieces
 
     def values_pieces(self, probes, ended: bool = False) -> list[Piece]:
