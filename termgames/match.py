@@ -168,12 +168,16 @@ class Match:
     # -- changes -----------------------------------------------------------
 
     def play(self, seat: int, move: str, time: str | None = None) -> State:
-        """Apply ``move`` by ``seat``; on RuleError nothing changes."""
+        """Apply ``move`` by ``seat``; on RuleError nothing changes.
+
+        ``time`` None stamps now; any text, even empty, is kept as given, so a
+        replayed record whose moves carry no time does not gain one.
+        """
         before = self.state
         after = before.apply(seat, move)
         text = before.normalise_move(seat, move)
         self.states.append(after)
-        self.moves.append(MoveRecord(seat, text, time or now_iso()))
+        self.moves.append(MoveRecord(seat, text, now_iso() if time is None else time))
         return after
 
     def play_as(self, name: str, move: str) -> State:

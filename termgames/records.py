@@ -168,9 +168,10 @@ def save(path: str | os.PathLike[str], match: Match) -> Path:
     data = dumps(match).encode("utf-8")
     handle, temporary = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
     try:
-        # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
-        os.chmod(temporary, _file_mode(file))
+        # The file object owns the descriptor from here on, so every failure below closes it.
         with os.fdopen(handle, "wb") as out:
+            # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
+            os.chmod(temporary, _file_mode(file))
             out.write(data)
             out.flush()
             os.fsync(out.fileno())

@@ -364,6 +364,72 @@ def test_figure_2_and_3_obligations(figure_2a):
     assert state.view(None).last_claims == (board.index["D3"], board.index["E4"])
 
 
+def reachable_by_play(first: int, figure: str, to_move: int) -> list[tuple[int, str]] | None:
+    """A move sequence from the empty --size 5 board to ``figure`` (mark ``first`` claiming first).
+
+    Seat 0 is whoever claims first; a figure's x/o marks are mapped to seats
+    accordingly.  Exhaustive search over the orders of the figure's cells; the
+    figure must be reached at the start of ``to_move``'s turn, not in the middle
+    of an obligation.
+    """
+    target = figure_owners(figure)
+    board = board_for("hexagon", 5)
+    mine = [frozenset(board.names[i] for i, o in enumerate(target) if o == mark) for mark in (first, 1 - first)]
+
+    def search(state, left, moves):
+        if not left[0] and not left[1]:
+            return moves if state.to_move() == (to_move,) and not state.must_continue else None
+        (seat,) = state.to_move()
+        for name in sorted(left[seat]):
+            rest = list(left)
+            rest[seat] = left[seat] - {name}
+            found = search(state.apply(seat, name), rest, moves + [(seat, name)])
+            if found:
+                return found
+        return None
+
+    return search(GAME.new({"size": 5}, ["first", "second"], 1), mine, [])
+
+
+def test_figure_2a_cannot_arise_when_x_claims_first():
+    """Why the fixture builds Figure 2a directly: with x (the first seat) claiming first it is unreachable.
+
+    B1 and D2 (x) both touch C1 and C2 (o); whichever of the four is claimed
+    last touches two enemy cells and obliges an extra claim, and the claim
+    counts (x 5, o 4, o to move) leave no room for it.
+    """
+    assert reachable_by_play(X, FIGURE_2A, to_move=1) is None
+
+
+def test_figures_2_and_3_played_through_a_match_when_o_claims_first():
+    """The whole worked example by play alone, with o in the first seat (board_text draws it as x)."""
+    moves = reachable_by_play(O, FIGURE_2A, to_move=0)
+    assert moves is not None
+    match = Match("copolymer", {"size": 5}, [SeatInfo("olga"), SeatInfo("xavier")], 2006)
+    for seat, move in moves:
+        match.play(seat, move)
+    swap = {X: 1, O: 0, None: None}
+    assert match.state.owners == tuple(swap[o] for o in figure_owners(FIGURE_2A))
+    olga, xavier = 0, 1
+    for seat, move, again, figure in [
+        (olga, "B2", True, FIGURE_2B),
+        (olga, "A2", True, FIGURE_2C),
+        (olga, "C5", False, FIGURE_2D),
+        (xavier, "D3", True, FIGURE_3A),
+        (xavier, "E4", False, FIGURE_3B),
+    ]:
+        assert match.state.to_move() == (seat,)
+        match.play(seat, move)
+        assert match.state.owners == tuple(swap[o] for o in figure_owners(figure)), move
+        assert match.state.to_move() == ((seat,) if again else (1 - seat,))
+    # The seat drawn as x is the first seat: here olga, so the figure's marks swap.
+    swapped = figure_text(FIGURE_3B).translate(str.maketrans("xo", "ox"))
+    assert board_rows(match.view(None)) == swapped
+    # And the record of it replays to the same position.
+    again = Match.replay("copolymer", {"size": 5}, match.seats, 2006, match.moves)
+    assert again.states == match.states
+
+
 def test_obliged_player_cannot_be_skipped(figure_2a):
     state = figure_2a.apply(O, "B2")
     with pytest.raises(RuleError, match="it is olga's turn, not xavier's"):

@@ -432,3 +432,53 @@ def test_new_save_path_is_fresh(tmp_path, finished):
     records.save(first, finished)
     second = records.new_save_path(tmp_path, finished)
     assert second != first and not second.exists()
+
+
+# --------------------------------------------------------------------------
+# Failures and gaps: a failed save leaks nothing, a missing time stays missing
+# --------------------------------------------------------------------------
+
+
+def _fd_is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def test_a_failed_save_closes_its_temporary_file(tmp_path, monkeypatch, finished, unfinished):
+    path = records.save(tmp_path / "game.json", unfinished)
+    old = path.read_bytes()
+    handles = []
+    real_mkstemp = records.tempfile.mkstemp
+
+    def spy(*args, **kwargs):
+        handle, name = real_mkstemp(*args, **kwargs)
+        handles.append(handle)
+        return handle, name
+
+    monkeypatch.setattr(records.tempfile, "mkstemp", spy)
+    monkeypatch.setattr(os, "chmod", _fail)
+    with pytest.raises(OSError):
+        records.save(path, finished)
+    monkeypatch.undo()
+    assert path.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
+    (handle,) = handles
+    leaked = _fd_is_open(handle)
+    if leaked:
+        os.close(handle)  # do not leak it into the rest of the test run
+    assert not leaked, "the temporary file's descriptor was left open"
+
+
+@pytest.mark.parametrize("missing", ["empty", "absent"])
+def test_loading_keeps_moves_without_a_time_as_they_are(unfinished, missing):
+    data = record_of(unfinished)
+    for move in data["moves"]:
+        if missing == "empty":
+            move["time"] = ""
+        else:
+            del move["time"]
+    match = records.loads(json.dumps(data))
+    assert [m.time for m in match.moves] == [""] * len(data["moves"])

@@ -1,62 +1,262 @@
-"""Mono's screen: a layout typed by the keyboard, the privacy screen, probing one position at a time."""
+"""Mono's screen: the layout editor, probing by keyboard, privacy between players, the overlay, fitting 80x24."""
 
 from __future__ import annotations
 
+import threading
+
+import pytest
+
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
-from termgames.match import Match, SeatInfo
-from termgames.rules.mono import Mono
+from termgames.match import AI, Match, SeatInfo
+from termgames.rules.mono import Mono, label
 from termgames.screens.dialogs import PrivacyScreen
 from termgames.screens.mono import MonoScreen
+from termgames.screens.replay import ReplayScreen
+from termgames.widgets.mono_board import MonoBoard
 
 EXAMPLE = "666699777664999787344999787342955888312555888"
+OTHER = "666991444699999954677779552688777532888888533"
 
 
-async def test_layout_privacy_and_probing(tmp_path):
-    match = Match(Mono(), {}, [SeatInfo("fred"), SeatInfo("ned")], 2)
+def mono_app(tmp_path, seats=("fred", "ned"), options=None, moves=(), seed=2):
+    infos = [SeatInfo(name, AI, "normal") if name.endswith("bot") else SeatInfo(name) for name in seats]
+    match = Match(Mono(), options or {}, infos, seed)
+    for seat, move in moves:
+        match.play(seat, move)
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "m.json"))
-    async with app.run_test(size=(80, 30)) as pilot:
+    return app, match
+
+
+def screen_text(app) -> str:
+    """Everything the terminal shows now, as plain text."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def message(screen) -> str:
+    return str(screen.query_one("#message").render())
+
+
+def board_slot(screen, seat) -> MonoBoard:
+    return next(slot for slot in screen.query(MonoBoard) if slot.seat == seat and slot.display)
+
+
+def assert_hidden(app, layout: str) -> None:
+    """No row of ``layout`` (a 9-region board hidden from the viewer) shows anywhere on the terminal."""
+    text = screen_text(app)
+    for row in range(5):
+        values = layout[row * 9 : row * 9 + 9]
+        assert " ".join(values) not in text and values not in text
+
+
+async def test_layout_editor_shows_what_is_wrong_and_privacy_hides_every_board(tmp_path):
+    app, match = mono_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, MonoScreen)
         board = screen.mono_board
-        board.cursor = 0
-        await pilot.press(*EXAMPLE[:-1])
-        await pilot.press("enter")  # one cell still empty: refused with a reason
-        assert match.moves == []
-        assert "still empty" in str(screen.query_one("#message").render())
-        await pilot.press("8", "enter")
+        assert board.cursor == 0 and "type a region label" in message(screen)
+        await pilot.press(*EXAMPLE[:4], "6")  # a fifth 6 in the top row: region 6 would have 7 cells
+        await pilot.press(*EXAMPLE[5:9], "6", "6")
+        assert "region 6 has 7 cells, it needs 6" in message(screen)
+        assert "6!" in "\n".join(board_slot(screen, 0).text_lines())  # the region's cells are marked
+        await pilot.press("enter")  # refused with the reason
+        assert match.moves == [] and "region 6 has 7 cells" in message(screen)
+        board.cursor = 4
+        await pilot.press("9")  # e5 fixed
+        board.cursor = 11
+        await pilot.press("4", *EXAMPLE[12:-1])
+        assert "1 empty cell" in message(screen) and "short: 8 (1)" in message(screen)
+        await pilot.press("backspace", "backspace")  # on an empty cell: back one and clear it, as in text
+        assert board.draft[-3:] == [None, None, None] and board.cursor == len(EXAMPLE) - 3
+        await pilot.press(*EXAMPLE[-3:], "enter")
         await pilot.pause()
         assert match.moves[0].move == EXAMPLE
-        assert "Enter hides the boards for ned" in str(screen.query_one("#message").render())
+        assert "Enter hides the boards for ned" in message(screen)
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PrivacyScreen) and app.screen.player == "ned"
         assert board.text_lines() == []  # fred's board is gone before ned looks
+        assert_hidden(app, EXAMPLE)
+        assert "a b c d" not in screen_text(app)  # no board at all behind the privacy screen
         await pilot.press("enter")
         await pilot.pause()
-        text = "\n".join(board.text_lines())
-        assert "6  6  6  6" not in text  # ned never sees fred's layout
-        await pilot.press("R")  # ned lays out at random
+        assert app.screen is screen and screen.view.viewer == 1
+        assert_hidden(app, EXAMPLE)  # ned never sees fred's layout
+        assert "laid out" in screen_text(app)
+
+
+async def test_a_whole_turn_by_keyboard_then_privacy_for_the_next_player(tmp_path):
+    app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER)])
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("enter")  # ned hands over
+        assert isinstance(app.screen, PrivacyScreen)  # a resumed hot-seat game: who sits here?
+        await pilot.press("enter")
         await pilot.pause()
-        await pilot.press("enter")  # fred is alone: his view
-        await pilot.pause()
-        assert screen.view.viewer == 0 and screen.view.phase == "probe"
-        assert board.board_seat == 1
+        screen = app.screen
+        board = screen.mono_board
+        assert screen.view.viewer == 0 and board.board_seat == 1
+        assert_hidden(app, OTHER)
         board.cursor = match.state.grid.index["a1"]
-        await pilot.press("enter")
+        await pilot.press("enter")  # a1 = 8
+        await pilot.press("right", "enter")  # b1 = 8
+        await pilot.press("up", "l", "enter")  # c2 = 8
         await pilot.pause()
-        assert match.moves[-1].move == "a1,hold"
-        assert match.state.to_move() == (0,)  # the first value never ends a turn
-        await pilot.press("u")
-        assert len(match.moves) == 3  # probes cannot be taken back
+        assert [m.move for m in match.moves[2:]] == ["a1,hold", "b1,hold", "c2,hold"]
+        legend = str(screen.query_one("#legend").render())
+        assert "Your turn: 8 8 8" in legend and "scores 9 if it ends now" in legend
+        assert "c2: 8" in str(screen.query_one("#cursor-line").render())
+        await pilot.press("u")  # probes cannot be taken back
+        assert len(match.moves) == 5 and "cannot be undone" in message(screen)
         await pilot.press("e")
         await pilot.pause()
-        assert match.moves[-1].move == "end"
-        assert screen.view.viewer == 0 and screen.view.turns  # fred sees his turn's result first
+        assert match.moves[-1].move == "end" and match.state.scores()[0] == 9
+        assert screen.view.viewer == 0  # fred sees his turn's result first
+        assert "Last: fred 8 8 8 = 9" in str(screen.query_one("#legend").render())
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PrivacyScreen)
-        assert "fred probed a1" in app.screen.result and "scored" in app.screen.result
+        assert "fred probed a1=8, b1=8, c2=8 and scored 9" in app.screen.result
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.view.viewer == 1
+        assert_hidden(app, EXAMPLE)
+        own = "\n".join(board_slot(screen, 1).text_lines())
+        assert " ".join(OTHER[:9]) in own  # ned's own board, every value
+
+
+async def test_random_probes_are_marked_and_the_game_end_is_announced(tmp_path):
+    app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER), (0, "a1,hold")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # past the privacy screen
+        await pilot.pause()
+        screen = app.screen
+        assert "End: the round a board is" in str(screen.query_one("#legend").render())
+        await pilot.press("r")  # random probes until a decrease
+        await pilot.pause()
+        record = match.state.turns[-1]
+        randoms = [p for p in record.probes if p.random]
+        assert randoms
+        text = "\n".join(board_slot(screen, 1).text_lines())
+        assert f"{label(randoms[0].value)}*" in text  # a mark, not only a colour
+
+
+async def test_deduction_overlay_on_off_in_a_thread(tmp_path, monkeypatch):
+    calls = []
+
+    def fake_beliefs(view, board_seat, samples, seed):
+        calls.append((threading.current_thread().name, view.viewer, board_seat))
+        return [None if value is not None else (7, 0.62) for value in view.boards[board_seat]]
+
+    monkeypatch.setattr("termgames.screens.mono.cell_beliefs", fake_beliefs)
+    app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER), (0, "a1,hold")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        board = screen.mono_board
+        board.cursor = match.state.grid.index["c3"]
+        await pilot.press("d")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = "\n".join(board_slot(screen, 1).text_lines())
+        assert text.count("7?") == 44  # every hidden cell
+        assert text.splitlines()[6].startswith("1 8 ")  # a1 still shows its true value, unmarked
+        assert "c3: hidden, probably 7 (62 %)" in str(screen.query_one("#cursor-line").render())
+        assert calls and all(name != "MainThread" for name, _, _ in calls) and calls[0][1:] == (0, 1)
+        await pilot.press("right", "right", "right", "enter")  # f3 = 9, the turn goes on: beliefs again
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(calls) == 2
+        await pilot.press("d")
+        assert "?" not in "\n".join(board_slot(screen, 1).text_lines())
+
+
+async def test_no_hints_forbids_the_overlay(tmp_path, monkeypatch):
+    monkeypatch.setattr("termgames.screens.mono.cell_beliefs", lambda *a, **k: pytest.fail("no overlay"))
+    app, match = mono_app(tmp_path, options={"no_hints": True}, moves=[(0, EXAMPLE), (1, OTHER)])
+    assert "--no-hints" in Mono().describe_options(match.options)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.press("d")
+        await pilot.pause()
+        assert "--no-hints" in message(app.screen) and not app.screen.overlay
+
+
+@pytest.mark.parametrize(
+    ("size", "seats", "per_row", "compact"),
+    [((80, 24), 2, 2, True), ((80, 24), 4, 2, True), ((80, 24), 3, 2, True), ((120, 40), 2, 2, False)],
+)
+async def test_boards_fit_the_terminal(tmp_path, size, seats, per_row, compact):
+    names = ["ann", "bob", "cat", "dan"][:seats]
+    layouts = [EXAMPLE, OTHER, EXAMPLE[::-1], OTHER[::-1]]
+    app, match = mono_app(tmp_path, seats=names, moves=[(s, layouts[s]) for s in range(seats)])
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.mono_board.per_row == per_row and screen.mono_board.compact == compact
+        slots = [slot for slot in screen.query(MonoBoard) if slot.display]
+        assert len(slots) == seats
+        whole = app.screen.region
+        panel = screen.query_one("#side-panel").region
+        for slot in slots:
+            assert whole.contains_region(slot.region), slot.region
+            assert not slot.region.overlaps(panel)
+            assert slot.region.width >= len(slot.text_lines()[2])  # no row is cut
+        first, second = slots[0].region, slots[1].region
+        assert first.y == second.y and first.right <= second.x  # side by side
+
+
+async def test_ai_seat_probes_one_at_a_time_without_privacy(tmp_path, monkeypatch):
+    class FirstCellsBot:
+        level = "normal"
+
+        def choose(self, view):
+            if view.phase == "layout":
+                return "random"
+            if view.open_turn is not None and len(view.open_turn.probes) >= 2:
+                return "end"
+            cell = min(set(range(view.grid.cells)) - view.probed)
+            return f"{view.grid.names[cell]},hold"
+
+    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: FirstCellsBot())
+    monkeypatch.setattr("termgames.screens.mono.AI_PROBE_SECONDS", 0.0)
+    app, match = mono_app(tmp_path, seats=("ann", "bot"), moves=[(0, EXAMPLE)])
+    pushed = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.screen_stack[-1]  # the game screen
+        for _ in range(30):
+            await pilot.pause(0.02)
+            pushed.append(type(app.screen).__name__)
+        screen = app.screen
+        assert isinstance(screen, MonoScreen) and "PrivacyScreen" not in pushed
+        assert match.moves[1].move == "random"
+        await pilot.press("enter", "e")  # ann probes once and ends; the bot answers probe by probe
+        for _ in range(30):
+            await pilot.pause(0.02)
+        assert [m.move for m in match.moves[4:]] == ["a5,hold", "b5,hold", "end"]
+        assert screen.view.viewer == 0 and not isinstance(app.screen, PrivacyScreen)
+
+
+async def test_replay_shows_one_seat_then_every_board(tmp_path):
+    match = Match(Mono(), {"size": 3}, [SeatInfo("ann"), SeatInfo("bob")], 5)
+    match.play(0, "122333")
+    match.play(1, "333221")
+    while not match.over:
+        match.play(match.state.to_move()[0], "random")
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="m.json"))
+
+    def rows(screen, seat):  # each row's cells, between the row numbers (roomy spacing: small boards)
+        return ["".join(line.replace("*", "").split()[1:-1]) for line in board_slot(screen, seat).text_lines()[2:4]]
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await pilot.press("G")  # the end, every board
+        assert rows(screen, 0) == ["122", "333"] and rows(screen, 1) == ["333", "221"]
+        await pilot.press("g", "l", "l", "v")  # after both layouts, as ann: her board only
+        assert screen.viewer == 0
+        assert rows(screen, 0) == ["122", "333"] and rows(screen, 1) == ["···", "···"]

@@ -299,6 +299,9 @@ class MonoView(View):
     take: str = "best"
 
     def log_text(self, move: str) -> str:
+        # A layout string says nothing at a glance (the board shows it): the log names it.
+        if self.grid is not None and len(move) == self.grid.cells and "," not in move and move != END:
+            return HIDDEN_LAYOUT
         return move.removesuffix(",hold")
 
     def turn_values(self) -> list[int]:
@@ -702,22 +705,41 @@ Columns are a, b, c ... from the left, rows 1 at the bottom.
 
 `--size R` regions (2-35, default 9): a board of R(R+1)/2 cells, floor((R+1)/2)
 rows high (9 regions: 5 rows of 9). `--no-auto`, and with 3-4 players
-`--take-min` or `--take-max`.
+`--take-min` or `--take-max`. `--no-hints` turns off the screen's deduction
+overlay (key `d`), for games where everybody should deduce alone.
+
+## How this server decides
+
+* The nine-region board is 5 rows by 9 columns, as the example shows (the
+  "5x11" of the original introduction is the ten-region board).
+* A board counts as uncovered once each of its cells has been probed by some
+  opponent; the round in which that happens is the last one.
+* With three or four players the first value of a turn never ends it, and if
+  no opponent's value fits your list the lowest one is taken and ends the turn.
 """
 
 KEYS = """\
 | key | action |
 |---|---|
 | arrows, h j k l | move on the board under the cursor |
-| Tab | next opponent's board |
+| Tab | next opponent's board (3-4 players) |
 | Enter, Space | probe the position (your turn goes on until a decrease) |
-| e | end the turn |
+| e | end the turn (pbmserv's `end`) |
 | r | let random probes finish the turn |
+| d | deduction overlay: each hidden cell's likeliest value, marked `?` |
 | layout: 1-9 | put that region label in the cell and move on (reading order) |
 | layout: + - | step the cell's label up or down (boards of 10+ regions) |
 | layout: Backspace | clear the cell |
 | layout: R | a random layout |
 | layout: Enter | confirm the layout once it is valid |
+
+On the boards, `*` after a value marks a cell uncovered by a random probe.
+On your own board the cells your opponents have uncovered are bright, the
+others dim. With three or four players, an underlined value on an opponent's
+board is one you have not probed yet (you may still probe it). The overlay's
+guesses are italic with a `?`: bold when it is sure, dim when it is unsure;
+the line under the boards gives the odds for the cell under the cursor. A game
+made with `--no-hints` has no overlay.
 
 In hot-seat games a privacy screen hides every board while the keyboard
 passes to the next player. Probes cannot be undone: their values have been
@@ -731,11 +753,14 @@ class Mono(Game):
     summary = "Probe your opponents' hidden boards for runs of rising values."
     min_seats = 2
     max_seats = 4
+    ai_levels = ("easy", "normal", "hard")
+    default_level = "normal"
     option_specs = (
         OptionSpec("size", "int", 9, "regions", minimum=MIN_REGIONS, maximum=MAX_REGIONS),
         OptionSpec("no_auto", "flag", False, "no automatic random probes"),
         OptionSpec("take_min", "flag", False, "3-4 players: always take the lowest value"),
         OptionSpec("take_max", "flag", False, "3-4 players: always take the highest value"),
+        OptionSpec("no_hints", "flag", False, "no deduction overlay (for shared games)"),
     )
 
     def _check_option_combination(self, options: dict[str, Any]) -> None:
@@ -745,7 +770,7 @@ class Mono(Game):
     def describe_options(self, options: dict[str, Any]) -> str:
         grid = grid_for(options.get("size", 9))
         parts = [f"{grid.regions} regions, {grid.height}x{grid.width}"]
-        for flag in ("no_auto", "take_min", "take_max"):
+        for flag in ("no_auto", "take_min", "take_max", "no_hints"):
             if options.get(flag):
                 parts.append("--" + flag.replace("_", "-"))
         return ", ".join(parts)

@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Spacing
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
@@ -26,7 +27,7 @@ from ..rules import RuleError, View, Viewer
 from ..table import LocalTable
 from ..widgets.board import BoardWidget
 from ..widgets.palette import next_palette, use_ascii_scrollbars
-from ..widgets.panel import SidePanel
+from ..widgets.panel import SidePanel, update_if_changed
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 
 #: The least time an AI move stays "thinking", so its moves can be followed.
@@ -47,9 +48,13 @@ def title_line(title: str, match, ascii_only: bool = False) -> str:
 
 
 class GameScreen(Screen):
-    """Plays one table.  Subclasses set ``board_class`` and implement ``move_at_cursor``."""
+    """Plays one table.  Subclasses set ``board_class`` and implement ``move_at_cursor``.
 
-    board_class: ClassVar[type[BoardWidget]] = BoardWidget
+    ``board_class`` is a BoardWidget, or a widget grouping one BoardWidget per
+    board that answers the same calls (show, redraw, cursor, legend).
+    """
+
+    board_class: ClassVar[type[Widget]] = BoardWidget
     #: Hot-seat games with hidden boards hide everything between human seats.
     hides_information: ClassVar[bool] = False
 
@@ -96,8 +101,8 @@ class GameScreen(Screen):
         yield Footer()
 
     @property
-    def board(self) -> BoardWidget:
-        return self.query_one("#board", BoardWidget)
+    def board(self) -> Any:
+        return self.query_one("#board")
 
     def on_mount(self) -> None:
         if self.ascii_only:
@@ -174,9 +179,9 @@ class GameScreen(Screen):
         if view is None:
             return
         self.query_one(SidePanel).show(view, self.status_line(), Text.assemble(*self.board.legend()))
-        self.query_one("#cursor-line", Static).update(self.board.cursor_detail())
+        update_if_changed(self.query_one("#cursor-line", Static), self.board.cursor_detail())
         look = "bold red" if self._message_is_error else "bold"
-        self.query_one("#message", Static).update(Text(self.message, style=look) if self.message else "")
+        update_if_changed(self.query_one("#message", Static), Text(self.message, style=look) if self.message else "")
 
     def say(self, message: str, error: bool = True) -> None:
         self.message = message
@@ -187,7 +192,7 @@ class GameScreen(Screen):
         if self.thinking is not None and self.view is not None:
             self._spin += 1
             # Only the status line turns: the log keeps any scrolling the player did meanwhile.
-            self.query_one("#status", Static).update(Text(self.status_line(), style="bold"))
+            update_if_changed(self.query_one("#status", Static), Text(self.status_line(), style="bold"))
 
     # -- moves ---------------------------------------------------------------
 
@@ -261,6 +266,10 @@ class GameScreen(Screen):
 
     # -- AI ------------------------------------------------------------------
 
+    def ai_min_seconds(self) -> float:
+        """How long each AI move stays "thinking" at least (games of many small moves pace them slower)."""
+        return AI_MIN_SECONDS
+
     def bot_for(self, seat: int) -> Any:
         if seat not in self._bots:
             match = self.table.match
@@ -285,7 +294,7 @@ class GameScreen(Screen):
         except Exception as error:  # a broken bot must not take the game down
             self._report(self._ai_failed, seat, generation, str(error))
             return
-        rest = AI_MIN_SECONDS - (time.monotonic() - started)
+        rest = self.ai_min_seconds() - (time.monotonic() - started)
         if rest > 0:
             time.sleep(rest)
         if not get_current_worker().is_cancelled:

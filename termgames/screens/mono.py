@@ -1,91 +1,149 @@
-"""Mono's screen: lay out a board, then probe opponents' boards one position at a time."""
+"""Mono's screen: lay out a board, then probe opponents' boards one position at a time.
+
+Every probe is played as ``CELL,hold`` so the player sees each value come up
+and decides what to probe next; ``e`` ends the turn and ``r`` lets random
+probes finish it.  The deduction overlay (``d``) asks the AI's inference what
+each hidden cell of the board under the cursor probably holds; it runs in a
+thread and is recomputed whenever the view changes while it is on.
+"""
 
 from __future__ import annotations
 
-from textual import events
-from textual.binding import Binding
+from typing import Any
 
-from ..rules import RuleError, View
-from ..rules.mono import check_layout
-from ..widgets.mono_board import MonoBoard
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from ..rules import View
+from ..rules.base import ALL
+from ..widgets.mono_board import MonoBoards, check_draft
+from ..widgets.panel import update_if_changed
 from .game import GameScreen
+
+#: The least time each AI probe stays on screen before the next, so a player can follow the values.
+AI_PROBE_SECONDS = 0.7
+#: Samples of the deduction overlay's inference: enough for steady odds, quick on a small machine.
+BELIEF_SAMPLES = 200
+
+#: Keys of the layout editor, and of probing; each set is hidden from the footer in the other phase.
+LAYOUT_ACTIONS = {"put", "step_value", "clear_value", "random_layout", "confirm_layout"}
+PROBE_ACTIONS = {"act", "end_turn", "random", "deduce", "next_board"}
+
+
+def cell_beliefs(view: Any, board_seat: int, samples: int, seed: int) -> list:
+    """The AI's inference: per cell of ``board_seat``'s board (most likely value, probability), None where shown."""
+    from ..ai.mono import cell_beliefs as infer
+
+    return infer(view, board_seat, samples=samples, seed=seed)
 
 
 class MonoScreen(GameScreen):
-    board_class = MonoBoard
+    board_class = MonoBoards
     hides_information = True
 
     BINDINGS = [
-        Binding("tab", "next_board", "Next board"),
+        Binding("enter,space", "act", "Probe", key_display="Enter"),
+        Binding("enter,space", "confirm_layout", "Confirm", key_display="Enter"),
         Binding("e", "end_turn", "End turn"),
         Binding("r", "random", "Random"),
-        Binding("R", "random_layout", "Random layout", show=False),
-        Binding("plus,equals_sign", "step_value(1)", "Value +", show=False),
-        Binding("minus", "step_value(-1)", "Value -", show=False),
-        Binding("backspace,delete", "clear_value", "Clear", show=False),
+        Binding("d", "deduce", "Deduce"),
+        Binding("tab", "next_board", "Board", key_display="Tab"),
+        *[Binding(str(n), f"put({n})", "Region", key_display="1-9", show=n == 1) for n in range(1, 10)],
+        Binding("plus,equals_sign", "step_value(1)", "Label +/-", key_display="+/-"),
+        Binding("minus", "step_value(-1)", "Label -", show=False),
+        Binding("backspace", "clear_value(True)", "Clear", show=False),
+        Binding("delete", "clear_value(False)", "Clear", show=False),
+        Binding("R", "random_layout", "Random", key_display="R"),
+        Binding("u", "undo", "Undo", show=False),
+        Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
-    @property
-    def mono_board(self) -> MonoBoard:
-        return self.query_one("#board", MonoBoard)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: The deduction overlay is wanted (``d``); it shows once its beliefs arrive.
+        self.overlay = False
+        #: Beliefs already computed: (viewer, moves played, board seat) -> per cell.
+        self._beliefs: dict[tuple[Any, int, int], list] = {}
+        self._deducing: tuple[Any, int, int] | None = None
+        self._keys_state: tuple[Any, ...] = ()
 
-    def on_resize(self) -> None:
-        self.mono_board.room = max(30, self.app.size.width - 34)
-        super().on_resize()
+    @property
+    def mono_board(self) -> MonoBoards:
+        return self.query_one("#board", MonoBoards)
 
     def laying_out(self) -> bool:
         return self.mono_board.draft is not None
 
+    def ai_min_seconds(self) -> float:
+        return AI_PROBE_SECONDS
+
+    # -- footer ----------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.is_mounted:
+            return True
+        laying_out = self.laying_out()
+        if action in LAYOUT_ACTIONS:
+            return laying_out
+        if action in PROBE_ACTIONS:
+            if action == "act":
+                return not laying_out and not (self.view is not None and self.view.over)
+            if action == "next_board" and self.view is not None and len(self.view.players) < 3:
+                return False  # one opponent: nothing to switch to
+            view = self.view
+            return not laying_out and view is not None and view.phase == "probe" and view.viewer is not None
+        return True
+
+    # -- moves -----------------------------------------------------------------
+
     def move_at_cursor(self, view: View) -> str | None:
         board = self.mono_board
-        if self.laying_out():
-            text = board.draft_text()
-            if text is None:
-                missing = board.draft.count(None) if board.draft else 0
-                self.say(f"{missing} cells are still empty: type a region label into each (or R for a random layout)")
-                return None
-            return text
         if board.board_seat == view.viewer:
             self.say("Move to an opponent's board (Tab) to probe it")
             return None
+        if view.phase != "probe":
+            self.say("Wait for every board to be laid out")
+            return None
         return f"{board.cursor_name()},hold"
 
-    def update_panel(self) -> None:
-        super().update_panel()
-        if self.laying_out() and not self.message:
-            self.query_one("#message").update(self.draft_problem())
-
-    def draft_problem(self) -> str:
+    def action_confirm_layout(self) -> None:
         board = self.mono_board
-        draft = board.draft or []
-        missing = draft.count(None)
-        if missing:
-            return f"Layout: {missing} cells to fill. Digits or +/- set a cell; R lays out at random."
-        try:
-            check_layout(tuple(draft), self.view.grid.regions)  # type: ignore[union-attr]
-        except RuleError as problem:
-            return f"Layout: {problem}"
-        return "Layout is valid: Enter to confirm it"
+        view = self.view
+        if board.draft is None or view is None or view.grid is None:
+            return
+        check = check_draft(board.draft, view.grid)
+        if not check.complete:
+            self.say(check.message.removeprefix("Layout: ") + " (R lays out at random)")
+            return
+        self.submit(board.draft_text())
 
-    # -- keys ----------------------------------------------------------------
-
-    def on_key(self, event: events.Key) -> None:
-        if self.laying_out() and event.character and event.character in "123456789":
-            value = int(event.character)
-            if value <= self.view.grid.regions:  # type: ignore[union-attr]
-                self.mono_board.set_draft_value(value)
-                self.message = ""
-                self.update_panel()
-                event.stop()
+    def action_put(self, value: int) -> None:
+        view = self.view
+        if view is None or view.grid is None or not self.laying_out():
+            return
+        if value > view.grid.regions:
+            self.say(f"This board has regions 1-{view.grid.regions}")
+            return
+        self.mono_board.set_draft_value(value)
+        self.message = ""
+        self.update_panel()
 
     def action_step_value(self, delta: int) -> None:
         self.mono_board.step_draft_value(delta)
         self.message = ""
         self.update_panel()
 
-    def action_clear_value(self) -> None:
-        self.mono_board.set_draft_value(None, advance=False)
+    def action_clear_value(self, back: bool) -> None:
+        self.mono_board.erase_draft_value(back)
+        self.message = ""
         self.update_panel()
+
+    def action_random_layout(self) -> None:
+        if self.laying_out():
+            self.submit("random")
 
     def action_undo(self) -> None:
         # A probe's value has been seen: taking it back would let a player peek.
@@ -93,13 +151,137 @@ class MonoScreen(GameScreen):
 
     def action_next_board(self) -> None:
         self.mono_board.next_board()
+        self.update_panel()
+        self.request_beliefs()
+        self.call_after_refresh(self.scroll_to_cursor)
 
     def action_end_turn(self) -> None:
+        view = self.view
+        if view is not None and view.open_turn is None and view.viewer in view.to_move and view.phase == "probe":
+            self.say("Probe at least one position first (Enter), or r for random probes")
+            return
         self.submit("end")
 
     def action_random(self) -> None:
         self.submit("random")
 
-    def action_random_layout(self) -> None:
-        if self.laying_out():
-            self.submit("random")
+    # -- panel -----------------------------------------------------------------
+
+    def status_line(self) -> str:
+        view = self.view
+        if self.thinking is None and view is not None and view.open_turn is not None:
+            # The turn's values and score are in the legend just below.
+            ending = ", the last round" if view.final_round else ""
+            return f"round {view.round}{ending}: {view.players[view.open_turn.seat]} probing"
+        return super().status_line()
+
+    def update_panel(self) -> None:
+        super().update_panel()
+        view = self.view
+        if view is None:
+            return
+        board = self.mono_board
+        if self.laying_out() and not self.message and view.grid is not None:
+            check = check_draft(board.draft or [], view.grid)
+            look = "bold red" if check.error else ("bold green" if check.complete else "")
+            update_if_changed(self.query_one("#message", Static), Text(check.message, style=look))
+        if self.overlay and self._deducing is not None and board.belief_at_cursor() is None:
+            update_if_changed(self.query_one("#cursor-line", Static), f"{board.cursor_detail()}  (deducing...)")
+        # The footer offers the keys of the phase at hand: redrawn only when the phase changes.
+        keys_state = (self.laying_out(), view.phase, view.viewer, self._handover_to, view.over)
+        if keys_state != self._keys_state:
+            self._keys_state = keys_state
+            self.refresh_bindings()
+
+    # -- privacy ---------------------------------------------------------------
+
+    def refresh_view(self) -> None:
+        super().refresh_view()
+        if self.table.match.over and self._handover_to is None and not self._privacy_open:
+            # Nothing is secret once the game is over: every board, as the replay shows it.
+            self.view = self.table.view(ALL)
+            self.board.show(self.view)
+            self.update_panel()
+        self.request_beliefs()
+
+    def hand_over(self) -> None:
+        # The overlay belongs to the player who asked for it.
+        self.overlay = False
+        self.mono_board.set_beliefs(None)
+        super().hand_over()
+
+    def _privacy_done(self, result: None) -> None:
+        super()._privacy_done(result)
+        self.refresh_bindings()
+
+    # -- the deduction overlay -------------------------------------------------
+
+    def hints_forbidden(self) -> bool:
+        return bool(self.table.match.options.get("no_hints"))
+
+    def action_deduce(self) -> None:
+        view = self.view
+        if view is None or self._privacy_open or self._handover_to is not None:
+            return
+        if self.hints_forbidden():
+            self.say("This game was made with --no-hints: no deduction overlay")
+            return
+        if view.phase == "layout" or view.viewer is None:
+            self.say("The deduction overlay is for an opponent's board once probing starts")
+            return
+        self.overlay = not self.overlay
+        if not self.overlay:
+            self._deducing = None
+            self.mono_board.set_beliefs(None)
+            self.say("Deduction overlay off", error=False)
+            return
+        self.say("Deduction overlay on: guesses are marked ?", error=False)
+        self.request_beliefs()
+
+    def belief_key(self) -> tuple[Any, int, int] | None:
+        view, board = self.view, self.mono_board
+        if view is None or board.board_seat is None or board.board_seat == view.viewer or view.viewer is None:
+            return None
+        return (view.viewer, len(self.table.match.moves), board.board_seat)
+
+    def request_beliefs(self) -> None:
+        """Show the overlay for the board under the cursor, computing it in a thread if it is new."""
+        if not self.overlay or self._privacy_open or self._handover_to is not None:
+            return
+        key = self.belief_key()
+        if key is None or self.view is None:
+            self.mono_board.set_beliefs(None)
+            return
+        if key in self._beliefs:
+            self._deducing = None
+            self.mono_board.set_beliefs((key[2], self._beliefs[key]))
+            self.update_panel()
+            return
+        self._deducing = key
+        self.mono_board.set_beliefs(None)
+        self.update_panel()
+        self.deduce(key, self.view)
+
+    @work(thread=True, exclusive=True, group="deduce")
+    def deduce(self, key: tuple[Any, int, int], view: View) -> None:
+        try:
+            beliefs = cell_beliefs(view, key[2], samples=BELIEF_SAMPLES, seed=0)
+        except Exception as error:  # the overlay is a help: its failure must not end the game
+            self._report(self._deduce_failed, key, str(error))
+            return
+        if not get_current_worker().is_cancelled:
+            self._report(self._deduced, key, beliefs)
+
+    def _deduced(self, key: tuple[Any, int, int], beliefs: list) -> None:
+        self._beliefs[key] = beliefs
+        if key == self._deducing:
+            self._deducing = None
+        if self.overlay and key == self.belief_key() and not self._privacy_open and self._handover_to is None:
+            self.mono_board.set_beliefs((key[2], beliefs))
+            self.update_panel()
+
+    def _deduce_failed(self, key: tuple[Any, int, int], error: str) -> None:
+        if key == self._deducing:
+            self._deducing = None
+            self.overlay = False
+            self.say(f"The deduction overlay failed: {error}")

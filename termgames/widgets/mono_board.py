@@ -1,36 +1,323 @@
-"""Mono's boards: the viewer's own board and each opponent's, side by side.
+"""Mono's boards: one Line-API widget per board, the viewer's own first, side by side when they fit.
 
-Only what the view holds is drawn, so a hidden cell can never show.  The
-cursor is a (board, cell) pair: on an opponent's board while probing, on the
-viewer's own board while laying out (where a draft layout is drawn instead).
+``MonoBoards`` is what the game and replay screens talk to: it answers like a
+BoardWidget (show, redraw, cursor, legend) and holds what spans the boards:
+the cursor, a (board, cell) pair; the layout draft while the viewer lays out;
+the deduction overlay's beliefs.  It hands each ``MonoBoard`` a ``Look`` and
+the view, and the board draws one seat's grid from them.  Only what the view
+holds is drawn, so a hidden cell can never show.
 """
 
 from __future__ import annotations
 
-from rich.style import Style
+from dataclasses import dataclass
+from typing import Any, Sequence
 
-from ..rules.mono import MonoView, column_name, label
+from rich.style import Style
+from textual.app import ComposeResult
+from textual.events import Click
+from textual.geometry import Region
+from textual.widget import Widget
+
+from ..rules.base import ALL
+from ..rules.mono import Grid, MonoView, column_name, label
+from ..rules.mono import _component as connected_part
 from .board import BoardWidget, Piece
-from .palette import style
+from .palette import PALETTES, Palette, style
 
 #: Values cycle through these colours; the digit always tells the value.
 VALUE_COLOURS = ("#d75f5f", "#ff8700", "#d7af00", "#87af00", "#00af87", "#00afd7", "#5f87ff", "#af5fff", "#ff5fd7")
 VALUE_COLOURS_CB = ("#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#999999", "#ffffff")
 
+MAX_BOARDS = 4
+#: The side panel's width beside the boards (app.tcss ``#side-panel``); narrow screens put it below.
+PANEL_WIDTH = 30
+#: Each board's padding, left and right (``BoardWidget``'s CSS).
+BOARD_PADDING = 2
+#: Marks after a value (never colour alone): uncovered by a random probe; an overlay guess; a draft problem.
+RANDOM_MARK, GUESS_MARK, PROBLEM_MARK = "*", "?", "!"
+#: Overlay guesses at least this likely are drawn bold ("sure"); below ``UNSURE`` dim.
+SURE, UNSURE = 0.95, 0.5
+
+Belief = tuple[int, float] | None
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one board is drawn, beyond what its view says."""
+
+    #: Two characters a cell and no row numbers on the right, to fit two boards beside the panel at 80 columns.
+    compact: bool = False
+    #: The cell under the cursor when the cursor is on this board.
+    cursor: int | None = None
+    #: The layout being edited (None per empty cell): the viewer's own board while laying out.
+    draft: tuple[int | None, ...] | None = None
+    #: Draft cells of a region that breaks the rules, marked ``!``.
+    problems: frozenset[int] = frozenset()
+    #: The deduction overlay: per cell (most likely value, its probability), None where the value shows.
+    beliefs: tuple[Belief, ...] | None = None
+    #: Cells of the turn on show (open, else the last), highlighted.
+    recent: frozenset[int] = frozenset()
+
+
+def board_width(grid: Grid, compact: bool) -> int:
+    """Characters one board takes (without its padding)."""
+    numbers = len(str(grid.height))
+    if compact:
+        return numbers + 1 + 2 * grid.width
+    return numbers + 2 + 3 * grid.width + 1 + numbers
+
+
+def board_height(grid: Grid) -> int:
+    """Lines one board takes: caption, column letters, rows, column letters."""
+    return grid.height + 3
+
+
+def arrangement(grid: Grid, boards: int, room: int) -> tuple[int, bool]:
+    """(boards per row, compact) for ``room`` columns: as few rows as fit, roomy spacing where it fits.
+
+    Compact spacing needs one-letter column names (26 columns at most).
+    """
+    spacings = (False, True) if grid.width <= 26 else (False,)
+    counts = [boards] + ([2] if boards > 2 else []) + [1]
+    for per_row in counts:
+        for compact in spacings:
+            if per_row * (board_width(grid, compact) + BOARD_PADDING) <= room:
+                return per_row, compact
+    return 1, grid.width <= 26
+
 
 class MonoBoard(BoardWidget):
+    """One seat's board: the caption, column letters above and below, rows numbered from the bottom."""
+
     view: MonoView | None
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.seat: int | None = None
+        self.look = Look()
+        self._drawn: tuple[Any, ...] | None = None
+
+    def paint(self, view: MonoView | None, seat: int | None, look: Look) -> None:
+        """Draw ``seat``'s board of ``view``; nothing to do when nothing it shows has changed."""
+        drawn = (view, seat, look, self.palette_name, self.ascii_only)
+        if self._drawn is not None and all(a is b or a == b for a, b in zip(drawn, self._drawn)):
+            return
+        self._drawn = drawn
+        self.view, self.seat, self.look = view, seat, look
+        self.redraw()
+
+    def redraw(self) -> None:
+        # Typing a layout or moving the cursor keeps the board's size: repaint without a new layout.
+        size = (self._width, len(self._lines))
+        self._lines = self.build_lines() if self.view is not None else []
+        self._width = max((sum(len(text) for text, _ in line) for line in self._lines), default=0)
+        self.refresh(layout=(self._width, len(self._lines)) != size)
+
+    def show(self, view: Any) -> None:
+        self.view = view
+        self.redraw()
+
+    def build_lines(self) -> list[list[Piece]]:
+        if self.seat is None or self.view is None or self.view.grid is None:
+            self._cursor_box = None
+            return []
+        return board_lines(self, self.view, self.seat, self.look)
+
+    def on_click(self, event: Click) -> None:
+        """A click on a cell moves the cursor there (the group decides whether it may)."""
+        if self.seat is None or self.view is None or self.view.grid is None or not self.interactive:
+            return
+        cell = cell_at(self.view.grid, self.look.compact, event.x - self.content_offset.x, event.y)
+        if cell is not None and isinstance(self.parent, MonoBoards):
+            self.parent.click(self.seat, cell)
+
+
+def cell_at(grid: Grid, compact: bool, x: int, y: int) -> int | None:
+    """The cell drawn at (x, y) in a board's content, if any."""
+    row = y - 2
+    left = len(str(grid.height)) + (1 if compact else 3)
+    step = 2 if compact else 3
+    column = (x - left + (0 if compact else 1)) // step
+    if not (0 <= row < grid.height and 0 <= column < grid.width) or x < left - (0 if compact else 1):
+        return None
+    return row * grid.width + column
+
+
+def value_style(board: BoardWidget, value: int, bold: bool = False, dim: bool = False,
+                background: str | None = None, italic: bool = False, underline: bool = False) -> Style:
+    colour = None
+    if board.palette_name != "mono":
+        colours = VALUE_COLOURS_CB if board.palette_name == "colourblind" else VALUE_COLOURS
+        colour = colours[(value - 1) % len(colours)]
+    look = style(colour, background, bold=bold, dim=dim, underline=underline)
+    return look + Style(italic=True) if italic else look
+
+
+def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list[list[Piece]]:
+    """One board as lines of pieces, and where its cursor is (``board._cursor_box``)."""
+    grid = view.grid
+    assert grid is not None
+    palette, glyphs = board.palette, board.glyphs
+    label_style = style(palette.label, dim=palette.label is None)
+    numbers = len(str(grid.height))
+    step = 2 if look.compact else 3
+    left = numbers + (1 if look.compact else 3)  # x of the first cell's value
+    width = board_width(grid, look.compact)
+    lines_count = board_height(grid)
+    chars = [[" "] * width for _ in range(lines_count)]
+    styles: list[list[Style]] = [[Style()] * width for _ in range(lines_count)]
+
+    def put(line: int, x: int, text: str, look_: Style) -> None:
+        for offset, char in enumerate(text):
+            if 0 <= x + offset < width:
+                chars[line][x + offset] = char
+                styles[line][x + offset] = look_
+
+    own = seat == view.viewer
+    full = own or view.viewer == ALL  # every value of this board is in the view
+    active = look.cursor is not None and board.interactive
+    values: Sequence[int | None] | None
+    if own and look.draft is not None:
+        values = look.draft
+    else:
+        values = view.boards[seat] or None
+    uncovered = view.uncovered[seat]
+    random_cells = view.random_uncovered[seat]
+    several = len(view.players) > 2
+
+    # The caption, as under the rules' diagram: "fred = 0", and how much of the board is still hidden.
+    # What gives way when the board is narrow: "(you)" first (your board is always the first), then the tail.
+    name, score = view.players[seat], f" = {int(view.scores[seat])}"
+    tail = "laying out" if not view.laid_out[seat] else f"{grid.cells - len(uncovered)} hidden"
+    if own and len(name) + 6 + len(score) + 1 + len(tail) <= width:
+        name += " (you)"
+    if len(name) + len(score) + 1 + len(tail) > width:
+        tail = ""
+    if len(name) + len(score) > width:
+        name = name[: max(1, width - len(score) - 1)] + ("~" if board.ascii_only else "…")
+    put(0, 0, name + score, style(palette.seat(seat), bold=True, underline=active))
+    put(0, width - len(tail), tail, label_style)
+
+    for line in (1, lines_count - 1):
+        for c in range(grid.width):
+            put(line, left + c * step, column_name(c), label_style)
+
+    hidden_style = style(palette.empty, dim=palette.empty is None)
+    board._cursor_box = None
+    for r in range(grid.height):
+        line = r + 2
+        number = str(grid.height - r)
+        put(line, 0, number.rjust(numbers), label_style)
+        if not look.compact:
+            put(line, width - len(number), number, label_style)
+        for c in range(grid.width):
+            cell = r * grid.width + c
+            x = left + c * step
+            value = values[cell] if values else None
+            background = palette.highlight_bg if cell in look.recent else None
+            suffix, suffix_style = " ", label_style
+            if own and look.draft is not None:
+                if value is None:
+                    mark, mark_style = "_", hidden_style
+                else:
+                    mark, mark_style = label(value), value_style(board, value, bold=True)
+                if cell in look.problems:
+                    suffix, suffix_style = PROBLEM_MARK, style(palette.warn, bold=True)
+            elif value is None:
+                belief = look.beliefs[cell] if look.beliefs is not None and cell < len(look.beliefs) else None
+                if belief is not None:
+                    guess, chance = belief
+                    mark = label(guess)
+                    mark_style = value_style(board, guess, bold=chance >= SURE, dim=chance < UNSURE, italic=True)
+                    suffix, suffix_style = GUESS_MARK, style(palette.label, dim=chance < UNSURE)
+                else:
+                    mark, mark_style = glyphs.empty, hidden_style
+            else:
+                mark = label(value)
+                if full:
+                    # Bright where opponents have uncovered it, dim where it is still hidden from them.
+                    shown = cell in uncovered
+                    mark_style = value_style(board, value, bold=shown, dim=not shown, background=background)
+                else:
+                    # With several opponents a value may be uncovered by someone else: still probeable.
+                    probeable = several and cell not in view.probed and view.viewer is not None and view.viewer >= 0
+                    mark_style = value_style(board, value, bold=True, background=background, underline=probeable)
+                if cell in random_cells:
+                    suffix = RANDOM_MARK
+            if active and cell == look.cursor and look.compact:
+                # No room for brackets: one would cover the mark after the cell to the left.
+                colour = mark_style.color.name if mark_style.color else None
+                cursor_style = style(colour, palette.cursor_bg, bold=True, reverse=palette.cursor_bg is None,
+                                     underline=True)
+                put(line, x, mark, cursor_style + Style(italic=True) if suffix == GUESS_MARK else cursor_style)
+                put(line, x + 1, suffix, suffix_style)
+                board._cursor_box = (line, x, 2)
+                continue
+            if active and cell == look.cursor:
+                if suffix == GUESS_MARK:
+                    # A guess in brackets would look uncovered: the line under the boards gives it instead.
+                    mark, mark_style = glyphs.empty, hidden_style
+                bracket = style(palette.warn, bold=True)
+                colour = mark_style.color.name if mark_style.color else None
+                mark_style = style(colour, palette.cursor_bg, bold=True, reverse=palette.cursor_bg is None)
+                put(line, x - 1, glyphs.cursor_left, bracket)
+                put(line, x, mark, mark_style)
+                put(line, x + 1, glyphs.cursor_right, bracket)
+                board._cursor_box = (line, x - 1, 3)
+                continue
+            put(line, x, mark, mark_style)
+            put(line, x + 1, suffix, suffix_style)
+
+    lines: list[list[Piece]] = []
+    for row_chars, row_styles in zip(chars, styles):
+        pieces: list[Piece] = []
+        start = 0
+        for x in range(1, width + 1):
+            if x == width or row_styles[x] != row_styles[start]:
+                pieces.append(("".join(row_chars[start:x]), row_styles[start]))
+                start = x
+        lines.append(pieces)
+    return lines
+
+
+class MonoBoards(Widget):
+    """Every board of a Mono game, arranged to fit; the screens' board."""
+
+    DEFAULT_CSS = """
+    MonoBoards { layout: grid; grid-size: 2; grid-columns: auto; grid-rows: auto; grid-gutter: 1 0;
+                 width: auto; height: auto; }
+    """
+
+    def __init__(self, *, ascii_only: bool = False, palette: str = "default", interactive: bool = True,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.ascii_only = ascii_only
+        self.palette_name = palette
+        self.interactive = interactive
+        self.view: MonoView | None = None
+        #: The cursor: a cell of the board of ``board_seat``.
+        self.cursor: int | None = None
         self.board_seat: int | None = None
         #: The layout being edited (None per empty cell), while the viewer lays out.
         self.draft: list[int | None] | None = None
         #: Whose draft it is: a draft never outlives its seat's turn at the keyboard.
         self.draft_owner: int | None = None
-        self.room = 80
+        self.problems: frozenset[int] = frozenset()
+        #: The overlay: (board seat, beliefs per cell), or None when it is off.
+        self.beliefs: tuple[int, tuple[Belief, ...]] | None = None
+        self.per_row, self.compact = 2, False
 
-    # -- which board ---------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        for slot in range(MAX_BOARDS):
+            yield MonoBoard(ascii_only=self.ascii_only, palette=self.palette_name, interactive=self.interactive,
+                            id=f"mono-board-{slot}")
+
+    @property
+    def slots(self) -> list[MonoBoard]:
+        return list(self.query(MonoBoard))
+
+    # -- which board -----------------------------------------------------------
 
     def opponents(self) -> list[int]:
         assert self.view is not None
@@ -46,13 +333,20 @@ class MonoBoard(BoardWidget):
             seats.insert(0, viewer)
         return seats
 
-    def show(self, view) -> None:
+    def laying_out(self) -> bool:
+        return self.draft is not None
+
+    def show(self, view: MonoView | None) -> None:
+        if view is not None and view.viewer != (self.view.viewer if self.view is not None else None):
+            self.beliefs = None  # another seat's overlay is not this one's
         self.view = view
         if view is None:
-            # Hidden behind the privacy screen: forget the draft too.
+            # Hidden behind the privacy screen: forget the draft and the overlay too.
             self.draft = None
             self.draft_owner = None
+            self.beliefs = None
         else:
+            assert view.grid is not None
             laying_out = (
                 self.interactive and view.phase == "layout" and view.viewer is not None and view.viewer in view.to_move
             )
@@ -60,12 +354,13 @@ class MonoBoard(BoardWidget):
                 if self.draft is None or self.draft_owner != view.viewer:
                     self.draft = [None] * view.grid.cells
                     self.draft_owner = view.viewer
+                    self.cursor = 0
                 self.board_seat = view.viewer
             else:
                 self.draft = None
                 self.draft_owner = None
-                if self.board_seat is None or self.board_seat == view.viewer or self.board_seat >= len(view.players):
-                    others = self.opponents()
+                others = self.opponents()
+                if self.board_seat not in others:
                     self.board_seat = others[0] if others else 0
             if self.cursor is None or self.cursor >= view.grid.cells:
                 self.cursor = view.grid.cells // 2
@@ -79,13 +374,27 @@ class MonoBoard(BoardWidget):
             self.board_seat = others[(others.index(self.board_seat) + 1) % len(others)]
         self.redraw()
 
+    def click(self, seat: int, cell: int) -> None:
+        """The cursor goes where the player clicked, on a board it may be on."""
+        if self.view is None:
+            return
+        if self.draft is not None and seat != self.view.viewer:
+            return
+        if self.draft is None and seat not in self.opponents():
+            return
+        self.board_seat, self.cursor = seat, cell
+        self.redraw()
+        screen = self.screen
+        if hasattr(screen, "update_panel"):
+            screen.update_panel()
+
     def cursor_name(self) -> str:
-        if self.view is None or self.cursor is None:
+        if self.view is None or self.cursor is None or self.view.grid is None:
             return ""
         return self.view.grid.names[self.cursor]
 
     def move_cursor(self, direction: str) -> None:
-        if self.view is None or self.cursor is None:
+        if self.view is None or self.cursor is None or self.view.grid is None:
             return
         grid = self.view.grid
         row, column = divmod(self.cursor, grid.width)
@@ -105,8 +414,16 @@ class MonoBoard(BoardWidget):
             self.cursor += 1
         self.redraw()
 
+    def erase_draft_value(self, back: bool) -> None:
+        """Delete clears the cell; Backspace clears it too, or steps back and clears the one before, as in text."""
+        if self.draft is None or self.cursor is None:
+            return
+        if back and self.draft[self.cursor] is None and self.cursor > 0:
+            self.cursor -= 1
+        self.set_draft_value(None, advance=False)
+
     def step_draft_value(self, delta: int) -> None:
-        if self.draft is None or self.cursor is None or self.view is None:
+        if self.draft is None or self.cursor is None or self.view is None or self.view.grid is None:
             return
         regions = self.view.grid.regions
         current = self.draft[self.cursor] or (0 if delta > 0 else regions + 1)
@@ -117,100 +434,234 @@ class MonoBoard(BoardWidget):
             return None
         return "".join(label(v) for v in self.draft)  # type: ignore[arg-type]
 
-    # -- drawing -------------------------------------------------------------
+    # -- the overlay -----------------------------------------------------------
 
-    def value_style(self, value: int, bold: bool = False, background: str | None = None) -> Style:
-        if self.palette_name == "mono":
-            return style(None, background, bold=bold)
-        colours = VALUE_COLOURS_CB if self.palette_name == "colourblind" else VALUE_COLOURS
-        return style(colours[(value - 1) % len(colours)], background, bold=bold)
+    def set_beliefs(self, beliefs: tuple[int, Sequence[Belief]] | None) -> None:
+        self.beliefs = None if beliefs is None else (beliefs[0], tuple(beliefs[1]))
+        self.redraw()
+
+    def belief_at_cursor(self) -> Belief:
+        if self.beliefs is None or self.cursor is None or self.beliefs[0] != self.board_seat:
+            return None
+        cells = self.beliefs[1]
+        return cells[self.cursor] if self.cursor < len(cells) else None
+
+    # -- drawing ---------------------------------------------------------------
+
+    def room(self) -> int:
+        """Columns the boards may take: the terminal's, less the side panel beside them."""
+        if not self.is_attached:
+            return 80 - PANEL_WIDTH
+        width = self.app.size.width
+        narrow = self.screen.has_class("narrow")
+        return width - (0 if narrow else PANEL_WIDTH) - 2
+
+    def set_palette(self, name: str) -> None:
+        self.palette_name = name
+        for slot in self.slots:
+            slot.palette_name = name
+        self.redraw()
+
+    def set_ascii(self, ascii_only: bool) -> None:
+        self.ascii_only = ascii_only
+        for slot in self.slots:
+            slot.ascii_only = ascii_only
+        self.redraw()
+
+    def recent_cells(self) -> tuple[int | None, frozenset[int]]:
+        """Who played the turn on show (the open one, else the last) and the positions it probed."""
+        view = self.view
+        assert view is not None
+        record = view.open_turn or (view.turns[-1] if view.turns else None)
+        if record is None:
+            return None, frozenset()
+        return record.seat, frozenset(probe.cell for probe in record.probes)
+
+    def redraw(self) -> None:
+        slots = self.slots
+        view = self.view
+        if view is None or view.grid is None:
+            for slot in slots:
+                slot.paint(None, None, Look())
+            return
+        order = self.board_order()
+        arranged = (self.per_row, self.compact)
+        self.per_row, self.compact = arrangement(view.grid, len(order), self.room())
+        if self.styles.grid_size_columns != self.per_row:
+            self.styles.grid_size_columns = self.per_row
+        if self.draft is not None:
+            self.problems = check_draft(self.draft, view.grid).cells
+        prober, recent = self.recent_cells()
+        for index, slot in enumerate(slots):
+            seat = order[index] if index < len(order) else None
+            slot.display = seat is not None
+            if seat is None:
+                slot.paint(None, None, Look())
+                continue
+            own = seat == view.viewer
+            beliefs = self.beliefs[1] if self.beliefs is not None and self.beliefs[0] == seat else None
+            look = Look(
+                compact=self.compact,
+                cursor=self.cursor if seat == self.board_seat and view.viewer is not None else None,
+                draft=tuple(self.draft) if own and self.draft is not None else None,
+                problems=self.problems if own else frozenset(),
+                beliefs=beliefs,
+                recent=recent if seat != prober else frozenset(),
+            )
+            slot.paint(view, seat, look)
+        if (self.per_row, self.compact) != arranged:
+            self.refresh(layout=True)
+
+    def active_slot(self) -> MonoBoard | None:
+        for slot in self.slots:
+            if slot.seat is not None and slot.seat == self.board_seat and slot.display:
+                return slot
+        return None
+
+    def cursor_region(self) -> Region | None:
+        """The cursor in this widget's content coordinates, for scrolling it into view."""
+        slot = self.active_slot()
+        if slot is None:
+            return None
+        region = slot.cursor_region()
+        if region is None:
+            return None
+        offset = slot.content_region.offset - self.content_region.offset
+        return region.translate(offset)
+
+    def cursor_detail(self) -> str:
+        """A line about the cell under the cursor: whose board, its name, what is known of it."""
+        view, cell = self.view, self.cursor
+        if view is None or view.grid is None or cell is None or not self.interactive or view.viewer is None:
+            return ""
+        name = view.grid.names[cell]
+        if self.draft is not None:
+            value = self.draft[cell]
+            if value is None:
+                return f"cursor {name}: empty"
+            count = self.draft.count(value)
+            return f"cursor {name}: {label(value)} (region {label(value)} has {count} of {value} cells)"
+        seat = self.board_seat
+        if seat is None or seat == view.viewer:
+            return f"cursor {name}"
+        owner = view.players[seat] + "'s"
+        value = view.boards[seat][cell] if view.boards[seat] else None
+        if value is not None:
+            how = "a random probe" if cell in view.random_uncovered[seat] else "a probe"
+            detail = f"{owner} {name}: {label(value)}, uncovered by {how}"
+            if cell not in view.probed and len(view.players) > 2:
+                detail += "; you may probe it"
+            return detail
+        belief = self.belief_at_cursor()
+        if belief is not None:
+            guess, chance = belief
+            certain = "certainly" if chance >= 0.995 else "probably"
+            return f"{owner} {name}: hidden, {certain} {label(guess)} ({chance:.0%})".replace("%)", " %)")
+        return f"{owner} {name}: hidden"
 
     def legend(self) -> list[Piece]:
+        """The turn in progress and what it scores, the last turn, and when the game ends."""
         view = self.view
-        if view is None:
+        if view is None or view.grid is None:
             return []
+        if self.draft is not None:
+            return [("Your layout: type a region\nlabel into each cell, or +\nand - to step it; Backspace\nclears; R lays out at random",
+                     style())]
+        lines: list[list[Piece]] = []
         record = view.open_turn
-        if view.phase == "layout" and self.draft is not None:
-            return [("Your layout: digits or +/- set a cell, R random", style())]
-        if record is None:
-            return [("This turn: nothing probed yet", style(self.palette.label))]
-        pieces: list[Piece] = [("This turn: ", style())]
-        for probe in record.probes:
-            pieces.append((label(probe.value), self.value_style(probe.value, bold=True)))
-            pieces.append(("* " if probe.random else " ", style()))
-        pieces.append((f"\nscores {record.score} so far", style()))
+        if record is not None:
+            who = "Your turn" if record.seat == view.viewer else f"{view.players[record.seat]}'s turn"
+            lines.append([(f"{who}: ", style(bold=True)), *self.values_pieces(record.probes)])
+            lines.append([(f"  scores {record.score} if it ends now", style())])
+        elif view.phase == "probe" and view.viewer is not None and view.viewer in view.to_move:
+            lines.append([("Your turn: nothing yet", style(bold=True))])
+        if view.turns and (record is None or view.turns[-1].seat != record.seat):
+            last = view.turns[-1]
+            lines.append([(f"Last: {view.players[last.seat]} ", style()),
+                          *self.values_pieces(last.probes, ended=last.ended_by_decrease),
+                          (f"= {last.score}", style())])
+        ending = self.ending_pieces()
+        if ending:
+            lines.append(ending)
+        if view.viewer == ALL:
+            lines.append([("Every board: values dim\nwhere still hidden", style())])
+        pieces: list[Piece] = []
+        for index, line in enumerate(lines):
+            pieces += line + ([("\n", style())] if index + 1 < len(lines) else [])
         return pieces
 
-    def build_lines(self) -> list[list[Piece]]:
-        view = self.view
-        assert view is not None
-        grid = view.grid
-        blocks = [self.board_block(seat) for seat in self.board_order()]
-        block_width = max(sum(len(t) for t, _ in line) for block in blocks for line in block)
-        per_row = max(1, min(len(blocks), (self.room + 3) // (block_width + 3)))
-        lines: list[list[Piece]] = []
-        for start in range(0, len(blocks), per_row):
-            group = blocks[start : start + per_row]
-            for y in range(len(group[0])):
-                line: list[Piece] = []
-                for index, block in enumerate(group):
-                    pieces = block[y]
-                    used = sum(len(t) for t, _ in pieces)
-                    line += pieces
-                    if index + 1 < len(group):
-                        line.append((" " * (block_width - used + 3), style()))
-                lines.append(line)
-            lines.append([])
-        del grid
-        return lines[:-1]
+    def values_pieces(self, probes, ended: bool = False) -> list[Piece]:
+        pieces: list[Piece] = []
+        for index, probe in enumerate(probes):
+            decrease = ended and index == len(probes) - 1
+            if decrease:
+                pieces.append(("| ", style(self.palette.label)))
+            pieces.append((label(probe.value), value_style(self, probe.value, bold=not decrease, dim=decrease)))
+            pieces.append((RANDOM_MARK if probe.random else " ", style(self.palette.label)))
+        return pieces
 
-    def board_block(self, seat: int) -> list[list[Piece]]:
+    @property
+    def palette(self) -> Palette:
+        return PALETTES[self.palette_name]
+
+    def ending_pieces(self) -> list[Piece]:
+        """When the game will end: the last round, or how close the nearest board is to being uncovered."""
         view = self.view
-        assert view is not None
-        grid = view.grid
-        palette, glyphs = self.palette, self.glyphs
-        label_style = style(palette.label, dim=palette.label is None)
-        own = seat == view.viewer
-        active = seat == self.board_seat and self.interactive and view.viewer is not None
-        values = self.draft if (own and self.draft is not None) else list(view.boards[seat]) if view.boards[seat] else None
-        score = int(view.scores[seat])
-        title = f"{view.players[seat]}{' (you)' if own else ''}: {score}"
-        if not view.laid_out[seat]:
-            title += "  (laying out)"
-        width = 4 + grid.width * 3 + 3
-        block: list[list[Piece]] = [[(title[:width].ljust(width), style(palette.seat(seat), bold=True, underline=active))]]
-        header = "    " + "".join(f"{column_name(c):^3}" for c in range(grid.width))
-        block.append([(header, label_style)])
-        probed = view.probed
-        for r in range(grid.height):
-            number = grid.height - r
-            line: list[Piece] = [(f"{number:>2}  ", label_style)]
-            for c in range(grid.width):
-                cell = r * grid.width + c
-                value = values[cell] if values else None
-                cursor_here = active and cell == self.cursor
-                random_mark = cell in view.random_uncovered[seat]
-                if value is None:
-                    hidden_style = style(palette.empty, dim=palette.empty is None)
-                    mark = "_" if own and self.draft is not None else glyphs.empty
-                    text_style = hidden_style
-                else:
-                    mark = label(value)
-                    dim_it = own and cell not in view.uncovered[seat] and self.draft is None
-                    text_style = self.value_style(value, bold=not dim_it)
-                    if own and cell in view.uncovered[seat]:
-                        text_style = style(text_style.color.name if text_style.color else None, palette.highlight_bg, bold=True)
-                if not own and cell in probed and value is None:
-                    mark = glyphs.empty
-                if cursor_here:
-                    bracket = style(palette.warn, bold=True)
-                    line += [(glyphs.cursor_left, bracket),
-                             (mark, style(text_style.color.name if text_style.color else None, palette.cursor_bg,
-                                          bold=True, reverse=palette.cursor_bg is None)),
-                             (glyphs.cursor_right, bracket)]
-                else:
-                    line += [(" ", style()), (mark, text_style), ("*" if random_mark else " ", label_style)]
-            line.append((f" {number}", label_style))
-            block.append(line)
-        block.append([(header, label_style)])
-        return block
+        assert view is not None and view.grid is not None
+        if view.over or view.phase != "probe":
+            return []
+        if view.final_round:
+            return [("Last round: ", style(self.palette.warn, bold=True)),
+                    (f"the game ends\nafter {view.players[-1]}'s turn", style())]
+        hidden = [view.grid.cells - len(view.uncovered[seat]) for seat in range(len(view.players))]
+        seat = min(range(len(hidden)), key=lambda s: (hidden[s], s))
+        whose = "yours" if seat == view.viewer else f"{view.players[seat]}'s"
+        return [(f"End: the round a board is\nuncovered ({whose}: {hidden[seat]} left)", style())]
+
+    def text_lines(self) -> list[str]:
+        """Every board's lines, one board after another (what tests look at)."""
+        lines: list[str] = []
+        for slot in self.slots:
+            if slot.seat is not None and slot.display:
+                lines += slot.text_lines()
+        return lines
+
+
+@dataclass(frozen=True)
+class DraftCheck:
+    """What is still wrong with a draft layout: one line for the player, and the cells to mark."""
+
+    message: str
+    #: True when a region already breaks the rules (not merely unfinished).
+    error: bool
+    cells: frozenset[int]
+    complete: bool
+
+
+def check_draft(draft: Sequence[int | None], grid: Grid) -> DraftCheck:
+    """Live validation while a layout is typed: too many cells, a complete region in pieces, what is short."""
+    too_many, broken, short = [], [], []
+    bad: set[int] = set()
+    for region in range(1, grid.regions + 1):
+        cells = {i for i, v in enumerate(draft) if v == region}
+        if len(cells) > region:
+            too_many.append(f"region {label(region)} has {len(cells)} cells, it needs {region}")
+            bad |= cells
+        elif len(cells) == region and len(connected_part(grid, next(iter(cells)), cells)) != region:
+            broken.append(f"region {label(region)} is not connected")
+            bad |= cells
+        elif len(cells) < region:
+            short.append(f"{label(region)} ({region - len(cells)})")
+    problems = too_many + broken
+    empty = sum(1 for v in draft if v is None)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return DraftCheck(f"Layout: {problems[0]}{more}", True, frozenset(bad), False)
+    if empty == len(draft):
+        return DraftCheck("Layout: type a region label into each cell, or R for a random layout",
+                          False, frozenset(), False)
+    if empty:
+        noun = "cell" if empty == 1 else "cells"
+        listed = ", ".join(short[:5]) + (", ..." if len(short) > 5 else "")
+        return DraftCheck(f"Layout: {empty} empty {noun}; short: {listed}", False, frozenset(), False)
+    return DraftCheck("Layout is valid: Enter confirms it", False, frozenset(), True)

@@ -48,6 +48,13 @@ def scores_text(view: View) -> str:
     return "\n".join(parts)
 
 
+def update_if_changed(static: Static, content: Text | str) -> None:
+    """Update ``static`` only when its content changes: every update lays the screen out again."""
+    if getattr(static, "_shown_content", None) != content:
+        static._shown_content = content  # type: ignore[attr-defined]
+        static.update(content)
+
+
 class SidePanel(Vertical):
     """Attributes down: the screen calls ``show`` with a view and what else to say."""
 
@@ -68,10 +75,11 @@ class SidePanel(Vertical):
         highlight_ply: int | None = None,
         follow_log: bool = True,
     ) -> None:
-        self.query_one("#status", Static).update(Text(status, style="bold") if isinstance(status, str) else status)
-        self.query_one("#legend", Static).update(legend or "")
-        self.query_one("#scores", Static).update(scores_text(view))
-        self.query_one("#last-action", Static).update(Text(view.last_action, style="italic"))
-        self.query_one("#move-log", Static).update(move_log_text(log_view or view, highlight_ply))
+        update_if_changed(self.query_one("#status", Static),
+                          Text(status, style="bold") if isinstance(status, str) else status)
+        update_if_changed(self.query_one("#legend", Static), legend or "")
+        update_if_changed(self.query_one("#scores", Static), scores_text(view))
+        update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
+        update_if_changed(self.query_one("#move-log", Static), move_log_text(log_view or view, highlight_ply))
         if follow_log:
             self.query_one("#log-scroll", VerticalScroll).scroll_end(animate=False)

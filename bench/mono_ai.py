@@ -1,0 +1,169 @@
+"""Mono AI benchmark: score per game against random players, seconds per turn and per decision.
+
+    python bench/mono_ai.py [--games 100] [--level normal] [--players 2] [--size 9]
+                            [--workers 2] [--no-auto] [--take-min | --take-max]
+    python bench/mono_ai.py --calibration [--games 40] [--size 9]
+
+The bot plays ``--games`` games against players who only ever play
+``random`` (their layout and every turn); the bot's seat moves round the
+table from game to game.  A bot's *turn* is all its decisions between two
+turns of the others (the bot probes one position at a time).  Figures are
+printed, never asserted: the targets (at least twice the random player's
+score per game, at most 2 s a turn) are read here.
+
+``--calibration`` measures the layout sampler instead: on random boards with
+a random share of cells shown, how much probability the beliefs give each
+hidden cell's true value, and whether a belief of p comes true p of the time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from termgames.ai import make_bot  # noqa: E402
+from termgames.ai.mono_inference import LayoutSampler  # noqa: E402
+from termgames.match import Match, SeatInfo  # noqa: E402
+from termgames.rules.mono import grid_for, random_layout  # noqa: E402
+
+
+def options_of(args: argparse.Namespace) -> dict:
+    return {"size": args.size, "no_auto": args.no_auto, "take_min": args.take_min, "take_max": args.take_max}
+
+
+def play_one(job: tuple[int, argparse.Namespace]) -> dict:
+    game, args = job
+    bot_seat = game % args.players
+    seats = [SeatInfo(f"p{i + 1}") for i in range(args.players)]
+    match = Match("mono", options_of(args), seats, game)
+    bot = make_bot("mono", args.level, seed=game)
+    decisions: list[float] = []
+    turns: list[float] = []
+    turn_time = 0.0
+    while not match.over:
+        seat = match.state.to_move()[0]
+        if seat != bot_seat:
+            if turn_time:
+                turns.append(turn_time)
+                turn_time = 0.0
+            match.play(seat, "random")
+            continue
+        view = match.view(seat)
+        started = time.perf_counter()
+        move = bot.choose(view)
+        spent = time.perf_counter() - started
+        decisions.append(spent)
+        if view.phase == "probe":
+            turn_time += spent
+        match.play(seat, move)
+    if turn_time:
+        turns.append(turn_time)
+    scores = match.state.scores()
+    others = [scores[s] for s in range(args.players) if s != bot_seat]
+    return {
+        "bot": scores[bot_seat],
+        "random": statistics.mean(others),
+        "won": bot_seat in match.state.winners() and len(match.state.winners()) == 1,
+        "tied": bot_seat in match.state.winners() and len(match.state.winners()) > 1,
+        "decisions": decisions,
+        "turns": turns,
+    }
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[int(share * (len(ordered) - 1))]
+
+
+def benchmark(args: argparse.Namespace) -> None:
+    started = time.perf_counter()
+    with Pool(args.workers) as pool:
+        results = pool.map(play_one, [(game, args) for game in range(args.games)], chunksize=1)
+    elapsed = time.perf_counter() - started
+    bot = statistics.mean(r["bot"] for r in results)
+    rand = statistics.mean(r["random"] for r in results)
+    turns = [t for r in results for t in r["turns"]]
+    decisions = [d for r in results for d in r["decisions"]]
+    flags = " ".join(f"--{k.replace('_', '-')}" for k, v in options_of(args).items() if v is True)
+    print(f"Mono AI, level {args.level}, {args.players} players, {args.size} regions {flags}".rstrip()
+          + f", {args.games} games on {args.workers} workers, against random players")
+    print(f"mean score per game: AI {bot:.1f}, random player {rand:.1f}, ratio {bot / rand:.2f} (target >= 2)")
+    print(f"seconds per turn: mean {statistics.mean(turns):.3f}, 95th percentile {percentile(turns, 0.95):.3f}, "
+          f"max {max(turns):.3f} over {len(turns)} turns (target <= 2)")
+    print(f"seconds per decision: mean {statistics.mean(decisions):.3f}, 95th percentile "
+          f"{percentile(decisions, 0.95):.3f}, max {max(decisions):.3f} over {len(decisions)} decisions")
+    wins = sum(r["won"] for r in results)
+    ties = sum(r["tied"] for r in results)
+    print(f"AI wins: {wins}/{args.games} ({ties} ties)")
+    print(f"wall time: {elapsed:.0f} s")
+
+
+def calibrate_one(job: tuple[int, argparse.Namespace]) -> tuple[list[float], list[tuple[float, bool]], float]:
+    """One random board, a random share of it shown: P(true value) per hidden cell, (belief, came true) pairs."""
+    game, args = job
+    grid = grid_for(args.size)
+    rng = random.Random(game)
+    truth = random_layout(args.size, rng)
+    shown = rng.sample(range(grid.cells), rng.randrange(grid.cells))
+    known = {cell: truth[cell] for cell in shown}
+    started = time.perf_counter()
+    layouts = LayoutSampler(grid).samples(known, args.samples, random.Random(game + 1))
+    spent = time.perf_counter() - started
+    true_share: list[float] = []
+    pairs: list[tuple[float, bool]] = []
+    for cell in range(grid.cells):
+        if cell in known or not layouts:
+            continue
+        counts: dict[int, int] = {}
+        for layout in layouts:
+            counts[layout[cell]] = counts.get(layout[cell], 0) + 1
+        true_share.append(counts.get(truth[cell], 0) / len(layouts))
+        for value, count in counts.items():
+            pairs.append((count / len(layouts), value == truth[cell]))
+    return true_share, pairs, spent / max(1, len(layouts))
+
+
+def calibration(args: argparse.Namespace) -> None:
+    with Pool(args.workers) as pool:
+        results = pool.map(calibrate_one, [(game, args) for game in range(args.games)], chunksize=1)
+    shares = [s for r in results for s in r[0]]
+    pairs = [p for r in results for p in r[1]]
+    print(f"Mono layout sampler, {args.size} regions, {args.games} boards, {args.samples} samples each")
+    print(f"mean probability of a hidden cell's true value: {statistics.mean(shares):.3f} over {len(shares)} cells")
+    print(f"seconds per sample: {statistics.mean(r[2] for r in results) * 1000:.2f} ms")
+    print("belief      cells   came true")
+    for low in range(0, 100, 10):
+        chosen = [hit for p, hit in pairs if low / 100 <= p < (low + 10) / 100 or (low == 90 and p == 1.0)]
+        if chosen:
+            mid = statistics.mean(p for p, _ in pairs if low / 100 <= p < (low + 10) / 100 or (low == 90 and p == 1.0))
+            print(f"{low:3d}-{low + 10:3d} %  {len(chosen):6d}   {100 * sum(chosen) / len(chosen):5.1f} %  (mean belief {100 * mid:.1f} %)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--level", default="normal")
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    parser.add_argument("--size", type=int, default=9, help="regions (2-35)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-auto", action="store_true")
+    parser.add_argument("--take-min", action="store_true")
+    parser.add_argument("--take-max", action="store_true")
+    parser.add_argument("--calibration", action="store_true", help="measure the layout sampler instead")
+    parser.add_argument("--samples", type=int, default=200, help="samples per board (--calibration)")
+    args = parser.parse_args()
+    if args.calibration:
+        calibration(args)
+    else:
+        benchmark(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,304 @@
+"""What a Mono seat can infer about a hidden board from the values it has seen.
+
+A board is a tiling by regions 1..R, region k being k orthogonally connected
+cells of value k.  A *consistent layout* keeps every uncovered value where it
+was seen.  :func:`sample_layouts` draws consistent layouts; the share of
+samples giving a hidden cell a value is the belief that the cell holds it.
+
+The sampler follows the pbmserv generator that lays out random boards (the
+truth, for random layouts) as closely as the constraints allow:
+
+1. *Anchored* regions (a value already seen) are placed first, the most
+   determined first: the seen cells of the region, joined by shortest paths
+   through free cells when they lie apart, then grown one random frontier
+   cell at a time, as pbmserv grows a region, never over a cell seen with
+   another value.
+2. The rest of the board is filled exactly as pbmserv fills it: the smallest
+   gap first, a random combination of unused regions that sums to its size,
+   one member grown inside it.
+
+After every placement each piece of empty board must be a sum of unused
+region sizes, else the sample starts again.  The distribution is close to the
+true posterior, not equal to it (anchored regions grow from their seen cells,
+not from a uniformly chosen start); ``bench/mono_ai.py --calibration``
+measures how close.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+from ..rules.mono import Grid, _random_subset, _sums
+
+
+def known_values(board: Sequence[int | None]) -> dict[int, int]:
+    """cell -> value for every cell of ``board`` the viewer has seen."""
+    return {cell: value for cell, value in enumerate(board) if value is not None}
+
+
+class LayoutSampler:
+    """Draws layouts of one grid consistent with a set of seen values."""
+
+    def __init__(self, grid: Grid) -> None:
+        self.grid = grid
+        self.cells = grid.cells
+        self.regions = grid.regions
+        self.neighbours = grid.neighbours
+
+    # -- public --------------------------------------------------------------
+
+    def sample(self, known: dict[int, int], rng: random.Random, attempts: int = 60) -> tuple[int, ...] | None:
+        """One consistent layout, or None when ``attempts`` restarts all met dead ends."""
+        plan = self._plan(known)
+        for _attempt in range(attempts):
+            layout = self._attempt(plan, rng)
+            if layout is not None:
+                return layout
+        return None
+
+    def samples(self, known: dict[int, int], count: int, rng: random.Random, budget: int | None = None) -> list[tuple[int, ...]]:
+        """Up to ``count`` consistent layouts; gives up after ``budget`` (default ``count``) samples failed."""
+        plan = self._plan(known)
+        found: list[tuple[int, ...]] = []
+        failures = 0
+        limit = count if budget is None else budget
+        while len(found) < count and failures <= limit:
+            for _attempt in range(20):
+                layout = self._attempt(plan, rng)
+                if layout is not None:
+                    found.append(layout)
+                    break
+            else:
+                failures += 1
+        return found
+
+    # -- one attempt ---------------------------------------------------------
+
+    def _plan(self, known: dict[int, int]) -> list[tuple[int, list[int], list[list[int]], bytearray]]:
+        """Per region seen: its value, its seen cells, those cells in connected groups, and the cells it may not take."""
+        by_value: dict[int, list[int]] = {}
+        for cell in sorted(known):
+            by_value.setdefault(known[cell], []).append(cell)
+        plan = []
+        for region, seen in by_value.items():
+            forbidden = bytearray(self.cells)
+            for cell, value in known.items():
+                if value != region:
+                    forbidden[cell] = 1
+            groups = []
+            left = set(seen)
+            while left:
+                group = _component_in(self.neighbours, min(left), left)
+                groups.append(sorted(group))
+                left -= group
+            plan.append((region, seen, groups, forbidden))
+        return plan
+
+    def _attempt(self, plan, rng: random.Random) -> tuple[int, ...] | None:
+        values = [0] * self.cells
+        unused = set(range(1, self.regions + 1))
+        # The most determined regions first: they leave the least room to others.
+        order = sorted(plan, key=lambda item: (item[0] - len(item[1]), rng.random()))
+        for place, (region, seen, groups, forbidden) in enumerate(order):
+            unused.discard(region)
+            pending = [item[1] for item in order[place + 1 :] if len(item[1]) > 1]
+            for _try in range(8):
+                shape = self._grow_anchored(values, forbidden, region, groups, rng)
+                if shape is None:
+                    return None
+                if self._fillable(values, shape, unused, pending):
+                    break
+            else:
+                return None
+            for cell in shape:
+                values[cell] = region
+        if not self._fill_rest(values, unused, rng):
+            return None
+        return tuple(values)
+
+    def _grow_anchored(self, values: list[int], forbidden: bytearray, region: int, groups: list[list[int]], rng: random.Random) -> set[int] | None:
+        """A connected shape of ``region`` cells holding every group of seen cells of the region."""
+        neighbours = self.neighbours
+        shape = set(groups[0])
+        if len(groups) > 1:
+            missing = {cell for group in groups[1:] for cell in group}
+            while missing:
+                # Breadth-first from the whole shape to the nearest seen cell not joined yet.
+                parent: dict[int, int] = {cell: -1 for cell in shape}
+                frontier = sorted(shape)
+                reached = -1
+                while frontier and reached < 0:
+                    rng.shuffle(frontier)
+                    following = []
+                    for cell in frontier:
+                        for other in neighbours[cell]:
+                            if other in parent or values[other] or forbidden[other]:
+                                continue
+                            parent[other] = cell
+                            if other in missing:
+                                reached = other
+                                break
+                            following.append(other)
+                        if reached >= 0:
+                            break
+                    frontier = following
+                if reached < 0:
+                    return None
+                # The whole group of the cell reached joins the shape, with the path to it.
+                group = next(g for g in groups if reached in g)
+                cell = parent[reached]
+                while cell not in shape:
+                    shape.add(cell)
+                    cell = parent[cell]
+                shape.update(group)
+                missing.difference_update(group)
+                if len(shape) > region:
+                    return None
+        if len(shape) == region:
+            return shape
+        edge = []
+        on_edge = set()
+        for cell in sorted(shape):
+            for other in neighbours[cell]:
+                if other not in shape and other not in on_edge and not values[other] and not forbidden[other]:
+                    on_edge.add(other)
+                    edge.append(other)
+        while len(shape) < region:
+            if not edge:
+                return None
+            index = rng.randrange(len(edge))
+            cell = edge[index]
+            edge[index] = edge[-1]
+            edge.pop()
+            shape.add(cell)
+            for other in neighbours[cell]:
+                if other not in shape and other not in on_edge and not values[other] and not forbidden[other]:
+                    on_edge.add(other)
+                    edge.append(other)
+        return shape
+
+    def _fillable(self, values: list[int], shape: set[int], unused: set[int], pending: Sequence[list[int]] = ()) -> bool:
+        """Whether the empty board left once ``shape`` is placed can still be filled (necessary conditions).
+
+        Each piece must be a sum of unused sizes, and the seen cells of each
+        region still to place (``pending``) must lie in one piece.
+        """
+        bits = _sums(unused)
+        neighbours = self.neighbours
+        piece_of = [0] * self.cells
+        for cell in shape:
+            piece_of[cell] = -1
+        piece = 0
+        for start in range(self.cells):
+            if piece_of[start] or values[start]:
+                continue
+            piece += 1
+            piece_of[start] = piece
+            stack = [start]
+            size = 0
+            while stack:
+                cell = stack.pop()
+                size += 1
+                for other in neighbours[cell]:
+                    if not piece_of[other] and not values[other]:
+                        piece_of[other] = piece
+                        stack.append(other)
+            if not bits >> size & 1:
+                return False
+        for seen in pending:
+            first = piece_of[seen[0]]
+            if any(piece_of[cell] != first for cell in seen):
+                return False
+        return True
+
+    def _gaps(self, values: list[int]) -> list[list[int]]:
+        neighbours = self.neighbours
+        seen = bytearray(self.cells)
+        gaps = []
+        for start in range(self.cells):
+            if seen[start] or values[start]:
+                continue
+            seen[start] = 1
+            stack = [start]
+            gap = []
+            while stack:
+                cell = stack.pop()
+                gap.append(cell)
+                for other in neighbours[cell]:
+                    if not seen[other] and not values[other]:
+                        seen[other] = 1
+                        stack.append(other)
+            gaps.append(gap)
+        return gaps
+
+    def _fill_rest(self, values: list[int], unused: set[int], rng: random.Random) -> bool:
+        """pbmserv's loop over the empty board: smallest gap, fitting combination, grow one member."""
+        neighbours = self.neighbours
+        while unused:
+            gaps = self._gaps(values)
+            smallest = min(len(g) for g in gaps)
+            gap = rng.choice([g for g in gaps if len(g) == smallest])
+            combination = _random_subset(sorted(unused), len(gap), rng)
+            if combination is None:
+                return False
+            region = rng.choice(combination)
+            unused.discard(region)
+            inside = set(gap)
+            shape: set[int] = set()
+            for _try in range(20):
+                start = rng.choice(gap)
+                shape = {start}
+                edge = [o for o in neighbours[start] if o in inside]
+                on_edge = set(edge)
+                while len(shape) < region:
+                    index = rng.randrange(len(edge))
+                    cell = edge[index]
+                    edge[index] = edge[-1]
+                    edge.pop()
+                    shape.add(cell)
+                    for other in neighbours[cell]:
+                        if other in inside and other not in shape and other not in on_edge:
+                            on_edge.add(other)
+                            edge.append(other)
+                if self._fillable(values, shape, unused):
+                    break
+            for cell in shape:
+                values[cell] = region
+        return True
+
+
+def _component_in(neighbours, start: int, members: set[int]) -> set[int]:
+    seen = {start}
+    stack = [start]
+    while stack:
+        cell = stack.pop()
+        for other in neighbours[cell]:
+            if other in members and other not in seen:
+                seen.add(other)
+                stack.append(other)
+    return seen
+
+
+def consistent(layout: Sequence[int], known: dict[int, int]) -> bool:
+    return all(layout[cell] == value for cell, value in known.items())
+
+
+def beliefs_from(layouts: Sequence[Sequence[int]], board: Sequence[int | None]) -> list[tuple[int, float] | None]:
+    """Per cell: None where ``board`` shows the value, else the commonest value in ``layouts`` and its share."""
+    result: list[tuple[int, float] | None] = []
+    total = len(layouts)
+    for cell, shown in enumerate(board):
+        if shown is not None:
+            result.append(None)
+            continue
+        counts: dict[int, int] = {}
+        for layout in layouts:
+            value = layout[cell]
+            counts[value] = counts.get(value, 0) + 1
+        if not counts:
+            result.append(None)
+            continue
+        value, count = max(counts.items(), key=lambda item: (item[1], -item[0]))
+        result.append((value, count / total))
+    return result
