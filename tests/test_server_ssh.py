@@ -95,11 +95,11 @@ async def test_mono_over_ssh_each_channel_carries_only_its_own_board(tmp_path, k
         await lay_out(bob, BOB_LAYOUT)
         await alice.wait_for("round 1: alice to probe")
         await alice.press("tab", "enter")  # probe the cursor's cell on bob's board
-        await alice.wait_for("turn goes on")
+        await alice.wait_for("alice probed")
         await alice.press("e")
         await bob.wait_for("round 1: bob to probe")
         await bob.press("tab", "enter")
-        await bob.wait_for("turn goes on")
+        await bob.wait_for("bob probed")
         await bob.press("e")
         await alice.wait_for("round 2: alice to probe")
         await guest.wait_for("round 2: alice to probe")

@@ -13,6 +13,7 @@ from typing import Callable
 
 from ..match import SeatInfo
 from ..rules import RuleError, View, Viewer
+from ..rules.base import ALL
 from .hub import LiveTable
 
 
@@ -93,7 +94,9 @@ class SharedTable:
         return self.seat
 
     def view(self, viewer: Viewer = None) -> View:
-        # Whatever the screen asks, it gets its own seat's view: nothing else may reach this channel.
+        # Whatever the screen asks, it gets its own seat's view (every board only once the game is over).
+        if viewer == ALL and self.live.over:
+            return self.live.match.view(ALL)
         return self.live.view(self.seat)
 
     def play(self, seat: int, move: str) -> None:
