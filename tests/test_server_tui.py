@@ -1,0 +1,97 @@
+"""The server's screens with two apps on one hub (no SSH): lobby, new table, joining, live moves, undo by consent."""
+
+from __future__ import annotations
+
+from termgames.server.app import ServeApp
+from termgames.server.hub import Hub, Seat
+from termgames.server.store import Store
+from termgames.screens.dialogs import ConfirmScreen
+from termgames.screens.lobby import CreateTableScreen, LobbyScreen
+from termgames.screens.shared_game import SharedGameMixin
+
+SIZE = (100, 32)
+
+
+def make_hub(folder) -> Hub:
+    return Hub(Store(folder / "termgames.db"), folder / "records")
+
+
+async def settle(*pilots) -> None:
+    for _ in range(3):
+        for pilot in pilots:
+            await pilot.pause()
+
+
+async def test_new_table_open_seat_join_live_moves_and_undo_by_consent(tmp_path):
+    hub = make_hub(tmp_path)
+    alice, bob = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="bob")
+    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+        assert isinstance(alice.screen, LobbyScreen)
+        await pa.press("n")
+        await settle(pa)
+        await pa.press("enter")  # the first game: Copolymer
+        await settle(pa)
+        assert isinstance(alice.screen, CreateTableScreen)
+        alice.screen.query_one("#option-size").value = "5"
+        await settle(pa)
+        await pa.press("ctrl+s")
+        await settle(pa, pb)
+        assert isinstance(alice.screen, SharedGameMixin)
+        table = hub.table(1)
+        assert table.names == ("alice", "seat-2") and table.open_seats() == [1]
+
+        # bob's lobby lists the open table first; Enter takes the seat.
+        assert isinstance(bob.screen, LobbyScreen)
+        assert bob.screen.query_one("#tables").highlighted_option.id == "open:1"
+        await pb.press("enter")
+        await settle(pa, pb)
+        assert table.names == ("alice", "bob")
+        assert "bob" in str(alice.screen.query_one("#game-title").render())
+        assert "● bob" in str(alice.screen.query_one("#presence").render())
+
+        # alice moves: bob's screen redraws from the news.
+        await pa.press("enter")
+        await settle(pa, pb)
+        assert len(bob.screen.view.moves) == 1 and bob.screen.view.to_move == (1,)
+
+        # Undo is a request; bob refuses, then accepts.
+        await pa.press("u")
+        await settle(pa, pb)
+        assert isinstance(bob.screen, ConfirmScreen)
+        await pb.press("n")
+        await settle(pa, pb)
+        assert len(table.match.moves) == 1
+        await pa.press("u")
+        await settle(pa, pb)
+        await pb.press("y")
+        await settle(pa, pb)
+        assert table.match.moves == [] and alice.screen.view.moves == ()
+
+        # bob leaves the table: alice sees him away; his lobby lists the game as his.
+        await pb.press("q")
+        await settle(pb)
+        await pb.press("y")
+        await settle(pa, pb)
+        assert isinstance(bob.screen, LobbyScreen)
+        assert "○ bob away" in str(alice.screen.query_one("#presence").render())
+        assert bob.screen.query_one("#tables").highlighted_option.id == "mine:1"
+
+
+async def test_a_spectator_sees_no_hidden_board_and_cannot_move(tmp_path):
+    hub = make_hub(tmp_path)
+    live = hub.create_table("mono", {"size": 3}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    live.play(0, "random")
+    live.play(1, "random")
+    carol = ServeApp(hub=hub, player="carol")
+    async with carol.run_test(size=SIZE) as pilot:
+        assert carol.screen.query_one("#tables").highlighted_option.id == "watch:1"
+        await pilot.press("w")
+        await settle(pilot)
+        screen = carol.screen
+        assert isinstance(screen, SharedGameMixin) and screen.table.seat is None
+        assert all(value is None for board in screen.view.boards for value in board)
+        assert "you are watching" in str(screen.query_one("#presence").render())
+        await pilot.press("r")  # Mono's random probe: not for a spectator
+        await settle(pilot)
+        assert len(live.match.moves) == 2
+        assert live.spectators() == ["carol"]
