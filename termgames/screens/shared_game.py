@@ -96,7 +96,11 @@ class SharedGameMixin(Screen):
             pieces.append(f"   {len(watching)} watching")
         if self.table.seat is None:
             pieces.append(("   you are watching", "italic"))
-        line.update(Text.assemble(*pieces))
+        text = Text.assemble(*pieces)
+        # Every move reaches here: an unchanged line is not redrawn (an update lays the screen out again).
+        if text.plain != getattr(self, "_presence_shown", None):
+            self._presence_shown = text.plain
+            line.update(text)
 
     def update_chat(self) -> None:
         try:
@@ -104,7 +108,10 @@ class SharedGameMixin(Screen):
         except Exception:
             return
         lines = self.table.chat_lines()[-2:]
-        log.update("\n".join(lines) if lines else "t: chat with the table")
+        text = "\n".join(lines) if lines else "t: chat with the table"
+        if text != getattr(self, "_chat_shown", None):
+            self._chat_shown = text
+            log.update(text)
 
     # -- chat ----------------------------------------------------------------------
 

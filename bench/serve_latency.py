@@ -1,0 +1,228 @@
+"""``termgames serve`` under load: 30 SSH clients on loopback, live Mono tables, move-to-screen latency.
+
+    python bench/serve_latency.py [--tables 6] [--moves 12] [--size 12]
+
+Starts ``termgames serve`` as its own process, then connects one SSH client
+with a PTY per seat (6 tables of 2, 3 and 4 seats) and spectators up to 30
+clients in all, each at its table's game screen.  At every table, in turn,
+the player to move presses ``R`` (a random layout), later ``r`` (a random
+probing turn); the time from that key to the first bytes of the redraw
+on each other screen at the table (other seats and spectators) is one sample.
+Tables play at the same time, a move every ``--pace`` seconds on average at
+each (a server redraws every screen at the table for each move, so a pace
+faster than the CPU can redraw builds a queue: try ``--pace 0.2``).  Prints the median and 95th percentile of those
+samples and the server's resident memory.  Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import asyncssh
+
+ROOT = Path(__file__).resolve().parent.parent
+SEATS = [2, 3, 4, 2, 3, 4]  # players per table; spectators fill up to the client count
+
+
+class Client:
+    """One SSH session with a PTY; remembers when its last bytes arrived."""
+
+    def __init__(self, name: str, key: asyncssh.SSHKey) -> None:
+        self.name = name
+        self.key = key
+        self.last = 0.0
+        self.received = 0
+        self.text = b""
+        self.arrived = asyncio.Event()
+
+    async def open(self, port: int) -> None:
+        self.conn = await asyncssh.connect("127.0.0.1", port, username=self.name, client_keys=[self.key], known_hosts=None)
+        self.process = await self.conn.create_process(term_type="xterm-256color", term_size=(100, 30), encoding=None)
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        while True:
+            chunk = await self.process.stdout.read(65536)
+            if not chunk:
+                return
+            self.last = time.perf_counter()
+            self.received += len(chunk)
+            if len(self.text) < 2_000_000:  # enough for the setup checks
+                self.text += chunk
+            self.arrived.set()
+
+    async def quiet(self, seconds: float = 0.4, limit: float = 20.0) -> None:
+        """Wait until nothing has arrived for ``seconds``."""
+        deadline = time.perf_counter() + limit
+        while time.perf_counter() < deadline:
+            if self.last and time.perf_counter() - self.last > seconds:
+                return
+            await asyncio.sleep(0.05)
+
+    async def wait_for(self, needle: bytes, limit: float = 20.0) -> None:
+        deadline = time.perf_counter() + limit
+        while needle not in self.text:
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"{self.name}: {needle!r} never arrived")
+            await asyncio.sleep(0.02)
+
+    def press(self, keys: bytes) -> None:
+        self.process.stdin.write(keys)
+
+    async def close(self) -> None:
+        self.process.close()
+        self.conn.close()
+        self.reader.cancel()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def play_table(
+    players: list[Client], watchers: list[Client], moves: int, pace: float, samples: list[float], rng: random.Random
+) -> int:
+    """Players press r in turn; each other screen's first bytes after the key are one sample."""
+    made = 0
+    for turn in range(moves):
+        mover = players[turn % len(players)]
+        others = [c for c in players + watchers if c is not mover]
+        await asyncio.sleep(rng.uniform(0.5 * pace, 1.5 * pace))  # the next player "thinks"
+        start = time.perf_counter()
+        mover.press(b"R" if turn < len(players) else b"r")  # R: a random layout; r: a random probing turn
+        deadline = start + 5.0
+        pending = list(others)
+        while pending and time.perf_counter() < deadline:
+            await asyncio.sleep(0.002)
+            for client in list(pending):
+                if client.last > start:
+                    samples.append((client.last - start) * 1000)
+                    pending.remove(client)
+        made += 1
+        await asyncio.gather(*(c.quiet(0.15, 3) for c in players + watchers))
+    return made
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=30)
+    parser.add_argument("--moves", type=int, default=12, help="moves per table")
+    parser.add_argument("--pace", type=float, default=1.5, help="mean seconds between moves at a table")
+    parser.add_argument("--size", type=int, default=9, help="Mono regions (9: the standard board)")
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp(prefix="termgames-bench-"))
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    server = subprocess.Popen(
+        [sys.executable, *(os.environ.get("BENCH_SERVER_PREFIX", "-m termgames").split()), "serve", "--port", str(port), "--data", str(folder)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(300):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if server.poll() is not None:
+                raise SystemExit("termgames serve did not start")
+            time.sleep(0.1)
+        idle = rss_mb(server.pid)
+        rng = random.Random(1)
+        tables: list[tuple[list[Client], list[Client]]] = []
+        count = 0
+        for number, seats in enumerate(SEATS, start=1):
+            players = [Client(f"p{number}x{i}", asyncssh.generate_private_key("ssh-ed25519")) for i in range(seats)]
+            first = players[0]
+            names = " ".join(p.name for p in players[1:])
+            async with asyncssh.connect("127.0.0.1", port, username=first.name, client_keys=[first.key], known_hosts=None) as conn:
+                result = await conn.run(f"challenge mono --size {args.size} {names}", check=False)
+                assert result.exit_status == 0, result.stderr
+            tables.append((players, []))
+            count += seats
+        for index in range(max(0, args.clients - count)):
+            tables[index % len(tables)][1].append(Client(f"watcher{index}", asyncssh.generate_private_key("ssh-ed25519")))
+
+        everyone = [c for players, watchers in tables for c in players + watchers]
+        started = time.perf_counter()
+        await asyncio.gather(*(c.open(port) for c in everyone))
+        await asyncio.gather(*(c.wait_for(b"signed in as") for c in everyone))
+        connected = time.perf_counter() - started
+        # Players: their one game is highlighted, Enter resumes it.  Watchers: down to their table, w.
+        for table_index, (players, watchers) in enumerate(tables):
+            for player in players:
+                player.press(b"\r")
+            for watcher in watchers:
+                watcher.press(b"\x1b[B" * table_index + b"w")
+        await asyncio.gather(*(c.wait_for(b"Mono") for c in everyone))
+        for players, watchers in tables:  # everyone sits (or watches) at the table meant for them
+            await asyncio.gather(*(c.wait_for(b"vs  " + players[-1].name.encode()) for c in players + watchers))
+        await asyncio.gather(*(c.quiet(0.5) for c in everyone))
+        loaded = rss_mb(server.pid)
+        await asyncio.sleep(2)  # let the last screens settle
+        idle_cpu = cpu_seconds(server.pid)
+        await asyncio.sleep(3)
+        idle_cpu = (cpu_seconds(server.pid) - idle_cpu) / 3
+
+        samples: list[float] = []
+        server_cpu = cpu_seconds(server.pid)
+        own_cpu = time.process_time()
+        began = time.perf_counter()
+        made = await asyncio.gather(*(play_table(p, w, args.moves, args.pace, samples, rng) for p, w in tables))
+        elapsed = time.perf_counter() - began
+        server_cpu = cpu_seconds(server.pid) - server_cpu
+        own_cpu = time.process_time() - own_cpu
+        after = rss_mb(server.pid)
+        for client in everyone:
+            await client.close()
+
+        samples.sort()
+        p95 = samples[max(0, int(len(samples) * 0.95) - 1)] if samples else float("nan")
+        print(f"clients: {len(everyone)} ({sum(len(p) for p, _ in tables)} players at {len(tables)} Mono tables, "
+              f"{sum(len(w) for _, w in tables)} spectators); all signed in and drawn in {connected:.2f} s")
+        print(f"moves: {sum(made)} in {elapsed:.1f} s, {len(samples)} arrivals on other screens")
+        if samples:
+            print(f"move -> other screens: median {statistics.median(samples):.0f} ms, "
+                  f"95th percentile {p95:.0f} ms, max {samples[-1]:.0f} ms (target: 95th < 200 ms)")
+        print(f"server CPU with {len(everyone)} clients and no moves: {idle_cpu * 100:.0f}% of a core")
+        print(f"CPU during the moves: server {server_cpu:.1f} s ({server_cpu / max(1, sum(made)) * 1000:.0f} ms a move), "
+              f"the 30 clients {own_cpu:.1f} s, in {elapsed:.1f} s")
+        print(f"server RSS: {idle:.0f} MB idle, {loaded:.0f} MB with {len(everyone)} clients, {after:.0f} MB after the moves")
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
