@@ -213,6 +213,15 @@ async def test_identity_guests_and_what_the_server_refuses(tmp_path, keys):
             no_pty = await conn.run(check=False)  # a shell without a terminal
             assert no_pty.exit_status == 1 and "needs a terminal" in no_pty.stdout
 
+        # Two moves for the same turn at the same moment: exactly one is accepted.
+        await command(port, "alice", keys["alice"], "challenge mono --size 3 bob")
+        first, second = await asyncio.gather(
+            command(port, "alice", keys["alice"], "move 1 random"),
+            command(port, "alice", keys["alice"], "move 1 random"),
+        )
+        assert sorted([first.exit_status, second.exit_status]) == [0, 2]
+        assert "it is bob's turn" in (first.stderr + second.stderr)
+
         # An absurd terminal size is clamped.
         huge = await connect(port, "alice", keys["alice"], width=5000, height=3000, screen=MAX_SIZE)
         await huge.wait_for("signed in as alice", timeout=20)

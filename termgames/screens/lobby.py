@@ -201,7 +201,7 @@ class CreateTableScreen(SetupScreen):
     def on_mount(self) -> None:
         app: Any = self.app
         self.query_one("#setup-title", Static).update(
-            f"New table of {self.game.title}: an empty human seat is open to anyone; a name reserves it"
+            f"New table of {self.game.title}: a human seat with no name is open to anyone"
         )
         for seat in range(self.game.max_seats):
             self.query_one(f"#seat-name-{seat}").value = app.player if seat == 0 else ""
