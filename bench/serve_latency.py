@@ -186,10 +186,14 @@ async def main() -> None:
             await asyncio.gather(*(c.wait_for(b"vs  " + players[-1].name.encode()) for c in players + watchers))
         await asyncio.gather(*(c.quiet(0.5) for c in everyone))
         loaded = rss_mb(server.pid)
-        await asyncio.sleep(2)  # let the last screens settle
-        idle_cpu = cpu_seconds(server.pid)
-        await asyncio.sleep(3)
-        idle_cpu = (cpu_seconds(server.pid) - idle_cpu) / 3
+        # Opening 30 screens keeps the server busy for a while after the last byte: wait until it is idle.
+        settle_deadline = time.perf_counter() + 60
+        while True:
+            idle_cpu = cpu_seconds(server.pid)
+            await asyncio.sleep(2)
+            idle_cpu = (cpu_seconds(server.pid) - idle_cpu) / 2
+            if idle_cpu < 0.2 or time.perf_counter() > settle_deadline:
+                break
 
         samples: list[float] = []
         server_cpu = cpu_seconds(server.pid)

@@ -53,14 +53,20 @@ class SharedGameMixin(Screen):
 
     # -- news from the table ---------------------------------------------------
 
+    def refresh_view(self) -> None:
+        # Remember which position is drawn: the mover's own news of its move needs no second redraw.
+        self._drawn_generation = self.table.live.generation
+        super().refresh_view()  # type: ignore[misc]
+
     def table_event(self, kind: str, text: str) -> None:
         if not self.is_attached:
             return
         if kind in ("moved", "seats"):
             if kind == "seats":
                 self.query_one("#game-title", Static).update(title_line(self.table.game.title, self.table.match, self.ascii_only))
-            if not getattr(self, "_privacy_open", False):
-                self.refresh_view()  # type: ignore[attr-defined]
+            fresh = getattr(self, "_drawn_generation", None) == self.table.live.generation
+            if not getattr(self, "_privacy_open", False) and not (fresh and kind == "moved"):
+                self.refresh_view()
             self.update_presence()
             if text:
                 self.say(text, error=False)  # type: ignore[attr-defined]
