@@ -95,3 +95,18 @@ async def test_a_spectator_sees_no_hidden_board_and_cannot_move(tmp_path):
         await settle(pilot)
         assert len(live.match.moves) == 2
         assert live.spectators() == ["carol"]
+
+
+async def test_a_finished_game_is_replayed_from_the_lobby(tmp_path):
+    from termgames.screens.replay import ReplayScreen
+
+    hub = make_hub(tmp_path)
+    live = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    while not live.over:
+        live.play(live.match.state.to_move()[0], "random")
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        assert alice.screen.query_one("#tables").highlighted_option.id == "done:1"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(alice.screen, ReplayScreen)
