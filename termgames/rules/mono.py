@@ -734,6 +734,8 @@ KEYS = """\
 | layout: Enter | confirm the layout once it is valid |
 
 On the boards, `*` after a value marks a cell uncovered by a random probe.
+The side panel lists the turn's values and what they would score now; after a
+turn, the value behind `|` is the one that ended it (it scores nothing).
 On your own board the cells your opponents have uncovered are bright, the
 others dim. With three or four players, an underlined value on an opponent's
 board is one you have not probed yet (you may still probe it). The overlay's

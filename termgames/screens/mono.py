@@ -45,6 +45,7 @@ class MonoScreen(GameScreen):
     hides_information = True
 
     BINDINGS = [
+        Binding("enter,space", "hide_boards", "Hide the boards", key_display="Enter"),
         Binding("enter,space", "act", "Probe", key_display="Enter"),
         Binding("enter,space", "confirm_layout", "Confirm", key_display="Enter"),
         Binding("e", "end_turn", "End turn"),
@@ -86,6 +87,11 @@ class MonoScreen(GameScreen):
         if not self.is_mounted:
             return True
         laying_out = self.laying_out()
+        handing_over = self._handover_to is not None
+        if action == "hide_boards":
+            return handing_over
+        if handing_over and action in LAYOUT_ACTIONS | PROBE_ACTIONS:
+            return False
         if action in LAYOUT_ACTIONS:
             return laying_out
         if action in PROBE_ACTIONS:
@@ -108,6 +114,10 @@ class MonoScreen(GameScreen):
             self.say("Wait for every board to be laid out")
             return None
         return f"{board.cursor_name()},hold"
+
+    def action_hide_boards(self) -> None:
+        if self._handover_to is not None:
+            self.hand_over()
 
     def action_confirm_layout(self) -> None:
         board = self.mono_board

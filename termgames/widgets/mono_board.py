@@ -357,6 +357,8 @@ class MonoBoards(Widget):
                     self.cursor = 0
                 self.board_seat = view.viewer
             else:
+                if self.draft is not None:
+                    self.cursor = view.grid.cells // 2  # from the layout's last cell to the middle of a board
                 self.draft = None
                 self.draft_owner = None
                 others = self.opponents()
@@ -597,7 +599,9 @@ class MonoBoards(Widget):
             if decrease:
                 pieces.append(("| ", style(self.palette.label)))
             pieces.append((label(probe.value), value_style(self, probe.value, bold=not decrease, dim=decrease)))
-            pieces.append((RANDOM_MARK if probe.random else " ", style(self.palette.label)))
+            if probe.random:
+                pieces.append((RANDOM_MARK, style(self.palette.label)))
+            pieces.append((" ", style()))
         return pieces
 
     @property
@@ -616,6 +620,8 @@ class MonoBoards(Widget):
         hidden = [view.grid.cells - len(view.uncovered[seat]) for seat in range(len(view.players))]
         seat = min(range(len(hidden)), key=lambda s: (hidden[s], s))
         whose = "yours" if seat == view.viewer else f"{view.players[seat]}'s"
+        if hidden.count(hidden[seat]) == len(hidden):
+            whose = "each"
         return [(f"End: the round a board is\nuncovered ({whose}: {hidden[seat]} left)", style())]
 
     def text_lines(self) -> list[str]:
