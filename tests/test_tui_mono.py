@@ -98,7 +98,10 @@ async def test_a_whole_turn_by_keyboard_then_privacy_for_the_next_player(tmp_pat
         board = screen.mono_board
         assert screen.view.viewer == 0 and board.board_seat == 1
         assert_hidden(app, OTHER)
-        board.cursor = match.state.grid.index["a1"]
+        await pilot.click(board_slot(screen, 0), offset=(3, 6))  # a click on your own board: no cursor there
+        assert board.board_seat == 1
+        await pilot.click(board_slot(screen, 1), offset=(3, 6))  # padding 1, row number and space 2: a1
+        assert board.cursor_name() == "a1"
         await pilot.press("enter")  # a1 = 8
         await pilot.press("right", "enter")  # b1 = 8
         await pilot.press("up", "l", "enter")  # c2 = 8
