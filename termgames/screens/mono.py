@@ -28,6 +28,8 @@ AI_PROBE_SECONDS = 0.7
 #: Samples of the deduction overlay's inference: enough for steady odds, quick on a small machine.
 BELIEF_SAMPLES = 200
 
+BeliefKey = tuple[Any, int, tuple[int | None, ...]]
+
 #: Keys of the layout editor, and of probing; each set is hidden from the footer in the other phase.
 LAYOUT_ACTIONS = {"put", "step_value", "clear_value", "random_layout", "confirm_layout"}
 PROBE_ACTIONS = {"act", "end_turn", "random", "deduce", "next_board"}
@@ -66,9 +68,9 @@ class MonoScreen(GameScreen):
         super().__init__(*args, **kwargs)
         #: The deduction overlay is wanted (``d``); it shows once its beliefs arrive.
         self.overlay = False
-        #: Beliefs already computed: (viewer, moves played, board seat) -> per cell.
-        self._beliefs: dict[tuple[Any, int, int], list] = {}
-        self._deducing: tuple[Any, int, int] | None = None
+        #: Beliefs already computed: (viewer, board seat, what the viewer sees of that board) -> per cell.
+        self._beliefs: dict[BeliefKey, list] = {}
+        self._deducing: BeliefKey | None = None
         self._keys_state: tuple[Any, ...] = ()
 
     @property
@@ -96,7 +98,8 @@ class MonoScreen(GameScreen):
             return laying_out
         if action in PROBE_ACTIONS:
             if action == "act":
-                return not laying_out and not (self.view is not None and self.view.over)
+                view = self.view
+                return not laying_out and view is not None and not view.over and view.viewer is not None
             if action == "next_board" and self.view is not None and len(self.view.players) < 3:
                 return False  # one opponent: nothing to switch to
             view = self.view
@@ -236,6 +239,9 @@ class MonoScreen(GameScreen):
         if self.hints_forbidden():
             self.say("This game was made with --no-hints: no deduction overlay")
             return
+        if view.over:
+            self.say("The game is over: every board is shown")
+            return
         if view.phase == "layout" or view.viewer is None:
             self.say("The deduction overlay is for an opponent's board once probing starts")
             return
@@ -248,11 +254,13 @@ class MonoScreen(GameScreen):
         self.say("Deduction overlay on: guesses are marked ?", error=False)
         self.request_beliefs()
 
-    def belief_key(self) -> tuple[Any, int, int] | None:
+    def belief_key(self) -> BeliefKey | None:
+        """What the overlay of the board under the cursor depends on: it is computed again only when that changes."""
         view, board = self.view, self.mono_board
-        if view is None or board.board_seat is None or board.board_seat == view.viewer or view.viewer is None:
+        seat = board.board_seat
+        if view is None or seat is None or seat == view.viewer or view.viewer is None or not view.boards[seat]:
             return None
-        return (view.viewer, len(self.table.match.moves), board.board_seat)
+        return (view.viewer, seat, view.boards[seat])
 
     def request_beliefs(self) -> None:
         """Show the overlay for the board under the cursor, computing it in a thread if it is new."""
@@ -264,7 +272,7 @@ class MonoScreen(GameScreen):
             return
         if key in self._beliefs:
             self._deducing = None
-            self.mono_board.set_beliefs((key[2], self._beliefs[key]))
+            self.mono_board.set_beliefs((key[1], self._beliefs[key]))
             self.update_panel()
             return
         self._deducing = key
@@ -273,24 +281,24 @@ class MonoScreen(GameScreen):
         self.deduce(key, self.view)
 
     @work(thread=True, exclusive=True, group="deduce")
-    def deduce(self, key: tuple[Any, int, int], view: View) -> None:
+    def deduce(self, key: BeliefKey, view: View) -> None:
         try:
-            beliefs = cell_beliefs(view, key[2], samples=BELIEF_SAMPLES, seed=0)
+            beliefs = cell_beliefs(view, key[1], samples=BELIEF_SAMPLES, seed=0)
         except Exception as error:  # the overlay is a help: its failure must not end the game
             self._report(self._deduce_failed, key, str(error))
             return
         if not get_current_worker().is_cancelled:
             self._report(self._deduced, key, beliefs)
 
-    def _deduced(self, key: tuple[Any, int, int], beliefs: list) -> None:
+    def _deduced(self, key: BeliefKey, beliefs: list) -> None:
         self._beliefs[key] = beliefs
         if key == self._deducing:
             self._deducing = None
         if self.overlay and key == self.belief_key() and not self._privacy_open and self._handover_to is None:
-            self.mono_board.set_beliefs((key[2], beliefs))
+            self.mono_board.set_beliefs((key[1], beliefs))
             self.update_panel()
 
-    def _deduce_failed(self, key: tuple[Any, int, int], error: str) -> None:
+    def _deduce_failed(self, key: BeliefKey, error: str) -> None:
         if key == self._deducing:
             self._deducing = None
             self.overlay = False

@@ -504,7 +504,7 @@ class MonoBoards(Widget):
             beliefs = self.beliefs[1] if self.beliefs is not None and self.beliefs[0] == seat else None
             look = Look(
                 compact=self.compact,
-                cursor=self.cursor if seat == self.board_seat and view.viewer is not None else None,
+                cursor=self.cursor if seat == self.board_seat and self.has_cursor() else None,
                 draft=tuple(self.draft) if own and self.draft is not None else None,
                 problems=self.problems if own else frozenset(),
                 beliefs=beliefs,
@@ -513,6 +513,11 @@ class MonoBoards(Widget):
             slot.paint(view, seat, look)
         if (self.per_row, self.compact) != arranged:
             self.refresh(layout=True)
+
+    def has_cursor(self) -> bool:
+        """A seat at the keyboard has a cursor; a spectator, a replay or the finished game's every-board view none."""
+        view = self.view
+        return self.interactive and view is not None and view.viewer is not None and view.viewer != ALL
 
     def active_slot(self) -> MonoBoard | None:
         for slot in self.slots:
@@ -534,7 +539,7 @@ class MonoBoards(Widget):
     def cursor_detail(self) -> str:
         """A line about the cell under the cursor: whose board, its name, what is known of it."""
         view, cell = self.view, self.cursor
-        if view is None or view.grid is None or cell is None or not self.interactive or view.viewer is None:
+        if view is None or view.grid is None or cell is None or not self.has_cursor():
             return ""
         name = view.grid.names[cell]
         if self.draft is not None:
@@ -549,10 +554,11 @@ class MonoBoards(Widget):
         owner = view.players[seat] + "'s"
         value = view.boards[seat][cell] if view.boards[seat] else None
         if value is not None:
-            how = "a random probe" if cell in view.random_uncovered[seat] else "a probe"
-            detail = f"{owner} {name}: {label(value)}, uncovered by {how}"
+            detail = f"{owner} {name}: {label(value)}"
+            if cell in view.random_uncovered[seat]:
+                detail += " (random probe)"
             if cell not in view.probed and len(view.players) > 2:
-                detail += "; you may probe it"
+                detail += ", you may probe it"
             return detail
         belief = self.belief_at_cursor()
         if belief is not None:
