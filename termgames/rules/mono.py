@@ -729,7 +729,8 @@ KEYS = """\
 | d | deduction overlay: each hidden cell's likeliest value, marked `?` |
 | layout: 1-9 | put that region label in the cell and move on (reading order) |
 | layout: + - | step the cell's label up or down (boards of 10+ regions) |
-| layout: Backspace | clear the cell |
+| layout: Backspace | clear the cell (on an empty cell: the one before) |
+| mouse click | put the cursor on a cell |
 | layout: R | a random layout |
 | layout: Enter | confirm the layout once it is valid |
 
