@@ -246,13 +246,18 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
                 if cell in random_cells:
                     suffix = RANDOM_MARK
             if active and cell == look.cursor and look.compact:
-                # No room for brackets: one would cover the mark after the cell to the left.
+                # Brackets only on blank slots: the slot to the left holds the mark of the cell before
+                # (* or ?), the one to the right this cell's own; a mark is never covered.
                 colour = mark_style.color.name if mark_style.color else None
                 cursor_style = style(colour, palette.cursor_bg, bold=True, reverse=palette.cursor_bg is None,
                                      underline=True)
+                bracket = style(palette.warn, bold=True)
+                if chars[line][x - 1] == " ":
+                    put(line, x - 1, glyphs.cursor_left, bracket)
                 put(line, x, mark, cursor_style + Style(italic=True) if suffix == GUESS_MARK else cursor_style)
-                put(line, x + 1, suffix, suffix_style)
-                board._cursor_box = (line, x, 2)
+                put(line, x + 1, glyphs.cursor_right if suffix == " " else suffix,
+                    bracket if suffix == " " else suffix_style)
+                board._cursor_box = (line, x - 1, 3)
                 continue
             if active and cell == look.cursor:
                 if suffix == GUESS_MARK:
