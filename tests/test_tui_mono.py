@@ -41,6 +41,17 @@ def board_slot(screen, seat) -> MonoBoard:
     return next(slot for slot in screen.query(MonoBoard) if slot.seat == seat and slot.display)
 
 
+def rendered_cells(app, slot: MonoBoard) -> list[str]:
+    """What the terminal shows in each cell of a compact 9-region board, read off the rendered screen."""
+    lines = screen_text(app).splitlines()
+    area = slot.content_region
+    cells = []
+    for row in range(5):
+        line = lines[area.y + 2 + row]
+        cells += [line[area.x + 2 + 2 * column] for column in range(9)]
+    return cells
+
+
 def assert_hidden(app, layout: str) -> None:
     """No row of ``layout`` (a 9-region board hidden from the viewer) shows anywhere on the terminal."""
     text = screen_text(app)
@@ -125,6 +136,8 @@ async def test_a_whole_turn_by_keyboard_then_privacy_for_the_next_player(tmp_pat
         await pilot.pause()
         assert screen.view.viewer == 1
         assert_hidden(app, EXAMPLE)
+        assert rendered_cells(app, board_slot(screen, 0)) == ["·"] * 45  # ned has probed nothing of fred's
+        assert rendered_cells(app, board_slot(screen, 1)) == list(OTHER)
         own = "\n".join(board_slot(screen, 1).text_lines())
         assert " ".join(OTHER[:9]) in own  # ned's own board, every value
 
