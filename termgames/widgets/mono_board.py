@@ -583,10 +583,11 @@ class MonoBoards(Widget):
         lines: list[list[Piece]] = []
         record = view.open_turn
         if record is not None:
-            who = "Your turn" if record.seat == view.viewer else f"{view.players[record.seat]}'s turn"
+            yours = record.seat == view.viewer and self.interactive
+            who = "Your turn" if yours else f"{view.players[record.seat]}'s turn"
             lines.append([(f"{who}: ", style(bold=True)), *self.values_pieces(record.probes)])
             lines.append([(f"  scores {record.score} if it ends now", style())])
-        elif view.phase == "probe" and view.viewer is not None and view.viewer in view.to_move:
+        elif view.phase == "probe" and self.interactive and view.viewer is not None and view.viewer in view.to_move:
             lines.append([("Your turn: nothing yet", style(bold=True))])
         if view.turns and (record is None or view.turns[-1].seat != record.seat):
             last = view.turns[-1]
