@@ -112,7 +112,8 @@ async def test_a_whole_turn_by_keyboard_then_privacy_for_the_next_player(tmp_pat
         await pilot.click(board_slot(screen, 0), offset=(3, 6))  # a click on your own board: no cursor there
         assert board.board_seat == 1
         await pilot.click(board_slot(screen, 1), offset=(3, 6))  # padding 1, row number and space 2: a1
-        assert board.cursor_name() == "a1"
+        await pilot.pause()
+        assert board.cursor_name() == "a1" and "ned's a1: hidden" in str(screen.query_one("#cursor-line").render())
         await pilot.press("enter")  # a1 = 8
         await pilot.press("right", "enter")  # b1 = 8
         await pilot.press("up", "l", "enter")  # c2 = 8

@@ -168,6 +168,10 @@ class MonoScreen(GameScreen):
         self.request_beliefs()
         self.call_after_refresh(self.scroll_to_cursor)
 
+    def on_mono_boards_cursor_moved(self, _message: MonoBoards.CursorMoved) -> None:
+        self.update_panel()
+        self.request_beliefs()
+
     def action_end_turn(self) -> None:
         view = self.view
         if view is not None and view.open_turn is None and view.viewer in view.to_move and view.phase == "probe":

@@ -17,6 +17,7 @@ from rich.style import Style
 from textual.app import ComposeResult
 from textual.events import Click
 from textual.geometry import Region
+from textual.message import Message
 from textual.widget import Widget
 
 from ..rules.base import ALL
@@ -144,7 +145,7 @@ def cell_at(grid: Grid, compact: bool, x: int, y: int) -> int | None:
     return row * grid.width + column
 
 
-def value_style(board: BoardWidget, value: int, bold: bool = False, dim: bool = False,
+def value_style(board: BoardWidget | MonoBoards, value: int, bold: bool = False, dim: bool = False,
                 background: str | None = None, italic: bool = False, underline: bool = False) -> Style:
     colour = None
     if board.palette_name != "mono":
@@ -289,6 +290,9 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
 class MonoBoards(Widget):
     """Every board of a Mono game, arranged to fit; the screens' board."""
 
+    class CursorMoved(Message):
+        """The player put the cursor somewhere with the mouse (keys go through the screen already)."""
+
     DEFAULT_CSS = """
     MonoBoards { layout: grid; grid-size: 2; grid-columns: auto; grid-rows: auto; grid-gutter: 1 0;
                  width: auto; height: auto; }
@@ -391,9 +395,7 @@ class MonoBoards(Widget):
             return
         self.board_seat, self.cursor = seat, cell
         self.redraw()
-        screen = self.screen
-        if hasattr(screen, "update_panel"):
-            screen.update_panel()
+        self.post_message(self.CursorMoved())
 
     def cursor_name(self) -> str:
         if self.view is None or self.cursor is None or self.view.grid is None:
