@@ -315,6 +315,7 @@ class GameScreen(Screen):
         except RuleError as error:
             self.say(f"{self.table.names[seat]} (AI) tried {move}: {error}")
             return
+        self.message = ""  # what was said before the AI moved (e.g. "It is its turn") no longer holds
         self.refresh_view()
 
     def _ai_failed(self, seat: int, generation: int, error: str) -> None:

@@ -580,8 +580,8 @@ class MonoBoards(Widget):
         if view is None or view.grid is None:
             return []
         if self.draft is not None:
-            return [("Your layout: type a region\nlabel into each cell, or +\nand - to step it; Backspace\nclears; R lays out at random",
-                     style())]
+            return [("Your layout:", style(bold=True)),
+                    ("\ntype a region label into\neach cell; + - step it,\nBackspace clears it;\nR: a random layout", style())]
         lines: list[list[Piece]] = []
         record = view.open_turn
         if record is not None:
