@@ -542,8 +542,13 @@ _SIDE_POS = {N: 0, E: 1, S: 2, W: 3}
 class _Search:
     """One run of the completion search over a mutable copy of the grid."""
 
-    def __init__(self, grid: Sequence[int], supply: Sequence[int], node_limit: int | None) -> None:
+    def __init__(
+        self, grid: Sequence[int], supply: Sequence[int], node_limit: int | None, collect: int | None = None
+    ) -> None:
         self.grid = list(grid)
+        #: With ``collect``: keep going after a completion, recording up to that many (then stop).
+        self.collect = collect
+        self.found: list[tuple[tuple[int, int], ...]] = []
         self.supply = list(supply)
         self.node_limit = node_limit
         self.nodes = 0
@@ -562,7 +567,12 @@ class _Search:
         grid = self.grid
         ends = open_end_list(grid)
         if not ends:
-            return trace_circuit(grid) is not None
+            if trace_circuit(grid) is None:
+                return False
+            if self.collect is None:
+                return True
+            self.found.append(tuple(sorted(self.placed)))
+            return len(self.found) > self.collect
         # Strands: follow the track from each open end to its other end.
         partner: dict[tuple[int, int], tuple[int, int]] = {}
         walked = 0
@@ -682,6 +692,19 @@ def find_completion(
     """
     search = _Search(grid, supply, node_limit)
     return search.run()
+
+
+def list_completions(
+    grid: Sequence[int], supply: Sequence[int], limit: int, node_limit: int | None = None
+) -> list[tuple[tuple[int, int], ...]] | None:
+    """Every completion (each a sorted tuple of (index, mask)), or None when there are more than ``limit``.
+
+    Raises :class:`SearchLimit` past ``node_limit`` nodes.  For hints and
+    bots near the end of building, when few completions remain.
+    """
+    search = _Search(grid, supply, node_limit, collect=limit)
+    search.run()
+    return None if len(search.found) > limit else search.found
 
 
 def search_nodes(grid: Sequence[int], supply: Sequence[int]) -> tuple[bool, int]:
