@@ -552,3 +552,11 @@ def test_cli_round_trip_new_move_show(tmp_path):
     assert "B3" not in data["board"]["tiles"] and data["moves"][-1] == "B3,C3"
     assert "impossible" in run("rules", "monunrail").stdout.lower()
     assert run("list").stdout.count("monunrail") == 1
+
+
+def test_view_lists_the_few_completions_left():
+    tiles = {"D4": "S-v", "E4": "S-v", "D3": "S-v", "E3": "S-v", "D5": "T-ne", "E5": "T-nw"}
+    assert at(tiles, supply=(0, 2, 0)).view(0).completions() == ["D2:T-se,E2:T-sw"]
+    longer = at(tiles, supply=(2, 2, 0)).view(0).completions()
+    assert sorted(longer) == ["D1:T-se,E1:T-sw,D2:S-v,E2:S-v", "D2:T-se,E2:T-sw"]
+    assert at({"D4": "S-v", "E4": "S-v"}).view(0).completions(limit=3) is None

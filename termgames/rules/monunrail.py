@@ -55,7 +55,8 @@ sees everything):
     :meth:`completes`, :meth:`tile_options` (which types fit a cell),
     :meth:`open_ends`, :meth:`unrail_cells` (solver cells for the nimber hint),
     :meth:`finishing_moves` and :meth:`finishing_nimbers` (moves that complete
-    the track now, with the value of the removal position they leave).
+    the track now, with the value of the removal position they leave),
+    :meth:`completions` (all ways to complete the track, when few remain).
 
 The completion search (:func:`find_completion`) decides Impossible exactly,
 as ruling 5 says: can the track be completed with the remaining supply,
@@ -976,6 +977,17 @@ class MonUnrailView(View):
             cells = set(self.unrail_cells()) | {cell_of(i) for i, _ in items}
             result.append((_placement_text(items), solver.nimber(cells)))
         return result
+
+    def completions(self, limit: int = 20, node_limit: int = 20_000) -> list[str] | None:
+        """Every way to complete the track from here (placement texts of any length), or None when there
+        are more than ``limit`` or the search would take longer than ``node_limit`` nodes."""
+        if self.phase != "building":
+            return []
+        try:
+            found = list_completions(self.grid, self.supply, limit, node_limit)
+        except SearchLimit:
+            return None
+        return None if found is None else [_placement_text(items) for items in found]
 
     # -- output --------------------------------------------------------------
 
