@@ -119,8 +119,11 @@ def test_registered_with_its_options():
     assert (options["straights"], options["turns"], options["crossroads"]) == (6, 9, 3)
     assert game.new(options, ["a", "b"], 5).supply == (6, 9, 3)
     assert game.options_to_cli(options) == ["--supply", "6,9,3"]
-    with pytest.raises(RuleError, match="at least 4 turns"):
-        game.parse_cli_options(["--supply", "8,3,8"])
+    # a supply too small for any circuit is a legal (short) game: Impossible wins at once
+    tiny = game.new(game.parse_cli_options(["--supply", "8,3,8"]), ["a", "b"], 1)
+    assert tiny.apply(0, "impossible").winner == 0
+    with pytest.raises(RuleError, match="at most 99"):
+        game.parse_cli_options(["--supply", "8,100,8"])
     with pytest.raises(RuleError, match="three counts"):
         game.parse_cli_options(["--supply", "8,8"])
     with pytest.raises(RuleError, match="do not combine"):
@@ -547,6 +550,8 @@ def test_cli_round_trip_new_move_show(tmp_path):
     assert data["board"]["tiles"]["C3"] == "X" and data["board"]["last_cells"] == ["D5", "E5"]
     text = run("show", str(record)).stdout
     assert "┼" in text and "Supply: 2 straights, 0 turns, 6 crossroads" in text
+    plain = run("show", str(record), "--ascii").stdout
+    assert "-+-" in plain and plain.isascii()
     assert run("move", str(record), "B3,C3").exit_code == 0
     data = show()
     assert "B3" not in data["board"]["tiles"] and data["moves"][-1] == "B3,C3"

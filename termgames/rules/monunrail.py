@@ -1360,9 +1360,9 @@ class MonUnrail(Game):
     min_seats = 2
     max_seats = 2
     option_specs = (
-        OptionSpec("straights", "int", DEFAULT_SUPPLY[0], "straights in the supply", minimum=0, maximum=54),
-        OptionSpec("turns", "int", DEFAULT_SUPPLY[1], "turns in the supply", minimum=0, maximum=54),
-        OptionSpec("crossroads", "int", DEFAULT_SUPPLY[2], "crossroads in the supply", minimum=0, maximum=54),
+        OptionSpec("straights", "int", DEFAULT_SUPPLY[0], "straights in the supply", minimum=0, maximum=99),
+        OptionSpec("turns", "int", DEFAULT_SUPPLY[1], "turns in the supply", minimum=0, maximum=99),
+        OptionSpec("crossroads", "int", DEFAULT_SUPPLY[2], "crossroads in the supply", minimum=0, maximum=99),
         OptionSpec("random_supply", "flag", False, "draw the supply counts from the seed"),
     )
     ai_levels = ("easy", "normal", "hard")
@@ -1399,10 +1399,6 @@ class MonUnrail(Game):
 
     def cli_flags(self) -> list[str]:
         return ["--supply S,T,C", "--straights N", "--turns N", "--crossroads N", "--random-supply"]
-
-    def _check_option_combination(self, options: dict[str, Any]) -> None:
-        if not options["random_supply"] and options["turns"] < 4:
-            raise RuleError(f"the supply needs at least 4 turns (every circuit has four corners), not {options['turns']}")
 
     def describe_options(self, options: dict[str, Any]) -> str:
         if options.get("random_supply"):
