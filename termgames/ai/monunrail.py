@@ -79,12 +79,14 @@ class Level:
 LEVELS = {
     "easy": Level("easy", candidates=8, seconds=0.6, blunder=0.5),
     "normal": Level("normal", candidates=40, seconds=1.2, pie_playouts=10),
-    "hard": Level("hard", candidates=80, seconds=1.6, pie_playouts=16, endgame_completions=12),
+    "hard": Level("hard", candidates=80, seconds=1.4, pie_playouts=16, endgame_completions=12),
 }
 DEFAULT_LEVEL = "normal"
 
 #: Nodes the completion search may spend per question (its typical cost is tens to hundreds).
 NODE_LIMIT = 20_000
+#: Nodes for listing every completion before the exact endgame (a few tenths of a second at most).
+ENDGAME_NODES = 5_000
 
 
 def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "MonUnrailBot":
@@ -221,7 +223,8 @@ class MonUnrailBot:
         result = []
         for items in finishing_placements(grid, supply):
             cells = tiles | {cell_of(i) for i, _ in items}
-            value = self.nimber(cells) if time.perf_counter() < self.deadline else None
+            # one solve can take most of a second: start none too close to the deadline
+            value = self.nimber(cells) if time.perf_counter() < self.deadline - 0.4 else None
             result.append((items, value))
         return result
 
@@ -333,7 +336,7 @@ class MonUnrailBot:
         """Solve the rest of the building game when few completions remain; None if there are too many."""
         cap = self.settings.endgame_completions
         try:
-            listed = list_completions(grid, supply, cap, node_limit=NODE_LIMIT)
+            listed = list_completions(grid, supply, cap, node_limit=ENDGAME_NODES)
         except SearchLimit:
             return None
         if not listed:
@@ -343,7 +346,7 @@ class MonUnrailBot:
         values: dict[frozenset, int | None] = {}
         for completion in completions:
             cells = tiles | {cell_of(i) for i, _ in completion}
-            if time.perf_counter() > self.deadline:
+            if time.perf_counter() > self.deadline - 0.4:
                 return None
             value = self.nimber(cells)
             if value is None:

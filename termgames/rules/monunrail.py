@@ -429,12 +429,13 @@ def track_problem(grid: Sequence[int]) -> str | None:
     if ends:
         first = ", ".join(f"{name_of(i)} {SIDE_NAMES[s]}" for i, s in ends[:4])
         more = f" and {len(ends) - 4} more" if len(ends) > 4 else ""
-        return f"{len(ends)} track ends are open ({first}{more})"
+        count = f"{len(ends)} track ends are" if len(ends) > 1 else "1 track end is"
+        return f"{count} open ({first}{more})"
     # No open ends but not one circuit: some loop leaves pieces out.
     start = index_of(START_CELLS[0])
     used = set()
     cell, leaving = start, N
-    while True:
+    for _ in range(4 * CELLS):
         nxt = NEIGHBOUR[cell][leaving]
         entry = OPPOSITE[leaving]
         used.add((nxt, entry | exit_side(grid[nxt], entry)))
@@ -667,8 +668,24 @@ class _Search:
             return False
         if (need_cells + 1) // 2 > straights + turns + 2 * crossroads:
             return False
-        # Branch on the most constrained cell.
+        # Branch on the most constrained cell, trying first the tiles whose new track ends lie
+        # closest to other open ends (completions, when they exist, come early).
         supply = self.supply
+        if len(best_options) > 1:
+            others = [
+                4 * cell + _SIDE_POS[side] for cell, side in ends if NEIGHBOUR[cell][side] != best_cell
+            ]
+            required = demand[best_cell]
+
+            def reach(mask: int) -> int:
+                total = 0
+                for side in SIDES:
+                    if mask & side and not required & side:
+                        row = cells_table[4 * best_cell + _SIDE_POS[side]]
+                        total += min((row[key] for key in others), default=0)
+                return total
+
+            best_options = sorted(best_options, key=reach)
         for mask in best_options:
             kind = KIND_OF_MASK[mask]
             supply[kind] -= 1
