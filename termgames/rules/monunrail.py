@@ -75,7 +75,6 @@ import re
 from collections import deque
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import product
 from typing import Any, Iterable, Iterator, Sequence
 
 from .base import Game, OptionSpec, RuleError, State, View, Viewer
