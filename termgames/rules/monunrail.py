@@ -1333,9 +1333,11 @@ canonical form: cells top to bottom, left to right.
 ## Rulings you may notice
 
 * Default supply: 8 straights, 8 turns and 8 crossroads (not counting the
-  starting tiles). `--supply S,T,C` sets the counts (at least 4 turns: every
-  circuit has four corners); `--random-supply` draws counts from the game's
-  seed, at least 16 tiles in all. The remaining supply is always shown.
+  starting tiles). `--supply S,T,C` sets the counts (every circuit needs at
+  least four turns); `--random-supply` draws counts from the game's seed:
+  4-12 straights, 4-12 turns, 1-6 crossroads, at least 16 tiles in all. The
+  remaining supply is always shown.
+* Tiles of different types may be placed in one move.
 * The supply is shared: either player may place any tile left.
 * Impossible ends the game either way; the search places any number of
   tiles and ignores whose turn it would be.
