@@ -1349,16 +1349,22 @@ KEYS = """\
 | key | action |
 |---|---|
 | arrows, h j k l | move the cursor |
-| t | building: next tile type for the cursor cell (only types that fit) |
-| Enter, Space | building: add the tile to the move, then confirm the move; unrailing: select a tile, then confirm |
+| t | building: the next kind of tile (straight, turn, crossroads), kinds that fit the cursor's cell first |
+| r | building: turn the tile (the ways round that fit first) |
+| Space | building: put the tile into your move, or take it back out (t and r on it change it); unrailing: pick a tile to remove, or unpick it |
+| Enter | place (or remove) the move you assembled; with none, the tile at the cursor alone |
 | Escape | clear the move being assembled |
 | i | call Impossible (asks first) |
-| s | swap (pie rule, when offered) |
-| n | hint: the nimber of the removal position and its winning moves (while building: finishing moves and their values) |
+| s | swap: the pie rule, when offered (asks first) |
+| n | hint on or off: the nimber of the removal position and its winning moves; while building, the moves that complete the track and the value they leave, or the few ways left to complete it |
 
-The starting tiles are drawn with heavy lines; the cells of the last move
-are highlighted. The panel shows the supply left and whose opening move it
-is after a swap.
+Your move is drawn before you place it and checked at every step: the line
+under the board says what is wrong with it. Starting tiles have heavy
+lines; tiles not placed yet (your move, a completion found by Impossible)
+double lines. The corners of a cell mark the cursor `[ ]`, a tile of your
+move `+`, a tile picked for removal `x`, the last move `*` and the cells
+of winning moves `!`. The panel shows the supply left, the pie offer and
+whose opening move it is after a swap.
 """
 
 
