@@ -253,6 +253,8 @@ def test_building_the_example_track_starts_unrailing_with_the_other_player():
     assert "completed the track" in state.last_action
     assert view.board_json()["complete"] is True
     assert Solver().nimber(view.unrail_cells()) == 9  # monunrail-vectors.md
+    value, winning = view.unrail_hint(Solver())
+    assert value == 9 and sorted(winning) == ["B3,C3", "C3,C4", "D3,D4"]
 
 
 def test_finishing_moves_and_their_values_before_the_last_move():

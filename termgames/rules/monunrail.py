@@ -54,6 +54,7 @@ sees everything):
     legal, else the message), :meth:`preview` (the grid after a move),
     :meth:`completes`, :meth:`tile_options` (which types fit a cell),
     :meth:`open_ends`, :meth:`unrail_cells` (solver cells for the nimber hint),
+    :meth:`unrail_hint` (the nimber and the winning removals, as move texts),
     :meth:`finishing_moves` and :meth:`finishing_nimbers` (moves that complete
     the track now, with the value of the removal position they leave),
     :meth:`completions` (all ways to complete the track, when few remain).
@@ -993,6 +994,24 @@ class MonUnrailView(View):
             cells = set(self.unrail_cells()) | {cell_of(i) for i, _ in items}
             result.append((_placement_text(items), solver.nimber(cells)))
         return result
+
+    def unrail_hint(self, solver: Any = None) -> tuple[int, list[str]]:
+        """The nimber of the removal position and the removals that leave 0 (none when it is 0).
+
+        Whole tracks can take seconds in the pure Python solver: run it off
+        the UI thread.  ``solver`` as for :meth:`finishing_nimbers`.
+        """
+        if solver is None:
+            from .monunrail_solver import Solver
+
+            solver = Solver()
+        cells = self.unrail_cells()
+        if not cells:
+            return 0, []
+        winning = solver.winning_moves(cells)
+        return solver.nimber(cells), [
+            ",".join(cell_name(c) for c in sorted(move, key=lambda c: (c[1], c[0]))) for move in winning
+        ]
 
     def completions(self, limit: int = 20, node_limit: int = 20_000) -> list[str] | None:
         """Every way to complete the track from here (placement texts of any length), or None when there
