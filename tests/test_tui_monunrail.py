@@ -216,3 +216,14 @@ async def test_ascii_board_has_no_box_drawing(tmp_path):
         text = board_text(app)
         assert text.isascii()
         assert "/----\\" in text  # D2:T-se and E2:T-sw
+
+
+async def test_a_click_moves_the_cursor(tmp_path):
+    app, _, _ = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board = app.screen.rail_board
+        # F6's middle: 3 columns of row numbers, 5 a cell; 3 lines a row; the board's padding is 1.
+        await pilot.click("#board", offset=(1 + 3 + 5 * 5 + 2, 3 * 5 + 1))
+        await pilot.pause()
+        assert board.cursor_name() == "F6"

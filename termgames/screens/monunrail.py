@@ -25,7 +25,6 @@ from textual.worker import get_current_worker
 from ..rules import View
 from ..rules.monunrail import cell_name, parse_cell
 from ..widgets.monunrail_board import KINDS, MonUnrailBoard, kind_of
-from ..widgets.palette import style
 from .dialogs import ConfirmScreen
 from .game import GameScreen
 
@@ -127,6 +126,17 @@ class MonUnrailScreen(GameScreen):
             return True
         return False
 
+    def action_undo(self) -> None:
+        if self.deciding:
+            self.say("Wait: the search for a completion is running")
+            return
+        super().action_undo()
+
+    def action_cursor(self, direction: str) -> None:
+        # A refusal is about the last key: once the cursor moves on, the line shows the move's check again.
+        self.message = ""
+        super().action_cursor(direction)
+
     # -- the move in progress ----------------------------------------------
 
     def action_toggle(self, _kind: str) -> None:
@@ -156,6 +166,9 @@ class MonUnrailScreen(GameScreen):
         self.update_panel()
 
     def action_confirm(self, _kind: str) -> None:
+        if self.deciding:
+            self.say("Wait: the search for a completion is running")
+            return
         self.submit(None)
 
     def move_at_cursor(self, view: View) -> str | None:
@@ -263,19 +276,20 @@ class MonUnrailScreen(GameScreen):
         self.deciding = True
         self.rail_board.clear_pending()
         self.say("Searching every way to complete the track ...", error=False)
-        self.decide_impossible(self.view.viewer, self._generation)
+        self.decide_impossible(self.view.viewer)
 
     @work(thread=True, exclusive=True, group="impossible")
-    def decide_impossible(self, seat: int, generation: int) -> None:
-        # The exhaustive search can take a moment on an open board: the screen keeps drawing meanwhile.
+    def decide_impossible(self, seat: int) -> None:
+        # The exhaustive search can take a moment on an open board: the screen keeps drawing meanwhile,
+        # and every key that could change the game waits (``deciding``).
         try:
             self.table.play(seat, "impossible")
         except Exception as error:  # noqa: BLE001 - a refusal or a failed save: one line for the player
-            self._report(self._impossible_done, generation, str(error))
+            self._report(self._impossible_done, str(error))
             return
-        self._report(self._impossible_done, generation, "")
+        self._report(self._impossible_done, "")
 
-    def _impossible_done(self, generation: int, error: str) -> None:
+    def _impossible_done(self, error: str) -> None:
         self.deciding = False
         if error:
             self.say(error)
@@ -364,7 +378,7 @@ class MonUnrailScreen(GameScreen):
             self.update_panel()
             return
         self._hint_wanted = key
-        board.set_hint(frozenset(), [("Hint: working it out ...\n", style())])
+        board.set_hint(frozenset(), [("Hint: working it out ...\n", "plain")])
         self.update_panel()
         self.work_out_hint(key, self.view)
 
@@ -379,7 +393,7 @@ class MonUnrailScreen(GameScreen):
     def work_out_hint(self, key: tuple[int, str], view: Any) -> None:
         try:
             with self._solver_lock:  # one solver, its memory shared by every hint of the game
-                result = hint_for(view, self.solver(), self.palette_name)
+                result = hint_for(view, self.solver())
         except Exception as error:  # noqa: BLE001 - the hint is a help: its failure must not end the game
             self._report(self._hint_failed, key, str(error))
             return
@@ -401,7 +415,7 @@ class MonUnrailScreen(GameScreen):
             self.say(f"The hint failed: {error}")
 
 
-def hint_for(view: Any, solver: Any, palette_name: str = "default") -> tuple[frozenset, list]:
+def hint_for(view: Any, solver: Any) -> tuple[frozenset, list[tuple[str, str]]]:
     """The hint for the player to move: cells to mark and lines for the side panel.
 
     Unrailing: the nimber of the position and its winning moves (removals
@@ -410,29 +424,21 @@ def hint_for(view: Any, solver: Any, palette_name: str = "default") -> tuple[fro
     the player who completes); with none, the few ways left to complete the
     track, each with the value of the finished track.
     """
-    from ..widgets.palette import PALETTES
-
-    palette = PALETTES[palette_name]
-    bold = style(bold=True)
-    plain = style()
-    good = style(palette.warn, bold=True)
+    bold, plain, good = "bold", "plain", "good"  # roles: the board draws them in its palette
     who = view.players[view.to_move[0]] if view.to_move else ""
     lines: list = []
     cells: set = set()
     if view.phase == "unrailing":
-        position = view.unrail_cells()
-        value = solver.nimber(position)
+        value, texts = view.unrail_hint(solver)
         if value == 0:
             lines += [("Nimber 0: ", bold), (f"{who} loses\nagainst best play\n", plain)]
             return frozenset(), lines
-        wins = solver.winning_moves(position)
         lines += [(f"Nimber {value}: ", bold), (f"{who} wins.\n", plain), ("Winning: ", bold)]
-        texts = [",".join(cell_name(c) for c in move) for move in wins]
         shown = "  ".join(texts[:HINT_SHOWN])
         more = f" +{len(texts) - HINT_SHOWN}" if len(texts) > HINT_SHOWN else ""
         lines += [(shown, good), (f"{more}\n", plain)]
-        for move in wins:
-            cells |= set(move)
+        for text in texts:
+            cells |= {parse_cell(name) for name in text.split(",")}
         return frozenset(cells), lines
     finishing = view.finishing_nimbers(solver)
     if finishing:

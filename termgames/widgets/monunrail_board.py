@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.style import Style
+from textual.events import Click
 from textual.geometry import Region
 
 from ..rules.monunrail import (
@@ -124,9 +125,10 @@ class MonUnrailBoard(BoardWidget):
         self.pending: dict[Cell, str | None] = {}
         #: The tile type the next Space (or Enter) places.
         self.chosen = "S-v"
-        #: Cells the hint marks (``!``) and its lines for the side panel.
+        #: Cells the hint marks (``!``) and its lines for the side panel: (text, role) pairs, role
+        #: "bold", "plain" or "good" (a winning choice), drawn in the palette of the moment.
         self.hint_cells: frozenset[Cell] = frozenset()
-        self.hint_lines: list[Piece] = []
+        self.hint_lines: list[tuple[str, str]] = []
         #: The position the pending move belongs to: (moves played, phase).
         self._position: tuple[int, str] | None = None
         self.geometry = COMPACT
@@ -143,7 +145,7 @@ class MonUnrailBoard(BoardWidget):
             self.hint_lines = []
         super().show(view)
 
-    def set_hint(self, cells: frozenset[Cell], lines: list[Piece]) -> None:
+    def set_hint(self, cells: frozenset[Cell], lines: list[tuple[str, str]]) -> None:
         self.hint_cells = cells
         self.hint_lines = lines
         self.redraw()
@@ -178,6 +180,27 @@ class MonUnrailBoard(BoardWidget):
         if 0 <= column < COLUMNS and 0 <= row < ROWS:
             self.cursor = row * COLUMNS + column
             self.redraw()
+
+    def cell_at(self, x: int, y: int) -> Cell | None:
+        """The cell drawn at (x, y) of the content, if any."""
+        geometry = self.geometry
+        column = (x - geometry.left) // geometry.cell_width if x >= geometry.left else -1
+        row = (y - geometry.top(0)) // 3 if y >= geometry.top(0) else -1
+        if 0 <= column < COLUMNS and 0 <= row < ROWS:
+            return (column, row)
+        return None
+
+    def on_click(self, event: Click) -> None:
+        """A click on a cell moves the cursor there."""
+        if self.view is None or not self.interactive:
+            return
+        offset = event.get_content_offset(self)
+        cell = None if offset is None else self.cell_at(offset.x, offset.y)
+        if cell is not None:
+            self.cursor = cell[1] * COLUMNS + cell[0]
+            self.redraw()
+            if hasattr(self.screen, "update_panel"):
+                self.screen.update_panel()
 
     def building_here(self) -> bool:
         """Whether the view shows the viewer's own building turn (when the chosen tile is drawn at the cursor)."""
@@ -282,7 +305,8 @@ class MonUnrailBoard(BoardWidget):
                     pieces += [("The track was already complete\n", bold)]
                 else:
                     pieces += [("No completion exists\n", bold)]
-        pieces += self.hint_lines
+        roles = {"bold": bold, "plain": plain, "good": style(palette.warn, bold=True)}
+        pieces += [(text, roles[role]) for text, role in self.hint_lines]
         pieces += self.marks_legend(heavy)
         return pieces
 
