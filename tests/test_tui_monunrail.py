@@ -227,3 +227,18 @@ async def test_a_click_moves_the_cursor(tmp_path):
         await pilot.click("#board", offset=(1 + 3 + 5 * 5 + 2, 3 * 5 + 1))
         await pilot.pause()
         assert board.cursor_name() == "F6"
+
+
+async def test_the_computer_player_answers_in_its_thread(tmp_path, monkeypatch):
+    monkeypatch.setattr("termgames.screens.game.AI_MIN_SECONDS", 0.0)
+    match = Match("monunrail", {}, [SeatInfo("ann"), SeatInfo("cpu", "ai", "easy")], 5)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "g.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("space", "k", "t", "space", "enter")  # D2:T-se,D3:S-v
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if len(match.moves) == 2:
+                break
+        assert [m.seat for m in match.moves] == [0, 1]
+        assert app.screen.view.to_move == (0,)
