@@ -230,14 +230,14 @@ class MonUnrailScreen(GameScreen):
             return
         board = self.rail_board
         codes = KINDS[kind_of(board.chosen)]
-        fits = self.fitting(board.cursor_cell)
-        index = codes.index(board.chosen)
-        order = [codes[(index + step) % len(codes)] for step in range(1, len(codes) + 1)]
-        fitting = [code for code in order if code in fits]
         if len(codes) == 1:
             self.say("A crossroads looks the same every way round", error=False)
             return
-        self.choose((fitting or order)[0])
+        fits = self.fitting(board.cursor_cell)
+        index = codes.index(board.chosen)
+        order = [codes[(index + step) % len(codes)] for step in range(1, len(codes) + 1)]
+        # The ways round that fit here come first; with none fitting, every one in turn.
+        self.choose(([code for code in order if code in fits] or order)[0])
 
     # -- pie rule and Impossible -------------------------------------------
 

@@ -234,7 +234,7 @@ class MonUnrailBoard(BoardWidget):
             return f"{name}: empty, {self.chosen} fits its neighbours"
         return f"{name}: empty"
 
-    def cursor_region(self):
+    def cursor_region(self) -> Region | None:
         if self.view is None or not self.interactive:
             return None
         column, row = self.cursor_cell
@@ -252,8 +252,9 @@ class MonUnrailBoard(BoardWidget):
 
     # -- legend --------------------------------------------------------------
 
-    def lines_of(self, ascii_only: bool | None = None) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-        if self.ascii_only if ascii_only is None else ascii_only:
+    def lines_of(self) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        """The light, heavy and double line sets of the drawing mode."""
+        if self.ascii_only:
             return ASCII_LIGHT, ASCII_HEAVY, ASCII_DOUBLE
         return LIGHT, HEAVY, DOUBLE
 
@@ -261,7 +262,7 @@ class MonUnrailBoard(BoardWidget):
         view = self.view
         if view is None:
             return []
-        light, heavy, double = self.lines_of()
+        _light, heavy, double = self.lines_of()
         palette = self.palette
         plain = style()
         bold = style(bold=True)
