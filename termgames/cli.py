@@ -89,6 +89,15 @@ def _wants_ascii(flag: bool) -> bool:
     return False
 
 
+def _board_text(view: Any, ascii_mode: bool) -> str:
+    """The board for ``show``; boards drawn with line characters have a plain ASCII variant."""
+    import inspect
+
+    if ascii_mode and "ascii" in inspect.signature(view.board_text).parameters:
+        return view.board_text(ascii=True)
+    return view.board_text()
+
+
 def _check_playable(game: str) -> None:
     from .screens import GAME_SCREENS
 
@@ -272,6 +281,7 @@ def show(
     file: Path = typer.Argument(..., help="A game record."),
     as_name: Optional[str] = typer.Option(None, "--as", help="Show what this player may see (default: a spectator)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object instead of text."),
+    ascii_mode: bool = AsciiOption,
 ) -> None:
     """Show a game as one player (or a spectator) sees it."""
     from .rules import RuleError
@@ -305,7 +315,7 @@ def show(
     scores = ", ".join(f"{name} {_number(score)}" for name, score in zip(names, view.scores))
     print(f"Scores: {scores}")
     print()
-    print(view.board_text())
+    print(_board_text(view, _wants_ascii(ascii_mode)))
     if view.moves:
         print()
         print("Moves: " + " ".join(f"{i}.{names[seat]}:{text}" for i, (seat, text) in enumerate(view.moves, 1)))
