@@ -277,3 +277,13 @@ async def test_replay_shows_one_seat_then_every_board(tmp_path):
         await pilot.press("g", "l", "l", "v")  # after both layouts, as ann: her board only
         assert screen.viewer == 0
         assert rows(screen, 0) == ["122", "333"] and rows(screen, 1) == ["···", "···"]
+
+
+async def test_the_last_round_is_announced(tmp_path):
+    app, match = mono_app(tmp_path, options={"size": 2}, moves=[(0, "122"), (1, "221"), (0, "a1,b1,c1")])
+    assert match.state.final_round() and not match.over
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # past the privacy screen: ned's turn, the last of the game
+        await pilot.pause()
+        legend = str(app.screen.query_one("#legend").render())
+        assert "Last round: the game ends\nafter ned's turn" in legend
