@@ -287,3 +287,16 @@ async def test_the_last_round_is_announced(tmp_path):
         await pilot.pause()
         legend = str(app.screen.query_one("#legend").render())
         assert "Last round: the game ends\nafter ned's turn" in legend
+
+
+async def test_a_finished_game_resumes_without_privacy_and_shows_every_board(tmp_path):
+    app, match = mono_app(tmp_path, options={"size": 2}, moves=[(0, "122"), (1, "221"), (0, "a1,b1,c1"), (1, "random")])
+    assert match.over
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MonoScreen)  # nothing is secret any more
+        assert screen.view.viewer == -1
+        rows = ["".join(board_slot(screen, seat).text_lines()[2].replace("*", "").split()[1:-1]) for seat in (0, 1)]
+        assert rows == ["122", "221"]
+        assert "Every board" in str(screen.query_one("#legend").render())
