@@ -581,7 +581,7 @@ class MonoBoards(Widget):
             return []
         if self.draft is not None:
             return [("Your layout:", style(bold=True)),
-                    ("\ntype a region label into\neach cell; + - step it,\nBackspace clears it;\nR: a random layout", style())]
+                    ("\nregion k is k connected\ncells labelled k. Type a\nlabel into each cell; + -\nstep it, Backspace clears;\nR: a random layout", style())]
         lines: list[list[Piece]] = []
         record = view.open_turn
         if record is not None:
