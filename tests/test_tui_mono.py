@@ -300,3 +300,22 @@ async def test_a_finished_game_resumes_without_privacy_and_shows_every_board(tmp
         rows = ["".join(board_slot(screen, seat).text_lines()[2].replace("*", "").split()[1:-1]) for seat in (0, 1)]
         assert rows == ["122", "221"]
         assert "Every board" in str(screen.query_one("#legend").render())
+
+
+async def test_arrows_cross_onto_the_neighbouring_opponent_board(tmp_path):
+    layouts = [EXAMPLE, OTHER, EXAMPLE[::-1], OTHER[::-1]]
+    app, match = mono_app(tmp_path, seats=("ann", "bob", "cat", "dan"), moves=[(s, layouts[s]) for s in range(4)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        board = app.screen.mono_board  # ann's board, bob's; cat's, dan's
+        assert board.board_seat == 1 and board.per_row == 2
+        board.cursor = match.state.grid.index["e1"]
+        await pilot.press("down")  # off bob's bottom edge: dan's board, top row
+        assert (board.board_seat, board.cursor_name()) == (3, "e5")
+        await pilot.press(*["left"] * 5)  # across to cat's right edge
+        assert (board.board_seat, board.cursor_name()) == (2, "i5")
+        await pilot.press("up")  # ann's own board is not for probing: the cursor stays
+        assert (board.board_seat, board.cursor_name()) == (2, "i5")
+        await pilot.press("shift+tab")
+        assert board.board_seat == 1

@@ -721,8 +721,8 @@ overlay (key `d`), for games where everybody should deduce alone.
 KEYS = """\
 | key | action |
 |---|---|
-| arrows, h j k l | move on the board under the cursor |
-| Tab | next opponent's board (3-4 players) |
+| arrows, h j k l | move on the board under the cursor, and off its edge onto the next opponent's |
+| Tab, Shift+Tab | next, previous opponent's board (3-4 players) |
 | Enter, Space | probe the position (your turn goes on until a decrease) |
 | e | end the turn (pbmserv's `end`) |
 | r | let random probes finish the turn |

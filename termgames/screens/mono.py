@@ -53,7 +53,8 @@ class MonoScreen(GameScreen):
         Binding("e", "end_turn", "End turn"),
         Binding("r", "random", "Random"),
         Binding("d", "deduce", "Deduce"),
-        Binding("tab", "next_board", "Board", key_display="Tab"),
+        Binding("tab", "next_board(1)", "Board", key_display="Tab"),
+        Binding("shift+tab", "next_board(-1)", "Board", show=False),
         *[Binding(str(n), f"put({n})", "Region", key_display="1-9", show=n == 1) for n in range(1, 10)],
         Binding("plus,equals_sign", "step_value(1)", "Label +/-", key_display="+/-"),
         Binding("minus", "step_value(-1)", "Label -", show=False),
@@ -162,11 +163,15 @@ class MonoScreen(GameScreen):
         # A probe's value has been seen: taking it back would let a player peek.
         self.say("Probes and layouts cannot be undone in Mono: their values are already seen")
 
-    def action_next_board(self) -> None:
-        self.mono_board.next_board()
+    def action_next_board(self, step: int) -> None:
+        self.mono_board.next_board(step)
         self.update_panel()
         self.request_beliefs()
         self.call_after_refresh(self.scroll_to_cursor)
+
+    def action_cursor(self, direction: str) -> None:
+        super().action_cursor(direction)
+        self.request_beliefs()  # the cursor may have gone onto another board
 
     def on_mono_boards_cursor_moved(self, _message: MonoBoards.CursorMoved) -> None:
         self.update_panel()

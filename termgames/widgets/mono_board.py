@@ -377,12 +377,12 @@ class MonoBoards(Widget):
                 self.cursor = view.grid.cells // 2
         self.redraw()
 
-    def next_board(self) -> None:
+    def next_board(self, step: int = 1) -> None:
         if self.view is None or self.draft is not None:
             return
         others = self.opponents()
         if self.board_seat in others:
-            self.board_seat = others[(others.index(self.board_seat) + 1) % len(others)]
+            self.board_seat = others[(others.index(self.board_seat) + step) % len(others)]
         self.redraw()
 
     def click(self, seat: int, cell: int) -> None:
@@ -412,6 +412,20 @@ class MonoBoards(Widget):
         if 0 <= row < grid.height and 0 <= column < grid.width:
             self.cursor = row * grid.width + column
             self.redraw()
+            return
+        # Off the edge: onto the neighbouring board as they are arranged, if the cursor may go there.
+        order = self.board_order()
+        if self.draft is not None or self.board_seat not in order:
+            return
+        index = order.index(self.board_seat)
+        step = {"left": -1, "right": 1, "up": -self.per_row, "down": self.per_row}[direction]
+        target = index + step
+        same_row = direction in ("up", "down") or target // self.per_row == index // self.per_row
+        if not (0 <= target < len(order)) or not same_row or order[target] not in self.opponents():
+            return
+        self.board_seat = order[target]
+        self.cursor = (row % grid.height) * grid.width + column % grid.width
+        self.redraw()
 
     # -- the layout draft ----------------------------------------------------
 
