@@ -207,7 +207,7 @@ class MonoScreen(GameScreen):
             check = check_draft(board.draft or [], view.grid)
             look = "bold red" if check.error else ("bold green" if check.complete else "")
             update_if_changed(self.query_one("#message", Static), Text(check.message, style=look))
-        if self.overlay and self._deducing is not None and board.belief_at_cursor() is None:
+        if self.overlay and self._deducing is not None:
             update_if_changed(self.query_one("#cursor-line", Static), f"{board.cursor_detail()}  (deducing...)")
         # The footer offers the keys of the phase at hand: redrawn only when the phase changes.
         keys_state = (self.laying_out(), view.phase, view.viewer, self._handover_to, view.over)
@@ -285,7 +285,11 @@ class MonoScreen(GameScreen):
             self.update_panel()
             return
         self._deducing = key
-        self.mono_board.set_beliefs(None)
+        shown = self.mono_board.beliefs
+        if shown is not None and shown[0] != key[1]:
+            # Another board's guesses: gone.  This board's stay until the new ones come (cells
+            # uncovered since show their values, never a guess).
+            self.mono_board.set_beliefs(None)
         self.update_panel()
         self.deduce(key, self.view)
 
