@@ -2,6 +2,7 @@
 
     python bench/mono_ai.py [--games 100] [--level normal] [--players 2] [--size 9]
                             [--workers 2] [--no-auto] [--take-min | --take-max]
+                            [--future-weight W] [--bot-samples N]
     python bench/mono_ai.py --calibration [--games 40] [--size 9]
 
 The bot plays ``--games`` games against players who only ever play
@@ -23,6 +24,7 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -44,6 +46,10 @@ def play_one(job: tuple[int, argparse.Namespace]) -> dict:
     seats = [SeatInfo(f"p{i + 1}") for i in range(args.players)]
     match = Match("mono", options_of(args), seats, game)
     bot = make_bot("mono", args.level, seed=game)
+    if args.future_weight is not None:
+        bot.settings = replace(bot.settings, future_weight=args.future_weight)
+    if args.bot_samples is not None:
+        bot.settings = replace(bot.settings, samples=args.bot_samples)
     decisions: list[float] = []
     turns: list[float] = []
     turn_time = 0.0
@@ -156,6 +162,8 @@ def main() -> None:
     parser.add_argument("--no-auto", action="store_true")
     parser.add_argument("--take-min", action="store_true")
     parser.add_argument("--take-max", action="store_true")
+    parser.add_argument("--future-weight", type=float, help="the bot's weight of pristine value instead of the level's")
+    parser.add_argument("--bot-samples", type=int, help="the bot's samples per decision instead of the level's")
     parser.add_argument("--calibration", action="store_true", help="measure the layout sampler instead")
     parser.add_argument("--samples", type=int, default=200, help="samples per board (--calibration)")
     args = parser.parse_args()

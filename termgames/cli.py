@@ -263,6 +263,7 @@ def show(
     file: Path = typer.Argument(..., help="A game record."),
     as_name: Optional[str] = typer.Option(None, "--as", help="Show what this player may see (default: a spectator)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object instead of text."),
+    ascii_mode: bool = AsciiOption,
 ) -> None:
     """Show a game as one player (or a spectator) sees it."""
     from .rules import RuleError
@@ -278,7 +279,7 @@ def show(
     if as_json:
         print(json.dumps(view_json(match, viewer), ensure_ascii=False))
         return
-    print(view_text(match, viewer))
+    print(view_text(match, viewer, ascii=_wants_ascii(ascii_mode)))
 
 
 @app.command()

@@ -43,12 +43,21 @@ def view_json(match: Match, viewer: Viewer) -> dict[str, Any]:
     }
 
 
-def view_text(match: Match, viewer: Viewer) -> str:
+def board_text(view: Any, ascii: bool = False) -> str:
+    """The board for ``show``; boards drawn with line characters have a plain ASCII variant."""
+    import inspect
+
+    if ascii and "ascii" in inspect.signature(view.board_text).parameters:
+        return view.board_text(ascii=True)
+    return view.board_text()
+
+
+def view_text(match: Match, viewer: Viewer, ascii: bool = False) -> str:
     """What ``termgames show`` prints for ``viewer``: description, scores, board, moves."""
     view = match.view(viewer)
     names = match.names
     scores = ", ".join(f"{name} {_number(score)}" for name, score in zip(names, view.scores))
-    lines = [match.describe(), f"Scores: {scores}", "", view.board_text()]
+    lines = [match.describe(), f"Scores: {scores}", "", board_text(view, ascii)]
     if view.moves:
         lines += ["", "Moves: " + " ".join(f"{i}.{names[seat]}:{text}" for i, (seat, text) in enumerate(view.moves, 1))]
     return "\n".join(lines)

@@ -41,6 +41,17 @@ def board_slot(screen, seat) -> MonoBoard:
     return next(slot for slot in screen.query(MonoBoard) if slot.seat == seat and slot.display)
 
 
+def rendered_cells(app, slot: MonoBoard) -> list[str]:
+    """What the terminal shows in each cell of a compact 9-region board, read off the rendered screen."""
+    lines = screen_text(app).splitlines()
+    area = slot.content_region
+    cells = []
+    for row in range(5):
+        line = lines[area.y + 2 + row]
+        cells += [line[area.x + 2 + 2 * column] for column in range(9)]
+    return cells
+
+
 def assert_hidden(app, layout: str) -> None:
     """No row of ``layout`` (a 9-region board hidden from the viewer) shows anywhere on the terminal."""
     text = screen_text(app)
@@ -98,7 +109,11 @@ async def test_a_whole_turn_by_keyboard_then_privacy_for_the_next_player(tmp_pat
         board = screen.mono_board
         assert screen.view.viewer == 0 and board.board_seat == 1
         assert_hidden(app, OTHER)
-        board.cursor = match.state.grid.index["a1"]
+        await pilot.click(board_slot(screen, 0), offset=(3, 6))  # a click on your own board: no cursor there
+        assert board.board_seat == 1
+        await pilot.click(board_slot(screen, 1), offset=(3, 6))  # padding 1, row number and space 2: a1
+        await pilot.pause()
+        assert board.cursor_name() == "a1" and "ned's a1: hidden" in str(screen.query_one("#cursor-line").render())
         await pilot.press("enter")  # a1 = 8
         await pilot.press("right", "enter")  # b1 = 8
         await pilot.press("up", "l", "enter")  # c2 = 8
@@ -122,6 +137,8 @@ async def test_a_whole_turn_by_keyboard_then_privacy_for_the_next_player(tmp_pat
         await pilot.pause()
         assert screen.view.viewer == 1
         assert_hidden(app, EXAMPLE)
+        assert rendered_cells(app, board_slot(screen, 0)) == ["·"] * 45  # ned has probed nothing of fred's
+        assert rendered_cells(app, board_slot(screen, 1)) == list(OTHER)
         own = "\n".join(board_slot(screen, 1).text_lines())
         assert " ".join(OTHER[:9]) in own  # ned's own board, every value
 
@@ -260,3 +277,45 @@ async def test_replay_shows_one_seat_then_every_board(tmp_path):
         await pilot.press("g", "l", "l", "v")  # after both layouts, as ann: her board only
         assert screen.viewer == 0
         assert rows(screen, 0) == ["122", "333"] and rows(screen, 1) == ["···", "···"]
+
+
+async def test_the_last_round_is_announced(tmp_path):
+    app, match = mono_app(tmp_path, options={"size": 2}, moves=[(0, "122"), (1, "221"), (0, "a1,b1,c1")])
+    assert match.state.final_round() and not match.over
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # past the privacy screen: ned's turn, the last of the game
+        await pilot.pause()
+        legend = str(app.screen.query_one("#legend").render())
+        assert "Last round: the game ends\nafter ned's turn" in legend
+
+
+async def test_a_finished_game_resumes_without_privacy_and_shows_every_board(tmp_path):
+    app, match = mono_app(tmp_path, options={"size": 2}, moves=[(0, "122"), (1, "221"), (0, "a1,b1,c1"), (1, "random")])
+    assert match.over
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MonoScreen)  # nothing is secret any more
+        assert screen.view.viewer == -1
+        rows = ["".join(board_slot(screen, seat).text_lines()[2].replace("*", "").split()[1:-1]) for seat in (0, 1)]
+        assert rows == ["122", "221"]
+        assert "Every board" in str(screen.query_one("#legend").render())
+
+
+async def test_arrows_cross_onto_the_neighbouring_opponent_board(tmp_path):
+    layouts = [EXAMPLE, OTHER, EXAMPLE[::-1], OTHER[::-1]]
+    app, match = mono_app(tmp_path, seats=("ann", "bob", "cat", "dan"), moves=[(s, layouts[s]) for s in range(4)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        board = app.screen.mono_board  # ann's board, bob's; cat's, dan's
+        assert board.board_seat == 1 and board.per_row == 2
+        board.cursor = match.state.grid.index["e1"]
+        await pilot.press("down")  # off bob's bottom edge: dan's board, top row
+        assert (board.board_seat, board.cursor_name()) == (3, "e5")
+        await pilot.press(*["left"] * 5)  # across to cat's right edge
+        assert (board.board_seat, board.cursor_name()) == (2, "i5")
+        await pilot.press("up")  # ann's own board is not for probing: the cursor stays
+        assert (board.board_seat, board.cursor_name()) == (2, "i5")
+        await pilot.press("shift+tab")
+        assert board.board_seat == 1

@@ -17,6 +17,7 @@ from ..rules import View
 BOT_MODULES = {
     "copolymer": "termgames.ai.copolymer",
     "mono": "termgames.ai.mono",
+    "monunrail": "termgames.ai.monunrail",
 }
 
 

@@ -33,6 +33,7 @@ a seed answers the same view the same way, whatever it was asked before.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass
 from functools import lru_cache
@@ -41,6 +42,10 @@ from ..rules.mono import END, HOLD, RANDOM, MonoView, grid_for
 from .mono_inference import LayoutSampler, beliefs_from, consistent
 
 DEFAULT_LEVEL = "normal"
+#: Fewest layouts per board a decision asks for (three or four players share the level's samples).
+MIN_SAMPLES = 24
+#: Steps of layouts the bot keeps (a game of nine regions has a few dozen).
+CHAIN_MEMORY = 256
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,7 @@ def _counting_beliefs(regions: int, board: tuple[int | None, ...]) -> list[tuple
 def _sample(regions: int, known: dict[int, int], count: int, salt: str) -> list[tuple[int, ...]]:
     """``count`` layouts consistent with ``known``, drawn from a source fixed by ``salt`` and ``known``."""
     rng = random.Random(f"{salt}:{regions}:{sorted(known.items())}")
-    return LayoutSampler(grid_for(regions)).samples(known, count, rng, budget=count // 4 + 4)
+    return LayoutSampler(grid_for(regions)).samples(known, count, rng)
 
 
 # --------------------------------------------------------------------------
@@ -127,8 +132,8 @@ class MonoBot:
         self.settings = level
         self.level = level.name
         self.seed = seed
-        #: Layouts drawn at the start of a turn, by (board's regions, values seen then).
-        self._drawn: dict[tuple[int, tuple[tuple[int, int], ...]], list[tuple[int, ...]]] = {}
+        #: Layouts of a board after a history of uncovering steps, by a digest of that history.
+        self._chain: dict[str, list[tuple[int, ...]]] = {}
 
     def choose(self, view: MonoView) -> str:
         me = view.viewer
@@ -156,31 +161,56 @@ class MonoBot:
 
     def _worlds(self, view: MonoView, opponents: list[int], record) -> list[tuple[tuple[int, ...], ...]]:
         """Joint samples: one layout per opponent board, each consistent with what the view shows."""
-        assert view.grid is not None
-        regions = view.grid.regions
-        count = self.settings.samples
-        this_turn = {probe.cell for probe in record.probes} if record else set()
-        per_board = []
-        for seat in opponents:
-            known = {cell: value for cell, value in enumerate(view.boards[seat]) if value is not None}
-            # The layouts drawn for the board as it was when this turn began, filtered by what the turn showed.
-            before = {cell: value for cell, value in known.items() if cell not in this_turn}
-            key = (regions, tuple(sorted(before.items())))
-            drawn = self._drawn.get(key)
-            if drawn is None:
-                drawn = _sample(regions, before, count, f"bot:{self.seed}")
-                if len(self._drawn) > 16:
-                    self._drawn.clear()
-                self._drawn[key] = drawn
-            layouts = [layout for layout in drawn if consistent(layout, known)] if this_turn else list(drawn)
-            # Mid-turn the filtered layouts serve while at least half are left: a decision stays quick.
-            if len(layouts) < (count + 1) // 2:
-                layouts += _sample(regions, known, count - len(layouts), f"bot:{self.seed}:more")
-            if not layouts:
-                return []
-            per_board.append(layouts)
+        count = max(MIN_SAMPLES, self.settings.samples // len(opponents))
+        per_board = [self._layouts(view, seat, record, count) for seat in opponents]
         size = min(len(layouts) for layouts in per_board)
         return [tuple(layouts[i] for layouts in per_board) for i in range(size)]
+
+    def _layouts(self, view: MonoView, seat: int, record, count: int) -> list[tuple[int, ...]]:
+        """Layouts of ``seat``'s board consistent with the view, followed along the game.
+
+        The board became known step by step: each finished turn of another
+        player, then each probe of the open turn.  The layouts of one step are
+        those of the step before that agree with the values it uncovered,
+        topped up with fresh ones whenever fewer than half are left.  So
+        most decisions filter instead of drawing, and layouts drawn early
+        (from the plain random-layout prior) stay while they agree, which is
+        exact conditioning.  Each step's layouts depend only on the seed and
+        the steps so far, all read from the view: the same view gets the same
+        layouts, whether the bot followed the game or not.
+        """
+        assert view.grid is not None
+        regions = view.grid.regions
+        board = view.boards[seat]
+        steps = [[probe.cell for probe in turn.probes] for turn in view.turns if turn.seat != seat]
+        if record is not None:
+            steps += [[probe.cell] for probe in record.probes]
+        history = hashlib.blake2b(f"{self.seed}:{seat}:{regions}:{count}".encode(), digest_size=16)
+        key = history.hexdigest()
+        layouts = self._chain.get(key)
+        if layouts is None:
+            layouts = _sample(regions, {}, count, key)
+            self._remember(key, layouts)
+        known: dict[int, int] = {}
+        for cells in steps:
+            uncovered = {cell: board[cell] for cell in cells if cell not in known}
+            known.update(uncovered)
+            history.update((",".join(map(str, cells)) + ";").encode())
+            key = history.hexdigest()
+            cached = self._chain.get(key)
+            if cached is not None:
+                layouts = cached
+                continue
+            layouts = [layout for layout in layouts if consistent(layout, uncovered)]  # type: ignore[arg-type]
+            if len(layouts) < (count + 1) // 2:
+                layouts = layouts + _sample(regions, known, count - len(layouts), key)  # type: ignore[arg-type]
+            self._remember(key, layouts)
+        return layouts
+
+    def _remember(self, key: str, layouts: list[tuple[int, ...]]) -> None:
+        if len(self._chain) >= CHAIN_MEMORY:
+            del self._chain[next(iter(self._chain))]
+        self._chain[key] = layouts
 
     # -- decision ------------------------------------------------------------
 
@@ -218,65 +248,84 @@ class MonoBot:
 
 
 class _Search:
-    """Scores probes over a fixed set of worlds."""
+    """Scores probes over a fixed set of worlds.
+
+    Everything a world says about an unprobed cell is tabled first: the
+    values on each board, the value taken there after each possible last
+    value (the take rule), and the pristine value probing it would spend.
+    """
 
     def __init__(self, worlds, unprobed: list[int], take: str, left: list[list[int]], weight: float, continuation: bool) -> None:
         self.worlds = worlds
         self.unprobed = unprobed
-        self.take = take
-        self.left = left
-        self.weight = weight
         self.continuation = continuation
-        self.boards = len(left)
+        self.weight = weight
+        boards = len(left)
+        self.boards = boards
+        #: Per world: per cell, the values of the boards, lowest first (multiplayer) or the value (one board).
+        self.sorted_values: list = []
+        #: Per world: per cell, the value taken whatever came before (None when it depends on that: "best").
+        self.fixed: list = []
+        #: Per world: per cell, the pristine value its probe spends.
+        self.cost: list[dict[int, float]] = []
         #: Per world, per value w: the unprobed cells a run of w would take w at.
         self.where: list[dict[int, list[int]]] = []
         for world in worlds:
+            cost: dict[int, float] = {}
             where: dict[int, list[int]] = {}
-            for cell in unprobed:
-                for w in self.run_values(world, cell):
-                    where.setdefault(w, []).append(cell)
+            if boards == 1:
+                layout = world[0]
+                counts = left[0]
+                for cell in unprobed:
+                    value = layout[cell]
+                    cost[cell] = weight * (2 * counts[value] - 1)
+                    where.setdefault(value, []).append(cell)
+                self.sorted_values.append(layout)
+                self.fixed.append(layout)
+            else:
+                ordered: dict[int, tuple[int, ...]] = {}
+                fixed: dict[int, int] = {}
+                for cell in unprobed:
+                    values = [layout[cell] for layout in world]
+                    cost[cell] = weight * sum(2 * left[board][value] - 1 for board, value in enumerate(values))
+                    ordered[cell] = tuple(sorted(values))
+                    if take == "best":
+                        for value in set(values):
+                            where.setdefault(value, []).append(cell)
+                    else:
+                        fixed[cell] = min(values) if take == "min" else max(values)
+                        where.setdefault(fixed[cell], []).append(cell)
+                self.sorted_values.append(ordered)
+                self.fixed.append(fixed if take != "best" else None)
+            self.cost.append(cost)
             self.where.append(where)
 
-    def run_values(self, world, cell: int) -> set[int]:
-        """The values w for which a probe of ``cell`` right after a w takes w."""
-        options = {layout[cell] for layout in world}
-        if self.boards == 1 or self.take == "best":
-            return options
-        return {min(options) if self.take == "min" else max(options)}
+    def taken(self, index: int, cell: int, last: int | None) -> int:
+        fixed = self.fixed[index]
+        if fixed is not None:
+            return fixed[cell]
+        values = self.sorted_values[index][cell]
+        if last is not None:
+            for value in values:
+                if value >= last:
+                    return value
+        return values[0]
 
-    def taken(self, world, cell: int, last: int | None) -> int:
-        if self.boards == 1:
-            return world[0][cell]
-        options = [layout[cell] for layout in world]
-        if self.take == "max":
-            return max(options)
-        if self.take == "best" and last is not None:
-            fitting = [v for v in options if v >= last]
-            if fitting:
-                return min(fitting)
-        return min(options)
-
-    def spent(self, world, cell: int, used: dict[tuple[int, int], int] | None = None) -> float:
-        """Pristine value lost by probing ``cell`` in ``world`` (``used``: cells of regions probed already)."""
-        total = 0
-        for board, layout in enumerate(world):
-            region = layout[cell]
-            m = self.left[board][region] - (used.get((board, region), 0) if used else 0)
-            total += 2 * m - 1
-        return self.weight * total
+    def region_keys(self, index: int, cell: int):
+        """The (board, region) pairs a probe of ``cell`` touches in world ``index``."""
+        return enumerate(layout[cell] for layout in self.worlds[index])
 
     def probe_value(self, cell: int, last: int | None, run: int) -> float:
         """Expected gain of probing ``cell`` now, against ending the turn now (0)."""
         groups: dict[int, list[int]] = {}
         total = 0.0
-        for index, world in enumerate(self.worlds):
-            value = self.taken(world, cell, last)
-            cost = self.spent(world, cell)
+        for index in range(len(self.worlds)):
+            value = self.taken(index, cell, last)
+            cost = self.cost[index][cell]
             if last is not None and value < last:
                 total -= cost  # the turn ends here
                 continue
-            gain = 2 * run + 1 if value == last else 1
-            total += gain - cost
+            total += (2 * run + 1 if value == last else 1) - cost
             groups.setdefault(value, []).append(index)
         if self.continuation:
             for value, group in groups.items():
@@ -288,6 +337,8 @@ class _Search:
 
         The cells most likely to take ``value`` are tried in order of
         likelihood until a miss; the cut-off is the prefix worth most.
+        Each cell of a region probed on the way makes the region's next
+        cell cheaper to spend (m^2 falls by 2m-1, then 2m-3, ...).
         """
         counts: dict[int, int] = {}
         for index in group:
@@ -299,25 +350,25 @@ class _Search:
         if not order:
             return 0.0
         gains = [0.0] * (len(order) + 1)
+        rebate = 2 * self.weight
         for index in group:
-            world = self.worlds[index]
-            used: dict[tuple[int, int], int] = {}
-            for board, layout in enumerate(world):
-                used[(board, layout[probed])] = 1
+            used: dict[tuple[int, int], int] = {key: 1 for key in self.region_keys(index, probed)}
+            cost = self.cost[index]
             length = run
             net = 0.0
             for step, cell in enumerate(order, start=1):
-                got = self.taken(world, cell, value)
-                cost = self.spent(world, cell, used)
-                for board, layout in enumerate(world):
-                    key = (board, layout[cell])
-                    used[key] = used.get(key, 0) + 1
+                got = self.taken(index, cell, value)
+                spent = cost[cell]
+                for key in self.region_keys(index, cell):
+                    seen = used.get(key, 0)
+                    spent -= rebate * seen
+                    used[key] = seen + 1
                 if got == value:
-                    net += 2 * length + 1 - cost
+                    net += 2 * length + 1 - spent
                     length += 1
                     gains[step] += net
                     continue
-                net += (1 if got > value else 0) - cost
+                net += (1 if got > value else 0) - spent
                 for rest in range(step, len(order) + 1):
                     gains[rest] += net
                 break

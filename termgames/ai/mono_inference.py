@@ -32,6 +32,11 @@ from typing import Sequence
 from ..rules.mono import Grid, _random_subset, _sums
 
 
+#: Shapes of seen regions one attempt may try in all, and per region (before going back one region).
+SHAPES_PER_ATTEMPT = 40
+SHAPES_PER_REGION = 4
+
+
 def known_values(board: Sequence[int | None]) -> dict[int, int]:
     """cell -> value for every cell of ``board`` the viewer has seen."""
     return {cell: value for cell, value in enumerate(board) if value is not None}
@@ -57,20 +62,23 @@ class LayoutSampler:
                 return layout
         return None
 
-    def samples(self, known: dict[int, int], count: int, rng: random.Random, budget: int | None = None) -> list[tuple[int, ...]]:
-        """Up to ``count`` consistent layouts; gives up after ``budget`` (default ``count``) samples failed."""
+    def samples(self, known: dict[int, int], count: int, rng: random.Random, effort: int = 8, least: int = 8) -> list[tuple[int, ...]]:
+        """Up to ``count`` consistent layouts, within ``effort * count`` attempts.
+
+        Views whose layouts are hard to find get fewer samples rather than a
+        slow answer; still, the search goes on (up to five times longer)
+        until it has ``least`` of them.  The work is counted in attempts, not
+        seconds, so the same arguments always give the same layouts.
+        """
         plan = self._plan(known)
         found: list[tuple[int, ...]] = []
-        failures = 0
-        limit = count if budget is None else budget
-        while len(found) < count and failures <= limit:
-            for _attempt in range(20):
-                layout = self._attempt(plan, rng)
-                if layout is not None:
-                    found.append(layout)
-                    break
-            else:
-                failures += 1
+        limit = effort * count
+        attempts = 0
+        while len(found) < count and (attempts < limit or len(found) < min(least, count)) and attempts < 5 * limit:
+            attempts += 1
+            layout = self._attempt(plan, rng)
+            if layout is not None:
+                found.append(layout)
         return found
 
     # -- one attempt ---------------------------------------------------------
@@ -96,26 +104,49 @@ class LayoutSampler:
         return plan
 
     def _attempt(self, plan, rng: random.Random) -> tuple[int, ...] | None:
+        """One layout by depth-first placement with random choices, or None when the budget runs out.
+
+        Seen regions are placed first, the most determined first (they leave
+        the least room to others); a region that cannot be placed sends the
+        search back to try another shape for the region before it.
+        """
         values = [0] * self.cells
-        unused = set(range(1, self.regions + 1))
-        # The most determined regions first: they leave the least room to others.
+        # The most determined regions first, in random order among equals.
         order = sorted(plan, key=lambda item: (item[0] - len(item[1]), rng.random()))
-        for place, (region, seen, groups, forbidden) in enumerate(order):
-            unused.discard(region)
-            pending = [item[1] for item in order[place + 1 :] if len(item[1]) > 1]
-            for _try in range(8):
+        pending_after = [[item[1] for item in order[place + 1 :] if len(item[1]) > 1] for place in range(len(order))]
+        budget = [SHAPES_PER_ATTEMPT]
+
+        def place(index: int, unused: set[int]) -> bool:
+            if index == len(order):
+                for _try in range(3):
+                    if self._fill_rest(values, set(unused), rng):
+                        return True
+                    for cell in range(self.cells):
+                        if values[cell] in unused:
+                            values[cell] = 0
+                return False
+            region, _seen, groups, forbidden = order[index]
+            rest = unused - {region}
+            for _try in range(SHAPES_PER_REGION):
+                if budget[0] <= 0:
+                    return False
+                budget[0] -= 1
                 shape = self._grow_anchored(values, forbidden, region, groups, rng)
                 if shape is None:
-                    return None
-                if self._fillable(values, shape, unused, pending):
-                    break
-            else:
-                return None
-            for cell in shape:
-                values[cell] = region
-        if not self._fill_rest(values, unused, rng):
-            return None
-        return tuple(values)
+                    continue
+                if not self._fillable(values, shape, rest, pending_after[index]):
+                    continue
+                for cell in shape:
+                    values[cell] = region
+                if place(index + 1, rest):
+                    return True
+                for cell in shape:
+                    values[cell] = 0
+            return False
+
+        if place(0, set(range(1, self.regions + 1))):
+            return tuple(values)
+        return None
 
     def _grow_anchored(self, values: list[int], forbidden: bytearray, region: int, groups: list[list[int]], rng: random.Random) -> set[int] | None:
         """A connected shape of ``region`` cells holding every group of seen cells of the region."""

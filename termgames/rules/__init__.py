@@ -38,6 +38,13 @@ REGISTRY: dict[str, GameEntry] = {
             "termgames.rules.mono",
             "Mono",
         ),
+        GameEntry(
+            "monunrail",
+            "MonUnrail",
+            "Build a railway circuit together, then take it apart; the last remover wins. (2 players)",
+            "termgames.rules.monunrail",
+            "MonUnrail",
+        ),
     )
 }
 

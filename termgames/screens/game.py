@@ -109,7 +109,7 @@ class GameScreen(Screen):
             use_ascii_scrollbars(self)
         self.set_interval(0.12, self._tick)
         seat = self.table.viewing_seat()
-        if self._private_hot_seat() and self.table.match.moves and seat is not None:
+        if self._private_hot_seat() and self.table.match.moves and not self.table.match.over and seat is not None:
             # A resumed hot-seat game with hidden boards: whoever sits here may not be that seat.
             self._handover_to = seat
             self.hand_over()
@@ -315,6 +315,7 @@ class GameScreen(Screen):
         except RuleError as error:
             self.say(f"{self.table.names[seat]} (AI) tried {move}: {error}")
             return
+        self.message = ""  # what was said before the AI moved (e.g. "It is its turn") no longer holds
         self.refresh_view()
 
     def _ai_failed(self, seat: int, generation: int, error: str) -> None:

@@ -28,6 +28,8 @@ AI_PROBE_SECONDS = 0.7
 #: Samples of the deduction overlay's inference: enough for steady odds, quick on a small machine.
 BELIEF_SAMPLES = 200
 
+BeliefKey = tuple[Any, int, tuple[int | None, ...]]
+
 #: Keys of the layout editor, and of probing; each set is hidden from the footer in the other phase.
 LAYOUT_ACTIONS = {"put", "step_value", "clear_value", "random_layout", "confirm_layout"}
 PROBE_ACTIONS = {"act", "end_turn", "random", "deduce", "next_board"}
@@ -45,12 +47,14 @@ class MonoScreen(GameScreen):
     hides_information = True
 
     BINDINGS = [
+        Binding("enter,space", "hide_boards", "Hide the boards", key_display="Enter"),
         Binding("enter,space", "act", "Probe", key_display="Enter"),
         Binding("enter,space", "confirm_layout", "Confirm", key_display="Enter"),
         Binding("e", "end_turn", "End turn"),
         Binding("r", "random", "Random"),
         Binding("d", "deduce", "Deduce"),
-        Binding("tab", "next_board", "Board", key_display="Tab"),
+        Binding("tab", "next_board(1)", "Board", key_display="Tab"),
+        Binding("shift+tab", "next_board(-1)", "Board", show=False),
         *[Binding(str(n), f"put({n})", "Region", key_display="1-9", show=n == 1) for n in range(1, 10)],
         Binding("plus,equals_sign", "step_value(1)", "Label +/-", key_display="+/-"),
         Binding("minus", "step_value(-1)", "Label -", show=False),
@@ -65,9 +69,9 @@ class MonoScreen(GameScreen):
         super().__init__(*args, **kwargs)
         #: The deduction overlay is wanted (``d``); it shows once its beliefs arrive.
         self.overlay = False
-        #: Beliefs already computed: (viewer, moves played, board seat) -> per cell.
-        self._beliefs: dict[tuple[Any, int, int], list] = {}
-        self._deducing: tuple[Any, int, int] | None = None
+        #: Beliefs already computed: (viewer, board seat, what the viewer sees of that board) -> per cell.
+        self._beliefs: dict[BeliefKey, list] = {}
+        self._deducing: BeliefKey | None = None
         self._keys_state: tuple[Any, ...] = ()
 
     @property
@@ -86,11 +90,17 @@ class MonoScreen(GameScreen):
         if not self.is_mounted:
             return True
         laying_out = self.laying_out()
+        handing_over = self._handover_to is not None
+        if action == "hide_boards":
+            return handing_over
+        if handing_over and action in LAYOUT_ACTIONS | PROBE_ACTIONS:
+            return False
         if action in LAYOUT_ACTIONS:
             return laying_out
         if action in PROBE_ACTIONS:
             if action == "act":
-                return not laying_out and not (self.view is not None and self.view.over)
+                view = self.view
+                return not laying_out and view is not None and not view.over and view.viewer is not None
             if action == "next_board" and self.view is not None and len(self.view.players) < 3:
                 return False  # one opponent: nothing to switch to
             view = self.view
@@ -108,6 +118,10 @@ class MonoScreen(GameScreen):
             self.say("Wait for every board to be laid out")
             return None
         return f"{board.cursor_name()},hold"
+
+    def action_hide_boards(self) -> None:
+        if self._handover_to is not None:
+            self.hand_over()
 
     def action_confirm_layout(self) -> None:
         board = self.mono_board
@@ -149,11 +163,19 @@ class MonoScreen(GameScreen):
         # A probe's value has been seen: taking it back would let a player peek.
         self.say("Probes and layouts cannot be undone in Mono: their values are already seen")
 
-    def action_next_board(self) -> None:
-        self.mono_board.next_board()
+    def action_next_board(self, step: int) -> None:
+        self.mono_board.next_board(step)
         self.update_panel()
         self.request_beliefs()
         self.call_after_refresh(self.scroll_to_cursor)
+
+    def action_cursor(self, direction: str) -> None:
+        super().action_cursor(direction)
+        self.request_beliefs()  # the cursor may have gone onto another board
+
+    def on_mono_boards_cursor_moved(self, _message: MonoBoards.CursorMoved) -> None:
+        self.update_panel()
+        self.request_beliefs()
 
     def action_end_turn(self) -> None:
         view = self.view
@@ -185,7 +207,7 @@ class MonoScreen(GameScreen):
             check = check_draft(board.draft or [], view.grid)
             look = "bold red" if check.error else ("bold green" if check.complete else "")
             update_if_changed(self.query_one("#message", Static), Text(check.message, style=look))
-        if self.overlay and self._deducing is not None and board.belief_at_cursor() is None:
+        if self.overlay and self._deducing is not None:
             update_if_changed(self.query_one("#cursor-line", Static), f"{board.cursor_detail()}  (deducing...)")
         # The footer offers the keys of the phase at hand: redrawn only when the phase changes.
         keys_state = (self.laying_out(), view.phase, view.viewer, self._handover_to, view.over)
@@ -226,6 +248,9 @@ class MonoScreen(GameScreen):
         if self.hints_forbidden():
             self.say("This game was made with --no-hints: no deduction overlay")
             return
+        if view.over:
+            self.say("The game is over: every board is shown")
+            return
         if view.phase == "layout" or view.viewer is None:
             self.say("The deduction overlay is for an opponent's board once probing starts")
             return
@@ -238,11 +263,13 @@ class MonoScreen(GameScreen):
         self.say("Deduction overlay on: guesses are marked ?", error=False)
         self.request_beliefs()
 
-    def belief_key(self) -> tuple[Any, int, int] | None:
+    def belief_key(self) -> BeliefKey | None:
+        """What the overlay of the board under the cursor depends on: it is computed again only when that changes."""
         view, board = self.view, self.mono_board
-        if view is None or board.board_seat is None or board.board_seat == view.viewer or view.viewer is None:
+        seat = board.board_seat
+        if view is None or seat is None or seat == view.viewer or view.viewer is None or not view.boards[seat]:
             return None
-        return (view.viewer, len(self.table.match.moves), board.board_seat)
+        return (view.viewer, seat, view.boards[seat])
 
     def request_beliefs(self) -> None:
         """Show the overlay for the board under the cursor, computing it in a thread if it is new."""
@@ -254,33 +281,37 @@ class MonoScreen(GameScreen):
             return
         if key in self._beliefs:
             self._deducing = None
-            self.mono_board.set_beliefs((key[2], self._beliefs[key]))
+            self.mono_board.set_beliefs((key[1], self._beliefs[key]))
             self.update_panel()
             return
         self._deducing = key
-        self.mono_board.set_beliefs(None)
+        shown = self.mono_board.beliefs
+        if shown is not None and shown[0] != key[1]:
+            # Another board's guesses: gone.  This board's stay until the new ones come (cells
+            # uncovered since show their values, never a guess).
+            self.mono_board.set_beliefs(None)
         self.update_panel()
         self.deduce(key, self.view)
 
     @work(thread=True, exclusive=True, group="deduce")
-    def deduce(self, key: tuple[Any, int, int], view: View) -> None:
+    def deduce(self, key: BeliefKey, view: View) -> None:
         try:
-            beliefs = cell_beliefs(view, key[2], samples=BELIEF_SAMPLES, seed=0)
+            beliefs = cell_beliefs(view, key[1], samples=BELIEF_SAMPLES, seed=0)
         except Exception as error:  # the overlay is a help: its failure must not end the game
             self._report(self._deduce_failed, key, str(error))
             return
         if not get_current_worker().is_cancelled:
             self._report(self._deduced, key, beliefs)
 
-    def _deduced(self, key: tuple[Any, int, int], beliefs: list) -> None:
+    def _deduced(self, key: BeliefKey, beliefs: list) -> None:
         self._beliefs[key] = beliefs
         if key == self._deducing:
             self._deducing = None
         if self.overlay and key == self.belief_key() and not self._privacy_open and self._handover_to is None:
-            self.mono_board.set_beliefs((key[2], beliefs))
+            self.mono_board.set_beliefs((key[1], beliefs))
             self.update_panel()
 
-    def _deduce_failed(self, key: tuple[Any, int, int], error: str) -> None:
+    def _deduce_failed(self, key: BeliefKey, error: str) -> None:
         if key == self._deducing:
             self._deducing = None
             self.overlay = False

@@ -17,6 +17,7 @@ from rich.style import Style
 from textual.app import ComposeResult
 from textual.events import Click
 from textual.geometry import Region
+from textual.message import Message
 from textual.widget import Widget
 
 from ..rules.base import ALL
@@ -144,7 +145,7 @@ def cell_at(grid: Grid, compact: bool, x: int, y: int) -> int | None:
     return row * grid.width + column
 
 
-def value_style(board: BoardWidget, value: int, bold: bool = False, dim: bool = False,
+def value_style(board: BoardWidget | MonoBoards, value: int, bold: bool = False, dim: bool = False,
                 background: str | None = None, italic: bool = False, underline: bool = False) -> Style:
     colour = None
     if board.palette_name != "mono":
@@ -246,13 +247,18 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
                 if cell in random_cells:
                     suffix = RANDOM_MARK
             if active and cell == look.cursor and look.compact:
-                # No room for brackets: one would cover the mark after the cell to the left.
+                # Brackets only on blank slots: the slot to the left holds the mark of the cell before
+                # (* or ?), the one to the right this cell's own; a mark is never covered.
                 colour = mark_style.color.name if mark_style.color else None
                 cursor_style = style(colour, palette.cursor_bg, bold=True, reverse=palette.cursor_bg is None,
                                      underline=True)
+                bracket = style(palette.warn, bold=True)
+                if chars[line][x - 1] == " ":
+                    put(line, x - 1, glyphs.cursor_left, bracket)
                 put(line, x, mark, cursor_style + Style(italic=True) if suffix == GUESS_MARK else cursor_style)
-                put(line, x + 1, suffix, suffix_style)
-                board._cursor_box = (line, x, 2)
+                put(line, x + 1, glyphs.cursor_right if suffix == " " else suffix,
+                    bracket if suffix == " " else suffix_style)
+                board._cursor_box = (line, x - 1, 3)
                 continue
             if active and cell == look.cursor:
                 if suffix == GUESS_MARK:
@@ -283,6 +289,9 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
 
 class MonoBoards(Widget):
     """Every board of a Mono game, arranged to fit; the screens' board."""
+
+    class CursorMoved(Message):
+        """The player put the cursor somewhere with the mouse (keys go through the screen already)."""
 
     DEFAULT_CSS = """
     MonoBoards { layout: grid; grid-size: 2; grid-columns: auto; grid-rows: auto; grid-gutter: 1 0;
@@ -357,6 +366,8 @@ class MonoBoards(Widget):
                     self.cursor = 0
                 self.board_seat = view.viewer
             else:
+                if self.draft is not None:
+                    self.cursor = view.grid.cells // 2  # from the layout's last cell to the middle of a board
                 self.draft = None
                 self.draft_owner = None
                 others = self.opponents()
@@ -366,12 +377,12 @@ class MonoBoards(Widget):
                 self.cursor = view.grid.cells // 2
         self.redraw()
 
-    def next_board(self) -> None:
+    def next_board(self, step: int = 1) -> None:
         if self.view is None or self.draft is not None:
             return
         others = self.opponents()
         if self.board_seat in others:
-            self.board_seat = others[(others.index(self.board_seat) + 1) % len(others)]
+            self.board_seat = others[(others.index(self.board_seat) + step) % len(others)]
         self.redraw()
 
     def click(self, seat: int, cell: int) -> None:
@@ -384,9 +395,7 @@ class MonoBoards(Widget):
             return
         self.board_seat, self.cursor = seat, cell
         self.redraw()
-        screen = self.screen
-        if hasattr(screen, "update_panel"):
-            screen.update_panel()
+        self.post_message(self.CursorMoved())
 
     def cursor_name(self) -> str:
         if self.view is None or self.cursor is None or self.view.grid is None:
@@ -403,6 +412,20 @@ class MonoBoards(Widget):
         if 0 <= row < grid.height and 0 <= column < grid.width:
             self.cursor = row * grid.width + column
             self.redraw()
+            return
+        # Off the edge: onto the neighbouring board as they are arranged, if the cursor may go there.
+        order = self.board_order()
+        if self.draft is not None or self.board_seat not in order:
+            return
+        index = order.index(self.board_seat)
+        step = {"left": -1, "right": 1, "up": -self.per_row, "down": self.per_row}[direction]
+        target = index + step
+        same_row = direction in ("up", "down") or target // self.per_row == index // self.per_row
+        if not (0 <= target < len(order)) or not same_row or order[target] not in self.opponents():
+            return
+        self.board_seat = order[target]
+        self.cursor = (row % grid.height) * grid.width + column % grid.width
+        self.redraw()
 
     # -- the layout draft ----------------------------------------------------
 
@@ -502,7 +525,7 @@ class MonoBoards(Widget):
             beliefs = self.beliefs[1] if self.beliefs is not None and self.beliefs[0] == seat else None
             look = Look(
                 compact=self.compact,
-                cursor=self.cursor if seat == self.board_seat and view.viewer is not None else None,
+                cursor=self.cursor if seat == self.board_seat and self.has_cursor() else None,
                 draft=tuple(self.draft) if own and self.draft is not None else None,
                 problems=self.problems if own else frozenset(),
                 beliefs=beliefs,
@@ -511,6 +534,11 @@ class MonoBoards(Widget):
             slot.paint(view, seat, look)
         if (self.per_row, self.compact) != arranged:
             self.refresh(layout=True)
+
+    def has_cursor(self) -> bool:
+        """A seat at the keyboard has a cursor; a spectator, a replay or the finished game's every-board view none."""
+        view = self.view
+        return self.interactive and view is not None and view.viewer is not None and view.viewer != ALL
 
     def active_slot(self) -> MonoBoard | None:
         for slot in self.slots:
@@ -532,7 +560,7 @@ class MonoBoards(Widget):
     def cursor_detail(self) -> str:
         """A line about the cell under the cursor: whose board, its name, what is known of it."""
         view, cell = self.view, self.cursor
-        if view is None or view.grid is None or cell is None or not self.interactive or view.viewer is None:
+        if view is None or view.grid is None or cell is None or not self.has_cursor():
             return ""
         name = view.grid.names[cell]
         if self.draft is not None:
@@ -547,10 +575,11 @@ class MonoBoards(Widget):
         owner = view.players[seat] + "'s"
         value = view.boards[seat][cell] if view.boards[seat] else None
         if value is not None:
-            how = "a random probe" if cell in view.random_uncovered[seat] else "a probe"
-            detail = f"{owner} {name}: {label(value)}, uncovered by {how}"
+            detail = f"{owner} {name}: {label(value)}"
+            if cell in view.random_uncovered[seat]:
+                detail += " (random probe)"
             if cell not in view.probed and len(view.players) > 2:
-                detail += "; you may probe it"
+                detail += ", you may probe it"
             return detail
         belief = self.belief_at_cursor()
         if belief is not None:
@@ -565,15 +594,16 @@ class MonoBoards(Widget):
         if view is None or view.grid is None:
             return []
         if self.draft is not None:
-            return [("Your layout: type a region\nlabel into each cell, or +\nand - to step it; Backspace\nclears; R lays out at random",
-                     style())]
+            return [("Your layout:", style(bold=True)),
+                    ("\nregion k is k connected\ncells labelled k. Type a\nlabel into each cell; + -\nstep it, Backspace clears;\nR: a random layout", style())]
         lines: list[list[Piece]] = []
         record = view.open_turn
         if record is not None:
-            who = "Your turn" if record.seat == view.viewer else f"{view.players[record.seat]}'s turn"
+            yours = record.seat == view.viewer and self.interactive
+            who = "Your turn" if yours else f"{view.players[record.seat]}'s turn"
             lines.append([(f"{who}: ", style(bold=True)), *self.values_pieces(record.probes)])
             lines.append([(f"  scores {record.score} if it ends now", style())])
-        elif view.phase == "probe" and view.viewer is not None and view.viewer in view.to_move:
+        elif view.phase == "probe" and self.interactive and view.viewer is not None and view.viewer in view.to_move:
             lines.append([("Your turn: nothing yet", style(bold=True))])
         if view.turns and (record is None or view.turns[-1].seat != record.seat):
             last = view.turns[-1]
@@ -597,7 +627,9 @@ class MonoBoards(Widget):
             if decrease:
                 pieces.append(("| ", style(self.palette.label)))
             pieces.append((label(probe.value), value_style(self, probe.value, bold=not decrease, dim=decrease)))
-            pieces.append((RANDOM_MARK if probe.random else " ", style(self.palette.label)))
+            if probe.random:
+                pieces.append((RANDOM_MARK, style(self.palette.label)))
+            pieces.append((" ", style()))
         return pieces
 
     @property
@@ -616,6 +648,8 @@ class MonoBoards(Widget):
         hidden = [view.grid.cells - len(view.uncovered[seat]) for seat in range(len(view.players))]
         seat = min(range(len(hidden)), key=lambda s: (hidden[s], s))
         whose = "yours" if seat == view.viewer else f"{view.players[seat]}'s"
+        if hidden.count(hidden[seat]) == len(hidden):
+            whose = "each"
         return [(f"End: the round a board is\nuncovered ({whose}: {hidden[seat]} left)", style())]
 
     def text_lines(self) -> list[str]:

@@ -1,0 +1,419 @@
+"""The MonUnrail computer player.
+
+What the rules make of the game, and what the bot makes of it:
+
+* Unrailing is an impartial game, solved by nimbers
+  (:class:`~termgames.rules.monunrail_solver.Solver`): the bot takes a move to
+  a position of value 0 whenever there is one, and in a lost position the
+  move that keeps the most play (``best_losing_move``), so that the
+  opponent has room to err.
+* Completing the track hands the first removal to the opponent, so
+  completing is good only when the finished track is worth 0.  The bot
+  completes exactly then, and otherwise keeps the track open.
+* Making the track impossible to complete loses (the opponent calls
+  Impossible), so every placement the bot considers is checked with the
+  exact completion search; when the search proves that no completion
+  exists, the bot calls Impossible itself.
+* A placement that leaves the opponent a finishing move worth 0 is a gift;
+  the bot avoids those.
+* Near the end of building (hard level), when only a few completions
+  remain, it solves the rest of the building game exactly: the moves are
+  the placements that keep a completion possible, a completion is won by
+  its maker when the track is worth 0, and a position with no completion
+  is won by the player to move (Impossible).
+* Pie rule: on being offered the swap, the bot plays a few quick random
+  games of "keep the track open and completable" from the position (the
+  player who runs out of such moves is the one left to complete or to break
+  the track) and swaps when they say the player to move is the likely
+  loser.
+
+Nimbers of whole tracks (18 tiles and more) take seconds in the pure Python
+solver, so the bot asks the solver only about positions whose largest piece
+is at most :attr:`MonUnrailBot.solve_limit` tiles (set from the solver's
+implementation and adjusted by the times it measures); larger removal
+positions get a heuristic move that cuts the largest piece down.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Iterable
+
+from ..rules.base import RuleError
+from ..rules.monunrail import (
+    KIND_OF_MASK,
+    MonUnrailView,
+    ParsedMove,
+    SearchLimit,
+    cell_name,
+    cell_of,
+    find_completion,
+    finishing_placements,
+    list_completions,
+    random_placement,
+    trace_circuit,
+)
+from ..rules.monunrail_solver import Solver
+
+Cell = tuple[int, int]
+Placement = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Level:
+    name: str
+    #: Candidate placements drawn per building decision.
+    candidates: int
+    #: A decision stops looking after this long (the answer comes within ~2 s).
+    seconds: float
+    #: Chance of a random removal instead of the solver's move (easy only).
+    blunder: float = 0.0
+    #: Quick random games for the pie decision (0: never swap).
+    pie_playouts: int = 0
+    #: Solve the rest of the building game exactly when at most this many completions remain (0: never).
+    endgame_completions: int = 0
+
+
+LEVELS = {
+    "easy": Level("easy", candidates=8, seconds=0.6, blunder=0.5),
+    "normal": Level("normal", candidates=40, seconds=1.2, pie_playouts=10),
+    "hard": Level("hard", candidates=80, seconds=1.4, pie_playouts=16, endgame_completions=12),
+}
+DEFAULT_LEVEL = "normal"
+
+#: Nodes the completion search may spend per question (its typical cost is tens to hundreds).
+NODE_LIMIT = 20_000
+#: Nodes for listing every completion before the exact endgame (a few tenths of a second at most).
+ENDGAME_NODES = 5_000
+
+
+def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "MonUnrailBot":
+    name = (level or DEFAULT_LEVEL).lower()
+    if name not in LEVELS:
+        raise ValueError(f"MonUnrail's AI levels are {', '.join(LEVELS)}, not {level!r}")
+    return MonUnrailBot(LEVELS[name], random.randrange(2**31) if seed is None else seed)
+
+
+def _components(cells: Iterable[Cell]) -> list[set[Cell]]:
+    left = set(cells)
+    pieces = []
+    while left:
+        start = left.pop()
+        piece = {start}
+        stack = [start]
+        while stack:
+            c, r = stack.pop()
+            for nxt in ((c + 1, r), (c - 1, r), (c, r + 1), (c, r - 1)):
+                if nxt in left:
+                    left.remove(nxt)
+                    piece.add(nxt)
+                    stack.append(nxt)
+        pieces.append(piece)
+    return pieces
+
+
+def _largest(cells: Iterable[Cell]) -> int:
+    return max((len(p) for p in _components(cells)), default=0)
+
+
+def _removal_text(move: Iterable[Cell]) -> str:
+    return ",".join(cell_name(c) for c in sorted(move, key=lambda c: (c[1], c[0])))
+
+
+def _placement_text(items: Placement) -> str:
+    return ParsedMove("place", tuple(sorted(items))).text()
+
+
+def _after(grid, supply, items: Placement) -> tuple[list[int], list[int]]:
+    g = list(grid)
+    s = list(supply)
+    for index, mask in items:
+        g[index] = mask
+        s[KIND_OF_MASK[mask]] -= 1
+    return g, s
+
+
+class MonUnrailBot:
+    def __init__(self, level: Level, seed: int) -> None:
+        self.settings = level
+        self.level = level.name
+        self.rng = random.Random(seed)
+        self.solver = Solver()
+        implementation = getattr(self.solver, "implementation", "pure Python")
+        #: Largest piece (tiles) the bot hands to the solver; adapted to measured times.
+        self.solve_limit = 17 if implementation == "pure Python" else 26
+        self.deadline = 0.0
+        #: What the last decision was based on, for benchmarks and tests.
+        self.last_reason = ""
+
+    # -- the solver, within its limit -----------------------------------------
+
+    def _note_time(self, size: int, seconds: float) -> None:
+        if seconds > 0.8 and size <= self.solve_limit:
+            self.solve_limit = max(8, size - 1)
+        elif seconds < 0.05 and size == self.solve_limit:
+            self.solve_limit += 1
+
+    def nimber(self, cells: Iterable[Cell]) -> int | None:
+        """The value of a removal position, or None when it is too large to solve in time."""
+        cells = set(cells)
+        size = _largest(cells)
+        if size > self.solve_limit:
+            return None
+        start = time.perf_counter()
+        value = self.solver.nimber(cells)
+        self._note_time(size, time.perf_counter() - start)
+        return value
+
+    # -- entry point -------------------------------------------------------
+
+    def choose(self, view: MonUnrailView) -> str:
+        if view.over or view.viewer not in view.to_move:
+            raise RuleError("it is not the bot's turn")
+        self.deadline = time.perf_counter() + self.settings.seconds
+        if view.phase == "unrailing":
+            return self._remove(view)
+        return self._build(view)
+
+    # -- unrailing ---------------------------------------------------------
+
+    def _remove(self, view: MonUnrailView) -> str:
+        cells = set(view.unrail_cells())
+        moves = self.solver.moves(cells)
+        if self.settings.blunder and self.rng.random() < self.settings.blunder:
+            self.last_reason = "random removal"
+            return _removal_text(self.rng.choice(moves))
+        size = _largest(cells)
+        if size <= self.solve_limit:
+            start = time.perf_counter()
+            winning = self.solver.winning_moves(cells)
+            self._note_time(size, time.perf_counter() - start)
+            if winning:
+                self.last_reason = "winning removal"
+                return _removal_text(self.rng.choice(winning))
+            self.last_reason = "lost position: the removal that keeps most play"
+            return _removal_text(self.solver.best_losing_move(cells))
+        # Too large to solve in time: cut the largest piece down towards solvable sizes.
+        best_key = None
+        best: list = []
+        for move in moves:
+            rest = cells.difference(move)
+            key = (_largest(rest), -len(move))
+            if best_key is None or key < best_key:
+                best_key, best = key, [move]
+            elif key == best_key:
+                best.append(move)
+        self.last_reason = "position too large to solve: cut the largest piece"
+        return _removal_text(self.rng.choice(best))
+
+    # -- building ----------------------------------------------------------
+
+    def _completable(self, grid, supply) -> bool | None:
+        """True/False from the exact search; None when it gave up (rare)."""
+        try:
+            return find_completion(grid, supply, node_limit=NODE_LIMIT) is not None
+        except SearchLimit:
+            return None
+
+    def _finish_values(self, grid, supply) -> list[tuple[Placement, int | None]]:
+        """The finishing placements here, each with the value of the track it completes (None: unknown)."""
+        tiles = {cell_of(i) for i, m in enumerate(grid) if m}
+        result = []
+        for items in finishing_placements(grid, supply):
+            cells = tiles | {cell_of(i) for i, _ in items}
+            # one solve can take most of a second: start none too close to the deadline
+            value = self.nimber(cells) if time.perf_counter() < self.deadline - 0.4 else None
+            result.append((items, value))
+        return result
+
+    def _build(self, view: MonUnrailView) -> str:
+        grid, supply = list(view.grid), list(view.supply)
+        if self._completable(grid, supply) is False:
+            self.last_reason = "no completion exists: Impossible wins"
+            return "impossible"
+        if view.pie_offer and self._should_swap(grid, supply):
+            self.last_reason = "the opening looks like a win for its maker: swap"
+            return "swap"
+        finishes = self._finish_values(grid, supply)
+        for items, value in finishes:
+            if value == 0:
+                self.last_reason = "completing leaves a removal position worth 0"
+                return _placement_text(items)
+        if self.settings.endgame_completions:
+            move = self._endgame(grid, supply)
+            if move is not None:
+                return move
+        finishing = {items for items, _ in finishes}
+        gifts: list[Placement] = []
+        breaking: list[Placement] = []
+        seen: set[Placement] = set()
+        tries = 0
+        while tries < self.settings.candidates * 3 and len(seen) < self.settings.candidates:
+            tries += 1
+            if seen and time.perf_counter() > self.deadline:
+                break
+            items = random_placement(grid, supply, self.rng)
+            if items is None:
+                break
+            if items in seen or items in finishing:
+                continue
+            seen.add(items)
+            g2, s2 = _after(grid, supply, items)
+            if trace_circuit(g2) is not None:
+                continue
+            if self._completable(g2, s2) is False:
+                breaking.append(items)
+                continue
+            if any(value == 0 for _, value in self._finish_values(g2, s2)):
+                gifts.append(items)
+                continue
+            self.last_reason = "keeps the track open and completable"
+            return _placement_text(items)
+        # Nothing safe found: the least bad of completing, gifting and breaking.
+        unknown = [items for items, value in finishes if value is None]
+        if unknown:
+            self.last_reason = "forced: complete a track of unknown value"
+            return _placement_text(self.rng.choice(unknown))
+        if gifts:
+            self.last_reason = "forced: a placement the opponent can answer by completing"
+            return _placement_text(self.rng.choice(gifts))
+        if finishes:
+            self.last_reason = "forced: complete a track worth more than 0"
+            return _placement_text(self.rng.choice([items for items, _ in finishes]))
+        if breaking:
+            self.last_reason = "forced: every placement breaks the track"
+            return _placement_text(self.rng.choice(breaking))
+        self.last_reason = "no placement at all"
+        return "impossible"
+
+    # -- the pie rule ------------------------------------------------------
+
+    def _should_swap(self, grid, supply) -> bool:
+        games = self.settings.pie_playouts
+        if not games:
+            return False
+        budget = time.perf_counter() + self.settings.seconds * 0.5
+        mover_wins = played = 0
+        for _ in range(games):
+            if time.perf_counter() > budget:
+                break
+            mover_wins += self._playout(list(grid), list(supply), budget)
+            played += 1
+        return played >= 4 and mover_wins / played < 0.4
+
+    def _playout(self, grid: list[int], supply: list[int], budget: float) -> int:
+        """1 if the player to move wins a quick game of "keep it open" from here, else 0."""
+        mover = 0
+        for _ in range(60):
+            moved = False
+            for _ in range(6):
+                if time.perf_counter() > budget:
+                    return 1  # undecided: count it for the mover, so as not to swap on no evidence
+                items = random_placement(grid, supply, self.rng)
+                if items is None:
+                    break
+                g2, s2 = _after(grid, supply, items)
+                if trace_circuit(g2) is not None:
+                    continue
+                try:
+                    ok = find_completion(g2, s2, node_limit=2_000) is not None
+                except SearchLimit:
+                    ok = True
+                if ok:
+                    grid, supply = g2, s2
+                    moved = True
+                    break
+            if not moved:
+                return 1 if mover else 0  # the player to move is stuck and loses
+            mover ^= 1
+        return 1
+
+    # -- the exact end of building (hard) ------------------------------------
+
+    def _endgame(self, grid, supply) -> str | None:
+        """Solve the rest of the building game when few completions remain; None if there are too many."""
+        cap = self.settings.endgame_completions
+        try:
+            listed = list_completions(grid, supply, cap, node_limit=ENDGAME_NODES)
+        except SearchLimit:
+            return None
+        if not listed:
+            return None
+        completions = [frozenset(items) for items in listed]
+        tiles = {cell_of(i) for i, m in enumerate(grid) if m}
+        values: dict[frozenset, int | None] = {}
+        for completion in completions:
+            cells = tiles | {cell_of(i) for i, _ in completion}
+            if time.perf_counter() > self.deadline - 0.4:
+                return None
+            value = self.nimber(cells)
+            if value is None:
+                return None
+            values[frozenset(completion)] = value
+        memo: dict[frozenset, bool] = {}
+
+        def wins(placed: frozenset) -> bool:
+            """Whether the player to move wins once ``placed`` (tiles of some completion) are down."""
+            if placed in memo:
+                return memo[placed]
+            if time.perf_counter() > self.deadline:
+                raise SearchLimit
+            alive = [c for c in values if placed <= c]
+            if not alive:
+                memo[placed] = True  # no completion left: Impossible
+                return True
+            result = False
+            for move in _moves_within(grid, placed, alive):
+                after = placed | move
+                if after in values:
+                    if values[after] == 0:
+                        result = True
+                        break
+                    continue
+                if not wins(after):
+                    result = True
+                    break
+            memo[placed] = result
+            return result
+
+        for move in _moves_within(grid, frozenset(), list(values)):
+            after = frozenset(move)
+            if after in values:
+                good = values[after] == 0
+            else:
+                try:
+                    good = not wins(after)
+                except SearchLimit:
+                    return None
+            if good:
+                self.last_reason = "endgame solved: this placement wins"
+                return _placement_text(tuple(sorted(move)))
+        return None
+
+
+def _moves_within(grid, placed: frozenset, completions: list[frozenset]) -> list[frozenset]:
+    """Placements (1-3 tiles in a line, touching the track) of tiles from one of ``completions``."""
+    occupied = {i for i, m in enumerate(grid) if m} | {i for i, _ in placed}
+    found: set[frozenset] = set()
+    for completion in completions:
+        rest = sorted(completion - placed)
+        by_index = dict(rest)
+        for index, mask in rest:
+            for step in (1, 8):
+                for length in (1, 2, 3):
+                    cells = [index + step * k for k in range(length)]
+                    if step == 1 and cells[-1] // 8 != index // 8:
+                        continue
+                    if not all(c in by_index for c in cells):
+                        continue
+                    touching = any(
+                        nb in occupied
+                        for c in cells
+                        for nb in (c - 1 if c % 8 else -1, c + 1 if c % 8 != 7 else -1, c - 8, c + 8)
+                        if 0 <= nb < 56
+                    )
+                    if touching:
+                        found.add(frozenset((c, by_index[c]) for c in cells))
+    return sorted(found, key=lambda m: sorted(m))

@@ -1,0 +1,244 @@
+"""MonUnrail's screen, driven by the keyboard: placing, live checks, the pie swap, Impossible, unrailing, the hint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from termgames.app import TermgamesApp
+from termgames.launch import Launch
+from termgames.match import Match, SeatInfo
+from termgames.records import load
+from termgames.screens.dialogs import ConfirmScreen
+from termgames.screens.monunrail import MonUnrailScreen
+
+#: Four placements that close the loop D2-E2 ... D6-E6 around the starting tiles; the last completes it.
+LOOP = ["D2:T-se,D3:S-v", "E2:T-sw,E3:S-v", "D5:S-v,D6:T-ne", "E5:S-v,E6:T-nw"]
+
+
+def new_app(tmp_path: Path, moves=(), options=None, ascii=False) -> tuple[TermgamesApp, Match, Path]:
+    match = Match("monunrail", options or {}, [SeatInfo("ann"), SeatInfo("bob")], 5)
+    for ply, move in enumerate(moves):
+        match.play(ply % 2, move)
+    path = tmp_path / "game.json"
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=path), ascii=ascii)
+    return app, match, path
+
+
+def text_of(app, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+def board_text(app) -> str:
+    return "\n".join(app.screen.board.text_lines())
+
+
+async def settle(pilot, rounds: int = 30):
+    for _ in range(rounds):
+        await pilot.pause(0.02)
+
+
+async def test_a_placement_by_keyboard_previewed_then_placed(tmp_path):
+    app, match, path = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MonUnrailScreen)
+        board = screen.rail_board
+        assert board.cursor_name() == "D3"
+        await pilot.press("t")  # turns: the first that fits D3 (track comes up from D4)
+        assert board.chosen == "T-se"
+        await pilot.press("r")
+        assert board.chosen == "T-sw"
+        await pilot.press("space")  # D3:T-sw into the move
+        await pilot.press("h", "t", "t")  # C3: past the crossroads to the straight that fits
+        assert board.chosen == "S-h"
+        await pilot.press("space")
+        await pilot.pause()
+        assert board.pending_text() == "C3:S-h,D3:T-sw"
+        assert "═" in board_text(app)  # the move is drawn before it is placed
+        assert "Enter places C3:S-h,D3:T-sw" in text_of(app, "#message")
+        assert "C3:S-h,D3:T-sw" in text_of(app, "#legend")
+        assert match.moves == []
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [m.move for m in match.moves] == ["C3:S-h,D3:T-sw"]
+        assert board.pending == {}
+        assert "Pie" in text_of(app, "#legend")  # bob is offered the swap
+    assert [m.move for m in load(path).moves] == ["C3:S-h,D3:T-sw"]
+
+
+async def test_space_again_takes_a_tile_back_and_escape_clears(tmp_path):
+    app, match, _ = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board = app.screen.rail_board
+        await pilot.press("space", "k", "space")
+        assert board.pending_text() == "D2:S-v,D3:S-v"
+        await pilot.press("space")
+        assert board.pending_text() == "D3:S-v"
+        await pilot.press("escape")
+        assert board.pending == {}
+    assert match.moves == []
+
+
+async def test_an_illegal_placement_is_explained_and_not_applied(tmp_path):
+    app, match, path = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        saved = path.read_bytes()
+        board = app.screen.rail_board
+        await pilot.press("k", "k", "h", "h", "h")  # A1, far from every tile
+        assert board.cursor_name() == "A1"
+        await pilot.press("space")
+        await pilot.pause()
+        assert "Not yet: at least one tile must be placed next to a tile" in text_of(app, "#message")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "at least one tile must be placed next to a tile on the board" in text_of(app, "#message")
+        assert board.pending_text() == "A1:S-v"  # kept, to be mended
+        # A tile whose track runs into the blank side of a starting tile: the rules' reason, word for word.
+        await pilot.press("escape", "j", "j", "j", "l", "l")
+        assert board.cursor_name() == "C4"
+        board.chosen = "S-h"
+        await pilot.press("space")
+        await pilot.pause()
+        assert "S-h on C4 points east into the blank west side of D4" in text_of(app, "#message")
+        await pilot.press("enter")
+        await pilot.pause()
+    assert match.moves == []
+    assert path.read_bytes() == saved
+
+
+async def test_the_pie_swap(tmp_path):
+    app, match, _ = new_app(tmp_path, moves=LOOP[:1])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "s takes ann's opening" in text_of(app, "#legend")
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert match.moves[-1].move == "swap"
+        assert match.state.to_move() == (0,)
+        assert "opening is bob's" in text_of(app, "#legend")
+        await pilot.press("s")  # offered once only
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+    assert len(match.moves) == 2
+
+
+async def test_completing_by_keyboard_then_a_removal(tmp_path):
+    app, match, _ = new_app(tmp_path, moves=LOOP[:3])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board = app.screen.rail_board
+        await pilot.press("l", "j", "j", "space", "j", "t", "space")  # E5:S-v, then E6: the turn that fits
+        await pilot.pause()
+        assert "and completes the track" in text_of(app, "#message")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert match.state.phase == "unrailing"
+        assert "Unrailing: ann to remove" in text_of(app, "#status")
+        # ann removes D2 and D3, picked with Space.
+        await pilot.press("h", "k", "k", "k", "k")
+        assert board.cursor_name() == "D2"
+        await pilot.press("space", "j", "space")
+        await pilot.pause()
+        assert "Enter removes D2,D3" in text_of(app, "#message")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert match.moves[-1].move == "D2,D3"
+        assert app.screen.board.text_lines()[4][20] == "·"  # D2's middle is empty now
+        # A line with a gap is refused with the rules' reason.
+        await pilot.press("l", "k", "space", "j", "j", "space", "enter")
+        await pilot.pause()
+        assert "leave a gap" in text_of(app, "#message")
+        assert match.moves[-1].move == "D2,D3"
+
+
+async def test_the_hint_shows_the_nimber_and_marks_winning_moves(tmp_path):
+    app, match, _ = new_app(tmp_path, moves=LOOP)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await settle(pilot)
+        legend = text_of(app, "#legend")
+        assert "Nimber 2: ann wins" in legend  # a 2 x 5 block
+        assert "D2,D3" in legend
+        assert "!" in board_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert "Nimber" not in text_of(app, "#legend")
+
+
+async def test_the_building_hint_lists_completing_moves(tmp_path):
+    app, match, _ = new_app(tmp_path, moves=LOOP[:3])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await settle(pilot)
+        legend = text_of(app, "#legend")
+        assert "E5:S-v,E6:T-nw 2" in legend
+
+
+async def test_impossible_shows_the_completion_found(tmp_path):
+    app, match, _ = new_app(tmp_path, moves=["D3:T-se,E3:T-sw", "D5:T-ne"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert match.moves[-1].move == "impossible"
+        assert match.state.winner == 1
+        assert "Completion found: 1 tile" in text_of(app, "#legend")
+        lines = app.screen.board.text_lines()
+        assert "══╝" in lines[13]  # E5:T-nw drawn on row 5's middle line
+
+
+async def test_impossible_when_no_completion_exists(tmp_path):
+    app, match, _ = new_app(tmp_path, moves=["D3:T-sw"], options={"straights": 0, "turns": 4, "crossroads": 0})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("i", "y")
+        await settle(pilot)
+        assert match.state.winner == 1
+        assert "No completion exists" in text_of(app, "#legend")
+        assert "bob wins" in text_of(app, "#status")
+
+
+async def test_ascii_board_has_no_box_drawing(tmp_path):
+    app, _, _ = new_app(tmp_path, moves=LOOP[:2], ascii=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        text = board_text(app)
+        assert text.isascii()
+        assert "/----\\" in text  # D2:T-se and E2:T-sw
+
+
+async def test_a_click_moves_the_cursor(tmp_path):
+    app, _, _ = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board = app.screen.rail_board
+        # F6's middle: 3 columns of row numbers, 5 a cell; 3 lines a row; the board's padding is 1.
+        await pilot.click("#board", offset=(1 + 3 + 5 * 5 + 2, 3 * 5 + 1))
+        await pilot.pause()
+        assert board.cursor_name() == "F6"
+
+
+async def test_the_computer_player_answers_in_its_thread(tmp_path, monkeypatch):
+    monkeypatch.setattr("termgames.screens.game.AI_MIN_SECONDS", 0.0)
+    match = Match("monunrail", {}, [SeatInfo("ann"), SeatInfo("cpu", "ai", "easy")], 5)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "g.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("space", "k", "t", "space", "enter")  # D2:T-se,D3:S-v
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if len(match.moves) == 2:
+                break
+        assert [m.seat for m in match.moves] == [0, 1]
+        assert app.screen.view.to_move == (0,)
