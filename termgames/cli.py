@@ -318,7 +318,8 @@ def show(
     print(_board_text(view, _wants_ascii(ascii_mode)))
     if view.moves:
         print()
-        print("Moves: " + " ".join(f"{i}.{names[seat]}:{text}" for i, (seat, text) in enumerate(view.moves, 1)))
+        log = (f"{ply + 1}.{names[seat]}:{view.log_text(text, ply)}" for ply, (seat, text) in enumerate(view.moves))
+        print("Moves: " + " ".join(log))
 
 
 def main() -> None:
