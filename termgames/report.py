@@ -59,7 +59,8 @@ def view_text(match: Match, viewer: Viewer, ascii: bool = False) -> str:
     scores = ", ".join(f"{name} {_number(score)}" for name, score in zip(names, view.scores))
     lines = [match.describe(), f"Scores: {scores}", "", board_text(view, ascii)]
     if view.moves:
-        lines += ["", "Moves: " + " ".join(f"{i}.{names[seat]}:{text}" for i, (seat, text) in enumerate(view.moves, 1))]
+        log = (f"{ply + 1}.{names[seat]}:{view.log_text(text, ply)}" for ply, (seat, text) in enumerate(view.moves))
+        lines += ["", "Moves: " + " ".join(log)]
     return "\n".join(lines)
 
 

@@ -150,6 +150,21 @@ def test_auto_random_end_and_no_auto():
     assert len(quiet.state.turns[-1].probes) >= 2
 
 
+def test_move_log_lists_each_probe_with_its_value_and_marks_random_ones():
+    match = laid_out()
+    match.play(0, "b1,hold")  # 1, the turn stays open
+    match.play(0, "c1,end")  # 2
+    match.play(1, "a1")  # 3, then random probes until a decrease
+    view = match.view(0)
+    assert [view.log_text(text, ply) for ply, (_seat, text) in enumerate(view.moves)][:2] == ["layout", "layout"]
+    assert view.log_text(view.moves[2][1], 2) == "b1=1"
+    assert view.log_text(view.moves[3][1], 3) == "c1=2"
+    auto = view.log_text(view.moves[4][1], 4).split()
+    assert auto[0] == "a1=3" and len(auto) >= 2
+    assert all("*=" in probe for probe in auto[1:])
+    assert view.log_text("a1,hold") == "a1"  # without its ply, the command as typed
+
+
 def test_reprobing_is_refused():
     match = laid_out()
     match.play(0, "a1,end")

@@ -173,7 +173,11 @@ async def test_flag_options_and_seat_count(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         await pilot.pause()
-        screen.query_one("#option-no_auto", Checkbox).value = True
+        no_auto = screen.query_one("#option-no_auto", Checkbox)
+        assert str(no_auto.label) == "off"  # the state in words, not only the box's colour
+        no_auto.value = True
+        await pilot.pause()
+        assert str(no_auto.label) == "on"
         screen.query_one("#seat-count", Select).value = 3
         await pilot.pause()
         assert "--no-auto" in str(screen.query_one("#setup-summary", Static).render())

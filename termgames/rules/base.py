@@ -139,8 +139,8 @@ class View:
         """The board as plain text, for ``termgames show``."""
         raise NotImplementedError
 
-    def log_text(self, move: str) -> str:
-        """How a move reads in a screen's move log (the notation may carry words for the server)."""
+    def log_text(self, move: str, ply: int | None = None) -> str:
+        """How a move reads in a log; ``ply`` is its index in ``moves`` (a game may show what it did)."""
         return move
 
     def is_my_turn(self) -> bool:

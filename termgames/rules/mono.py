@@ -297,8 +297,15 @@ class MonoView(View):
     final_round: bool = False
     phase: str = "layout"
     take: str = "best"
+    #: Per move so far: the probes it made (none for a layout), in order.
+    move_probes: tuple[tuple[Probe, ...], ...] = ()
 
-    def log_text(self, move: str) -> str:
+    def log_text(self, move: str, ply: int | None = None) -> str:
+        """A probing move as pbmserv lists it, with what it uncovered: ``d3=3 d2=4 c2*=7``."""
+        if ply is not None and ply < len(self.move_probes) and self.move_probes[ply] and self.grid is not None:
+            return " ".join(
+                f"{self.grid.names[p.cell]}{'*' if p.random else ''}={label(p.value)}" for p in self.move_probes[ply]
+            )
         # A layout string says nothing at a glance (the board shows it): the log names it.
         if self.grid is not None and len(move) == self.grid.cells and "," not in move and move != END:
             return HIDDEN_LAYOUT
@@ -379,6 +386,8 @@ class MonoState(State):
     turns: tuple[TurnRecord, ...] = ()
     over: bool = False
     last_action: str = ""
+    #: Per move applied: the probes it made (public: every probe uncovers its cell).
+    move_probes: tuple[tuple[Probe, ...], ...] = ()
 
     @property
     def grid(self) -> Grid:
@@ -451,7 +460,13 @@ class MonoState(State):
             how = "laid out a board"
         layouts = list(self.layouts)
         layouts[seat] = layout
-        state = replace(self, ply=self.ply + 1, layouts=tuple(layouts), last_action=f"{self.seats[seat]} {how}")
+        state = replace(
+            self,
+            ply=self.ply + 1,
+            layouts=tuple(layouts),
+            last_action=f"{self.seats[seat]} {how}",
+            move_probes=self.move_probes + ((),),
+        )
         nxt = seat + 1
         if nxt < len(self.seats):
             return replace(state, turn=nxt)
@@ -542,6 +557,7 @@ class MonoState(State):
             probed=tuple(frozenset(probed) if s == seat else self.probed[s] for s in range(len(self.seats))),
             uncovered=tuple(frozenset(u) for u in uncovered),
             random_uncovered=tuple(frozenset(u) for u in random_uncovered),
+            move_probes=self.move_probes + (tuple(probes[len(self.open_turn.probes) if self.open_turn else 0 :]),),
         )
         if keep_open:
             return replace(state, open_turn=record, last_action=self._describe(record, open_=True))
@@ -628,6 +644,7 @@ class MonoState(State):
             final_round=self.final_round(),
             phase="over" if self.over else ("layout" if self.round == 0 else "probe"),
             take=self.take,
+            move_probes=self.move_probes,
         )
 
     def _status(self) -> str:

@@ -323,7 +323,8 @@ class SetupScreen(Screen):
                 yield Select([(choice, choice) for choice in spec.choices], value=value, allow_blank=False, id=widget_id, compact=True)
                 help_text = spec.help
             elif spec.kind == "flag":
-                yield Checkbox("on", value=bool(value), id=widget_id, compact=True)
+                # The word says the state: the box's X alone differs only by colour.
+                yield Checkbox("on" if value else "off", value=bool(value), id=widget_id, compact=True)
                 help_text = spec.help
             else:
                 yield Input(str(value), type="integer", id=widget_id, compact=True)
@@ -391,6 +392,8 @@ class SetupScreen(Screen):
     @on(Select.Changed)
     @on(Checkbox.Changed)
     def form_changed(self, event) -> None:
+        if isinstance(event, Checkbox.Changed):
+            event.checkbox.label = "on" if event.value else "off"
         if getattr(event, "control", None) is not None and event.control.id == "seat-count":
             count = self.seat_count()
             for seat in range(self.game.max_seats):

@@ -30,7 +30,7 @@ def move_log_text(view: View, highlight_ply: int | None = None) -> Text:
         line.append(f"{view.players[seat]} ", style="bold")
         for index, move in enumerate(moves):
             ply += 1
-            line.append(view.log_text(move), style="reverse" if highlight_ply == ply else "")
+            line.append(view.log_text(move, ply - 1), style="reverse" if highlight_ply == ply else "")
             if index + 1 < len(moves):
                 line.append(" ")
         text.append_text(line)
