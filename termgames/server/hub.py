@@ -36,6 +36,8 @@ log = logging.getLogger("termgames.server")
 AI_MIN_SECONDS = 0.35
 #: Chat lines a table remembers for players who arrive later.
 CHAT_LINES = 30
+#: Lobbies hear of changes at most this often (seconds): a move need not wait for 30 lobby redraws.
+LOBBY_NEWS_DELAY = 0.25
 #: Longest chat line kept.
 CHAT_WIDTH = 200
 
@@ -369,6 +371,7 @@ class Hub:
         self.closed = False
         self.tables: dict[int, LiveTable] = {}
         self.lobby_watchers: list[Callable[[], None]] = []
+        self._lobby_news_due = False
         #: Players whose connection dropped while at a table: where they come back to.
         self.dropped_from: dict[str, int] = {}
         for stored in store.load_tables():
@@ -471,6 +474,19 @@ class Hub:
             self.lobby_watchers.remove(callback)
 
     def lobby_changed(self) -> None:
+        """Tell every lobby, once per burst of changes (every move changes some lobby line)."""
+        if self._lobby_news_due:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._tell_lobbies()
+            return
+        self._lobby_news_due = True
+        loop.call_later(LOBBY_NEWS_DELAY, self._tell_lobbies)
+
+    def _tell_lobbies(self) -> None:
+        self._lobby_news_due = False
         for callback in list(self.lobby_watchers):
             try:
                 callback()
