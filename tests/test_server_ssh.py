@@ -108,6 +108,12 @@ async def test_mono_over_ssh_each_channel_carries_only_its_own_board(tmp_path, k
         await alice.press("t", *"good luck", "enter")
         await bob.wait_for("alice: good luck")
         await guest.wait_for("alice: good luck")
+        # A lone Escape reaches the app (the key parser is ticked): it closes and clears the chat line.
+        await bob.press("t", "x", "escape")
+        await asyncio.sleep(0.3)
+        await bob.press("t", "y", "enter")
+        await alice.wait_for("bob: y")
+        assert "bob: xy" not in alice.text()
 
         # Positive controls: each player's channel carries their own board, row by row.
         assert rows_seen(alice, ALICE_LAYOUT) == {0, 1, 2}
