@@ -232,6 +232,14 @@ async def test_identity_guests_and_what_the_server_refuses(tmp_path, keys):
         huge = await connect(port, "alice", keys["alice"], width=5000, height=3000, screen=MAX_SIZE)
         await huge.wait_for("signed in as alice", timeout=20)
         assert max(s.size for s in server.sessions) <= MAX_SIZE
+        # A resized terminal lays the app out again.
+        huge.process.change_terminal_size(90, 30)
+        session = next(iter(server.sessions))
+        for _ in range(50):
+            await asyncio.sleep(0.05)
+            if tuple(session.app.size) == (90, 30):
+                break
+        assert tuple(session.app.size) == (90, 30)
         await huge.close()
     finally:
         await server.close()

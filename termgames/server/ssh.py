@@ -71,6 +71,7 @@ class ChannelDriver(Driver):
     def __init__(self, app: Any, *, debug: bool = False, mouse: bool = False, size: tuple[int, int] | None = None, session: "GameSession") -> None:
         super().__init__(app, debug=debug, mouse=False, size=size)
         self._session = session
+        session.driver = self  # keys and resizes from the channel come here
         self._parser = XTermParser(debug=False)
         self._input = True
         self._tick_handle: asyncio.TimerHandle | None = None
@@ -195,18 +196,16 @@ class GameSession(asyncssh.SSHServerSession):
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         text = self._decoder.decode(data)
-        driver = self.app._driver if self.app is not None else None
-        if isinstance(driver, ChannelDriver) and text:
+        if self.driver is not None and text:
             try:
-                driver.feed(text)
+                self.driver.feed(text)
             except Exception:  # garbage from one client must never reach the loop
                 log.warning("%s sent input the key parser refused", self.player)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self.size = clamp_size(width, height)
-        driver = self.app._driver if self.app is not None else None
-        if isinstance(driver, ChannelDriver):
-            driver.resize(*self.size)
+        if self.driver is not None:
+            self.driver.resize(*self.size)
 
     def eof_received(self) -> bool:
         return False
