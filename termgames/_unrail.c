@@ -27,6 +27,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include "pythread.h"
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -644,6 +645,125 @@ static PyObject *core_solved(CoreObject *self, PyObject *Py_UNUSED(ignored))
     return out;
 }
 
+/* A Python int from a 128-bit value. */
+static PyObject *int_from_u128(u128 k)
+{
+    PyObject *lo = PyLong_FromUnsignedLongLong((unsigned long long)(uint64_t)k);
+    if (!lo || !(k >> 64))
+        return lo;
+    PyObject *hi = PyLong_FromUnsignedLongLong((unsigned long long)(uint64_t)(k >> 64));
+    PyObject *shift = PyLong_FromLong(64);
+    PyObject *up = hi && shift ? PyNumber_Lshift(hi, shift) : NULL;
+    PyObject *out = up ? PyNumber_Or(up, lo) : NULL;
+    Py_XDECREF(lo);
+    Py_XDECREF(hi);
+    Py_XDECREF(shift);
+    Py_XDECREF(up);
+    return out;
+}
+
+/* export_entries() -> [[h, w, bits, value]]: every class solved or loaded,
+ * with bits r * w + c (the format of Solver.export_cache). */
+static PyObject *core_export_entries(CoreObject *self, PyObject *Py_UNUSED(ignored))
+{
+    acquire(self);
+    size_t n = self->nsolved;
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        u128 s = self->solved_keys[i];
+        int h = (bitlen128(s) - 1) / STRIDE + 1;
+        int w = 32 - __builtin_clz(columns(s));
+        u128 bits = 0;
+        for (int r = 0; r < h; r++)
+            bits |= (s >> (r * STRIDE) & 0xFFFF) << (r * w);
+        PyObject *b = int_from_u128(bits);
+        PyObject *item = b ? Py_BuildValue("[iiNi]", h, w, b, (int)self->solved_vals[i]) : NULL;
+        if (!item) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, item);
+    }
+    PyThread_release_lock(self->lock);
+    return out;
+}
+
+/* load_entries([[h, w, bits, value]]) -> -1, or the index of the first
+ * entry that is not a connected shape filling its h x w box.  The caller has
+ * checked the types and that 0 < bits < 2 ** (h * w), value < MAX_VALUE; the
+ * box must fit the frame one way or the other (h <= 8 and w <= 16, or
+ * turned). */
+static PyObject *core_load_entries(CoreObject *self, PyObject *list)
+{
+    if (!PyList_Check(list)) {
+        PyErr_SetString(PyExc_TypeError, "load_entries takes a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    Py_ssize_t bad = -1;
+    PyObject *shift = PyLong_FromLong(64);
+    if (!shift)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n && bad < 0; i++) {
+        PyObject *entry = PyList_GET_ITEM(list, i);
+        PyObject *item[4];
+        for (int j = 0; j < 4; j++) {
+            item[j] = PySequence_Fast_GET_ITEM(entry, j);
+        }
+        long h = PyLong_AsLong(item[0]), w = PyLong_AsLong(item[1]), v = PyLong_AsLong(item[3]);
+        if (PyErr_Occurred())
+            goto error;
+        bool turned = !(h <= ROWS && w <= STRIDE);
+        if (turned ? !(w <= ROWS && h <= STRIDE) : 0) {
+            PyErr_SetString(PyExc_ValueError, "load_entries: a box that does not fit the frame");
+            goto error;
+        }
+        if (h < 1 || w < 1 || h * w > 128 || v < 0 || v > MAX_VALUE) {
+            PyErr_SetString(PyExc_ValueError, "load_entries: an entry out of range");
+            goto error;
+        }
+        unsigned long long lo = PyLong_AsUnsignedLongLongMask(item[2]), hi = 0;
+        if (lo == (unsigned long long)-1 && PyErr_Occurred())
+            goto error;
+        if (h * w > 64) {
+            PyObject *up = PyNumber_Rshift(item[2], shift);
+            if (!up)
+                goto error;
+            hi = PyLong_AsUnsignedLongLongMask(up);
+            Py_DECREF(up);
+            if (hi == (unsigned long long)-1 && PyErr_Occurred())
+                goto error;
+        }
+        u128 bits = (u128)hi << 64 | lo, s = 0;
+        unsigned row_mask = (1u << w) - 1;
+        for (long r = 0; r < h; r++) {
+            unsigned row = (unsigned)(bits >> (r * w)) & row_mask;
+            for (long c = 0; c < w; c++)
+                if (row >> c & 1)
+                    s |= (u128)1 << (turned ? c * STRIDE + r : r * STRIDE + c);
+        }
+        long fh = turned ? w : h, fw = turned ? h : w;
+        if (!s || flood(s & -s, s) != s || normalise(s) != s || (bitlen128(s) - 1) / STRIDE + 1 != fh ||
+            32 - __builtin_clz(columns(s)) != fw) {
+            bad = i;
+            break;
+        }
+        u128 key = canonical(s);
+        acquire(self);
+        int err = table_get(&self->table, key) < 0 ? store_class(self, s, key, (int)v) : 0;
+        PyThread_release_lock(self->lock);
+        if (err < 0) {
+            PyErr_NoMemory();
+            goto error;
+        }
+    }
+    Py_DECREF(shift);
+    return PyLong_FromSsize_t(bad);
+error:
+    Py_DECREF(shift);
+    return NULL;
+}
+
 static PyObject *core_size(CoreObject *self, void *Py_UNUSED(closure))
 {
     return PyLong_FromSize_t(self->nsolved);
@@ -684,6 +804,11 @@ static PyMethodDef core_methods[] = {
      "value(lo, hi) -> the value of a normalised position, solving as needed."},
     {"load", (PyCFunction)(void (*)(void))core_load, METH_FASTCALL,
      "load(lo, hi, value): store the known value of a normalised connected shape."},
+    {"export_entries", (PyCFunction)core_export_entries, METH_NOARGS,
+     "export_entries() -> [[h, w, bits, value]] for every class, bit r * w + c."},
+    {"load_entries", (PyCFunction)core_load_entries, METH_O,
+     "load_entries([[h, w, bits, value]]) -> -1 or the index of the first entry that is not a connected shape "
+     "filling its box."},
     {"solved", (PyCFunction)core_solved, METH_NOARGS,
      "solved() -> [(lo, hi, value)] for every class solved or loaded, one orientation each."},
     {NULL, NULL, 0, NULL},

@@ -606,6 +606,16 @@ class _CompiledCore:
     def solved(self) -> list[tuple[int, int]]:
         return [(lo | hi << 64, g) for lo, hi, g in self._core.solved()]
 
+    def export_entries(self) -> list[list[int]]:
+        """``solved()`` as ``[h, w, bits, value]`` entries of :meth:`Solver.export_cache`."""
+        return self._core.export_entries()
+
+    def load_entries(self, entries: list[list[int]]) -> int:
+        """Load checked ``[h, w, bits, value]`` entries that fit the frame one way
+        or the other; -1, or the index of the first that is not a connected
+        shape filling its box."""
+        return self._core.load_entries(entries)
+
     @property
     def size(self) -> int:
         return self._core.size
@@ -786,6 +796,13 @@ class Solver:
         seen = set()
         shapes = []
         for core in self._cores.values():
+            if isinstance(core, _CompiledCore):
+                for entry in core.export_entries():
+                    key = (entry[0], entry[1], entry[2])
+                    if key not in seen:
+                        seen.add(key)
+                        shapes.append(entry)
+                continue
             W = core.width
             for key, g in core.solved():
                 rows = _rows(key, W)
@@ -810,6 +827,8 @@ class Solver:
         shapes = data.get("shapes")
         if not isinstance(shapes, list):
             raise ValueError("MonUnrail cache: 'shapes' must be a list")
+        batch: list = []
+        where: list[int] = []
         for i, entry in enumerate(shapes):
             if (
                 not isinstance(entry, (list, tuple))
@@ -822,6 +841,11 @@ class Solver:
                 raise ValueError(f"MonUnrail cache: entry {i} is out of range")
             if not 0 <= g < 255:
                 raise ValueError(f"MonUnrail cache: entry {i} has value {g} out of range")
+            if self._compiled and min(h, w) <= _CompiledCore.height and max(h, w) <= _CompiledCore.width:
+                # checked and loaded by the compiled core, in one batch below
+                batch.append(entry)
+                where.append(i)
+                continue
             mask = (1 << w) - 1
             rows = [(bits >> (r * w)) & mask for r in range(h)]
             cols = reduce(or_, rows)
@@ -834,4 +858,9 @@ class Solver:
                 cells = [(c, r) for r, p in enumerate(rows) for c in range(w) if p >> c & 1]
                 key = self._key(core, cells, h, w)
             core.load(key, g)
+        if batch:
+            core = self._core_for(1, 1)
+            bad = core.load_entries(batch)
+            if bad >= 0:
+                raise ValueError(f"MonUnrail cache: entry {where[bad]} is not a connected shape filling its box")
         return len(shapes)
