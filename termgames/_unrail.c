@@ -46,6 +46,7 @@ static const uint64_t COL0_64 = 0x0001000100010001ULL;
 #define COL0 (((u128)COL0_64 << 64) | COL0_64)
 #define NOT_COL0 (~COL0)
 #define NOT_COL15 (~(COL0 << 15))
+#define RIGHT_HALF (((u128)0xFF00FF00FF00FF00ULL << 64) | 0xFF00FF00FF00FF00ULL) /* columns 8..15 */
 
 static inline int ctz128(u128 x)
 {
@@ -163,26 +164,30 @@ static inline uint64_t flip16(uint64_t x)
 
 #define MIN(a, b) ((b) < (a) ? (b) : (a))
 
+/* The canonical form of a normalised shape of h rows, w columns on an 8 x 8
+ * board, as a board. */
+static inline uint64_t canonical8(uint64_t x, int h, int w)
+{
+    uint64_t m = mirror8(x) >> (8 - w);
+    uint64_t t = transpose8(x);
+    uint64_t tm = mirror8(t) >> (8 - h);
+    int down = 8 * (8 - h), across = 8 * (8 - w);
+    uint64_t best = MIN(x, m);
+    best = MIN(best, __builtin_bswap64(x) >> down);
+    best = MIN(best, __builtin_bswap64(m) >> down);
+    best = MIN(best, t);
+    best = MIN(best, tm);
+    best = MIN(best, __builtin_bswap64(t) >> across);
+    return MIN(best, __builtin_bswap64(tm) >> across);
+}
+
 /* The canonical form of a normalised shape. */
 static inline u128 canonical(u128 k)
 {
     int w = 32 - __builtin_clz(columns(k));
     int h = (bitlen128(k) - 1) / STRIDE + 1;
-    if (w <= 8) {
-        uint64_t x = to_board8(k);
-        uint64_t m = mirror8(x) >> (8 - w);
-        uint64_t t = transpose8(x);
-        uint64_t tm = mirror8(t) >> (8 - h);
-        int down = 8 * (8 - h), across = 8 * (8 - w);
-        uint64_t best = MIN(x, m);
-        best = MIN(best, __builtin_bswap64(x) >> down);
-        best = MIN(best, __builtin_bswap64(m) >> down);
-        best = MIN(best, t);
-        best = MIN(best, tm);
-        best = MIN(best, __builtin_bswap64(t) >> across);
-        best = MIN(best, __builtin_bswap64(tm) >> across);
-        return from_board8(best);
-    }
+    if (w <= 8)
+        return from_board8(canonical8(to_board8(k), h, w));
     uint64_t lo = (uint64_t)k, hi = (uint64_t)(k >> 64);
     u128 m = ((u128)mirror16(hi) << 64 | mirror16(lo)) >> (16 - w);
     u128 f = ((u128)flip16(lo) << 64 | flip16(hi)) >> (STRIDE * (ROWS - h));
@@ -406,6 +411,127 @@ static inline int popcount128(u128 x)
     return __builtin_popcountll((uint64_t)x) + __builtin_popcountll((uint64_t)(x >> 64));
 }
 
+/* ---- shapes that fit 8 x 8: the same on 64-bit boards, bit 8 r + c ---- */
+
+#define COL0_8 0x0101010101010101ULL
+#define COL7_8 0x8080808080808080ULL
+
+static inline uint64_t flood8(uint64_t seed, uint64_t x)
+{
+    uint64_t c = seed, prev;
+    do {
+        prev = c;
+        c |= (((c << 1) & ~COL0_8) | ((c >> 1) & ~COL7_8) | (c << 8) | (c >> 8)) & x;
+    } while (c != prev);
+    return c;
+}
+
+static inline unsigned columns8(uint64_t x)
+{
+    x |= x >> 32;
+    x |= x >> 16;
+    x |= x >> 8;
+    return (unsigned)(x & 0xFF);
+}
+
+static inline uint64_t normalise8(uint64_t x)
+{
+    x >>= __builtin_ctzll(x) & ~7;
+    return x >> __builtin_ctz(columns8(x));
+}
+
+/* The table key of a normalised connected board. */
+static inline u128 key8(uint64_t x)
+{
+    int w = 32 - __builtin_clz(columns8(x));
+    int h = (63 - __builtin_clzll(x)) / 8 + 1;
+    return from_board8(canonical8(x, h, w));
+}
+
+static int solve8(CoreObject *self, uint64_t s, u128 key);
+
+static int position_value8(CoreObject *self, uint64_t x)
+{
+    int total = 0;
+    while (x) {
+        uint64_t piece = flood8(x & -x, x);
+        x ^= piece;
+        piece = normalise8(piece);
+        u128 key = key8(piece);
+        int v = table_get(&self->table, key);
+        if (v < 0 && (v = solve8(self, piece, key)) < 0)
+            return v;
+        total ^= v;
+    }
+    return total;
+}
+
+static int solve8(CoreObject *self, uint64_t s, u128 key)
+{
+    uint64_t seen[(MAX_VALUE + 1) / 64];
+    memset(seen, 0, sizeof seen);
+
+    if (++self->ticks % TICKS_PER_SIGNAL_CHECK == 0 && check_signals(self) < 0)
+        return self->failed = -2;
+
+    uint64_t h2 = s & (s >> 1) & ~COL7_8;
+    uint64_t h3 = h2 & (h2 >> 1);
+    uint64_t v2 = s & (s >> 8);
+    uint64_t v3 = v2 & (v2 >> 8);
+    struct {
+        uint64_t starts, shape;
+    } kinds[5] = {{s, 1}, {h2, 3}, {h3, 7}, {v2, 0x101}, {v3, 0x10101}};
+    size_t n = 0;
+    for (int k = 0; k < 5; k++)
+        n += __builtin_popcountll(kinds[k].starts);
+    Py_ssize_t base = push_children(self, n);
+    if (base < 0)
+        return self->failed = -1;
+    Child *child = self->stack + base;
+    size_t i = 0;
+    for (int k = 0; k < 5; k++) {
+        for (uint64_t x = kinds[k].starts; x; x &= x - 1) {
+            uint64_t c = s ^ (kinds[k].shape << __builtin_ctzll(x));
+            Child *ch = &child[i++];
+            if (!c) {
+                ch->piece = ch->key = ch->rest = 0;
+                continue;
+            }
+            uint64_t piece = flood8(c & -c, c);
+            ch->rest = c ^ piece;
+            piece = normalise8(piece);
+            ch->piece = piece;
+            ch->key = key8(piece);
+            prefetch_key(&self->table, ch->key);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        Child ch = self->stack[base + i];
+        int v = 0;
+        if (ch.key) {
+            v = table_get(&self->table, ch.key);
+            if (v < 0 && (v = solve8(self, (uint64_t)ch.piece, ch.key)) < 0)
+                return v;
+            if (ch.rest) {
+                int r = position_value8(self, (uint64_t)ch.rest);
+                if (r < 0)
+                    return r;
+                v ^= r;
+            }
+        }
+        seen[v >> 6] |= (uint64_t)1 << (v & 63);
+    }
+    self->stack_top = (size_t)base;
+    int g = 0;
+    while (seen[g >> 6] >> (g & 63) & 1)
+        g++;
+    if (store_class(self, from_board8(s), key, g) < 0)
+        return self->failed = -1;
+    return g;
+}
+
+/* ---- any shape of the frame ---- */
+
 /* The value of a normalised connected shape s (canonical form key) that is
  * not in the table.
  *
@@ -417,6 +543,9 @@ static int solve(CoreObject *self, u128 s, u128 key)
 {
     uint64_t seen[(MAX_VALUE + 1) / 64];
     memset(seen, 0, sizeof seen);
+
+    if (!(s & RIGHT_HALF))
+        return solve8(self, to_board8(s), key); /* 8 columns or fewer: the faster boards */
 
     if (++self->ticks % TICKS_PER_SIGNAL_CHECK == 0 && check_signals(self) < 0)
         return self->failed = -2;
