@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -118,3 +120,18 @@ def test_the_cache_is_written_and_read(private_cache):
     private_cache.unlink()
     assert solve("--json", "--no-cache", stdin=block).stdout == first.stdout
     assert not private_cache.exists()
+
+
+def test_help_imports_neither_the_solver_nor_textual():
+    code = (
+        "import sys\n"
+        "sys.argv = ['termgames', '--help']\n"
+        "from termgames.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "bad = [m for m in ('textual', 'termgames.rules.monunrail_solver', 'termgames._unrail',"
+        " 'termgames.solver_cache') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "solve" in done.stdout
