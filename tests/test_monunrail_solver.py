@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import shutil
 import sysconfig
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -470,6 +471,8 @@ def test_the_compiled_core_is_built_where_a_compiler_is():
     compiler = (sysconfig.get_config_var("CC") or "").split()
     if not compiler or shutil.which(compiler[0]) is None:
         pytest.skip("no C compiler here: the pure-Python solver is the only path")
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        pytest.skip("no Python headers here: the pure-Python solver is the only path")
     assert compiled_core_available()
 
 
