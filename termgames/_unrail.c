@@ -181,13 +181,17 @@ static inline uint64_t canonical8(uint64_t x, int h, int w)
     return MIN(best, __builtin_bswap64(tm) >> across);
 }
 
-/* The canonical form of a normalised shape. */
+/* The table key of a normalised connected shape: its canonical form.  For
+ * a shape of up to 8 columns that is the canonical 8 x 8 board in the high
+ * half and 0 in the low half, which no other key has (a shape at the origin
+ * has a cell in row 0, in the low half): it saves spreading the board back
+ * over the 16-column frame. */
 static inline u128 canonical(u128 k)
 {
     int w = 32 - __builtin_clz(columns(k));
     int h = (bitlen128(k) - 1) / STRIDE + 1;
     if (w <= 8)
-        return from_board8(canonical8(to_board8(k), h, w));
+        return (u128)canonical8(to_board8(k), h, w) << 64;
     uint64_t lo = (uint64_t)k, hi = (uint64_t)(k >> 64);
     u128 m = ((u128)mirror16(hi) << 64 | mirror16(lo)) >> (16 - w);
     u128 f = ((u128)flip16(lo) << 64 | flip16(hi)) >> (STRIDE * (ROWS - h));
@@ -440,12 +444,12 @@ static inline uint64_t normalise8(uint64_t x)
     return x >> __builtin_ctz(columns8(x));
 }
 
-/* The table key of a normalised connected board. */
+/* The table key of a normalised connected board: see canonical(). */
 static inline u128 key8(uint64_t x)
 {
     int w = 32 - __builtin_clz(columns8(x));
     int h = (63 - __builtin_clzll(x)) / 8 + 1;
-    return from_board8(canonical8(x, h, w));
+    return (u128)canonical8(x, h, w) << 64;
 }
 
 static int solve8(CoreObject *self, uint64_t s, u128 key);
@@ -835,10 +839,13 @@ static PyObject *core_load_entries(CoreObject *self, PyObject *list)
         return NULL;
     for (Py_ssize_t i = 0; i < n && bad < 0; i++) {
         PyObject *entry = PyList_GET_ITEM(list, i);
-        PyObject *item[4];
-        for (int j = 0; j < 4; j++) {
-            item[j] = PySequence_Fast_GET_ITEM(entry, j);
+        if (!(PyList_Check(entry) || PyTuple_Check(entry)) || PySequence_Fast_GET_SIZE(entry) != 4) {
+            PyErr_SetString(PyExc_TypeError, "load_entries: each entry is [h, w, bits, value]");
+            goto error;
         }
+        PyObject *item[4];
+        for (int j = 0; j < 4; j++)
+            item[j] = PySequence_Fast_GET_ITEM(entry, j);
         long h = PyLong_AsLong(item[0]), w = PyLong_AsLong(item[1]), v = PyLong_AsLong(item[3]);
         if (PyErr_Occurred())
             goto error;
