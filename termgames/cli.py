@@ -331,6 +331,7 @@ def solve(
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         fail(f"cannot read {file}: {getattr(error, 'strerror', None) or error}")
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     try:
         cells = parse_shape(text)
     except ValueError as error:

@@ -75,6 +75,7 @@ def test_blank_lines_and_trailing_whitespace_are_tolerated():
     plain = solve("--json", stdin="##.\n.##\n").stdout
     assert solve("--json", stdin="\n\n##.  \r\n.##\t\r\n\n\n").stdout == plain
     assert json.loads(plain) == {"nimber": 1, "winning_moves": [["B1", "B2"]]}  # leaves two single tiles
+    assert solve("--json", stdin="\ufeff##.\n.##\n").stdout == plain  # a byte-order mark
 
 
 def test_moves_and_their_cells_are_sorted():
