@@ -555,3 +555,25 @@ def test_compiled_core_refuses_bad_keys():
         core.load(0b110, 0, 2)  # not at the origin
     with pytest.raises(OverflowError):
         core.value(0, 1 << 64)  # not a 64-bit half
+
+
+@needs_c
+def test_threads_share_a_compiled_solver():
+    """The C core solves without the GIL, behind a lock: a game's AI thread
+    and its screen may use one solver at the same time."""
+    import threading
+
+    solver = Solver(core="c")
+    solver.nimber(block(1, 1))  # the core exists before the threads start
+    shapes = {(4, 5): 7, (2, 12): 0, (3, 6): 6, (5, 4): 7, (3, 7): 4}
+    got = {}
+
+    def work(size):
+        got[size] = solver.nimber(block(*size))
+
+    threads = [threading.Thread(target=work, args=(size,)) for size in shapes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == shapes
