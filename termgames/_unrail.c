@@ -326,11 +326,7 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    Table table;
-    /* the classes solved or loaded here, one orientation each */
-    u128 *solved_keys;
-    uint16_t *solved_vals;
-    size_t nsolved, solved_cap;
+    Table table; /* one entry per class solved or loaded: its canonical form */
     PyThread_type_lock lock;
     /* while solving */
     PyThreadState *thread;
@@ -342,32 +338,16 @@ typedef struct {
 
 #define TICKS_PER_SIGNAL_CHECK 20000
 
-static int remember_class(CoreObject *self, u128 s, int v)
+/* Store the value of a connected shape with canonical form key. */
+static int store_class(CoreObject *self, u128 key, int v)
 {
-    if (self->nsolved == self->solved_cap) {
-        size_t cap = self->solved_cap ? self->solved_cap * 2 : 1024;
-        u128 *k = realloc(self->solved_keys, cap * sizeof(u128));
-        if (!k)
-            return -1;
-        self->solved_keys = k;
-        uint16_t *vv = realloc(self->solved_vals, cap * sizeof(uint16_t));
-        if (!vv)
-            return -1;
-        self->solved_vals = vv;
-        self->solved_cap = cap;
-    }
-    self->solved_keys[self->nsolved] = s;
-    self->solved_vals[self->nsolved] = (uint16_t)v;
-    self->nsolved++;
-    return 0;
+    return table_put(&self->table, key, v);
 }
 
-/* Store the value of a connected shape s with canonical form key. */
-static int store_class(CoreObject *self, u128 s, u128 key, int v)
+/* The shape (16-column frame) of a key: see canonical(). */
+static inline u128 shape_of_key(u128 key)
 {
-    if (table_put(&self->table, key, v) < 0)
-        return -1;
-    return remember_class(self, s, v);
+    return (uint64_t)key ? key : from_board8((uint64_t)(key >> 64));
 }
 
 static int solve(CoreObject *self, u128 s, u128 key);
@@ -534,7 +514,7 @@ static int solve8(CoreObject *self, uint64_t s, u128 key)
     int g = 0;
     while (seen[g >> 6] >> (g & 63) & 1)
         g++;
-    if (store_class(self, from_board8(s), key, g) < 0)
+    if (store_class(self, key, g) < 0)
         return self->failed = -1;
     return g;
 }
@@ -611,7 +591,7 @@ static int solve(CoreObject *self, u128 s, u128 key)
     int g = 0;
     while (seen[g >> 6] >> (g & 63) & 1)
         g++;
-    if (store_class(self, s, key, g) < 0)
+    if (store_class(self, key, g) < 0)
         return self->failed = -1;
     return g;
 }
@@ -660,8 +640,6 @@ static int core_init(CoreObject *self, PyObject *args, PyObject *kwds)
 static void core_dealloc(CoreObject *self)
 {
     table_free(&self->table);
-    free(self->solved_keys);
-    free(self->solved_vals);
     free(self->stack);
     if (self->lock)
         PyThread_free_lock(self->lock);
@@ -752,30 +730,45 @@ static PyObject *core_load(CoreObject *self, PyObject *const *args, Py_ssize_t n
     int err = 0;
     u128 key = canonical(k);
     if (table_get(&self->table, key) < 0)
-        err = store_class(self, k, key, (int)v);
+        err = store_class(self, key, (int)v);
     PyThread_release_lock(self->lock);
     if (err < 0)
         return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
-static PyObject *core_solved(CoreObject *self, PyObject *Py_UNUSED(ignored))
+/* The list of make(shape, value) for every class in the table, or NULL. */
+static PyObject *table_list(CoreObject *self, PyObject *(*make)(u128 shape, int value))
 {
     acquire(self);
-    size_t n = self->nsolved;
-    PyObject *out = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; out && i < n; i++) {
-        u128 k = self->solved_keys[i];
-        PyObject *item = Py_BuildValue("(KKi)", (unsigned long long)(uint64_t)k,
-                                       (unsigned long long)(uint64_t)(k >> 64), (int)self->solved_vals[i]);
-        if (!item) {
-            Py_CLEAR(out);
-            break;
+    const Table *t = &self->table;
+    PyObject *out = PyList_New((Py_ssize_t)t->used);
+    Py_ssize_t n = 0;
+    for (size_t i = 0; out && i <= t->mask; i++) {
+        for (int j = 0; j < PER_BUCKET; j++) {
+            if (!t->buckets[i].keys[j])
+                continue;
+            PyObject *item = make(shape_of_key(t->buckets[i].keys[j]), t->buckets[i].vals[j]);
+            if (!item) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(out, n++, item);
         }
-        PyList_SET_ITEM(out, (Py_ssize_t)i, item);
     }
     PyThread_release_lock(self->lock);
     return out;
+}
+
+static PyObject *solved_item(u128 shape, int value)
+{
+    return Py_BuildValue("(KKi)", (unsigned long long)(uint64_t)shape, (unsigned long long)(uint64_t)(shape >> 64),
+                         value);
+}
+
+static PyObject *core_solved(CoreObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return table_list(self, solved_item);
 }
 
 /* A Python int from a 128-bit value. */
@@ -797,28 +790,20 @@ static PyObject *int_from_u128(u128 k)
 
 /* export_entries() -> [[h, w, bits, value]]: every class solved or loaded,
  * with bits r * w + c (the format of Solver.export_cache). */
+static PyObject *export_item(u128 shape, int value)
+{
+    int h = (bitlen128(shape) - 1) / STRIDE + 1;
+    int w = 32 - __builtin_clz(columns(shape));
+    u128 bits = 0;
+    for (int r = 0; r < h; r++)
+        bits |= (shape >> (r * STRIDE) & 0xFFFF) << (r * w);
+    PyObject *b = int_from_u128(bits);
+    return b ? Py_BuildValue("[iiNi]", h, w, b, value) : NULL;
+}
+
 static PyObject *core_export_entries(CoreObject *self, PyObject *Py_UNUSED(ignored))
 {
-    acquire(self);
-    size_t n = self->nsolved;
-    PyObject *out = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; out && i < n; i++) {
-        u128 s = self->solved_keys[i];
-        int h = (bitlen128(s) - 1) / STRIDE + 1;
-        int w = 32 - __builtin_clz(columns(s));
-        u128 bits = 0;
-        for (int r = 0; r < h; r++)
-            bits |= (s >> (r * STRIDE) & 0xFFFF) << (r * w);
-        PyObject *b = int_from_u128(bits);
-        PyObject *item = b ? Py_BuildValue("[iiNi]", h, w, b, (int)self->solved_vals[i]) : NULL;
-        if (!item) {
-            Py_CLEAR(out);
-            break;
-        }
-        PyList_SET_ITEM(out, (Py_ssize_t)i, item);
-    }
-    PyThread_release_lock(self->lock);
-    return out;
+    return table_list(self, export_item);
 }
 
 /* load_entries([[h, w, bits, value]]) -> -1, or the index of the first
@@ -886,7 +871,7 @@ static PyObject *core_load_entries(CoreObject *self, PyObject *list)
         }
         u128 key = canonical(s);
         acquire(self);
-        int err = table_get(&self->table, key) < 0 ? store_class(self, s, key, (int)v) : 0;
+        int err = table_get(&self->table, key) < 0 ? store_class(self, key, (int)v) : 0;
         PyThread_release_lock(self->lock);
         if (err < 0) {
             PyErr_NoMemory();
@@ -902,18 +887,12 @@ error:
 
 static PyObject *core_size(CoreObject *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromSize_t(self->nsolved);
-}
-
-static PyObject *core_entries(CoreObject *self, void *Py_UNUSED(closure))
-{
     return PyLong_FromSize_t(self->table.used);
 }
 
 static PyObject *core_memory(CoreObject *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromSize_t((self->table.mask + 1) * sizeof(Bucket) +
-                             self->solved_cap * (sizeof(u128) + sizeof(uint16_t)));
+    return PyLong_FromSize_t((self->table.mask + 1) * sizeof(Bucket) + self->stack_cap * sizeof(Child));
 }
 
 static PyMethodDef core_methods[] = {
@@ -929,13 +908,12 @@ static PyMethodDef core_methods[] = {
      "load_entries([[h, w, bits, value]]) -> -1 or the index of the first entry that is not a connected shape "
      "filling its box."},
     {"solved", (PyCFunction)core_solved, METH_NOARGS,
-     "solved() -> [(lo, hi, value)] for every class solved or loaded, one orientation each."},
+     "solved() -> [(lo, hi, value)] for every class solved or loaded, in its canonical orientation."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef core_getset[] = {
     {"size", (getter)core_size, NULL, "How many classes of shapes have a value.", NULL},
-    {"entries", (getter)core_entries, NULL, "Hash table entries (images and disconnected positions).", NULL},
     {"memory", (getter)core_memory, NULL, "Bytes held by the table and the class list.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
