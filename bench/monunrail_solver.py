@@ -76,7 +76,8 @@ def main(argv: list[str]) -> int:
         paths = ["python"]
     else:
         paths = ["auto"]
-    print(f"MonUnrail unrailing solver, Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
+    python = f"Python {platform.python_version()} on {platform.machine()}"
+    print(f"MonUnrail unrailing solver, {python}, {os.cpu_count()} CPUs")
     print(f"compiled core (termgames._unrail): {'built' if compiled_core_available() else 'not built'}")
     print(f"{'block':>6} {'nimber':>6} {'seconds':>8} {'classes':>9}  path")
     for core in paths:

@@ -315,8 +315,12 @@ def show(
 def solve(
     game: str = typer.Argument(..., help="The game whose position to solve: monunrail."),
     file: str = typer.Argument("-", metavar="[FILE|-]", help="The position; - or nothing reads standard input."),
-    as_json: bool = typer.Option(False, "--json", help='One JSON object: {"nimber": N, "winning_moves": [[cells], ...]}.'),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor update the solver's cache of solved shapes."),
+    as_json: bool = typer.Option(
+        False, "--json", help='One JSON object: {"nimber": N, "winning_moves": [[cells], ...]}.'
+    ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Neither read nor update the solver's cache of solved shapes."
+    ),
 ) -> None:
     """Solve a MonUnrail unrailing position: its nimber and every winning move.
 

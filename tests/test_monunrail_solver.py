@@ -79,7 +79,9 @@ def transforms(cells):
 #: Both paths of the solver; the compiled one only where it is built.
 CORES = [
     pytest.param("python", id="python"),
-    pytest.param("c", id="c", marks=pytest.mark.skipif(not compiled_core_available(), reason="termgames._unrail not built")),
+    pytest.param(
+        "c", id="c", marks=pytest.mark.skipif(not compiled_core_available(), reason="termgames._unrail not built")
+    ),
 ]
 _SOLVERS: dict[str, Solver] = {}
 
