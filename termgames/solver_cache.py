@@ -53,8 +53,8 @@ def _read(path: Path) -> dict | None:
     try:
         with gzip.open(path, "rt", encoding="utf-8") as handle:
             data = json.load(handle)
-    except (OSError, EOFError, zlib.error, ValueError, UnicodeDecodeError):
-        # missing, unreadable, not gzip, truncated, not JSON: start cold
+    except (OSError, EOFError, zlib.error, ValueError, UnicodeDecodeError, RecursionError):
+        # missing, unreadable, not gzip, truncated, not JSON, absurdly nested: start cold
         return None
     return data if isinstance(data, dict) else None
 

@@ -76,8 +76,9 @@ def test_save_merges_with_the_file(tmp_path):
         gzip.compress(json.dumps({"format": "monunrail-nimbers", "version": 1, "shapes": [[2, 2, 9, 0]]}).encode()),
         gzip.compress(json.dumps({"format": "monunrail-nimbers", "version": 1, "shapes": "x"}).encode()),
         gzip.compress(b"\xff\xfe"),
+        gzip.compress(b"[" * 100_000 + b"]" * 100_000),
     ],
-    ids=["empty", "not-gzip", "not-json", "not-an-object", "version", "bad-entry", "bad-list", "not-utf8"],
+    ids=["empty", "not-gzip", "not-json", "not-an-object", "version", "bad-entry", "bad-list", "not-utf8", "nested"],
 )
 def test_a_corrupt_file_is_ignored_and_replaced(tmp_path, blob):
     path = tmp_path / "cache.json.gz"
