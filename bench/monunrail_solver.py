@@ -26,8 +26,8 @@ with other work (load average ~3.5, so wall times are inflated):
       6x4   1.05            11.72   256995
 
 With less load the C path took 0.90 s for 5x5 and 0.95 s for 6x4.  Larger
-blocks on the C path: 3x9 = 16 in ~4 s, 5x6 = 4 in ~70 s (10.2 million
-classes, ~0.8 GB).
+blocks on the C path: 3x9 = 16 in ~4 s, 5x6 = 4 in ~70 s of CPU (10.2 million
+classes, a 512 MB table, 0.8 GB at its peak while the table grows).
 """
 
 from __future__ import annotations
