@@ -56,10 +56,10 @@ ten times faster than the pure-Python cores above (5x5 in ~1 s instead of
 table core: any component that fits 8 rows by 16 columns in one of its
 orientations.  It keeps one entry per class of symmetric shapes (the
 canonical form is the least of the images) in a hash table of 128-bit
-shapes, and works on 64-bit 8 x 8 boards for shapes of up to 8 columns.  :class:`Solver` uses it unless told
-otherwise (``Solver(core="python")``, or the environment variable
-``TERMGAMES_PURE_PYTHON=1``); larger components and machines without the
-extension use the pure-Python cores.  Both paths give the same values (the
+shapes, and works on 64-bit 8 x 8 boards for shapes of up to 8 columns.
+:class:`Solver` uses it unless told otherwise (``Solver(core="python")``, or
+the environment variable ``TERMGAMES_PURE_PYTHON=1``); larger components and
+machines without the extension use the pure-Python cores.  Both paths give the same values (the
 tests compare them); :attr:`Solver.implementation` says which one runs.
 """
 
