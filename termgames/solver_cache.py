@@ -25,10 +25,11 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import tempfile
 import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .paths import data_dir, write_atomically
 
 if TYPE_CHECKING:
     from .rules.monunrail_solver import Solver
@@ -44,8 +45,6 @@ def default_path() -> Path | None:
     env = os.environ.get(CACHE_ENV)
     if env:
         return None if env.strip().lower() == "off" else Path(env).expanduser()
-    from .paths import data_dir
-
     return data_dir() / FILE_NAME
 
 
@@ -98,25 +97,7 @@ def save(solver: "Solver", path: Path | None = None, limit: int = MAX_SHAPES) ->
     out = {"format": data["format"], "version": data["version"], "shapes": kept}
     blob = gzip.compress(json.dumps(out, separators=(",", ":")).encode("utf-8"), compresslevel=6, mtime=0)
     try:
-        _write_atomically(path, blob)
+        write_atomically(path, blob)
     except OSError:
         return 0
     return len(kept)
-
-
-def _write_atomically(path: Path, blob: bytes) -> None:
-    # as records.save does: the old file stays whole until the new one is complete
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(blob)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
