@@ -303,6 +303,69 @@ def serve(
     serve_forever(host, port, data, allow_guests=not no_guests, ascii=ascii_mode)
 
 
+@app.command()
+def solve(
+    game: str = typer.Argument(..., help="The game whose position to solve: monunrail."),
+    file: str = typer.Argument("-", metavar="[FILE|-]", help="The position; - or nothing reads standard input."),
+    as_json: bool = typer.Option(
+        False, "--json", help='One JSON object: {"nimber": N, "winning_moves": [[cells], ...]}.'
+    ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Neither read nor update the solver's cache of solved shapes."
+    ),
+) -> None:
+    """Solve a MonUnrail unrailing position: its nimber and every winning move.
+
+    The position is rows of # (tile) and . (empty), top row first; A1 is the
+    top-left character, columns are letters and rows numbers.
+    """
+    if game.lower() != "monunrail":
+        fail(f"only monunrail positions can be solved, not {game!r}")
+    from .rules.monunrail_solver import Solver, cell_name, parse_shape
+
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        fail(f"cannot read {file}: {getattr(error, 'strerror', None) or error}")
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
+    try:
+        cells = parse_shape(text)
+    except ValueError as error:
+        fail(f"{'standard input' if file == '-' else file}: {error}")
+    from . import solver_cache
+
+    solver = Solver()
+    if not no_cache:
+        solver_cache.load(solver)
+    known = solver.cache_size
+    try:
+        nimber = solver.nimber(cells)
+        moves = solver.winning_moves(cells)
+    except ValueError as error:  # a component too large for any core
+        fail(str(error))
+    except KeyboardInterrupt:
+        print("termgames: interrupted", file=sys.stderr)
+        raise typer.Exit(130) from None
+    if not no_cache and solver.cache_size > known:
+        solver_cache.save(solver)
+    # plain sorting of the names: each move's cells, then the moves
+    named = sorted(sorted(cell_name(cell) for cell in move) for move in moves)
+    if as_json:
+        print(json.dumps({"nimber": nimber, "winning_moves": named}))
+        return
+    tiles = len(cells)
+    print(f"{tiles} tile{'' if tiles == 1 else 's'}, nimber {nimber}.")
+    if nimber:
+        count = len(named)
+        print(f"The player to move wins, with {'this move' if count == 1 else f'any of these {count} moves'}:")
+        for move in named:
+            print("  " + "+".join(move))
+    elif tiles:
+        print("The player to move loses against perfect play: no move wins.")
+    else:
+        print("No tiles: the player who removed the last one has won.")
+
+
 def main() -> None:
     # Textual talks to the terminal itself; a broken pipe on plain output
     # (``termgames show | head``) should end quietly.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 SAVES_ENV = "TERMGAMES_SAVES"
@@ -28,3 +29,27 @@ def saves_dir(override: str | os.PathLike[str] | None = None) -> Path:
 def bundled_saves() -> Path:
     """The sample records that ship with termgames (the repo's ``saves/``)."""
     return Path(__file__).resolve().parent.parent / "saves"
+
+
+def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` whole: the old file stays intact until the new one is complete.
+
+    ``mode`` None keeps mkstemp's 0600 (private files: caches, keys).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        # The file object owns the descriptor from here on, so every failure below closes it.
+        with os.fdopen(handle, "wb") as out:
+            if mode is not None:
+                os.chmod(temporary, mode)
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .match import AI, HUMAN, Match, MoveRecord, SeatInfo
+from .paths import write_atomically
 from .rules import RuleError, get_game
 
 FORMAT = "termgames-record"
@@ -164,24 +164,8 @@ def load(path: str | os.PathLike[str]) -> Match:
 def save(path: str | os.PathLike[str], match: Match) -> Path:
     """Write the record atomically: the old file stays whole until the new one is complete."""
     file = Path(path)
-    file.parent.mkdir(parents=True, exist_ok=True)
-    data = dumps(match).encode("utf-8")
-    handle, temporary = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
-    try:
-        # The file object owns the descriptor from here on, so every failure below closes it.
-        with os.fdopen(handle, "wb") as out:
-            # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
-            os.chmod(temporary, _file_mode(file))
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, file)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
+    write_atomically(file, dumps(match).encode("utf-8"), mode=_file_mode(file))
     return file
 
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import shutil
+import sysconfig
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgames.rules.monunrail_solver import Solver, cell_name, line_nimber, parse_shape
+from termgames.rules.monunrail_solver import Solver, cell_name, compiled_core_available, line_nimber, parse_shape
 
 # --------------------------------------------------------------------------
 # Helpers and the reference solver
@@ -72,7 +76,21 @@ def transforms(cells):
     return out
 
 
-SOLVER = Solver()  # shared: sub-shapes of one test are cache hits in another
+#: Both paths of the solver; the compiled one only where it is built.
+CORES = [
+    pytest.param("python", id="python"),
+    pytest.param(
+        "c", id="c", marks=pytest.mark.skipif(not compiled_core_available(), reason="termgames._unrail not built")
+    ),
+]
+_SOLVERS: dict[str, Solver] = {}
+
+
+def shared_solver(core: str) -> Solver:
+    """One solver per path, shared: sub-shapes of one test are cache hits in another."""
+    if core not in _SOLVERS:
+        _SOLVERS[core] = Solver(core=core)
+    return _SOLVERS[core]
 
 # --------------------------------------------------------------------------
 # Text helpers
@@ -123,15 +141,19 @@ def test_line_table_matches_the_readme_1_to_204():
     assert [line_nimber(n) for n in range(205)] == LINE
 
 
-def test_straight_rows_use_the_line_table():
+@pytest.mark.parametrize("core", CORES)
+def test_straight_rows_use_the_line_table(core):
+    solver = shared_solver(core)
     for n in (1, 7, 34, 100, 204):
-        assert SOLVER.nimber((c, 0) for c in range(n)) == LINE[n]
-        assert SOLVER.nimber((5, r) for r in range(n)) == LINE[n]
+        assert solver.nimber((c, 0) for c in range(n)) == LINE[n]
+        assert solver.nimber((5, r) for r in range(n)) == LINE[n]
 
 
-@pytest.mark.parametrize("tables", [True, False])
-def test_general_grid_solver_on_straight_rows(tables):
-    solver = Solver(line_table=False, tables=tables)
+@pytest.mark.parametrize(
+    "core,tables", [("python", True), ("python", False), pytest.param("c", True, marks=CORES[1].marks)]
+)
+def test_general_grid_solver_on_straight_rows(core, tables):
+    solver = Solver(line_table=False, tables=tables, core=core)
     for n in range(1, 31):
         assert solver.nimber((c, 0) for c in range(n)) == LINE[n], n
     for n in (5, 13, 30):
@@ -150,10 +172,14 @@ BLOCKS = {
 }
 
 
+@pytest.mark.parametrize("core", CORES)
 @pytest.mark.parametrize("rows", sorted(BLOCKS))
-def test_solid_blocks(rows):
+def test_solid_blocks(core, rows):
     values = BLOCKS[rows]
-    solver = Solver()
+    if core == "python":
+        # up to 24 cells: 2x14 and 5x5 take the pure-Python path ~10 s each
+        values = values[: 24 // rows + 1]
+    solver = Solver(core=core)
     # the largest first: every smaller block is then a cache hit
     got = {n: solver.nimber(block(rows, n)) for n in reversed(range(len(values)))}
     assert [got[n] for n in range(len(values))] == values
@@ -162,7 +188,7 @@ def test_solid_blocks(rows):
 
 
 def test_small_blocks_with_dict_cores_only():
-    solver = Solver(tables=False)
+    solver = Solver(tables=False, core="python")
     for rows, values in BLOCKS.items():
         for n, want in enumerate(values[:4]):
             assert solver.nimber(block(rows, n)) == want
@@ -197,11 +223,13 @@ CHEAT_SHEET = [
 ]
 
 
+@pytest.mark.parametrize("core", CORES)
 @pytest.mark.parametrize("picture,value", CHEAT_SHEET)
-def test_cheat_sheet(picture, value):
+def test_cheat_sheet(core, picture, value):
+    solver = shared_solver(core)
     shape = parse_shape(picture.replace("/", "\n"))
     for image in transforms(shape):
-        assert SOLVER.nimber(image) == value
+        assert solver.nimber(image) == value
     assert ref_nimber(shape) == value
 
 
@@ -216,9 +244,11 @@ README_POSITIONS = [
 ]
 
 
+@pytest.mark.parametrize("core", CORES)
 @pytest.mark.parametrize("picture,value", README_POSITIONS)
-def test_readme_examples(picture, value):
-    assert SOLVER.nimber(parse_shape(picture)) == value
+def test_readme_examples(core, picture, value):
+    solver = shared_solver(core)
+    assert solver.nimber(parse_shape(picture)) == value
 
 
 PUZZLES = [  # "can you win?": yes, no, yes, no
@@ -229,35 +259,43 @@ PUZZLES = [  # "can you win?": yes, no, yes, no
 ]
 
 
+@pytest.mark.parametrize("core", CORES)
 @pytest.mark.parametrize("picture,win", PUZZLES)
-def test_readme_puzzles(picture, win):
+def test_readme_puzzles(core, picture, win):
+    solver = shared_solver(core)
     shape = parse_shape(picture)
-    assert (SOLVER.nimber(shape) != 0) is win
-    assert bool(SOLVER.winning_moves(shape)) is win
+    assert (solver.nimber(shape) != 0) is win
+    assert bool(solver.winning_moves(shape)) is win
 
 
-def test_death_match_position():
+@pytest.mark.parametrize("core", CORES)
+def test_death_match_position(core):
+    solver = shared_solver(core)
     dm1 = cells_of("D3,E3,F3,G3,F2,G2,D4,E4,D5,E5")
-    assert SOLVER.nimber(dm1) == 2
-    assert move_names(SOLVER.winning_moves(dm1)) == ["D3+E3", "F2+F3", "F2+G2", "F3+G3", "G2+G3"]
+    assert solver.nimber(dm1) == 2
+    assert move_names(solver.winning_moves(dm1)) == ["D3+E3", "F2+F3", "F2+G2", "F3+G3", "G2+G3"]
 
 
-def test_finished_track_of_start_of_unrail():
+@pytest.mark.parametrize("core", CORES)
+def test_finished_track_of_start_of_unrail(core):
+    solver = shared_solver(core)
     crossroads = "C3 D3"
     turns = "C1 D1 B3 E3 D5 E5 B6 C6"
     straights = "C2 D2 B4 C4 D4 E4 B5 C5"
     track = cells_of(" ".join((crossroads, turns, straights)))
     assert len(track) == 18
-    assert SOLVER.nimber(track) == 9
-    assert move_names(SOLVER.winning_moves(track)) == ["B3+C3", "C3+C4", "D3+D4"]
+    assert solver.nimber(track) == 9
+    assert move_names(solver.winning_moves(track)) == ["B3+C3", "C3+C4", "D3+D4"]
 
 
-def test_mirror_pairs_are_zero():
+@pytest.mark.parametrize("core", CORES)
+def test_mirror_pairs_are_zero(core):
+    solver = shared_solver(core)
     shape = parse_shape("###\n#..\n#..")
     other = {(c + 10, r + 3) for c, r in shape}
-    assert SOLVER.nimber(shape | other) == 0
+    assert solver.nimber(shape | other) == 0
     turned = {(r + 20, c) for c, r in shape}
-    assert SOLVER.nimber(shape | turned) == 0
+    assert solver.nimber(shape | turned) == 0
 
 
 # --------------------------------------------------------------------------
@@ -265,8 +303,10 @@ def test_mirror_pairs_are_zero():
 # --------------------------------------------------------------------------
 
 
-def test_moves_are_sorted_tuples():
-    moves = SOLVER.moves(parse_shape("###\n#.."))
+@pytest.mark.parametrize("core", CORES)
+def test_moves_are_sorted_tuples(core):
+    solver = shared_solver(core)
+    moves = solver.moves(parse_shape("###\n#.."))
     assert moves == [
         ((0, 0),),
         ((0, 1),),
@@ -277,34 +317,38 @@ def test_moves_are_sorted_tuples():
         ((1, 0), (2, 0)),
         ((0, 0), (1, 0), (2, 0)),
     ]
-    assert SOLVER.moves([]) == []
+    assert solver.moves([]) == []
     # a bend is not a line of three
-    assert ((0, 0), (0, 1), (1, 0)) not in SOLVER.moves(parse_shape("##\n#."))
+    assert ((0, 0), (0, 1), (1, 0)) not in solver.moves(parse_shape("##\n#."))
 
 
-def test_winning_moves_of_a_lost_position_is_empty():
-    assert SOLVER.winning_moves(parse_shape("##\n##")) == []
-    assert SOLVER.winning_moves([]) == []
+@pytest.mark.parametrize("core", CORES)
+def test_winning_moves_of_a_lost_position_is_empty(core):
+    solver = shared_solver(core)
+    assert solver.winning_moves(parse_shape("##\n##")) == []
+    assert solver.winning_moves([]) == []
 
 
-def test_best_losing_move():
+@pytest.mark.parametrize("core", CORES)
+def test_best_losing_move(core):
+    solver = shared_solver(core)
     square = parse_shape("##\n##")
-    move = SOLVER.best_losing_move(square)
+    move = solver.best_losing_move(square)
     assert len(move) == 1 and move == ((0, 0),)  # all four are alike: the first
     # two separate L-trominoes: take from the middle of one, never a whole end
     two = parse_shape("##...##\n#.....#")
-    move = SOLVER.best_losing_move(two)
+    move = solver.best_losing_move(two)
     assert len(move) == 1
     rest = two - set(move)
-    assert SOLVER.nimber(rest) != 0
+    assert solver.nimber(rest) != 0
     # the remainder keeps a 3-cell component and as many moves as possible
-    best = max(len(SOLVER.moves(two - {c})) for c in two)
-    assert len(SOLVER.moves(rest)) == best
-    assert SOLVER.best_losing_move(two) == move  # deterministic
+    best = max(len(solver.moves(two - {c})) for c in two)
+    assert len(solver.moves(rest)) == best
+    assert solver.best_losing_move(two) == move  # deterministic
     with pytest.raises(ValueError):
-        SOLVER.best_losing_move(parse_shape("##"))
+        solver.best_losing_move(parse_shape("##"))
     with pytest.raises(ValueError):
-        SOLVER.best_losing_move([])
+        solver.best_losing_move([])
 
 
 # --------------------------------------------------------------------------
@@ -314,51 +358,61 @@ def test_best_losing_move():
 small_shapes = st.sets(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=0, max_size=10).map(frozenset)
 
 
+@pytest.mark.parametrize("core", CORES)
 @settings(max_examples=300, deadline=None)
 @given(small_shapes)
-def test_agrees_with_reference(shape):
+def test_agrees_with_reference(core, shape):
+    solver = shared_solver(core)
     want = ref_nimber(shape)
-    assert SOLVER.nimber(shape) == want
+    assert solver.nimber(shape) == want
     assert Solver(tables=False, line_table=False).nimber(shape) == want
 
 
+@pytest.mark.parametrize("core", CORES)
 @settings(max_examples=150, deadline=None)
 @given(small_shapes, st.integers(-7, 7), st.integers(-7, 7))
-def test_invariant_under_symmetry_and_translation(shape, dc, dr):
-    value = SOLVER.nimber(shape)
+def test_invariant_under_symmetry_and_translation(core, shape, dc, dr):
+    solver = shared_solver(core)
+    value = solver.nimber(shape)
     for image in transforms(shape):
-        assert SOLVER.nimber({(c + dc, r + dr) for c, r in image}) == value
+        assert solver.nimber({(c + dc, r + dr) for c, r in image}) == value
 
 
+@pytest.mark.parametrize("core", CORES)
 @settings(max_examples=150, deadline=None)
 @given(small_shapes)
-def test_value_is_the_mex_of_the_moves(shape):
-    children = {SOLVER.nimber(shape - set(m)) for m in SOLVER.moves(shape)}
-    value = SOLVER.nimber(shape)
+def test_value_is_the_mex_of_the_moves(core, shape):
+    solver = shared_solver(core)
+    children = {solver.nimber(shape - set(m)) for m in solver.moves(shape)}
+    value = solver.nimber(shape)
     assert value not in children
     assert all(k in children for k in range(value))
     # in particular: 0 iff every move leads to a nonzero position
     assert (value == 0) == (0 not in children)
 
 
+@pytest.mark.parametrize("core", CORES)
 @settings(max_examples=150, deadline=None)
 @given(small_shapes)
-def test_winning_moves_are_exactly_the_moves_to_zero(shape):
-    to_zero = [m for m in SOLVER.moves(shape) if ref_nimber(shape - set(m)) == 0]
-    assert SOLVER.winning_moves(shape) == to_zero
+def test_winning_moves_are_exactly_the_moves_to_zero(core, shape):
+    solver = shared_solver(core)
+    to_zero = [m for m in solver.moves(shape) if ref_nimber(shape - set(m)) == 0]
+    assert solver.winning_moves(shape) == to_zero
     if to_zero:
-        assert SOLVER.nimber(shape) != 0
+        assert solver.nimber(shape) != 0
 
 
+@pytest.mark.parametrize("core", CORES)
 @settings(max_examples=100, deadline=None)
 @given(small_shapes.filter(bool))
-def test_best_losing_move_is_a_legal_single_tile(shape):
-    if SOLVER.nimber(shape):
+def test_best_losing_move_is_a_legal_single_tile(core, shape):
+    solver = shared_solver(core)
+    if solver.nimber(shape):
         with pytest.raises(ValueError):
-            SOLVER.best_losing_move(shape)
+            solver.best_losing_move(shape)
     else:
-        move = SOLVER.best_losing_move(shape)
-        assert move in SOLVER.moves(shape) and len(move) == 1
+        move = solver.best_losing_move(shape)
+        assert move in solver.moves(shape) and len(move) == 1
 
 
 # --------------------------------------------------------------------------
@@ -366,15 +420,16 @@ def test_best_losing_move_is_a_legal_single_tile(shape):
 # --------------------------------------------------------------------------
 
 
-def test_export_import_round_trip():
-    solver = Solver()
+@pytest.mark.parametrize("core", CORES)
+def test_export_import_round_trip(core):
+    solver = Solver(core=core)
     shapes = [block(3, 5), parse_shape("####\n#.#.\n###."), cells_of("D3,E3,F3,G3,F2,G2,D4,E4,D5,E5")]
     values = [solver.nimber(s) for s in shapes]
     data = solver.export_cache()
     assert data["format"] == "monunrail-nimbers" and data["version"] == 1
     assert all(type(x) is int for entry in data["shapes"] for x in entry)
     assert len(data["shapes"]) <= solver.cache_size
-    fresh = Solver()
+    fresh = Solver(core=core)
     assert fresh.import_cache(data) == len(data["shapes"])
     size = fresh.cache_size
     assert size >= len(data["shapes"])
@@ -383,8 +438,9 @@ def test_export_import_round_trip():
     assert fresh.export_cache()["shapes"] or not data["shapes"]
 
 
-def test_import_refuses_bad_data():
-    solver = Solver()
+@pytest.mark.parametrize("core", CORES)
+def test_import_refuses_bad_data(core):
+    solver = Solver(core=core)
     with pytest.raises(ValueError):
         solver.import_cache({"format": "something else", "version": 1, "shapes": []})
     with pytest.raises(ValueError):
@@ -395,9 +451,131 @@ def test_import_refuses_bad_data():
     assert solver.import_cache({"format": "monunrail-nimbers", "version": 1, "shapes": [[2, 2, 0b1111, 0]]}) == 1
 
 
-def test_cache_size_grows_and_the_solver_reports_its_path():
-    solver = Solver()
+@pytest.mark.parametrize("core,name", [("python", "pure Python"), pytest.param("c", "C", marks=CORES[1].marks)])
+def test_cache_size_grows_and_the_solver_reports_its_path(core, name):
+    solver = Solver(core=core)
     assert solver.cache_size == 0
     solver.nimber(block(3, 3))
     assert solver.cache_size > 0
-    assert solver.implementation == "pure Python"
+    assert solver.implementation == name
+
+
+# --------------------------------------------------------------------------
+# The compiled core against the pure-Python one
+# --------------------------------------------------------------------------
+
+needs_c = pytest.mark.skipif(not compiled_core_available(), reason="termgames._unrail not built")
+
+
+def test_the_compiled_core_is_built_where_a_compiler_is():
+    """``pip install`` builds termgames._unrail when it can: a silently
+    failing build would otherwise leave every C test skipped."""
+    compiler = (sysconfig.get_config_var("CC") or "").split()
+    if not compiler or shutil.which(compiler[0]) is None:
+        pytest.skip("no C compiler here: the pure-Python solver is the only path")
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        pytest.skip("no Python headers here: the pure-Python solver is the only path")
+    assert compiled_core_available()
+
+
+def test_choosing_the_path(monkeypatch):
+    monkeypatch.setenv("TERMGAMES_PURE_PYTHON", "1")
+    assert Solver().implementation == "pure Python"
+    monkeypatch.setenv("TERMGAMES_PURE_PYTHON", "0")
+    assert Solver().implementation == ("C" if compiled_core_available() else "pure Python")
+    monkeypatch.delenv("TERMGAMES_PURE_PYTHON")
+    assert Solver().implementation == ("C" if compiled_core_available() else "pure Python")
+    assert Solver(core="python").implementation == "pure Python"
+    with pytest.raises(ValueError):
+        Solver(core="fortran")
+    if not compiled_core_available():
+        with pytest.raises(RuntimeError):
+            Solver(core="c")
+
+
+# shapes on the game's board (8 columns by 7 rows), sparse to dense
+board_shapes = st.sets(st.tuples(st.integers(0, 7), st.integers(0, 6)), min_size=1, max_size=22).map(frozenset)
+# long shapes: the compiled core keeps them in their 16-column orientation
+long_shapes = st.sets(st.tuples(st.integers(0, 13), st.integers(0, 2)), min_size=1, max_size=20).map(frozenset)
+
+
+@needs_c
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(board_shapes, long_shapes), st.booleans())
+def test_compiled_and_python_agree_on_random_shapes(shape, turned):
+    if turned:
+        shape = frozenset((r, c) for c, r in shape)
+    c_solver, py_solver = shared_solver("c"), shared_solver("python")
+    assert c_solver.nimber(shape) == py_solver.nimber(shape)
+    assert c_solver.winning_moves(shape) == py_solver.winning_moves(shape)
+
+
+@needs_c
+def test_compiled_core_on_long_blocks_and_past_its_frame():
+    solver = Solver(core="c")
+    # 2 x N up to 14: the 16-column frame, where only 4 images are symmetric
+    assert [solver.nimber(block(2, n)) for n in range(len(BLOCKS[2]))] == BLOCKS[2]
+    assert [solver.nimber(block(n, 2)) for n in range(len(BLOCKS[2]))] == BLOCKS[2]
+    # a component wider than 16 in both orientations: the pure-Python cores
+    # take it, their pieces included
+    ring = {(c, 0) for c in range(17)} | {(c, 16) for c in range(17)}
+    ring |= {(0, r) for r in range(17)} | {(16, r) for r in range(17)}
+    assert solver.nimber(ring) == Solver(core="python").nimber(ring) == 0
+    comb = {(c, 0) for c in range(18)} | {(c, 1) for c in range(0, 18, 3)}
+    assert solver.nimber(comb) == Solver(core="python").nimber(comb)
+
+
+@needs_c
+def test_caches_move_between_the_paths():
+    shapes = [block(3, 4), parse_shape("####\n#.#.\n###."), block(2, 9)]
+    for source, target in (("c", "python"), ("python", "c")):
+        solver = Solver(core=source)
+        values = [solver.nimber(s) for s in shapes]
+        other = Solver(core=target)
+        other.import_cache(solver.export_cache())
+        size = other.cache_size
+        assert [other.nimber(s) for s in shapes] == values
+        assert other.cache_size == size  # all read from the cache
+
+
+@needs_c
+def test_compiled_core_refuses_bad_keys():
+    from termgames import _unrail
+
+    core = _unrail.Core()
+    assert core.lookup(0b11, 0) is None
+    core.load(0b11, 0, 2)
+    assert core.lookup(0b11, 0) == 2
+    assert core.lookup(0b1 | 0b1 << 16, 0) == 2  # the same domino, standing
+    assert core.lookup(0b101, 0) is None  # two single tiles: not solved yet
+    assert core.value(0b101, 0) == 0  # 1 xor 1
+    assert core.lookup(0b1, 0) == 1
+    assert core.lookup(0, 0) == 0
+    with pytest.raises(ValueError):
+        core.load(0b1011, 0, 0)  # not connected
+    with pytest.raises(ValueError):
+        core.load(0b110, 0, 2)  # not at the origin
+    with pytest.raises(OverflowError):
+        core.value(0, 1 << 64)  # not a 64-bit half
+
+
+@needs_c
+def test_threads_share_a_compiled_solver():
+    """The C core solves without the GIL, behind a lock: a game's AI thread
+    and its screen may use one solver at the same time."""
+    import threading
+
+    solver = Solver(core="c")
+    solver.nimber(block(1, 1))  # the core exists before the threads start
+    shapes = {(4, 5): 7, (2, 12): 0, (3, 6): 6, (5, 4): 7, (3, 7): 4}
+    got = {}
+
+    def work(size):
+        got[size] = solver.nimber(block(*size))
+
+    threads = [threading.Thread(target=work, args=(size,)) for size in shapes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == shapes

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import tempfile
 import random
 
 import pytest
@@ -451,14 +452,14 @@ def test_a_failed_save_closes_its_temporary_file(tmp_path, monkeypatch, finished
     path = records.save(tmp_path / "game.json", unfinished)
     old = path.read_bytes()
     handles = []
-    real_mkstemp = records.tempfile.mkstemp
+    real_mkstemp = tempfile.mkstemp
 
     def spy(*args, **kwargs):
         handle, name = real_mkstemp(*args, **kwargs)
         handles.append(handle)
         return handle, name
 
-    monkeypatch.setattr(records.tempfile, "mkstemp", spy)
+    monkeypatch.setattr(tempfile, "mkstemp", spy)
     monkeypatch.setattr(os, "chmod", _fail)
     with pytest.raises(OSError):
         records.save(path, finished)

@@ -172,6 +172,22 @@ async def test_the_hint_shows_the_nimber_and_marks_winning_moves(tmp_path):
         assert "Nimber" not in text_of(app, "#legend")
 
 
+async def test_the_hint_keeps_what_it_solved_for_the_next_game(tmp_path, monkeypatch):
+    from termgames import solver_cache
+    from termgames.rules.monunrail_solver import Solver
+
+    cache = tmp_path / "nimbers.json.gz"
+    monkeypatch.setenv("TERMGAMES_SOLVER_CACHE", str(cache))
+    app, match, _ = new_app(tmp_path, moves=LOOP)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await settle(pilot)
+        assert "Nimber 2" in text_of(app, "#legend")
+    later = Solver()
+    assert solver_cache.load(later, cache) > 0
+
+
 async def test_the_building_hint_lists_completing_moves(tmp_path):
     app, match, _ = new_app(tmp_path, moves=LOOP[:3])
     async with app.run_test(size=(80, 24)) as pilot:

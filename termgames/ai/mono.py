@@ -63,8 +63,8 @@ class Level:
 
 LEVELS = {
     "easy": Level("easy", samples=24, future_weight=0.3, continuation=False),
-    "normal": Level("normal", samples=200, future_weight=0.3),
-    "hard": Level("hard", samples=500, future_weight=0.3),
+    "normal": Level("normal", samples=200, future_weight=0.45),
+    "hard": Level("hard", samples=400, future_weight=0.45),
 }
 
 

@@ -56,8 +56,9 @@ class LayoutSampler:
     def sample(self, known: dict[int, int], rng: random.Random, attempts: int = 60) -> tuple[int, ...] | None:
         """One consistent layout, or None when ``attempts`` restarts all met dead ends."""
         plan = self._plan(known)
+        trouble: dict[int, int] = {}
         for _attempt in range(attempts):
-            layout = self._attempt(plan, rng)
+            layout = self._attempt(plan, rng, trouble)
             if layout is not None:
                 return layout
         return None
@@ -74,9 +75,10 @@ class LayoutSampler:
         found: list[tuple[int, ...]] = []
         limit = effort * count
         attempts = 0
+        trouble: dict[int, int] = {}
         while len(found) < count and (attempts < limit or len(found) < min(least, count)) and attempts < 5 * limit:
             attempts += 1
-            layout = self._attempt(plan, rng)
+            layout = self._attempt(plan, rng, trouble)
             if layout is not None:
                 found.append(layout)
         return found
@@ -103,16 +105,18 @@ class LayoutSampler:
             plan.append((region, seen, groups, forbidden))
         return plan
 
-    def _attempt(self, plan, rng: random.Random) -> tuple[int, ...] | None:
+    def _attempt(self, plan, rng: random.Random, trouble: dict[int, int] | None = None) -> tuple[int, ...] | None:
         """One layout by depth-first placement with random choices, or None when the budget runs out.
 
-        Seen regions are placed first, the most determined first (they leave
-        the least room to others); a region that cannot be placed sends the
-        search back to try another shape for the region before it.
+        Seen regions are placed first: those that found no room in earlier
+        attempts (``trouble`` counts how often, and is updated), then the most
+        determined (they leave the least room to others).  A region that
+        cannot be placed sends the search back to try another shape for the
+        region before it.
         """
         values = [0] * self.cells
-        # The most determined regions first, in random order among equals.
-        order = sorted(plan, key=lambda item: (item[0] - len(item[1]), rng.random()))
+        trouble = {} if trouble is None else trouble
+        order = sorted(plan, key=lambda item: (-trouble.get(item[0], 0), item[0] - len(item[1]), rng.random()))
         pending_after = [[item[1] for item in order[place + 1 :] if len(item[1]) > 1] for place in range(len(order))]
         budget = [SHAPES_PER_ATTEMPT]
 
@@ -133,6 +137,7 @@ class LayoutSampler:
                 budget[0] -= 1
                 shape = self._grow_anchored(values, forbidden, region, groups, rng)
                 if shape is None:
+                    trouble[region] = trouble.get(region, 0) + 1
                     continue
                 if not self._fillable(values, shape, rest, pending_after[index]):
                     continue

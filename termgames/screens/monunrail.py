@@ -62,6 +62,7 @@ class MonUnrailScreen(GameScreen):
         self._hints: dict[tuple[int, str], tuple[frozenset, list]] = {}
         self._hint_wanted: tuple[int, str] | None = None
         self._solver: Any = None
+        self._solver_saved_size = 0
         self._solver_lock = threading.Lock()
         #: Impossible is being decided in a thread: keys wait.
         self.deciding = False
@@ -383,17 +384,31 @@ class MonUnrailScreen(GameScreen):
         self.work_out_hint(key, self.view)
 
     def solver(self) -> Any:
+        """The game's one solver, primed from the shapes earlier games solved (called in the hint thread)."""
         if self._solver is None:
+            from .. import solver_cache
             from ..rules.monunrail_solver import Solver
 
             self._solver = Solver()
+            solver_cache.load(self._solver)
+            self._solver_saved_size = self._solver.cache_size
         return self._solver
+
+    def keep_solved_shapes(self) -> None:
+        """Add what this hint solved to the cache file, for the next game (hint thread, under the lock)."""
+        from .. import solver_cache
+
+        size = self._solver.cache_size
+        if size > self._solver_saved_size:
+            solver_cache.save(self._solver)
+            self._solver_saved_size = size
 
     @work(thread=True, exclusive=True, group="hint")
     def work_out_hint(self, key: tuple[int, str], view: Any) -> None:
         try:
             with self._solver_lock:  # one solver, its memory shared by every hint of the game
                 result = hint_for(view, self.solver())
+                self.keep_solved_shapes()
         except Exception as error:  # noqa: BLE001 - the hint is a help: its failure must not end the game
             self._report(self._hint_failed, key, str(error))
             return

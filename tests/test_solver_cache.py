@@ -1,0 +1,138 @@
+"""The MonUnrail solver's persistent cache file (termgames/solver_cache.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+
+import pytest
+
+from termgames import solver_cache
+from termgames.rules.monunrail_solver import Solver
+
+
+def block(rows: int, cols: int) -> list[tuple[int, int]]:
+    return [(c, r) for r in range(rows) for c in range(cols)]
+
+
+SHAPES = [block(3, 5), block(2, 8), [(0, 0), (1, 0), (2, 0), (1, 1), (1, 2), (3, 2)]]
+
+
+def solved() -> tuple[Solver, list[int]]:
+    solver = Solver()
+    return solver, [solver.nimber(s) for s in SHAPES]
+
+
+def test_round_trip_needs_no_solving(tmp_path):
+    path = tmp_path / "cache.json.gz"
+    solver, values = solved()
+    written = solver_cache.save(solver, path)
+    assert written == len(solver.export_cache()["shapes"]) > 0
+    fresh = Solver()
+    assert solver_cache.load(fresh, path) == written
+    size = fresh.cache_size
+    assert [fresh.nimber(s) for s in SHAPES] == values
+    assert fresh.cache_size == size
+    data = json.loads(gzip.decompress(path.read_bytes()))
+    assert data["format"] == "monunrail-nimbers" and data["version"] == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["cache.json.gz"]  # no temporary file left
+
+
+def test_the_file_is_bounded_and_keeps_the_largest_shapes(tmp_path):
+    path = tmp_path / "cache.json.gz"
+    solver, _ = solved()
+    assert solver_cache.save(solver, path, limit=10) == 10
+    shapes = json.loads(gzip.decompress(path.read_bytes()))["shapes"]
+    sizes = [bits.bit_count() for _h, _w, bits, _v in shapes]
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[0] == 16  # the 2x8 block itself
+
+
+def test_save_merges_with_the_file(tmp_path):
+    path = tmp_path / "cache.json.gz"
+    one = Solver()
+    one.nimber(block(3, 4))
+    solver_cache.save(one, path)
+    two = Solver()
+    two.nimber(block(2, 7))
+    solver_cache.save(two, path)
+    fresh = Solver()
+    solver_cache.load(fresh, path)
+    size = fresh.cache_size
+    fresh.nimber(block(3, 4))
+    fresh.nimber(block(2, 7))
+    assert fresh.cache_size == size
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [
+        b"",
+        b"garbage",
+        gzip.compress(b"{not json"),
+        gzip.compress(b"[1, 2, 3]"),
+        gzip.compress(json.dumps({"format": "monunrail-nimbers", "version": 99, "shapes": []}).encode()),
+        gzip.compress(json.dumps({"format": "monunrail-nimbers", "version": 1, "shapes": [[2, 2, 9, 0]]}).encode()),
+        gzip.compress(json.dumps({"format": "monunrail-nimbers", "version": 1, "shapes": "x"}).encode()),
+        gzip.compress(b"\xff\xfe"),
+        gzip.compress(b"[" * 100_000 + b"]" * 100_000),
+    ],
+    ids=["empty", "not-gzip", "not-json", "not-an-object", "version", "bad-entry", "bad-list", "not-utf8", "nested"],
+)
+def test_a_corrupt_file_is_ignored_and_replaced(tmp_path, blob):
+    path = tmp_path / "cache.json.gz"
+    path.write_bytes(blob)
+    solver = Solver()
+    assert solver_cache.load(solver, path) == 0
+    assert solver.nimber(block(2, 3)) == 2
+    assert solver_cache.save(solver, path) > 0
+    assert solver_cache.load(Solver(), path) > 0
+
+
+def test_a_truncated_file_is_ignored(tmp_path):
+    path = tmp_path / "cache.json.gz"
+    solver, values = solved()
+    solver_cache.save(solver, path)
+    path.write_bytes(path.read_bytes()[:-20])
+    fresh = Solver()
+    assert solver_cache.load(fresh, path) == 0
+    assert [fresh.nimber(s) for s in SHAPES] == values
+
+
+def test_missing_file_and_unwritable_folder(tmp_path):
+    solver, _ = solved()
+    assert solver_cache.load(solver, tmp_path / "nothing-here.json.gz") == 0
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert solver_cache.save(solver, blocker / "cache.json.gz") == 0  # its folder is a file: no crash
+
+
+def test_the_environment_chooses_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv(solver_cache.CACHE_ENV, "off")
+    assert solver_cache.default_path() is None
+    solver, _ = solved()
+    assert solver_cache.save(solver) == 0 and solver_cache.load(solver) == 0
+    monkeypatch.setenv(solver_cache.CACHE_ENV, str(tmp_path / "mine.json.gz"))
+    assert solver_cache.save(solver) > 0
+    assert (tmp_path / "mine.json.gz").exists()
+    monkeypatch.delenv(solver_cache.CACHE_ENV)
+    assert solver_cache.default_path().name == solver_cache.FILE_NAME
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_a_read_only_folder_keeps_the_old_file(tmp_path):
+    path = tmp_path / "ro" / "cache.json.gz"
+    solver, _ = solved()
+    solver_cache.save(solver, path)
+    before = path.read_bytes()
+    os.chmod(path.parent, 0o500)
+    try:
+        more = Solver()
+        more.nimber(block(4, 4))
+        if os.access(path.parent, os.W_OK):  # root ignores permissions
+            pytest.skip("permissions are not enforced for this user")
+        assert solver_cache.save(more, path) == 0
+        assert path.read_bytes() == before
+    finally:
+        os.chmod(path.parent, 0o700)
