@@ -3,11 +3,13 @@
     python bench/mono_ai.py [--games 100] [--level normal] [--players 2] [--size 9]
                             [--workers 2] [--no-auto] [--take-min | --take-max]
                             [--future-weight W] [--bot-samples N]
+                            [--opponent LEVEL]
     python bench/mono_ai.py --calibration [--games 40] [--size 9]
 
 The bot plays ``--games`` games against players who only ever play
-``random`` (their layout and every turn); the bot's seat moves round the
-table from game to game.  A bot's *turn* is all its decisions between two
+``random`` (their layout and every turn), or against bots of another level
+with ``--opponent LEVEL``; the bot's seat moves round the table from game to
+game.  A bot's *turn* is all its decisions between two
 turns of the others (the bot probes one position at a time).  Figures are
 printed, never asserted: the targets (at least twice the random player's
 score per game, at most 2 s a turn) are read here.
@@ -48,8 +50,13 @@ def play_one(job: tuple[int, argparse.Namespace]) -> dict:
     bot = make_bot("mono", args.level, seed=game)
     if args.future_weight is not None:
         bot.settings = replace(bot.settings, future_weight=args.future_weight)
+    if args.adaptive:
+        bot.settings = replace(bot.settings, adaptive=True)
     if args.bot_samples is not None:
         bot.settings = replace(bot.settings, samples=args.bot_samples)
+    opponents = {}
+    if args.opponent != "random":
+        opponents = {seat: make_bot("mono", args.opponent, seed=10_000 * (seat + 1) + game) for seat in range(args.players)}
     decisions: list[float] = []
     turns: list[float] = []
     turn_time = 0.0
@@ -59,7 +66,7 @@ def play_one(job: tuple[int, argparse.Namespace]) -> dict:
             if turn_time:
                 turns.append(turn_time)
                 turn_time = 0.0
-            match.play(seat, "random")
+            match.play(seat, opponents[seat].choose(match.view(seat)) if opponents else "random")
             continue
         view = match.view(seat)
         started = time.perf_counter()
@@ -99,8 +106,8 @@ def benchmark(args: argparse.Namespace) -> None:
     decisions = [d for r in results for d in r["decisions"]]
     flags = " ".join(f"--{k.replace('_', '-')}" for k, v in options_of(args).items() if v is True)
     print(f"Mono AI, level {args.level}, {args.players} players, {args.size} regions {flags}".rstrip()
-          + f", {args.games} games on {args.workers} workers, against random players")
-    print(f"mean score per game: AI {bot:.1f}, random player {rand:.1f}, ratio {bot / rand:.2f} (target >= 2)")
+          + f", {args.games} games on {args.workers} workers, against {args.opponent} players")
+    print(f"mean score per game: AI {bot:.1f}, {args.opponent} player {rand:.1f}, ratio {bot / rand:.2f} (target >= 2)")
     print(f"seconds per turn: mean {statistics.mean(turns):.3f}, 95th percentile {percentile(turns, 0.95):.3f}, "
           f"max {max(turns):.3f} over {len(turns)} turns (target <= 2)")
     print(f"seconds per decision: mean {statistics.mean(decisions):.3f}, 95th percentile "
@@ -158,11 +165,13 @@ def main() -> None:
     parser.add_argument("--level", default="normal")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--size", type=int, default=9, help="regions (2-35)")
+    parser.add_argument("--opponent", default="random", help="random (the default) or an AI level for the other seats")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-auto", action="store_true")
     parser.add_argument("--take-min", action="store_true")
     parser.add_argument("--take-max", action="store_true")
     parser.add_argument("--future-weight", type=float, help="the bot's weight of pristine value instead of the level's")
+    parser.add_argument("--adaptive", action="store_true", help="the bot follows runs deciding after each probe")
     parser.add_argument("--bot-samples", type=int, help="the bot's samples per decision instead of the level's")
     parser.add_argument("--calibration", action="store_true", help="measure the layout sampler instead")
     parser.add_argument("--samples", type=int, default=200, help="samples per board (--calibration)")

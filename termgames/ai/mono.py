@@ -59,12 +59,14 @@ class Level:
     future_weight: float
     #: Whether a probe is followed by the run it could continue (else: the probe alone).
     continuation: bool = True
+    #: Whether that run is followed deciding after each probe (else: one order of cells, cut where best).
+    adaptive: bool = False
 
 
 LEVELS = {
     "easy": Level("easy", samples=24, future_weight=0.3, continuation=False),
     "normal": Level("normal", samples=200, future_weight=0.45),
-    "hard": Level("hard", samples=400, future_weight=0.45),
+    "hard": Level("hard", samples=400, future_weight=0.45, adaptive=True),
 }
 
 
@@ -238,7 +240,7 @@ class MonoBot:
         weight = self.settings.future_weight / len(opponents)
         if view.final_round:
             weight = 0.0  # no later turn to keep anything for
-        search = _Search(worlds, unprobed, take, left, weight, self.settings.continuation)
+        search = _Search(worlds, unprobed, take, left, weight, self.settings.continuation, self.settings.adaptive)
         best_cell, best_score = None, 0.0
         for cell in sorted(unprobed):
             score = search.probe_value(cell, last, run)
@@ -255,10 +257,11 @@ class _Search:
     value (the take rule), and the pristine value probing it would spend.
     """
 
-    def __init__(self, worlds, unprobed: list[int], take: str, left: list[list[int]], weight: float, continuation: bool) -> None:
+    def __init__(self, worlds, unprobed: list[int], take: str, left: list[list[int]], weight: float, continuation: bool, adaptive: bool = False) -> None:
         self.worlds = worlds
         self.unprobed = unprobed
         self.continuation = continuation
+        self.adaptive = adaptive
         self.weight = weight
         boards = len(left)
         self.boards = boards
@@ -328,9 +331,48 @@ class _Search:
             total += (2 * run + 1 if value == last else 1) - cost
             groups.setdefault(value, []).append(index)
         if self.continuation:
+            follow = self.adaptive_run_value if self.adaptive else self.run_value
             for value, group in groups.items():
-                total += self.run_value(group, cell, value, run + 1 if value == last else 1)
+                total += follow(group, cell, value, run + 1 if value == last else 1)
         return total / len(self.worlds)
+
+    def adaptive_run_value(self, group: list[int], probed: int, value: int, run: int, chain: tuple[int, ...] = ()) -> float:
+        """Summed over the worlds of ``group``: the run of ``value`` continued as the bot would, deciding after each probe.
+
+        The next cell is the one most likely to take ``value`` among the
+        worlds still possible (those where every cell tried so far did);
+        the run goes on only where that is worth more than stopping.
+        """
+        counts: dict[int, int] = {}
+        for index in group:
+            for cell in self.where[index].get(value, ()):
+                counts[cell] = counts.get(cell, 0) + 1
+        counts.pop(probed, None)
+        for cell in chain:
+            counts.pop(cell, None)
+        if not counts or len(chain) >= MAX_RUN:
+            return 0.0
+        cell = min(counts, key=lambda c: (-counts[c], c))
+        if counts[cell] < len(group) / 4:
+            return 0.0
+        before = (probed,) + chain
+        hits = []
+        total = 0.0
+        for index in group:
+            world = self.worlds[index]
+            spent = self.cost[index][cell]
+            for board, layout in enumerate(world):
+                region = layout[cell]
+                spent -= 2 * self.weight * sum(1 for other in before if layout[other] == region)
+            got = self.taken(index, cell, value)
+            if got == value:
+                total += 2 * (run + len(chain)) + 1 - spent
+                hits.append(index)
+            else:
+                total += (1 if got > value else 0) - spent
+        if hits:
+            total += self.adaptive_run_value(hits, probed, value, run, chain + (cell,))
+        return max(0.0, total)
 
     def run_value(self, group: list[int], probed: int, value: int, run: int) -> float:
         """Summed over the worlds of ``group``: the best continuation of a run of ``value`` (length ``run``).
