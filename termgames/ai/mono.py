@@ -42,7 +42,12 @@ from ..rules.mono import END, HOLD, RANDOM, MonoView, grid_for
 from .mono_inference import LayoutSampler, beliefs_from, consistent
 
 DEFAULT_LEVEL = "normal"
-#: Fewest layouts per board a decision asks for (three or four players share the level's samples).
+#: Attempts per layout wanted, at most (see LayoutSampler.samples).
+SAMPLING_EFFORT = 4
+#: Cells of the standard board (nine regions), for which the levels' sample counts are meant.
+STANDARD_CELLS = 45
+#: Fewest layouts per board a decision asks for (three or four players share the level's samples);
+#: half as many on boards of more than twice the standard size, whose layouts are slow to draw.
 MIN_SAMPLES = 24
 #: Steps of layouts the bot keeps (a game of nine regions has a few dozen).
 CHAIN_MEMORY = 256
@@ -119,9 +124,14 @@ def _counting_beliefs(regions: int, board: tuple[int | None, ...]) -> list[tuple
 
 
 def _sample(regions: int, known: dict[int, int], count: int, salt: str) -> list[tuple[int, ...]]:
-    """``count`` layouts consistent with ``known``, drawn from a source fixed by ``salt`` and ``known``."""
+    """Up to ``count`` layouts consistent with ``known``, drawn from a source fixed by ``salt`` and ``known``.
+
+    Four attempts a layout at most (one attempt takes about half a
+    millisecond on the standard board): a view whose layouts are hard to
+    find gets fewer of them, not a slow answer.
+    """
     rng = random.Random(f"{salt}:{regions}:{sorted(known.items())}")
-    return LayoutSampler(grid_for(regions)).samples(known, count, rng)
+    return LayoutSampler(grid_for(regions)).samples(known, count, rng, effort=SAMPLING_EFFORT)
 
 
 # --------------------------------------------------------------------------
@@ -163,7 +173,11 @@ class MonoBot:
 
     def _worlds(self, view: MonoView, opponents: list[int], record) -> list[tuple[tuple[int, ...], ...]]:
         """Joint samples: one layout per opponent board, each consistent with what the view shows."""
-        count = max(MIN_SAMPLES, self.settings.samples // len(opponents))
+        assert view.grid is not None
+        # Larger boards cost more a layout: fewer layouts, so that a decision keeps its pace.
+        scale = min(1.0, STANDARD_CELLS / view.grid.cells) / len(opponents)
+        least = MIN_SAMPLES if view.grid.cells <= 2 * STANDARD_CELLS else MIN_SAMPLES // 2
+        count = max(least, int(self.settings.samples * scale))
         per_board = [self._layouts(view, seat, record, count) for seat in opponents]
         size = min(len(layouts) for layouts in per_board)
         return [tuple(layouts[i] for layouts in per_board) for i in range(size)]

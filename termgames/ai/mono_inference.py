@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from ..rules.mono import Grid, _random_subset, _sums
+from ..rules.mono import Grid, _sums
 
 
 #: Shapes of seen regions one attempt may try in all, and per region (before going back one region).
@@ -269,20 +269,28 @@ class LayoutSampler:
         return gaps
 
     def _fill_rest(self, values: list[int], unused: set[int], rng: random.Random) -> bool:
-        """pbmserv's loop over the empty board: smallest gap, fitting combination, grow one member."""
+        """pbmserv's loop over the empty board: smallest gap, fitting combination, grow one member.
+
+        The gaps are kept up to date as regions split them, so a step looks
+        only at the gap it fills (boards of 35 regions have 630 cells).
+        """
         neighbours = self.neighbours
+        gaps = self._gaps(values)
         while unused:
-            gaps = self._gaps(values)
             smallest = min(len(g) for g in gaps)
             gap = rng.choice([g for g in gaps if len(g) == smallest])
-            combination = _random_subset(sorted(unused), len(gap), rng)
+            combination = random_subset(sorted(unused), len(gap), rng)
             if combination is None:
                 return False
             region = rng.choice(combination)
             unused.discard(region)
+            bits = _sums(unused)
+            # Another gap that no longer fits dooms this layout whatever the shape: one try is enough.
+            tries = 20 if all(bits >> len(g) & 1 for g in gaps if g is not gap) else 1
             inside = set(gap)
             shape: set[int] = set()
-            for _try in range(20):
+            pieces: list[list[int]] = []
+            for _try in range(tries):
                 start = rng.choice(gap)
                 shape = {start}
                 edge = [o for o in neighbours[start] if o in inside]
@@ -297,11 +305,65 @@ class LayoutSampler:
                         if other in inside and other not in shape and other not in on_edge:
                             on_edge.add(other)
                             edge.append(other)
-                if self._fillable(values, shape, unused):
+                pieces = _pieces(neighbours, inside - shape)
+                if all(bits >> len(piece) & 1 for piece in pieces):
                     break
             for cell in shape:
                 values[cell] = region
+            gaps.remove(gap)
+            gaps.extend(pieces)
         return True
+
+
+def random_subset(sizes: list[int], total: int, rng: random.Random) -> list[int] | None:
+    """A subset of ``sizes`` summing to ``total``, uniformly among all such subsets.
+
+    The same draw as the rules' generator makes, with the table of subset
+    counts held as big integers (one coefficient of (1 + x^s) products per
+    sum), which keeps boards of 35 regions quick.
+    """
+    n = len(sizes)
+    bits = n + 1  # a count of subsets is below 2^n
+    mask = (1 << bits) - 1
+    keep = (1 << ((total + 1) * bits)) - 1
+    # ways[i]: the counts of subsets of sizes[i:] by their sum.
+    ways = [0] * (n + 1)
+    ways[n] = 1
+    for i in range(n - 1, -1, -1):
+        ways[i] = (ways[i + 1] + (ways[i + 1] << (sizes[i] * bits))) & keep
+
+    def count(i: int, s: int) -> int:
+        return (ways[i] >> (s * bits)) & mask
+
+    if count(0, total) == 0:
+        return None
+    chosen, s = [], total
+    for i in range(n):
+        take = count(i + 1, s - sizes[i]) if s >= sizes[i] else 0
+        if take and rng.randrange(count(i, s)) < take:
+            chosen.append(sizes[i])
+            s -= sizes[i]
+    return chosen
+
+
+def _pieces(neighbours, cells: set[int]) -> list[list[int]]:
+    """``cells`` split into orthogonally connected pieces."""
+    pieces = []
+    left = set(cells)
+    while left:
+        start = min(left)
+        left.discard(start)
+        piece = [start]
+        stack = [start]
+        while stack:
+            cell = stack.pop()
+            for other in neighbours[cell]:
+                if other in left:
+                    left.discard(other)
+                    piece.append(other)
+                    stack.append(other)
+        pieces.append(piece)
+    return pieces
 
 
 def _component_in(neighbours, start: int, members: set[int]) -> set[int]:
