@@ -187,7 +187,7 @@ def test_cli_options(args, shape, size, cells):
         (["--size", "1"], "at least"),
         (["--size", "nine"], "whole number"),
         (["--size"], "needs a value"),
-        (["--rhombus"], "needs a size"),
+        (["--rhombus"], "needs a value"),
         (["--huge"], "no option '--huge'"),
         (["-small"], "no option '-small'"),
         (["9"], "no option '9'"),

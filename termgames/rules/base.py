@@ -266,6 +266,29 @@ class Game(ABC):
     def _check_option_combination(self, options: dict[str, Any]) -> None:
         """Refuse combinations that make no game (even cell counts, ...)."""
 
+    @staticmethod
+    def take_flag(args: Sequence[str], flag: str, example: str) -> tuple[str | None, list[str]]:
+        """Split off a game's own flag with a value (``--rhombus 9``, ``--supply=8,8,8``): (its value, the rest).
+
+        For flags that stand for several options at once, which a game maps
+        itself before :meth:`parse_cli_options` reads the rest.
+        """
+        value: str | None = None
+        rest: list[str] = []
+        items = list(args)
+        while items:
+            word = items.pop(0)
+            name, eq, inline = word.partition("=")
+            if name != flag:
+                rest.append(word)
+            elif eq:
+                value = inline
+            elif items:
+                value = items.pop(0)
+            else:
+                raise RuleError(f"{flag} needs a value, e.g. {flag} {example}")
+        return value, rest
+
     def parse_cli_options(self, args: Sequence[str]) -> dict[str, Any]:
         """Parse game options written as CLI flags (``--size 9``, ``--small``)."""
         specs = {spec.flag: spec for spec in self.option_specs}

@@ -333,28 +333,13 @@ class Copolymer(Game):
 
     def parse_cli_options(self, args):  # type: ignore[override]
         # ``--rhombus N`` is pbmserv's NxN board: shape and size in one flag.
-        rest: list[str] = []
-        extra: dict[str, Any] = {}
-        items = list(args)
-        while items:
-            word = items.pop(0)
-            flag, eq, inline = word.partition("=")
-            if flag == "--rhombus":
-                if eq:
-                    value = inline
-                elif items:
-                    value = items.pop(0)
-                else:
-                    raise RuleError("--rhombus needs a size, e.g. --rhombus 9")
-                extra = {"shape": "rhombus", "size": value}
-            else:
-                rest.append(word)
-        if not extra:
-            return super().parse_cli_options(rest)
+        value, rest = self.take_flag(args, "--rhombus", "9")
         options = super().parse_cli_options(rest)
+        if value is None:
+            return options
         if any(flag.split("=")[0] in ("--size", "--small", "--medium", "--large") for flag in rest):
             raise RuleError("--rhombus sets the size itself; do not combine it with --size or --small/--medium/--large")
-        options.update(extra)
+        options.update(shape="rhombus", size=value)
         return self.check_options(options)
 
     def cli_flags(self) -> list[str]:

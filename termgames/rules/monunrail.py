@@ -1413,26 +1413,13 @@ class MonUnrail(Game):
 
     def parse_cli_options(self, args):  # type: ignore[override]
         # ``--supply S,T,C`` sets the three counts in one flag (ruling 2).
-        rest: list[str] = []
+        value, rest = self.take_flag(args, "--supply", "8,8,8")
         extra: dict[str, Any] = {}
-        items = list(args)
-        while items:
-            word = items.pop(0)
-            flag, eq, inline = word.partition("=")
-            if flag == "--supply":
-                if eq:
-                    value = inline
-                elif items:
-                    value = items.pop(0)
-                else:
-                    raise RuleError("--supply needs three counts, e.g. --supply 8,8,8")
-                parts = [p.strip() for p in value.split(",")]
-                if len(parts) != 3:
-                    raise RuleError(f"--supply needs three counts S,T,C (straights, turns, crossroads), not {value!r}")
-                for name, part in zip(("straights", "turns", "crossroads"), parts):
-                    extra[name] = part
-            else:
-                rest.append(word)
+        if value is not None:
+            parts = [p.strip() for p in value.split(",")]
+            if len(parts) != 3:
+                raise RuleError(f"--supply needs three counts S,T,C (straights, turns, crossroads), not {value!r}")
+            extra = dict(zip(("straights", "turns", "crossroads"), parts))
         given = set(extra) | {w.split("=")[0][2:] for w in rest if w.startswith("--")}
         if "random-supply" in given and given & {"straights", "turns", "crossroads"}:
             raise RuleError("--random-supply draws the counts itself; do not combine it with --supply")
