@@ -26,7 +26,7 @@ GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 app = typer.Typer(
     name="termgames",
-    help="Abstract strategy games in the terminal. Try: termgames play copolymer",
+    help="Abstract strategy games in the terminal. Try: termgames play mono",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
