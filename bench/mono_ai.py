@@ -14,9 +14,11 @@ turns of the others (the bot probes one position at a time).  Figures are
 printed, never asserted: the targets (at least twice the random player's
 score per game, at most 2 s a turn) are read here.
 
-``--calibration`` measures the layout sampler instead: on random boards with
-a random share of cells shown, how much probability the beliefs give each
-hidden cell's true value, and whether a belief of p comes true p of the time.
+``--calibration`` measures the layouts instead: on random boards with a
+random share of cells shown (the sampler alone, as the ``d`` overlay uses
+it), and at the bot's decisions in play (its layouts followed along the
+game), how much probability each hidden cell's true value gets, and whether
+a belief of p comes true p of the time.
 """
 
 from __future__ import annotations
@@ -132,31 +134,68 @@ def calibrate_one(job: tuple[int, argparse.Namespace]) -> tuple[list[float], lis
     true_share: list[float] = []
     pairs: list[tuple[float, bool]] = []
     for cell in range(grid.cells):
-        if cell in known or not layouts:
-            continue
-        counts: dict[int, int] = {}
-        for layout in layouts:
-            counts[layout[cell]] = counts.get(layout[cell], 0) + 1
-        true_share.append(counts.get(truth[cell], 0) / len(layouts))
-        for value, count in counts.items():
-            pairs.append((count / len(layouts), value == truth[cell]))
+        if cell not in known and layouts:
+            share, cell_pairs = belief_of(layouts, cell, truth[cell])
+            true_share.append(share)
+            pairs += cell_pairs
     return true_share, pairs, spent / max(1, len(layouts))
+
+
+def calibrate_in_play(job: tuple[int, argparse.Namespace]) -> tuple[list[float], list[tuple[float, bool]]]:
+    """A two-player game of the bot against random: at each of its decisions, its layouts against the truth."""
+    game, args = job
+    bot_seat = game % 2
+    match = Match("mono", {"size": args.size}, [SeatInfo("p1"), SeatInfo("p2")], game)
+    bot = make_bot("mono", args.level, seed=game)
+    true_share: list[float] = []
+    pairs: list[tuple[float, bool]] = []
+    while not match.over:
+        seat = match.state.to_move()[0]
+        if seat != bot_seat:
+            match.play(seat, "random")
+            continue
+        view = match.view(seat)
+        if view.phase == "probe":
+            truth = match.state.layouts[1 - seat]
+            layouts = bot.layouts(view, 1 - seat)
+            for cell, shown in enumerate(view.boards[1 - seat]):
+                if shown is None:
+                    share, cell_pairs = belief_of(layouts, cell, truth[cell])
+                    true_share.append(share)
+                    pairs += cell_pairs
+        match.play(seat, bot.choose(view))
+    return true_share, pairs
+
+
+def belief_of(layouts, cell: int, true_value: int) -> tuple[float, list[tuple[float, bool]]]:
+    counts: dict[int, int] = {}
+    for layout in layouts:
+        counts[layout[cell]] = counts.get(layout[cell], 0) + 1
+    pairs = [(count / len(layouts), value == true_value) for value, count in counts.items()]
+    return counts.get(true_value, 0) / len(layouts), pairs
+
+
+def print_reliability(shares: list[float], pairs: list[tuple[float, bool]], what: str) -> None:
+    print(f"mean probability of a hidden cell's true value: {statistics.mean(shares):.3f} over {len(shares)} {what}")
+    print("belief      cells   came true")
+    for low in range(0, 100, 10):
+        chosen = [(p, hit) for p, hit in pairs if low / 100 <= p < (low + 10) / 100 or (low == 90 and p == 1.0)]
+        if chosen:
+            mean_belief = statistics.mean(p for p, _ in chosen)
+            came_true = sum(hit for _, hit in chosen) / len(chosen)
+            print(f"{low:3d}-{low + 10:3d} %  {len(chosen):6d}   {100 * came_true:5.1f} %  (mean belief {100 * mean_belief:.1f} %)")
 
 
 def calibration(args: argparse.Namespace) -> None:
     with Pool(args.workers) as pool:
         results = pool.map(calibrate_one, [(game, args) for game in range(args.games)], chunksize=1)
-    shares = [s for r in results for s in r[0]]
-    pairs = [p for r in results for p in r[1]]
-    print(f"Mono layout sampler, {args.size} regions, {args.games} boards, {args.samples} samples each")
-    print(f"mean probability of a hidden cell's true value: {statistics.mean(shares):.3f} over {len(shares)} cells")
-    print(f"seconds per sample: {statistics.mean(r[2] for r in results) * 1000:.2f} ms")
-    print("belief      cells   came true")
-    for low in range(0, 100, 10):
-        chosen = [hit for p, hit in pairs if low / 100 <= p < (low + 10) / 100 or (low == 90 and p == 1.0)]
-        if chosen:
-            mid = statistics.mean(p for p, _ in pairs if low / 100 <= p < (low + 10) / 100 or (low == 90 and p == 1.0))
-            print(f"{low:3d}-{low + 10:3d} %  {len(chosen):6d}   {100 * sum(chosen) / len(chosen):5.1f} %  (mean belief {100 * mid:.1f} %)")
+        played = pool.map(calibrate_in_play, [(game, args) for game in range(max(1, args.games // 5))], chunksize=1)
+    print(f"Mono layout sampler, {args.size} regions, {args.games} random boards with a random share shown, "
+          f"{args.samples} samples each ({statistics.mean(r[2] for r in results) * 1000:.2f} ms a sample)")
+    print_reliability([s for r in results for s in r[0]], [p for r in results for p in r[1]], "cells")
+    print()
+    print(f"The bot's own layouts in play, level {args.level}, {len(played)} games against random")
+    print_reliability([s for r in played for s in r[0]], [p for r in played for p in r[1]], "cells at decisions")
 
 
 def main() -> None:

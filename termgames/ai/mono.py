@@ -19,16 +19,20 @@ What the bot makes of the game:
   turn), the pristine value it spends, and the best continuation of the run
   it leads to: the cells most likely to carry the same value, in order of
   likelihood (given the probe's value), probed until the first miss, cut
-  where that is worth most.  The continuation is the same order for every
-  world, so no world's answer leaks into the choice.
+  where that is worth most (the hard level re-orders after each probe, as
+  it will play).  The continuation's order is chosen from all worlds
+  together, so no world's answer leaks into the choice.
 * The best probe is played with ``hold`` and the bot decides again once it
   has seen the value; when no probe beats keeping the future value, it
-  answers ``end`` (a turn's first probe cannot be declined).
+  answers ``end`` (a turn's first probe cannot be declined).  In the last
+  round nothing is kept for later.  Levels differ in layouts per decision
+  and in how the run is followed; easy does not look past the probe.
 
-Samples are reused within a turn: the layouts drawn at the start of the turn
-are filtered by the values the turn uncovers and topped up.  Everything a
-decision uses is a function of the seed and the view alone, so a bot with
-a seed answers the same view the same way, whatever it was asked before.
+Layouts are followed along the game (see :meth:`MonoBot._layouts`):
+filtered by every value uncovered, topped up when fewer than half are left.
+Everything a decision uses is a function of the seed and the view alone, so
+a bot with a seed answers the same view the same way, whatever it was asked
+before.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ class Level:
 
 LEVELS = {
     "easy": Level("easy", samples=24, future_weight=0.3, continuation=False),
-    "normal": Level("normal", samples=200, future_weight=0.45),
+    "normal": Level("normal", samples=150, future_weight=0.45),
     "hard": Level("hard", samples=400, future_weight=0.45, adaptive=True),
 }
 
@@ -169,6 +173,15 @@ class MonoBot:
             return END
         return f"{grid.names[cell]},{HOLD}"
 
+    def layouts(self, view: MonoView, board_seat: int) -> list[tuple[int, ...]]:
+        """The layouts of ``board_seat``'s board the bot reasons with in ``view`` (for measuring them)."""
+        me = view.viewer
+        record = view.open_turn if view.open_turn is not None and view.open_turn.seat == me else None
+        opponents = [seat for seat in range(len(view.players)) if seat != me and view.laid_out[seat]]
+        if board_seat not in opponents:
+            raise ValueError(f"board {board_seat} is not an opponent's laid-out board")
+        return [world[opponents.index(board_seat)] for world in self._worlds(view, opponents, record)]
+
     # -- samples -------------------------------------------------------------
 
     def _worlds(self, view: MonoView, opponents: list[int], record) -> list[tuple[tuple[int, ...], ...]]:
@@ -209,7 +222,7 @@ class MonoBot:
             self._remember(key, layouts)
         known: dict[int, int] = {}
         for cells in steps:
-            uncovered = {cell: board[cell] for cell in cells if cell not in known}
+            uncovered = {cell: value for cell in cells if cell not in known and (value := board[cell]) is not None}
             known.update(uncovered)
             history.update((",".join(map(str, cells)) + ";").encode())
             key = history.hexdigest()
@@ -217,9 +230,9 @@ class MonoBot:
             if cached is not None:
                 layouts = cached
                 continue
-            layouts = [layout for layout in layouts if consistent(layout, uncovered)]  # type: ignore[arg-type]
+            layouts = [layout for layout in layouts if consistent(layout, uncovered)]
             if len(layouts) < (count + 1) // 2:
-                layouts = layouts + _sample(regions, known, count - len(layouts), key)  # type: ignore[arg-type]
+                layouts = layouts + _sample(regions, known, count - len(layouts), key)
             self._remember(key, layouts)
         return layouts
 

@@ -2,26 +2,30 @@
 
 A board is a tiling by regions 1..R, region k being k orthogonally connected
 cells of value k.  A *consistent layout* keeps every uncovered value where it
-was seen.  :func:`sample_layouts` draws consistent layouts; the share of
-samples giving a hidden cell a value is the belief that the cell holds it.
+was seen.  :class:`LayoutSampler` draws consistent layouts; the share of
+layouts giving a hidden cell a value is the belief that the cell holds it.
 
 The sampler follows the pbmserv generator that lays out random boards (the
 truth, for random layouts) as closely as the constraints allow:
 
-1. *Anchored* regions (a value already seen) are placed first, the most
-   determined first: the seen cells of the region, joined by shortest paths
-   through free cells when they lie apart, then grown one random frontier
-   cell at a time, as pbmserv grows a region, never over a cell seen with
-   another value.
+1. *Seen* regions (a value already uncovered) are placed first: the seen
+   cells of the region, joined by shortest paths through free cells when
+   they lie apart, then grown one random frontier cell at a time, as pbmserv
+   grows a region, never over a cell seen with another value.  Regions that
+   found no room in earlier attempts go first, then the most determined.  A
+   region that cannot be placed sends the search back to another shape of
+   the region before it (depth first, within a budget of shapes).
 2. The rest of the board is filled exactly as pbmserv fills it: the smallest
    gap first, a random combination of unused regions that sums to its size,
-   one member grown inside it.
+   one member grown inside it.  With nothing seen this *is* the generator.
 
 After every placement each piece of empty board must be a sum of unused
-region sizes, else the sample starts again.  The distribution is close to the
-true posterior, not equal to it (anchored regions grow from their seen cells,
-not from a uniformly chosen start); ``bench/mono_ai.py --calibration``
-measures how close.
+region sizes and the seen cells of each region still to place must share a
+piece.  The distribution is close to the true posterior, not equal to it
+(seen regions grow from their seen cells, not from a uniformly chosen
+start); ``bench/mono_ai.py --calibration`` measures how close.  The bot
+(:mod:`termgames.ai.mono`) mostly keeps layouts drawn from the plain prior
+and filters them, which is exact, and uses this sampler to top them up.
 """
 
 from __future__ import annotations
@@ -37,11 +41,6 @@ SHAPES_PER_ATTEMPT = 40
 SHAPES_PER_REGION = 4
 
 
-def known_values(board: Sequence[int | None]) -> dict[int, int]:
-    """cell -> value for every cell of ``board`` the viewer has seen."""
-    return {cell: value for cell, value in enumerate(board) if value is not None}
-
-
 class LayoutSampler:
     """Draws layouts of one grid consistent with a set of seen values."""
 
@@ -53,21 +52,11 @@ class LayoutSampler:
 
     # -- public --------------------------------------------------------------
 
-    def sample(self, known: dict[int, int], rng: random.Random, attempts: int = 60) -> tuple[int, ...] | None:
-        """One consistent layout, or None when ``attempts`` restarts all met dead ends."""
-        plan = self._plan(known)
-        trouble: dict[int, int] = {}
-        for _attempt in range(attempts):
-            layout = self._attempt(plan, rng, trouble)
-            if layout is not None:
-                return layout
-        return None
-
     def samples(self, known: dict[int, int], count: int, rng: random.Random, effort: int = 8, least: int = 8) -> list[tuple[int, ...]]:
         """Up to ``count`` consistent layouts, within ``effort * count`` attempts.
 
         Views whose layouts are hard to find get fewer samples rather than a
-        slow answer; still, the search goes on (up to five times longer)
+        slow answer; still, the search goes on (up to twice as long)
         until it has ``least`` of them.  The work is counted in attempts, not
         seconds, so the same arguments always give the same layouts.
         """
@@ -76,7 +65,7 @@ class LayoutSampler:
         limit = effort * count
         attempts = 0
         trouble: dict[int, int] = {}
-        while len(found) < count and (attempts < limit or len(found) < min(least, count)) and attempts < 5 * limit:
+        while len(found) < count and (attempts < limit or len(found) < min(least, count)) and attempts < 2 * limit:
             attempts += 1
             layout = self._attempt(plan, rng, trouble)
             if layout is not None:
