@@ -5,6 +5,11 @@ Line API: the game's subclass lays the whole board out as lines of
 (text, style) pieces whenever the view, cursor or palette changes, and
 ``render_line`` hands Textual one cached line at a time.  It never holds game
 state of its own beyond the cursor.
+
+Redraws are cheap because a server redraws every screen at a table for each
+move, all on one event loop: a redraw that keeps the board's size repaints
+only the lines whose pieces changed (no layout), and each line's Strip is
+built once and kept until that line, the widget's style or its width changes.
 """
 
 from __future__ import annotations
@@ -38,6 +43,9 @@ class BoardWidget(Widget):
         self.palette_name = palette
         self._lines: list[list[Piece]] = []
         self._width = 0
+        #: Finished Strips by line, valid for ``_strips_key`` (the widget's own style and width).
+        self._strips: dict[int, Strip] = {}
+        self._strips_key: tuple[Style, int] | None = None
         #: Where ``build_lines`` drew the cursor: (line, column, width), for scrolling it into view.
         self._cursor_box: tuple[int, int, int] | None = None
 
@@ -67,9 +75,26 @@ class BoardWidget(Widget):
         self.redraw()
 
     def redraw(self) -> None:
-        self._lines = self.build_lines() if self.view is not None else []
-        self._width = max((sum(len(text) for text, _ in line) for line in self._lines), default=0)
-        self.refresh(layout=True)
+        self.set_lines(self.build_lines() if self.view is not None else [])
+
+    def set_lines(self, lines: list[list[Piece]]) -> None:
+        """Draw ``lines``: a new size lays the screen out again, else only the lines that changed are repainted."""
+        old = self._lines
+        self._lines = lines
+        width = max((sum(len(text) for text, _ in line) for line in lines), default=0)
+        resized = (width, len(lines)) != (self._width, len(old))
+        self._width = width
+        if resized:
+            self._strips.clear()
+            self.refresh(layout=True)
+            return
+        changed = [y for y, (before, after) in enumerate(zip(old, lines)) if before != after]
+        if not changed:
+            return
+        for y in changed:
+            self._strips.pop(y, None)
+        span = max(1, self.size.width)
+        self.refresh(*(Region(0, y, span, 1) for y in changed))
 
     # -- for subclasses ----------------------------------------------------
 
@@ -117,10 +142,19 @@ class BoardWidget(Widget):
         # a bare Segment would show the terminal's default background instead.
         base = self.rich_style
         width = self.size.width
+        if (base, width) != self._strips_key:
+            self._strips.clear()
+            self._strips_key = (base, width)
+        strip = self._strips.get(y)
+        if strip is not None:
+            return strip
         if y >= len(self._lines):
-            return Strip.blank(width, base)
-        segments = [Segment(text, style) for text, style in self._lines[y]]
-        return Strip(segments).extend_cell_length(width).crop(0, width).apply_style(base)
+            strip = Strip.blank(width, base)
+        else:
+            segments = [Segment(text, style) for text, style in self._lines[y]]
+            strip = Strip(segments).extend_cell_length(width).crop(0, width).apply_style(base)
+        self._strips[y] = strip
+        return strip
 
     def text_lines(self) -> list[str]:
         """The board as plain text (what tests and screen readers look at)."""

@@ -108,13 +108,6 @@ class MonoBoard(BoardWidget):
         self.view, self.seat, self.look = view, seat, look
         self.redraw()
 
-    def redraw(self) -> None:
-        # Typing a layout or moving the cursor keeps the board's size: repaint without a new layout.
-        size = (self._width, len(self._lines))
-        self._lines = self.build_lines() if self.view is not None else []
-        self._width = max((sum(len(text) for text, _ in line) for line in self._lines), default=0)
-        self.refresh(layout=(self._width, len(self._lines)) != size)
-
     def show(self, view: Any) -> None:
         self.view = view
         self.redraw()

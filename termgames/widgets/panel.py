@@ -49,10 +49,23 @@ def scores_text(view: View) -> str:
 
 
 def update_if_changed(static: Static, content: Text | str) -> None:
-    """Update ``static`` only when its content changes: every update lays the screen out again."""
-    if getattr(static, "_shown_content", None) != content:
-        static._shown_content = content  # type: ignore[attr-defined]
-        static.update(content)
+    """Update ``static`` only when its content changes, and lay the screen out again only when its size does.
+
+    A server redraws every screen at a table for each move on one event loop: a
+    layout there costs as much as the repaint itself, and most updates (a score,
+    a status of the same height) keep every widget where it was.
+    """
+    if getattr(static, "_shown_content", None) == content:
+        return
+    static._shown_content = content  # type: ignore[attr-defined]
+    width = static.styles.width
+    if not static.is_mounted or static.size.area == 0 or (width is not None and width.is_auto):
+        static.update(content)  # a width that follows the content: Textual measures it in the layout
+        return
+    static.update(content, layout=False)
+    size = static.content_size
+    if static.get_content_height(size, size, size.width) != size.height:
+        static.refresh(layout=True)
 
 
 class SidePanel(Vertical):
@@ -82,4 +95,6 @@ class SidePanel(Vertical):
         update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
         update_if_changed(self.query_one("#move-log", Static), move_log_text(log_view or view, highlight_ply))
         if follow_log:
-            self.query_one("#log-scroll", VerticalScroll).scroll_end(animate=False)
+            # Anchored, the log is scrolled to its end in the layout that shows its new line, not in a
+            # second frame after it (scroll_end waits for that layout); any scrolling up releases the anchor.
+            self.query_one("#log-scroll", VerticalScroll).anchor()
