@@ -380,7 +380,7 @@ class _Search:
         if not counts or len(chain) >= MAX_RUN:
             return 0.0
         cell = min(counts, key=lambda c: (-counts[c], c))
-        if counts[cell] < len(group) / 4:
+        if counts[cell] < len(group) * RUN_LEAST:
             return 0.0
         before = (probed,) + chain
         hits = []
@@ -414,7 +414,7 @@ class _Search:
             for cell in self.where[index].get(value, ()):
                 counts[cell] = counts.get(cell, 0) + 1
         counts.pop(probed, None)
-        least = len(group) / 4
+        least = len(group) * RUN_LEAST
         order = sorted((c for c in counts if counts[c] >= least), key=lambda c: (-counts[c], c))[:MAX_RUN]
         if not order:
             return 0.0
@@ -446,3 +446,5 @@ class _Search:
 
 #: Longest continuation a probe is credited with (cells tried after it).
 MAX_RUN = 12
+#: Least share of the worlds in which a cell must take the run's value to be tried in a continuation.
+RUN_LEAST = 0.25
