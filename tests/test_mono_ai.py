@@ -71,6 +71,28 @@ def started(players: int = 2, seed: int = 3, rounds: int = 2) -> Match:
     return match
 
 
+def test_the_layouts_followed_along_a_game_agree_with_every_board_shown():
+    # Three players: each opponent board is uncovered by two players' turns and by the bot's open turn.
+    bot = quick("normal", seed=6, samples=60)
+    match = Match("mono", {}, [SeatInfo("a"), SeatInfo("b"), SeatInfo("c")], 12)
+    checked = 0
+    while checked < 12 and not match.over:
+        seat = match.state.to_move()[0]
+        view = match.view(seat)
+        if seat != 0 or view.phase != "probe":
+            match.play(seat, RANDOM)
+            continue
+        for board_seat in (1, 2):
+            shown = {cell: value for cell, value in enumerate(view.boards[board_seat]) if value is not None}
+            layouts = bot.layouts(view, board_seat)
+            assert layouts
+            for layout in layouts[:10]:
+                check_layout(layout, 9)
+            assert all(consistent(layout, shown) for layout in layouts)
+        checked += 1
+        match.play(0, bot.choose(view))
+
+
 def test_cell_beliefs_cover_the_hidden_cells_of_one_board():
     match = started()
     view = match.view(0)
