@@ -36,6 +36,7 @@ from textual._xterm_parser import XTermParser  # private: textual is pinned to a
 from textual.driver import Driver
 from textual.geometry import Size
 
+from .collector import CollectorPolicy, divide_without_cycles
 from .commands import run_command
 from .hub import Hub, valid_player_name
 from .store import Store
@@ -332,6 +333,7 @@ def _share_the_loop_with_textual(loop: asyncio.AbstractEventLoop) -> None:
         # Each app swaps sys.stdout/stderr for its lifetime; overlapping apps would restore them out of order.
         textual_app.redirect_stdout = lambda _target: contextlib.nullcontext()  # type: ignore[assignment]
         textual_app.redirect_stderr = lambda _target: contextlib.nullcontext()  # type: ignore[assignment]
+        divide_without_cycles()
         _textual_patched = True
 
 
@@ -349,6 +351,8 @@ class TermgamesServer:
 
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
+        # Full garbage collections of every session's objects would stall every screen (see collector.py).
+        self.collector = CollectorPolicy()
 
     async def close(self) -> None:
         if self.acceptor is not None:
@@ -361,6 +365,7 @@ class TermgamesServer:
                     session.app.exit()
         self.hub.close()
         self.store.close()
+        self.collector.close()
 
 
 async def start_server(
@@ -396,4 +401,5 @@ async def start_server(
     sockets = service.acceptor.sockets
     service.port = sockets[0].getsockname()[1] if sockets else port
     hub.start()
+    service.collector.start()
     return service
