@@ -103,10 +103,11 @@ class SharedGameMixin(Screen):
         if self.table.seat is None:
             pieces.append(("   you are watching", "italic"))
         text = Text.assemble(*pieces)
-        # Every move reaches here: an unchanged line is not redrawn (an update lays the screen out again).
+        # Every move reaches here: an unchanged line is not redrawn, and the line's height is fixed
+        # (one line, in DEFAULT_CSS), so a new one needs no layout of the screen.
         if text.plain != getattr(self, "_presence_shown", None):
             self._presence_shown = text.plain
-            line.update(text)
+            line.update(text, layout=False)
 
     def update_chat(self) -> None:
         try:
