@@ -93,7 +93,7 @@ async def test_log_follows_the_current_move_and_the_board_has_no_cursor(tmp_path
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = app.screen
-        log = screen.query_one("#log-scroll")
+        log = screen.query_one("#move-log")
         board = screen.query_one("#board")
         await pilot.press("G")
         await pilot.pause(0.1)

@@ -6,7 +6,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.geometry import Region, Spacing
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
@@ -16,7 +15,8 @@ from ..rules.base import ALL
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from . import game_screen_class
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
-from ..widgets.panel import SidePanel, group_turns, move_log_text
+from ..widgets.move_log import MoveLog
+from ..widgets.panel import SidePanel
 from .game import NARROW_WIDTH, title_line
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
@@ -98,26 +98,8 @@ class ReplayScreen(Screen):
         self.query_one(SidePanel).show(
             view, status, Text.assemble(*board.legend()), log_view=full, highlight_ply=self.ply, follow_log=False
         )
-        self.call_after_refresh(self._log_follows, full)
-
-    def _log_follows(self, full) -> None:
-        """Keep the current move's line of the log in sight (log lines wrap in the narrow panel)."""
-        log = self.query_one("#log-scroll", VerticalScroll)
-        if self.ply == 0:
-            log.scroll_home(animate=False, immediate=True)
-            return
-        turn, ply = 0, 0
-        for turn, (_seat, moves) in enumerate(group_turns(full.moves)):
-            ply += len(moves)
-            if ply >= self.ply:
-                break
-        width = max(1, self.query_one("#move-log", Static).size.width)
-        lines = move_log_text(full).split("\n")
-        heights = [len(line.wrap(self.app.console, width)) for line in lines[: turn + 1]]
-        top = sum(heights[:-1])
-        log.scroll_to_region(
-            Region(0, top, 1, heights[-1]), spacing=Spacing(1, 0, 1, 0), animate=False, immediate=True
-        )
+        # Once laid out (the log's width decides how its lines wrap), the current move's line is kept in sight.
+        self.call_after_refresh(self.query_one(MoveLog).keep_ply_in_sight, self.ply)
 
     # -- actions -------------------------------------------------------------
 

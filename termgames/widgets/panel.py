@@ -4,38 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.widgets import Static
 
 from ..rules import View
-
-
-def group_turns(moves: tuple[tuple[int, str], ...]) -> list[tuple[int, list[str]]]:
-    """Consecutive moves by one seat form one turn (Copolymer's forced claims, Mono's held probes)."""
-    turns: list[tuple[int, list[str]]] = []
-    for seat, text in moves:
-        if turns and turns[-1][0] == seat:
-            turns[-1][1].append(text)
-        else:
-            turns.append((seat, [text]))
-    return turns
-
-
-def move_log_text(view: View, highlight_ply: int | None = None) -> Text:
-    """The numbered move log, one turn a line; ``highlight_ply`` is shown reversed."""
-    text = Text()
-    ply = 0
-    for number, (seat, moves) in enumerate(group_turns(view.moves), start=1):
-        line = Text(f"{number:>3}. ", style="dim")
-        line.append(f"{view.players[seat]} ", style="bold")
-        for index, move in enumerate(moves):
-            ply += 1
-            line.append(view.log_text(move, ply - 1), style="reverse" if highlight_ply == ply else "")
-            if index + 1 < len(moves):
-                line.append(" ")
-        text.append_text(line)
-        text.append("\n")
-    return text
+from .move_log import MoveLog
 
 
 def scores_text(view: View) -> str:
@@ -76,8 +49,7 @@ class SidePanel(Vertical):
         yield Static("", id="legend")
         yield Static("", id="scores")
         yield Static("", id="last-action")
-        with VerticalScroll(id="log-scroll"):
-            yield Static("", id="move-log")
+        yield MoveLog(id="move-log")
 
     def show(
         self,
@@ -93,8 +65,4 @@ class SidePanel(Vertical):
         update_if_changed(self.query_one("#legend", Static), legend or "")
         update_if_changed(self.query_one("#scores", Static), scores_text(view))
         update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
-        update_if_changed(self.query_one("#move-log", Static), move_log_text(log_view or view, highlight_ply))
-        if follow_log:
-            # Anchored, the log is scrolled to its end in the layout that shows its new line, not in a
-            # second frame after it (scroll_end waits for that layout); any scrolling up releases the anchor.
-            self.query_one("#log-scroll", VerticalScroll).anchor()
+        self.query_one(MoveLog).show(log_view or view, highlight_ply, follow=follow_log)
