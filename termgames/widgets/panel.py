@@ -21,12 +21,16 @@ def scores_text(view: View) -> str:
     return "\n".join(parts)
 
 
-def update_if_changed(static: Static, content: Text | str) -> None:
+def update_if_changed(static: Static, content: Text | str, grow_only: bool = False) -> None:
     """Update ``static`` only when its content changes, and lay the screen out again only when its size does.
 
     A server redraws every screen at a table for each move on one event loop: a
     layout there costs as much as the repaint itself, and most updates (a score,
-    a status of the same height) keep every widget where it was.
+    a status of the same height) keep every widget where it was.  With
+    ``grow_only`` the box keeps the tallest height it has had (blank lines under
+    a shorter text): the side panel's texts change height back and forth as a
+    turn goes on, and the log below them then stays put instead of the whole
+    screen being laid out again at each move.
     """
     if getattr(static, "_shown_content", None) == content:
         return
@@ -37,7 +41,15 @@ def update_if_changed(static: Static, content: Text | str) -> None:
         return
     static.update(content, layout=False)
     size = static.content_size
-    if static.get_content_height(size, size, size.width) != size.height:
+    height = static.get_content_height(size, size, size.width)
+    max_height = static.styles.max_height
+    if max_height is not None and max_height.is_cells:
+        height = min(height, int(max_height.value))
+    if height == size.height or (grow_only and height < size.height):
+        return
+    if grow_only:
+        static.styles.min_height = height  # lays the screen out, once for each new tallest height
+    else:
         static.refresh(layout=True)
 
 
@@ -60,9 +72,9 @@ class SidePanel(Vertical):
         highlight_ply: int | None = None,
         follow_log: bool = True,
     ) -> None:
-        update_if_changed(self.query_one("#status", Static),
-                          Text(status, style="bold") if isinstance(status, str) else status)
-        update_if_changed(self.query_one("#legend", Static), legend or "")
-        update_if_changed(self.query_one("#scores", Static), scores_text(view))
-        update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
+        status = Text(status, style="bold") if isinstance(status, str) else status
+        update_if_changed(self.query_one("#status", Static), status, grow_only=True)
+        update_if_changed(self.query_one("#legend", Static), legend or "", grow_only=True)
+        update_if_changed(self.query_one("#scores", Static), scores_text(view), grow_only=True)
+        update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"), grow_only=True)
         self.query_one(MoveLog).show(log_view or view, highlight_ply, follow=follow_log)
