@@ -8,7 +8,7 @@ draws only the lines in sight, from Strips wrapped once to its width, and takes
 its new length without a layout: its box is fixed by the panel, and a longer
 log only moves where it is scrolled to.  It has no scroll bar; a first line
 "(N more lines above)" (and a last line "(N more lines below)" once scrolled
-up) says there is more, and the mouse wheel and arrow keys scroll as before.
+up) says there is more, and the mouse wheel scrolls it as before.
 """
 
 from __future__ import annotations
@@ -71,6 +71,8 @@ class MoveLog(ScrollView, can_focus=False):
         self._lines: list[Strip] = []
         self._line_turns: list[int] = []
         self._follow = True
+        #: The widget's style while Textual draws a batch of its lines (``rich_style`` walks every ancestor).
+        self._pass_style: Style | None = None
 
     # -- attributes down ---------------------------------------------------
 
@@ -184,8 +186,15 @@ class MoveLog(ScrollView, can_focus=False):
     def on_resize(self) -> None:
         self._rebuild(scroll_to_end=self._follow and self.scroll_y >= self.max_scroll_y)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._pass_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_style = None
+
     def render_line(self, y: int) -> Strip:
-        base = self.rich_style
+        base = self._pass_style if self._pass_style is not None else self.rich_style
         width = self.scrollable_content_region.width
         height = self.scrollable_content_region.height
         if (base, width) != self._strips_key:
