@@ -35,12 +35,18 @@ def update_if_changed(static: Static, content: Text | str, grow_only: bool = Fal
     if getattr(static, "_shown_content", None) == content:
         return
     static._shown_content = content  # type: ignore[attr-defined]
-    width = static.styles.width
-    if not static.is_mounted or static.size.area == 0 or (width is not None and width.is_auto):
-        static.update(content)  # a width that follows the content: Textual measures it in the layout
+    if not static.is_mounted or static.size.area == 0:
+        static.update(content)
         return
     static.update(content, layout=False)
     size = static.content_size
+    width = static.styles.width
+    if width is not None and width.is_auto:
+        # A width that follows the content (a line centred under a board): laid out again only if it changes.
+        container = static.parent.content_size if static.parent is not None else size
+        if static.get_content_width(container, container) != size.width:
+            static.refresh(layout=True)
+            return
     height = static.get_content_height(size, size, size.width)
     max_height = static.styles.max_height
     if max_height is not None and max_height.is_cells:
