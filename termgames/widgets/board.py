@@ -22,12 +22,13 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .line_style import StylePerPass
 from .palette import PALETTES, Glyphs, Palette, glyphs
 
 Piece = tuple[str, Style]
 
 
-class BoardWidget(Widget):
+class BoardWidget(StylePerPass, Widget):
     """A board drawn as a character grid with an optional cursor."""
 
     DEFAULT_CSS = """
@@ -49,7 +50,6 @@ class BoardWidget(Widget):
         #: Where ``build_lines`` drew the cursor: (line, column, width), for scrolling it into view.
         self._cursor_box: tuple[int, int, int] | None = None
         #: The widget's style while Textual draws a batch of its lines (``rich_style`` walks every ancestor).
-        self._pass_style: Style | None = None
 
     # -- attributes down ---------------------------------------------------
 
@@ -139,17 +139,10 @@ class BoardWidget(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines)
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        self._pass_style = self.rich_style
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._pass_style = None
-
     def render_line(self, y: int) -> Strip:
         # The widget's own colours (the theme's background) lie under every piece:
         # a bare Segment would show the terminal's default background instead.
-        base = self._pass_style if self._pass_style is not None else self.rich_style
+        base = self.line_style
         width = self.size.width
         if (base, width) != self._strips_key:
             self._strips.clear()

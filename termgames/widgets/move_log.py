@@ -20,6 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..rules import View
+from .line_style import StylePerPass
 
 
 def group_turns(moves: tuple[tuple[int, str], ...]) -> list[tuple[int, list[str]]]:
@@ -48,7 +49,7 @@ def turn_text(key: TurnKey) -> Text:
     return line
 
 
-class MoveLog(ScrollView, can_focus=False):
+class MoveLog(StylePerPass, ScrollView, can_focus=False):
     """The numbered move log; the screen calls ``show`` with a view (attributes down)."""
 
     DEFAULT_CSS = """
@@ -72,7 +73,6 @@ class MoveLog(ScrollView, can_focus=False):
         self._line_turns: list[int] = []
         self._follow = True
         #: The widget's style while Textual draws a batch of its lines (``rich_style`` walks every ancestor).
-        self._pass_style: Style | None = None
 
     # -- attributes down ---------------------------------------------------
 
@@ -186,15 +186,8 @@ class MoveLog(ScrollView, can_focus=False):
     def on_resize(self) -> None:
         self._rebuild(scroll_to_end=self._follow and self.scroll_y >= self.max_scroll_y)
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        self._pass_style = self.rich_style
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._pass_style = None
-
     def render_line(self, y: int) -> Strip:
-        base = self._pass_style if self._pass_style is not None else self.rich_style
+        base = self.line_style
         width = self.scrollable_content_region.width
         height = self.scrollable_content_region.height
         if (base, width) != self._strips_key:
