@@ -13,6 +13,7 @@ from termgames.match import Match, SeatInfo
 from termgames.records import load
 from termgames.screens.dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from termgames.screens.game import GameScreen
+from tui import board_text, settle
 
 
 class FirstEmptyBot:
@@ -38,15 +39,6 @@ def new_app(tmp_path: Path, seats=("ann", "bob"), options=None, seed=3) -> tuple
     match = Match("copolymer", options or {"size": 5}, infos, seed)
     path = tmp_path / "game.json"
     return TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=path)), match, path
-
-
-def board_text(app) -> str:
-    return "\n".join(app.screen.board.text_lines())
-
-
-async def settle(pilot, rounds: int = 20):
-    for _ in range(rounds):
-        await pilot.pause(0.02)
 
 
 async def test_cursor_keys_and_claims_by_enter_and_space(tmp_path):

@@ -10,6 +10,7 @@ from termgames.match import Match, SeatInfo
 from termgames.records import load
 from termgames.screens.dialogs import ConfirmScreen
 from termgames.screens.monunrail import MonUnrailScreen
+from tui import board_text, settle
 
 #: Four placements that close the loop D2-E2 ... D6-E6 around the starting tiles; the last completes it.
 LOOP = ["D2:T-se,D3:S-v", "E2:T-sw,E3:S-v", "D5:S-v,D6:T-ne", "E5:S-v,E6:T-nw"]
@@ -26,15 +27,6 @@ def new_app(tmp_path: Path, moves=(), options=None, ascii=False) -> tuple[Termga
 
 def text_of(app, selector: str) -> str:
     return str(app.screen.query_one(selector).render())
-
-
-def board_text(app) -> str:
-    return "\n".join(app.screen.board.text_lines())
-
-
-async def settle(pilot, rounds: int = 30):
-    for _ in range(rounds):
-        await pilot.pause(0.02)
 
 
 async def test_a_placement_by_keyboard_previewed_then_placed(tmp_path):
@@ -162,7 +154,7 @@ async def test_the_hint_shows_the_nimber_and_marks_winning_moves(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("n")
-        await settle(pilot)
+        await settle(pilot, 30)
         legend = text_of(app, "#legend")
         assert "Nimber 2: ann wins" in legend  # a 2 x 5 block
         assert "D2,D3" in legend
@@ -182,7 +174,7 @@ async def test_the_hint_keeps_what_it_solved_for_the_next_game(tmp_path, monkeyp
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("n")
-        await settle(pilot)
+        await settle(pilot, 30)
         assert "Nimber 2" in text_of(app, "#legend")
     later = Solver()
     assert solver_cache.load(later, cache) > 0
@@ -193,7 +185,7 @@ async def test_the_building_hint_lists_completing_moves(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("n")
-        await settle(pilot)
+        await settle(pilot, 30)
         legend = text_of(app, "#legend")
         assert "E5:S-v,E6:T-nw 2" in legend
 
@@ -206,7 +198,7 @@ async def test_impossible_shows_the_completion_found(tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
-        await settle(pilot)
+        await settle(pilot, 30)
         assert match.moves[-1].move == "impossible"
         assert match.state.winner == 1
         assert "Completion found: 1 tile" in text_of(app, "#legend")
@@ -219,7 +211,7 @@ async def test_impossible_when_no_completion_exists(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("i", "y")
-        await settle(pilot)
+        await settle(pilot, 30)
         assert match.state.winner == 1
         assert "No completion exists" in text_of(app, "#legend")
         assert "bob wins" in text_of(app, "#status")

@@ -1,0 +1,14 @@
+"""Helpers shared by the Pilot tests of the game screens."""
+
+from __future__ import annotations
+
+
+def board_text(app) -> str:
+    """The board of the current game screen as its lines of text."""
+    return "\n".join(app.screen.board.text_lines())
+
+
+async def settle(pilot, rounds: int = 20):
+    """Let workers (AI moves, hints) finish and the screen catch up."""
+    for _ in range(rounds):
+        await pilot.pause(0.02)
