@@ -232,6 +232,15 @@ class State(ABC):
         return random.Random(f"{self.seed}:{self.ply}:{salt}")
 
 
+def _flag_value(flag: str, eq: str, inline: str, items: list[str], hint: str = "") -> str:
+    """The value of ``flag`` on the command line: ``--flag=V`` or the next word (taken from ``items``)."""
+    if eq:
+        return inline
+    if items:
+        return items.pop(0)
+    raise RuleError(f"{flag} needs a value{hint}")
+
+
 class Game(ABC):
     """One back end: the static description of a game and its factory."""
 
@@ -281,12 +290,8 @@ class Game(ABC):
             name, eq, inline = word.partition("=")
             if name != flag:
                 rest.append(word)
-            elif eq:
-                value = inline
-            elif items:
-                value = items.pop(0)
             else:
-                raise RuleError(f"{flag} needs a value, e.g. {flag} {example}")
+                value = _flag_value(flag, eq, inline, items, f", e.g. {flag} {example}")
         return value, rest
 
     def parse_cli_options(self, args: Sequence[str]) -> dict[str, Any]:
@@ -308,13 +313,7 @@ class Game(ABC):
             if spec.kind == "flag":
                 options[spec.name] = spec.coerce(inline) if eq else True
                 continue
-            if eq:
-                value = inline
-            elif items:
-                value = items.pop(0)
-            else:
-                raise RuleError(f"{flag} needs a value")
-            options[spec.name] = spec.coerce(value)
+            options[spec.name] = spec.coerce(_flag_value(flag, eq, inline, items))
         return self.check_options(options)
 
     def cli_flags(self) -> list[str]:
