@@ -9,7 +9,8 @@ players of hidden-information games) lives here once.
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, cast
 
 from rich.text import Text
 from textual import work
@@ -17,17 +18,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Spacing
-from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from ..ai import make_bot
+from ..match import Match
+from ..messages import CursorMoved, MoveChosen, PanelChanged
 from ..rules import RuleError, View, Viewer
 from ..table import LocalTable
-from ..widgets.board import BoardWidget
+from ..widgets.board import Board, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
+from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 
 #: The least time an AI move stays "thinking", so its moves can be followed.
@@ -40,21 +42,26 @@ ASCII_SPINNER = "|/-\\"
 NARROW_WIDTH = 72
 
 
-def title_line(title: str, match, ascii_only: bool = False) -> str:
+def title_line(title: str, match: Match, ascii_only: bool = False) -> str:
     """The header: the game's title and who plays it."""
     players = "  vs  ".join(seat.describe() for seat in match.seats)
     separator = "  -  " if ascii_only else "  ·  "
     return f"{title}{separator}{players}"
 
 
-class GameScreen(Screen):
-    """Plays one table.  Subclasses set ``board_class`` and implement ``move_at_cursor``.
+class GameScreen(AppScreen[None], Generic[ViewT]):
+    """Plays one table of a game whose views are ``ViewT``: ``class MonoScreen(GameScreen[MonoView])``.
 
-    ``board_class`` is a BoardWidget, or a widget grouping one BoardWidget per
-    board that answers the same calls (show, redraw, cursor, legend).
+    Subclasses set ``board_class`` and implement ``move_at_cursor``.
+    ``board_class`` is a ``Board[ViewT]``: one BoardWidget, or a widget
+    grouping one BoardWidget per board that answers the same calls (show,
+    redraw, cursor, legend).  Its messages (``termgames.messages``) are
+    handled here: a cursor moved by the mouse redraws the panel, a move
+    chosen on the board is played, a changed legend is drawn again.
     """
 
-    board_class: ClassVar[type[Widget]] = BoardWidget
+    #: The board widget class (a ClassVar cannot name ``ViewT``: ``board`` gives it back typed).
+    board_class: ClassVar[type[Board[Any]]] = BoardWidget
     #: Hot-seat games with hidden boards hide everything between human seats.
     hides_information: ClassVar[bool] = False
 
@@ -75,7 +82,7 @@ class GameScreen(Screen):
         self.table = table
         self.ascii_only = ascii_only
         self.palette_name = palette
-        self.view: View | None = None
+        self.view: ViewT | None = None
         self.message = ""
         self.thinking: int | None = None
         self._generation = 0
@@ -101,8 +108,13 @@ class GameScreen(Screen):
         yield Footer()
 
     @property
-    def board(self) -> Any:
-        return self.query_one("#board")
+    def board(self) -> Board[ViewT]:
+        return self.query_one("#board", Board)
+
+    def view_of(self, seat: Viewer) -> ViewT:
+        """``seat``'s view of the table, as this screen's view type."""
+        # The table plays this screen's game (the registry pairs them), so its views are ViewT.
+        return cast(ViewT, self.table.view(seat))
 
     def on_mount(self) -> None:
         if self.ascii_only:
@@ -126,15 +138,15 @@ class GameScreen(Screen):
     def refresh_view(self) -> None:
         """Redraw from a fresh view of the seat the keyboard belongs to, then let an AI move."""
         seat = self.table.viewing_seat()
-        if self._needs_privacy(seat):
+        if seat is not None and self._needs_privacy(seat):
             # The seat that just played sees its turn's result first; Enter then hides everything.
             self._handover_to = seat
-            self.view = self.table.view(self._shown_seat)
+            self.view = self.view_of(self._shown_seat)
             self.board.show(self.view)
             self.say(f"Your turn is over. Enter hides the boards for {self.table.names[seat]}.", error=False)
             return
         self._shown_seat = seat
-        self.view = self.table.view(seat)
+        self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
         self.maybe_start_ai()
@@ -162,7 +174,7 @@ class GameScreen(Screen):
     def _privacy_done(self, _result: None) -> None:
         self._privacy_open = False
         seat = self._shown_seat
-        self.view = self.table.view(seat)
+        self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
         self.maybe_start_ai()
@@ -196,7 +208,7 @@ class GameScreen(Screen):
 
     # -- moves ---------------------------------------------------------------
 
-    def move_at_cursor(self, view: View) -> str | None:
+    def move_at_cursor(self, view: ViewT) -> str | None:
         """The move the act key makes at the cursor, or None (with ``say``) if there is none."""
         raise NotImplementedError
 
@@ -204,6 +216,18 @@ class GameScreen(Screen):
         self.board.move_cursor(direction)
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
+
+    # -- messages from the board -------------------------------------------
+
+    def on_cursor_moved(self, _message: CursorMoved) -> None:
+        self.update_panel()
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def on_move_chosen(self, message: MoveChosen) -> None:
+        self.submit(message.move)
+
+    def on_panel_changed(self, _message: PanelChanged) -> None:
+        self.update_panel()
 
     def scroll_to_cursor(self) -> None:
         """Big boards scroll: keep the cursor in sight."""
@@ -300,7 +324,7 @@ class GameScreen(Screen):
         if not get_current_worker().is_cancelled:
             self._report(self._ai_moved, seat, generation, move)
 
-    def _report(self, callback, *args) -> None:
+    def _report(self, callback: Callable[..., None], *args: Any) -> None:
         try:
             self.app.call_from_thread(callback, *args)
         except RuntimeError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ..rules import View
@@ -43,7 +44,8 @@ def update_if_changed(static: Static, content: Text | str, grow_only: bool = Fal
     width = static.styles.width
     if width is not None and width.is_auto:
         # A width that follows the content (a line centred under a board): laid out again only if it changes.
-        container = static.parent.content_size if static.parent is not None else size
+        parent = static.parent
+        container = parent.content_size if isinstance(parent, Widget) else size
         if static.get_content_width(container, container) != size.width:
             static.refresh(layout=True)
             return
