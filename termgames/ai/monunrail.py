@@ -46,16 +46,18 @@ from ..rules.base import RuleError
 from ..rules.monunrail import (
     KIND_OF_MASK,
     MonUnrailView,
-    ParsedMove,
-    SearchLimit,
     cell_name,
     cell_of,
+    parse_cell,
+    placement_text,
+    trace_circuit,
+)
+from ..rules.monunrail_completion import (
+    SearchLimit,
     find_completion,
     finishing_placements,
     list_completions,
-    parse_cell,
     random_placement,
-    trace_circuit,
 )
 from ..rules.monunrail_solver import Solver
 
@@ -122,10 +124,6 @@ def _largest(cells: Iterable[Cell]) -> int:
 
 def _removal_text(move: Iterable[Cell]) -> str:
     return ",".join(cell_name(c) for c in sorted(move, key=lambda c: (c[1], c[0])))
-
-
-def _placement_text(items: Placement) -> str:
-    return ParsedMove("place", tuple(sorted(items))).text()
 
 
 def _after(grid, supply, items: Placement) -> tuple[list[int], list[int]]:
@@ -242,7 +240,7 @@ class MonUnrailBot:
         for items, value in finishes:
             if value == 0:
                 self.last_reason = "completing leaves a removal position worth 0"
-                return _placement_text(items)
+                return placement_text(items)
         if self.settings.endgame_completions:
             move = self._endgame(grid, supply)
             if move is not None:
@@ -272,21 +270,21 @@ class MonUnrailBot:
                 gifts.append(items)
                 continue
             self.last_reason = "keeps the track open and completable"
-            return _placement_text(items)
+            return placement_text(items)
         # Nothing safe found: the least bad of completing, gifting and breaking.
         unknown = [items for items, value in finishes if value is None]
         if unknown:
             self.last_reason = "forced: complete a track of unknown value"
-            return _placement_text(self.rng.choice(unknown))
+            return placement_text(self.rng.choice(unknown))
         if gifts:
             self.last_reason = "forced: a placement the opponent can answer by completing"
-            return _placement_text(self.rng.choice(gifts))
+            return placement_text(self.rng.choice(gifts))
         if finishes:
             self.last_reason = "forced: complete a track worth more than 0"
-            return _placement_text(self.rng.choice([items for items, _ in finishes]))
+            return placement_text(self.rng.choice([items for items, _ in finishes]))
         if breaking:
             self.last_reason = "forced: every placement breaks the track"
-            return _placement_text(self.rng.choice(breaking))
+            return placement_text(self.rng.choice(breaking))
         self.last_reason = "no placement at all"
         return "impossible"
 
@@ -391,7 +389,7 @@ class MonUnrailBot:
                     return None
             if good:
                 self.last_reason = "endgame solved: this placement wins"
-                return _placement_text(tuple(sorted(move)))
+                return placement_text(tuple(sorted(move)))
         return None
 
 
