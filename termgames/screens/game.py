@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.geometry import Spacing
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
@@ -26,7 +26,7 @@ from ..match import Match
 from ..messages import CursorMoved, MoveChosen, PanelChanged
 from ..rules import RuleError, View, Viewer
 from ..table import LocalTable
-from ..widgets.board import Board, BoardWidget, ViewT
+from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen
@@ -100,7 +100,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         match = self.table.match
         yield Static(title_line(match.game.title, match, self.ascii_only), id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with VerticalScroll(id="board-area"):
+            with BoardArea(id="board-area"):
                 yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line")
             yield SidePanel(id="side-panel")
@@ -235,7 +235,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         if region is None:
             return
         board = self.board
-        area = self.query_one("#board-area", VerticalScroll)
+        area = self.query_one("#board-area", BoardArea)
         area.scroll_to_region(
             region.translate(board.virtual_region.offset + board.content_offset),
             spacing=Spacing(1, 2, 1, 2),

@@ -37,6 +37,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -113,11 +114,22 @@ class Canvas:
         return out
 
 
-class Board(Widget, Generic[ViewT]):
+class BoardArea(VerticalScroll, can_focus=False, inherit_bindings=False):
+    """Holds a screen's board and scrolls a big one (the screen keeps the cursor in sight; the mouse wheel scrolls).
+
+    It neither takes focus nor has keys: a scrolling container's arrow keys,
+    which Textual checks on the way from the focused board up to the screen,
+    would scroll it instead of moving the board's cursor.
+    """
+
+
+class Board(Widget, Generic[ViewT], can_focus=True):
     """What a game screen talks to: a board of ``ViewT`` views with an optional cursor (attributes down).
 
     Subclasses implement ``redraw`` and what their cursor needs; the rest has
-    defaults a board without a cursor can keep.
+    defaults a board without a cursor can keep.  The board takes focus (first
+    on its screen, and again by Tab from the move log) but has no keys of its
+    own: they go on to the screen, which moves the cursor.
     """
 
     def __init__(self, *, ascii_only: bool = False, palette: str = "default", interactive: bool = True,

@@ -88,7 +88,7 @@ def arrangement(grid: Grid, boards: int, room: int) -> tuple[int, bool]:
     return 1, grid.width <= 26
 
 
-class MonoBoard(BoardWidget[MonoView]):
+class MonoBoard(BoardWidget[MonoView], can_focus=False):  # the group of boards takes focus
     """One seat's board: the caption, column letters above and below, rows numbered from the bottom."""
 
     def __init__(self, **kwargs: Any) -> None:

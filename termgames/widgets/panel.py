@@ -65,10 +65,12 @@ class SidePanel(Vertical):
     """Attributes down: the screen calls ``show`` with a view and what else to say."""
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="status")
-        yield Static("", id="legend")
-        yield Static("", id="scores")
-        yield Static("", id="last-action")
+        # The texts above the log, one box: in the narrow layout the log stands beside it, not under it.
+        with Vertical(id="panel-info"):
+            yield Static("", id="status")
+            yield Static("", id="legend")
+            yield Static("", id="scores")
+            yield Static("", id="last-action")
         yield MoveLog(id="move-log")
 
     def show(
