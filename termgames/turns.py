@@ -17,9 +17,11 @@ decides when the computer players think, and nothing else does:
   in the worker thread, so a slow pace never holds one of the pool's threads.
 * **Staleness.**  :attr:`generation` counts changes of position.  An undo
   (:meth:`rewound`) makes every decision in flight stale; a move
-  (:meth:`moved`) makes stale the decisions of seats it concerns: those no
-  longer to move, or whose view it changed.  A stale answer is dropped and
-  the seat, if still to move, thinks again.
+  (:meth:`moved`) makes stale the decisions of seats no longer to move.  A
+  seat still to move after another seat's move is in a simultaneous turn,
+  where the rules show no seat the others' pending moves: what it decides on
+  has not changed, and its decision holds.  A stale answer is dropped and the
+  seat, if still to move, thinks again.
 * **Undo policy** (:func:`undo_ply`): undo goes back to just before the last
   move of the seats asking, and the AI replies after it go with it.
 
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol, Sequence
 
@@ -65,8 +67,6 @@ class _Decision:
 
     seat: int
     epoch: int
-    #: What the bot was shown (without the move log): a move that changes it makes the decision stale.
-    seen: View
     started: float
     timer: asyncio.TimerHandle | None = field(default=None, compare=False)
 
@@ -170,7 +170,7 @@ class TurnRunner:
 
     def _begin(self, loop: asyncio.AbstractEventLoop, match: Match, seat: int) -> None:
         view = match.view(seat)
-        decision = _Decision(seat, self._epoch, _without_log(view), loop.time())
+        decision = _Decision(seat, self._epoch, loop.time())
         self._deciding[seat] = decision
         future = loop.run_in_executor(self.executor, _decide, self._bot(match, seat), view, match.state, seat)
         future.add_done_callback(partial(self._answered, decision))
@@ -229,10 +229,7 @@ class TurnRunner:
 
     def _still_valid(self, decision: _Decision) -> bool:
         match = self.host.match
-        if decision.epoch != self._epoch or match.over or decision.seat not in match.state.to_move():
-            return False
-        # Another seat's move in a simultaneous turn leaves this seat's view as it was: the decision holds.
-        return _without_log(match.view(decision.seat)) == decision.seen
+        return decision.epoch == self._epoch and not match.over and decision.seat in match.state.to_move()
 
     def _drop(self, decision: _Decision) -> None:
         if decision.timer is not None:
@@ -248,10 +245,6 @@ class TurnRunner:
         if now != self._announced:
             self._announced = now
             self.host.ai_news("thinking", "")
-
-
-def _without_log(view: View) -> View:
-    return replace(view, moves=())
 
 
 def _decide(bot: Bot, view: View, state: Any, seat: int) -> _Answer:

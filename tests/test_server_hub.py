@@ -256,3 +256,56 @@ def test_help_imports_neither_textual_nor_asyncssh():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_the_store_and_the_hub_refuse_a_worker_thread(tmp_path):
+    import threading
+
+    hub = make_hub(tmp_path)
+    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    errors: list[str] = []
+
+    def worker() -> None:
+        for reach in (lambda: live.play(0, "A1"), lambda: hub.store.key_of("alice"), hub.lobby_changed):
+            try:
+                reach()
+            except RuntimeError as error:
+                errors.append(str(error))
+
+    thread = threading.Thread(target=worker, name="a-worker")
+    thread.start()
+    thread.join()
+    assert len(errors) == 3 and all("'a-worker'" in error for error in errors)
+    assert live.match.moves == [] and make_hub(tmp_path).table(live.id).match.moves == []
+    live.play(0, "A1")  # on the loop's thread: fine
+    assert len(live.match.moves) == 1
+
+
+async def test_an_ai_seat_tells_the_table_it_is_thinking(tmp_path, monkeypatch):
+    import asyncio
+    import threading
+
+    gate = threading.Event()
+
+    class GatedBot:
+        level = "easy"
+
+        def choose(self, view):
+            gate.wait(5)
+            return view.board.names[min(view.legal_cells())]
+
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: GatedBot())
+    hub = make_hub(tmp_path)
+    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
+    listener = Listener("alice", 0)
+    live.subscribe(listener)
+    live.play(0, "A1")
+    assert live.thinking == {1} and ("thinking", "") in listener.events
+    gate.set()
+    for _ in range(100):
+        await asyncio.sleep(0.02)
+        if len(live.match.moves) == 2:
+            break
+    assert live.match.moves[1].seat == 1 and live.thinking == frozenset()
+    assert listener.events.count(("thinking", "")) == 2  # started, then done
+    hub.close()
