@@ -181,7 +181,7 @@ def _file_mode(file: Path) -> int:
 def new_save_path(folder: Path, match: Match) -> Path:
     """A fresh file name in ``folder`` for a new game: game, date and players."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    players = "-".join(seat.name for seat in match.seats)
+    players = "-".join(match.names)
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in players)[:40]
     base = folder / f"{match.game.name}-{stamp}-{safe}.json"
     path, n = base, 2

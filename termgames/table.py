@@ -15,8 +15,9 @@ messages to itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .match import Match, PreparedMove, Seat
 from .records import save
@@ -245,3 +246,9 @@ class LocalTable:
 
     def ai_news(self, kind: str, text: str) -> None:
         self._listeners.tell(kind, text)
+
+
+if TYPE_CHECKING:  # mypy checks here that LocalTable keeps to the protocol
+
+    def _a_local_table_is_a_table(table: LocalTable) -> Table:
+        return table

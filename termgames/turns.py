@@ -32,10 +32,11 @@ tells it of every change and hears of its moves and of who is thinking.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from .ai import Bot, make_bot
 from .match import Match, PreparedMove, prepare_move
@@ -184,7 +185,7 @@ class TurnRunner:
 
     # -- answers -------------------------------------------------------------------
 
-    def _answered(self, decision: _Decision, future: "asyncio.Future[_Answer]") -> None:
+    def _answered(self, decision: _Decision, future: asyncio.Future[_Answer]) -> None:
         if self._deciding.get(decision.seat) is not decision:
             return  # dropped meanwhile: stale
         if future.cancelled():

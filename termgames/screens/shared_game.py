@@ -12,6 +12,7 @@ hub; their "thinking" news shows here as at one keyboard.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -21,6 +22,9 @@ from textual.widgets import Footer, Input, Static
 
 from .dialogs import ConfirmScreen
 from .game import GameScreen, title_line
+
+if TYPE_CHECKING:
+    from ..server.shared import SharedTable
 
 
 class SharedGameMixin(Screen):
@@ -34,6 +38,8 @@ class SharedGameMixin(Screen):
     """
 
     BINDINGS = [Binding("t", "chat", "Chat")]
+
+    table: SharedTable
 
     def on_mount(self) -> None:
         # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO).

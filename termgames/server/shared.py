@@ -11,12 +11,15 @@ runner, for everyone at the table.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..match import Seat
 from ..rules import Game, RuleError, View, Viewer
 from ..rules.base import ALL
 from ..table import Listeners, TableListener
+
+if TYPE_CHECKING:
+    from ..table import Table
 from .hub import LiveTable
 
 
@@ -138,3 +141,9 @@ class SharedTable:
 
     def table_event(self, kind: str, text: str) -> None:
         self._listeners.tell(kind, text)
+
+
+if TYPE_CHECKING:  # mypy checks here that SharedTable keeps to the protocol
+
+    def _a_shared_table_is_a_table(table: SharedTable) -> Table:
+        return table
