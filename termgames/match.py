@@ -22,10 +22,15 @@ AI = "ai"
 
 
 @dataclass(frozen=True)
-class SeatInfo:
-    """Who sits in a seat: a name, and whether a human or an AI (with its level) plays it."""
+class Seat:
+    """Who sits in a seat: a name, and whether a human or an AI (with its level) plays it.
 
-    name: str
+    The one seat model of every front end: a match's seats, a record's, a
+    shared table's.  Only a shared table has open seats (``name`` None, a human
+    seat anyone may take); a match names every seat (see :meth:`named`).
+    """
+
+    name: str | None = None
     kind: str = HUMAN
     level: str | None = None
 
@@ -33,40 +38,83 @@ class SeatInfo:
     def is_ai(self) -> bool:
         return self.kind == AI
 
+    @property
+    def is_open(self) -> bool:
+        return not self.is_ai and self.name is None
+
+    def named(self, name: str) -> "Seat":
+        """This seat, or an open seat, with a name."""
+        return replace(self, name=name)
+
     def spec(self) -> str:
         """The ``--player`` text that gives this seat back: ``NAME[:ai[:LEVEL]]``."""
         if not self.is_ai:
-            return self.name
+            return self.name or ""
         return f"{self.name}:ai:{self.level}" if self.level else f"{self.name}:ai"
 
     def describe(self) -> str:
-        return f"{self.name} (AI, {self.level})" if self.is_ai else self.name
+        if self.is_ai:
+            return f"{self.name} (AI, {self.level})"
+        return self.name or "open seat"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "level": self.level}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Seat":
+        return cls(data.get("name"), data.get("kind", HUMAN), data.get("level"))
 
 
-def parse_player(text: str, game: Game) -> SeatInfo:
+#: The seat's former name in the mid-end, kept for branches written before the two seat models became one.
+SeatInfo = Seat
+
+
+def parse_player(text: str, game: Game) -> Seat:
     """Parse ``NAME[:ai[:LEVEL]]``; the level defaults to the game's default."""
     parts = text.strip().split(":")
     name = parts[0].strip()
     if not name:
         raise RuleError(f"--player {text!r} has no name")
     if len(parts) == 1:
-        return SeatInfo(name)
+        return Seat(name)
     if parts[1].strip().lower() not in (AI, HUMAN) or len(parts) > 3:
         raise RuleError(f"--player {text!r} should look like NAME, NAME:ai or NAME:ai:LEVEL")
     if parts[1].strip().lower() == HUMAN:
         if len(parts) == 3:
             raise RuleError(f"--player {text!r}: a human seat has no level")
-        return SeatInfo(name)
+        return Seat(name)
     if not game.ai_levels:
         raise RuleError(f"{game.title} has no AI yet")
     level = parts[2].strip().lower() if len(parts) == 3 else game.default_level
     if level not in game.ai_levels:
         raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {level!r}")
-    return SeatInfo(name, AI, level)
+    return Seat(name, AI, level)
 
 
-def default_seats(game: Game, count: int | None = None) -> list[SeatInfo]:
-    return [SeatInfo(name) for name in default_seat_names(count or game.min_seats)]
+def default_seats(game: Game, count: int | None = None) -> list[Seat]:
+    return [Seat(name) for name in default_seat_names(count or game.min_seats)]
+
+
+@dataclass(frozen=True)
+class PreparedMove:
+    """A move checked against a position, with the state it leads to, ready to record.
+
+    Working it out is pure (states never change), so it may run in a worker
+    thread; recording it (:meth:`Match.record`) is done where the match lives.
+    """
+
+    before: State
+    seat: int
+    #: The move as given, and as the rules write it down.
+    text: str
+    normalised: str
+    after: State
+
+
+def prepare_move(state: State, seat: int, move: str) -> PreparedMove:
+    """Check ``move`` by ``seat`` in ``state`` (RuleError if illegal) without recording it anywhere."""
+    after = state.apply(seat, move)
+    return PreparedMove(state, seat, move, state.normalise_move(seat, move), after)
 
 
 @dataclass(frozen=True)
@@ -91,13 +139,15 @@ class Match:
         self,
         game: Game | str,
         options: dict[str, Any] | None,
-        seats: Sequence[SeatInfo],
+        seats: Sequence[Seat],
         seed: int,
     ) -> None:
         self.game = get_game(game) if isinstance(game, str) else game
-        self.seats: tuple[SeatInfo, ...] = tuple(seats)
+        self.seats: tuple[Seat, ...] = tuple(seats)
+        if any(seat.name is None for seat in self.seats):
+            raise RuleError("every seat of a match has a name")
         self.seed = int(seed)
-        initial = self.game.new(options or {}, [seat.name for seat in self.seats], self.seed)
+        initial = self.game.new(options or {}, list(self.names), self.seed)
         self.options: dict[str, Any] = dict(initial.options)
         self.states: list[State] = [initial]
         self.moves: list[MoveRecord] = []
@@ -109,7 +159,7 @@ class Match:
         cls,
         game: Game | str,
         options: dict[str, Any] | None,
-        seats: Sequence[SeatInfo],
+        seats: Sequence[Seat],
         seed: int,
         moves: Sequence[MoveRecord],
     ) -> "Match":
@@ -130,7 +180,7 @@ class Match:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(seat.name for seat in self.seats)
+        return tuple(seat.name or "" for seat in self.seats)
 
     @property
     def over(self) -> bool:
@@ -173,12 +223,19 @@ class Match:
         ``time`` None stamps now; any text, even empty, is kept as given, so a
         replayed record whose moves carry no time does not gain one.
         """
-        before = self.state
-        after = before.apply(seat, move)
-        text = before.normalise_move(seat, move)
-        self.states.append(after)
-        self.moves.append(MoveRecord(seat, text, now_iso() if time is None else time))
-        return after
+        return self.record(prepare_move(self.state, seat, move), time)
+
+    def record(self, prepared: PreparedMove, time: str | None = None) -> State:
+        """Record a move prepared (maybe in a thread) against this match; RuleError if illegal now.
+
+        Prepared against an earlier position (another seat of a simultaneous
+        turn moved meanwhile), it is checked again against the current one.
+        """
+        if prepared.before is not self.state:
+            prepared = prepare_move(self.state, prepared.seat, prepared.text)
+        self.states.append(prepared.after)
+        self.moves.append(MoveRecord(prepared.seat, prepared.normalised, now_iso() if time is None else time))
+        return prepared.after
 
     def play_as(self, name: str, move: str) -> State:
         return self.play(self.seat_of(name), move)

@@ -9,7 +9,7 @@ import pytest
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.records import load
 from termgames.screens.dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from termgames.screens.game import GameScreen
@@ -30,12 +30,12 @@ class FirstEmptyBot:
 @pytest.fixture(autouse=True)
 def quick_bots(monkeypatch):
     FirstEmptyBot.threads = []
-    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: FirstEmptyBot())
-    monkeypatch.setattr("termgames.screens.game.AI_MIN_SECONDS", 0.0)
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: FirstEmptyBot())
+    monkeypatch.setattr("termgames.rules.copolymer.Copolymer.ai_move_seconds", 0.0)
 
 
 def new_app(tmp_path: Path, seats=("ann", "bob"), options=None, seed=3) -> tuple[TermgamesApp, Match, Path]:
-    infos = [SeatInfo(name, "ai", "normal") if name.endswith("bot") else SeatInfo(name) for name in seats]
+    infos = [Seat(name, "ai", "normal") if name.endswith("bot") else Seat(name) for name in seats]
     match = Match("copolymer", options or {"size": 5}, infos, seed)
     path = tmp_path / "game.json"
     return TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=path)), match, path
@@ -264,7 +264,7 @@ async def wait_for(pilot, condition, rounds: int = 100):
 
 async def test_undo_while_the_ai_thinks_drops_its_stale_move(tmp_path, monkeypatch):
     bot = GatedBot()
-    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: bot)
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
     app, match, path = new_app(tmp_path, seats=("ann", "bot"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")  # ann claims C3; the AI starts thinking
@@ -276,13 +276,13 @@ async def test_undo_while_the_ai_thinks_drops_its_stale_move(tmp_path, monkeypat
         await settle(pilot)
         assert match.moves == []  # the AI's answer to the undone position is dropped, silently
         assert "tried" not in str(app.screen.query_one("#message").render())
-        assert app.screen.thinking is None and app.screen.view.to_move == (0,)
+        assert not app.screen.table.thinking and app.screen.view.to_move == (0,)
         assert load(path).moves == []
 
 
 async def test_undo_with_nothing_to_undo_lets_the_ai_play_on(tmp_path, monkeypatch):
     bot = GatedBot()
-    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: bot)
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
     app, match, _ = new_app(tmp_path, seats=("abot", "bob"))
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, bot.asked.is_set)  # the AI moves first, on its own
@@ -344,7 +344,7 @@ async def test_big_boards_scroll_to_keep_the_cursor_in_sight(tmp_path):
 async def test_enter_does_not_confirm_quitting(tmp_path):
     app, _, _ = new_app(tmp_path, seats=("ann", "bob"))
     app_unsaved = TermgamesApp(
-        saves_dir=tmp_path, launch=Launch("play", match=Match("copolymer", {"size": 3}, [SeatInfo("a"), SeatInfo("b")], 1))
+        saves_dir=tmp_path, launch=Launch("play", match=Match("copolymer", {"size": 3}, [Seat("a"), Seat("b")], 1))
     )
     async with app_unsaved.run_test(size=(80, 24)) as pilot:
         await pilot.press("q")

@@ -254,6 +254,8 @@ class Game(ABC):
     #: AI levels offered, weakest first; the default is ``default_level``.
     ai_levels: ClassVar[tuple[str, ...]] = ()
     default_level: ClassVar[str] = ""
+    #: The least time each AI move stays "thinking" on every front end, so players can follow it.
+    ai_move_seconds: ClassVar[float] = 0.35
 
     # -- options -----------------------------------------------------------
 

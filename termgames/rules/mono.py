@@ -743,6 +743,8 @@ class Mono(Game):
     max_seats = 4
     ai_levels = ("easy", "normal", "hard")
     default_level = "normal"
+    #: An AI turn is many probes: each value stays in sight long enough to be read.
+    ai_move_seconds = 0.7
     option_specs = (
         OptionSpec("size", "int", 9, "regions", minimum=MIN_REGIONS, maximum=MAX_REGIONS),
         OptionSpec("no_auto", "flag", False, "no automatic random probes"),

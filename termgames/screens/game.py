@@ -2,39 +2,37 @@
 
 A game's screen subclass names its board widget and turns the cursor into a
 move (``move_at_cursor``); everything else (status, move log, undo, help,
-quit, palettes, AI players off the UI thread, privacy between hot-seat
-players of hidden-information games) lives here once.
+quit, palettes, privacy between hot-seat players of hidden-information
+games) lives here once.  The screen talks only to its
+:class:`~termgames.table.Table`: it plays the keyboard's moves there and
+redraws on the table's news (a move, an undo, an AI thinking), which arrive
+as :class:`TableNews` messages whoever caused them (an AI seat, another
+player over SSH).  AI seats are the table's business, not the screen's.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, cast
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.geometry import Spacing
+from textual.message import Message
 from textual.widgets import Footer, Static
-from textual.worker import get_current_worker
 
-from ..ai import make_bot
-from ..match import Match
+from ..match import Seat
 from ..messages import CursorMoved, MoveChosen, PanelChanged
-from ..rules import RuleError, View, Viewer
-from ..table import LocalTable
+from ..rules import RuleError, Viewer
+from ..table import Table
 from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import keys_markdown
-
-#: The least time an AI move stays "thinking", so its moves can be followed.
-AI_MIN_SECONDS = 0.35
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -43,11 +41,24 @@ ASCII_SPINNER = "|/-\\"
 NARROW_WIDTH = 72
 
 
-def title_line(title: str, match: Match, ascii_only: bool = False) -> str:
+def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> str:
     """The header: the game's title and who plays it."""
-    players = "  vs  ".join(seat.describe() for seat in match.seats)
+    players = "  vs  ".join(seat.describe() for seat in seats)
     separator = "  -  " if ascii_only else "  ·  "
     return f"{title}{separator}{players}"
+
+
+class TableNews(Message):
+    """News of the screen's table (see ``termgames.table.TABLE_EVENTS``), posted to the screen.
+
+    A table tells its watchers on the loop, maybe from another app's context
+    (over SSH, whoever moved); a message is the one safe way into this screen.
+    """
+
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__()
+        self.kind = kind
+        self.text = text
 
 
 class GameScreen(AppScreen[None], Generic[ViewT]):
@@ -87,17 +98,16 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     #: What the board's marks mean, after the keys in the ``?`` help (Markdown).
     HELP_NOTES: ClassVar[str] = ""
 
-    def __init__(self, table: LocalTable, *, ascii_only: bool = False, palette: str = "default") -> None:
+    def __init__(self, table: Table, *, ascii_only: bool = False, palette: str = "default") -> None:
         super().__init__()
         self.table = table
         self.ascii_only = ascii_only
         self.palette_name = palette
         self.view: ViewT | None = None
         self.message = ""
-        self.thinking: int | None = None
-        self._generation = 0
+        #: The table's generation when the view was drawn: news of a position already drawn needs no redraw.
+        self._drawn_generation = -1
         self._spin = 0
-        self._bots: dict[int, Any] = {}
         self._shown_seat: Viewer = None
         self._privacy_open = False
         #: A hidden-information turn just ended: the keyboard passes to this seat on Enter.
@@ -107,8 +117,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     # -- layout --------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        match = self.table.match
-        yield Static(title_line(match.game.title, match, self.ascii_only), id="game-title", markup=False)
+        yield Static(title_line(self.table.game.title, self.table.seats, self.ascii_only), id="game-title", markup=False)
         with Horizontal(id="game-body"):
             with BoardArea(id="board-area"):
                 yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
@@ -130,13 +139,38 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         if self.ascii_only:
             use_ascii_scrollbars(self)
         self.set_interval(0.12, self._tick)
+        self.table.watch(self._table_news)
+        self.table.start()
         seat = self.table.viewing_seat()
-        if self._private_hot_seat() and self.table.match.moves and not self.table.match.over and seat is not None:
+        if self._private_hot_seat() and seat is not None and not self.table.over and self.table.view(seat).moves:
             # A resumed hot-seat game with hidden boards: whoever sits here may not be that seat.
             self._handover_to = seat
             self.hand_over()
             return
         self.refresh_view()
+
+    def on_unmount(self) -> None:
+        self.table.unwatch(self._table_news)
+        self.table.close()
+
+    def _table_news(self, kind: str, text: str) -> None:
+        self.post_message(TableNews(kind, text))
+
+    def on_table_news(self, news: TableNews) -> None:
+        self.table_event(news.kind, news.text)
+
+    def table_event(self, kind: str, text: str) -> None:
+        """News of the table: redraw what changed."""
+        if kind == "moved":
+            if self.table.generation != self._drawn_generation and not self._privacy_open:
+                self.message = ""  # what was said before (e.g. "It is its turn") no longer holds
+                self.refresh_view()
+        elif kind == "thinking":
+            self.update_panel()
+        elif kind == "error":
+            self.say(text)
+        elif kind == "notice":
+            self.say(text, error=False)
 
     def on_resize(self) -> None:
         # Narrow terminals put the panel under the board; boards pick their spacing from the width.
@@ -146,7 +180,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     # -- drawing -------------------------------------------------------------
 
     def refresh_view(self) -> None:
-        """Redraw from a fresh view of the seat the keyboard belongs to, then let an AI move."""
+        """Redraw from a fresh view of the seat the keyboard belongs to."""
+        self._drawn_generation = self.table.generation
         seat = self.table.viewing_seat()
         if seat is not None and self._needs_privacy(seat):
             # The seat that just played sees its turn's result first; Enter then hides everything.
@@ -159,7 +194,6 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
-        self.maybe_start_ai()
 
     def _private_hot_seat(self) -> bool:
         """Hidden boards and several humans at this keyboard: they must not see each other's."""
@@ -187,14 +221,27 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
-        self.maybe_start_ai()
+
+    def thinking_line(self) -> str:
+        """Which AI seats are thinking, with a spinner; empty when none is."""
+        thinking = sorted(self.table.thinking)
+        if not thinking:
+            return ""
+        spinner = ASCII_SPINNER if self.ascii_only else SPINNER
+        who = " and ".join(self.table.names[seat] for seat in thinking)
+        verb = "is" if len(thinking) == 1 else "are"
+        return f"{who} {verb} thinking {spinner[self._spin % len(spinner)]}"
 
     def status_line(self) -> str:
-        """The view's status, or which AI is thinking (with a spinner)."""
-        if self.thinking is not None:
-            spinner = ASCII_SPINNER if self.ascii_only else SPINNER
-            return f"{self.table.names[self.thinking]} is thinking {spinner[self._spin % len(spinner)]}"
-        return self.view.status if self.view is not None else ""
+        """The view's status, or which AI is thinking (with a spinner) while the keyboard waits for it."""
+        view = self.view
+        status = view.status if view is not None else ""
+        thinking = self.thinking_line()
+        if not thinking:
+            return status
+        if view is not None and view.viewer is not None and view.viewer in view.to_move:
+            return f"{status}\n{thinking}"  # a simultaneous turn: the keyboard's seat moves meanwhile
+        return thinking
 
     def update_panel(self) -> None:
         view = self.view
@@ -211,7 +258,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self.update_panel()
 
     def _tick(self) -> None:
-        if self.thinking is not None and self.view is not None:
+        if self.table.thinking and self.view is not None:
             self._spin += 1
             # Only the status line turns: the log keeps any scrolling the player did meanwhile.
             update_if_changed(self.query_one("#status", Static), Text(self.status_line(), style="bold"))
@@ -268,7 +315,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
             self.say("The game is over: u undoes, q quits")
             return
         seat = view.viewer
-        if self.thinking is not None or seat is None or seat not in view.to_move:
+        if seat is None or seat not in view.to_move:
             names = " and ".join(view.players[s] for s in view.to_move)
             self.say(f"It is {names}'s turn")
             return
@@ -287,76 +334,14 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     def action_undo(self) -> None:
         if self._privacy_open or self._handover_to is not None:
             return
-        generation, thinking = self._generation, self.thinking
-        self._generation += 1  # an AI still thinking must not play into the undone position
-        self.thinking = None
-        if not self.table.undo():
-            # Nothing changed: an AI that was thinking carries on and its move still counts.
-            self._generation, self.thinking = generation, thinking
-            self.say("Nothing to undo")
-            return
-        self.say("Undone", error=False)
-        self.refresh_view()
-
-    # -- AI ------------------------------------------------------------------
-
-    def ai_min_seconds(self) -> float:
-        """How long each AI move stays "thinking" at least (games of many small moves pace them slower)."""
-        return AI_MIN_SECONDS
-
-    def bot_for(self, seat: int) -> Any:
-        if seat not in self._bots:
-            match = self.table.match
-            self._bots[seat] = make_bot(match.game.name, match.seats[seat].level or "", seed=match.seed + seat)
-        return self._bots[seat]
-
-    def maybe_start_ai(self) -> None:
-        if self.thinking is not None or self.table.match.over:
-            return
-        seat = self.table.ai_to_move()
-        if seat is None:
-            return
-        self.thinking = seat
-        self.update_panel()
-        self.think(seat, self._generation, self.table.view(seat))
-
-    @work(thread=True, exclusive=True, group="ai")
-    def think(self, seat: int, generation: int, view: View) -> None:
-        started = time.monotonic()
         try:
-            move = self.bot_for(seat).choose(view)
-        except Exception as error:  # a broken bot must not take the game down
-            self._report(self._ai_failed, seat, generation, str(error))
-            return
-        rest = self.ai_min_seconds() - (time.monotonic() - started)
-        if rest > 0:
-            time.sleep(rest)
-        if not get_current_worker().is_cancelled:
-            self._report(self._ai_moved, seat, generation, move)
-
-    def _report(self, callback: Callable[..., None], *args: Any) -> None:
-        try:
-            self.app.call_from_thread(callback, *args)
-        except RuntimeError:
-            pass  # the app closed while the AI was thinking: nothing to tell
-
-    def _ai_moved(self, seat: int, generation: int, move: str) -> None:
-        if generation != self._generation or not self.is_attached:
-            return
-        self.thinking = None
-        try:
-            self.table.play(seat, move)
+            said = self.table.undo()
         except RuleError as error:
-            self.say(f"{self.table.names[seat]} (AI) tried {move}: {error}")
+            self.say(str(error))
             return
-        self.message = ""  # what was said before the AI moved (e.g. "It is its turn") no longer holds
-        self.refresh_view()
-
-    def _ai_failed(self, seat: int, generation: int, error: str) -> None:
-        if generation != self._generation:
-            return
-        self.thinking = None
-        self.say(f"{self.table.names[seat]} (AI) failed: {error}")
+        self.say(said, error=False)
+        if self.table.generation != self._drawn_generation:
+            self.refresh_view()
 
     # -- common keys ---------------------------------------------------------
 
@@ -370,11 +355,18 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.table.game.rules_text(), keys_markdown(type(self), self.HELP_NOTES)))
 
+    def _report(self, callback: Callable[..., None], *args: Any) -> None:
+        """From a worker thread: run ``callback`` on the loop (nothing if the app has closed meanwhile)."""
+        try:
+            self.app.call_from_thread(callback, *args)
+        except RuntimeError:
+            pass  # the app closed while the worker ran: nothing to tell
+
     def action_quit_game(self) -> None:
         path = self.table.save_path
         if path is None:
             detail = "This game is not saved: quitting loses it."
-        elif self.table.match.over:
+        elif self.table.over:
             detail = f"The game is saved in\n{path}\n\nReplay it with\ntermgames replay {path}"
         else:
             detail = f"The game is saved in\n{path}\n\nResume it with\ntermgames play --load {path}"
@@ -382,5 +374,5 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
 
     def _quit_answer(self, yes: bool | None) -> None:
         if yes:
-            self._generation += 1
+            self.table.close()  # no AI move after this
             self.app.exit()

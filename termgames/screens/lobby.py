@@ -27,7 +27,7 @@ from .start import SetupScreen
 def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     """One line about a table: number, game, options, seats (open ones too), watchers, whose turn."""
     seats = []
-    to_move = set(table.match.state.to_move())
+    to_move = set(table.to_move())
     for index, seat in enumerate(table.seats):
         text = seat.describe()
         if index in to_move:
@@ -209,16 +209,16 @@ class CreateTableScreen(SetupScreen):
         super().on_mount()
 
     def read_seats(self) -> list[Any]:
-        from ..server.hub import Seat
+        from ..match import Seat
 
         seats = []
         for seat in range(self.seat_count()):
             name = self.query_one(f"#seat-name-{seat}").value.strip()
             kind = str(self.query_one(f"#seat-kind-{seat}").value)
             if kind.startswith("ai:"):
-                seats.append(Seat(AI, name or f"cpu{seat + 1}", kind.removeprefix("ai:")))
+                seats.append(Seat(name or f"cpu{seat + 1}", AI, kind.removeprefix("ai:")))
             else:
-                seats.append(Seat(HUMAN, name or None))
+                seats.append(Seat(name or None))
         self.game.check_seats([seat.name or f"seat-{i}" for i, seat in enumerate(seats, start=1)])
         return seats
 

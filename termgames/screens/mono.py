@@ -24,8 +24,6 @@ from ..widgets.mono_board import MonoBoards, check_draft
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
 
-#: The least time each AI probe stays on screen before the next, so a player can follow the values.
-AI_PROBE_SECONDS = 0.7
 #: Samples of the deduction overlay's inference: enough for steady odds, quick on a small machine.
 BELIEF_SAMPLES = 200
 
@@ -116,9 +114,6 @@ seen.
 
     def laying_out(self) -> bool:
         return self.mono_board.draft is not None
-
-    def ai_min_seconds(self) -> float:
-        return AI_PROBE_SECONDS
 
     # -- footer ----------------------------------------------------------------
 
@@ -227,7 +222,7 @@ seen.
 
     def status_line(self) -> str:
         view = self.view
-        if self.thinking is None and view is not None and view.open_turn is not None:
+        if not self.table.thinking and view is not None and view.open_turn is not None:
             # The turn's values and score are in the legend just below.
             ending = ", the last round" if view.final_round else ""
             return f"round {view.round}{ending}: {view.players[view.open_turn.seat]} probing"
@@ -255,7 +250,7 @@ seen.
 
     def refresh_view(self) -> None:
         super().refresh_view()
-        if self.table.match.over and self._handover_to is None and not self._privacy_open:
+        if self.table.over and self._handover_to is None and not self._privacy_open:
             # Nothing is secret once the game is over: every board, as the replay shows it.
             self.view = self.view_of(ALL)
             self.board.show(self.view)
@@ -275,7 +270,7 @@ seen.
     # -- the deduction overlay -------------------------------------------------
 
     def hints_forbidden(self) -> bool:
-        return bool(self.table.match.options.get("no_hints"))
+        return bool(self.table.options.get("no_hints"))
 
     def action_deduce(self) -> None:
         view = self.view

@@ -88,7 +88,7 @@ whose opening move it is after a swap.
         return (
             view is not None
             and not view.over
-            and self.thinking is None
+            and not self.table.thinking
             and not self.deciding
             and view.viewer is not None
             and view.viewer in view.to_move
@@ -294,16 +294,17 @@ whose opening move it is after a swap.
         self.say("Searching every way to complete the track ...", error=False)
         self.decide_impossible(self.view.viewer)
 
-    @work(thread=True, exclusive=True, group="impossible")
-    def decide_impossible(self, seat: int) -> None:
-        # The exhaustive search can take a moment on an open board: the screen keeps drawing meanwhile,
-        # and every key that could change the game waits (``deciding``).
+    @work(exclusive=True, group="impossible")
+    async def decide_impossible(self, seat: int) -> None:
+        # The exhaustive search can take a moment on an open board: the table runs it in a worker thread and
+        # records the move back on the loop (a store and the hub are never reached from a thread); the screen
+        # keeps drawing meanwhile, and every key that could change the game waits (``deciding``).
         try:
-            self.table.play(seat, "impossible")
+            await self.table.play_slow(seat, "impossible")
         except Exception as error:  # noqa: BLE001 - a refusal or a failed save: one line for the player
-            self._report(self._impossible_done, str(error))
+            self._impossible_done(str(error))
             return
-        self._report(self._impossible_done, "")
+        self._impossible_done("")
 
     def _impossible_done(self, error: str) -> None:
         self.deciding = False
@@ -317,7 +318,7 @@ whose opening move it is after a swap.
         if self.deciding:
             return "Searching for a completion ..."
         view = self.view
-        if self.thinking is not None or view is None or view.over or not view.to_move:
+        if self.table.thinking or view is None or view.over or not view.to_move:
             return super().status_line()
         name = view.players[view.to_move[0]]
         if view.phase == "unrailing":

@@ -72,7 +72,7 @@ class ReplayScreen(AppScreen[None]):
 
     def compose(self) -> ComposeResult:
         board_class = game_screen_class(self.match.game.name).board_class
-        title = title_line(f"Replay: {self.match.game.title}", self.match, self.ascii_only)
+        title = title_line(f"Replay: {self.match.game.title}", self.match.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
             with BoardArea(id="board-area"):

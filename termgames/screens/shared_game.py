@@ -4,13 +4,15 @@ Any game's screen becomes a shared one by mixing :class:`SharedGameMixin`
 in front of it (:func:`shared_screen_class`), so every game plays over SSH
 with its own screen unchanged.  The table is a
 :class:`~termgames.server.shared.SharedTable`; news from the hub arrives as
-:meth:`table_event` calls (the app routes its messages here) and redraws
-from a fresh view of this seat.
+the game screen's table news (:meth:`table_event`), which this adds to:
+seats taken, who is here, chat, undo requests.  AI seats are played by the
+hub; their "thinking" news shows here as at one keyboard.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -20,6 +22,9 @@ from textual.widgets import Footer, Input, Static
 
 from .dialogs import ConfirmScreen
 from .game import GameScreen, title_line
+
+if TYPE_CHECKING:
+    from ..server.shared import SharedTable
 
 
 class SharedGameMixin(Screen):
@@ -33,6 +38,8 @@ class SharedGameMixin(Screen):
     """
 
     BINDINGS = [Binding("t", "chat", "Chat")]
+
+    table: SharedTable
 
     def on_mount(self) -> None:
         # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO).
@@ -53,23 +60,19 @@ class SharedGameMixin(Screen):
 
     # -- news from the table ---------------------------------------------------
 
-    def refresh_view(self) -> None:
-        # Remember which position is drawn: the mover's own news of its move needs no second redraw.
-        self._drawn_generation = self.table.live.generation
-        super().refresh_view()  # type: ignore[misc]
-
     def table_event(self, kind: str, text: str) -> None:
         if not self.is_attached:
             return
-        if kind in ("moved", "seats"):
-            if kind == "seats":
-                self.query_one("#game-title", Static).update(title_line(self.table.game.title, self.table.match, self.ascii_only))
-            fresh = getattr(self, "_drawn_generation", None) == self.table.live.generation
-            if not getattr(self, "_privacy_open", False) and not (fresh and kind == "moved"):
-                self.refresh_view()
+        if kind == "seats":
+            title = title_line(self.table.game.title, self.table.seats, self.ascii_only)  # type: ignore[attr-defined]
+            self.query_one("#game-title", Static).update(title)
+            if not self._privacy_open:  # type: ignore[attr-defined]
+                self.refresh_view()  # type: ignore[attr-defined]
             self.update_presence()
-            if text:
-                self.say(text, error=False)  # type: ignore[attr-defined]
+            self.say(text, error=False)  # type: ignore[attr-defined]
+        elif kind == "moved":
+            super().table_event(kind, text)  # type: ignore[misc]
+            self.update_presence()
         elif kind == "presence":
             self.update_presence()
         elif kind == "chat":
@@ -77,8 +80,8 @@ class SharedGameMixin(Screen):
         elif kind == "undo-request":
             if self.table.undo_waiting_for_me():
                 self.ask_undo(text)
-        elif kind == "notice":
-            self.say(text, error=False)  # type: ignore[attr-defined]
+        else:
+            super().table_event(kind, text)  # type: ignore[misc]
 
     def update_presence(self) -> None:
         try:
@@ -143,12 +146,6 @@ class SharedGameMixin(Screen):
         self.set_focus(None)
 
     # -- undo and leaving --------------------------------------------------------------
-
-    def action_undo(self) -> None:
-        if self.hides_information:  # type: ignore[attr-defined]
-            super().action_undo()  # type: ignore[misc]  # the game's own refusal: values already seen
-            return
-        self.say(self.table.request_undo(), error=False)  # type: ignore[attr-defined]
 
     def ask_undo(self, question: str) -> None:
         self.app.push_screen(

@@ -30,7 +30,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from ..match import AI, HUMAN, Match, SeatInfo, random_seed
+from ..match import AI, HUMAN, Match, Seat, random_seed
 from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
 from ..rules import REGISTRY, RuleError, get_game
@@ -366,15 +366,15 @@ class SetupScreen(Screen):
                 raw[spec.name] = widget.value
         return self.game.check_options(raw)
 
-    def read_seats(self) -> list[SeatInfo]:
+    def read_seats(self) -> list[Seat]:
         seats = []
         for seat in range(self.seat_count()):
             name = self.query_one(f"#seat-name-{seat}", Input).value.strip()
             kind = str(self.query_one(f"#seat-kind-{seat}", Select).value)
             if kind.startswith("ai:"):
-                seats.append(SeatInfo(name, AI, kind.removeprefix("ai:")))
+                seats.append(Seat(name, AI, kind.removeprefix("ai:")))
             else:
-                seats.append(SeatInfo(name))
+                seats.append(Seat(name))
         self.game.check_seats([seat.name for seat in seats])
         return seats
 

@@ -12,11 +12,11 @@ import json
 import shlex
 from dataclasses import dataclass
 
-from ..match import parse_player
+from ..match import Seat, parse_player
 from ..report import move_report, to_move_text, view_json, view_text
 from ..rules import RuleError, get_game
 from ..rules.base import ALL
-from .hub import Hub, LiveTable, Seat
+from .hub import Hub, LiveTable
 
 EXIT_USAGE = 2
 
@@ -103,7 +103,7 @@ def _challenge(hub: Hub, player: str, args: list[str]) -> Result:
     seats = [Seat(name=player)]
     for text in names:
         info = parse_player(text, game)
-        seats.append(Seat(info.kind, info.name, info.level))
+        seats.append(info)
     table = hub.create_table(game.name, game.parse_cli_options(options), seats, creator=player)
     return _ok(f"{table.id}: {table.match.describe()}; {to_move_text(table.match)}")
 

@@ -191,7 +191,7 @@ class GameSession(asyncssh.SSHServerSession):
         except Exception:
             log.exception("the app of %s failed", self.player)
         finally:
-            app.release_tables(dropped=self.closed)
+            app.release_tables()
             self.service.sessions.discard(self)
             self._exit(0)
 
