@@ -254,9 +254,10 @@ class MonUnrailBot:
             tries += 1
             if seen and time.perf_counter() > self.deadline:
                 break
-            items = random_placement(grid, supply, self.rng)
-            if items is None:
+            drawn = random_placement(grid, supply, self.rng)
+            if drawn is None:
                 break
+            items = drawn
             if items in seen or items in finishing:
                 continue
             seen.add(items)

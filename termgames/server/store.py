@@ -123,7 +123,8 @@ class Store:
                 "INSERT INTO tables (game, options, seed, seats, creator, created) VALUES (?, ?, ?, ?, ?, ?)",
                 (game, json.dumps(options), seed, json.dumps(seats), creator, now_iso()),
             )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT sets it
+        return cursor.lastrowid
 
     def update_seats(self, table_id: int, seats: list[dict[str, Any]]) -> None:
         with self._transaction():

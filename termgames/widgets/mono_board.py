@@ -424,7 +424,7 @@ class MonoBoards(Board[MonoView]):
     def draft_text(self) -> str | None:
         if self.draft is None or None in self.draft:
             return None
-        return "".join(label(v) for v in self.draft)  # type: ignore[arg-type]
+        return "".join(label(v) for v in self.draft if v is not None)  # none is None: checked above
 
     # -- the overlay -----------------------------------------------------------
 
