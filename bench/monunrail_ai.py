@@ -34,11 +34,13 @@ from termgames.rules.monunrail import (  # noqa: E402
     MonUnrail,
     ParsedMove,
     cell_name,
+    start_grid,
+    trace_circuit,
+)
+from termgames.rules.monunrail_completion import (  # noqa: E402
     placements,
     random_placement,
     search_nodes,
-    start_grid,
-    trace_circuit,
 )
 from termgames.rules.monunrail_solver import Solver  # noqa: E402
 
@@ -143,7 +145,7 @@ def main(argv: list[str]) -> int:
     print(f"MonUnrail AI ({args.level}) vs {args.opponent} player, Python {platform.python_version()}, solver: {Solver().implementation}")
     game = MonUnrail()
     if args.search:
-        from termgames.rules.monunrail import _path_tables
+        from termgames.rules.monunrail_completion import _path_tables
 
         _path_tables()  # built once per process (~0.1 s): not part of any search
         survey_search(args.search, args.seed)

@@ -26,16 +26,18 @@ from termgames.rules.monunrail import (
     MonUnrail,
     MonUnrailState,
     cell_of,
-    find_completion,
-    finishing_placements,
     index_of,
     parse_cell,
     parse_move,
-    placements,
-    random_placement,
     start_grid,
     trace_circuit,
     track_problem,
+)
+from termgames.rules.monunrail_completion import (
+    find_completion,
+    finishing_placements,
+    placements,
+    random_placement,
 )
 from termgames.rules.monunrail_solver import Solver
 

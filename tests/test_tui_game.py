@@ -153,6 +153,7 @@ async def test_ai_against_ai_plays_to_the_end(tmp_path):
             if match.over:
                 break
         assert match.over
+        await pilot.pause()  # the table's news of the last move reaches the screen as a message
         assert "Game over" in str(app.screen.query_one("#status").render())
     assert load(path).over
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from ..rules import View
+from ..rules.copolymer import CopolymerView
 from ..widgets.copolymer_board import CopolymerBoard
 from .game import GameScreen
 
 
-class CopolymerScreen(GameScreen):
+class CopolymerScreen(GameScreen[CopolymerView]):
     board_class = CopolymerBoard
 
     BINDINGS = [
@@ -22,6 +22,6 @@ class CopolymerScreen(GameScreen):
         Binding("x,pagedown", "cursor('down_right')", "Down-right", show=False),
     ]
 
-    def move_at_cursor(self, view: View) -> str | None:
+    def move_at_cursor(self, view: CopolymerView) -> str | None:
         name = self.board.cursor_name()
         return name or None

@@ -12,24 +12,25 @@ player over SSH).  AI seats are the table's business, not the screen's.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Generic, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.geometry import Spacing
 from textual.message import Message
-from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from ..match import Seat
-from ..rules import RuleError, View, Viewer
+from ..messages import CursorMoved, MoveChosen, PanelChanged
+from ..rules import RuleError, Viewer
 from ..table import Table
-from ..widgets.board import BoardWidget
+from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
+from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -59,14 +60,19 @@ class TableNews(Message):
         self.text = text
 
 
-class GameScreen(Screen):
-    """Plays one table.  Subclasses set ``board_class`` and implement ``move_at_cursor``.
+class GameScreen(AppScreen[None], Generic[ViewT]):
+    """Plays one table of a game whose views are ``ViewT``: ``class MonoScreen(GameScreen[MonoView])``.
 
-    ``board_class`` is a BoardWidget, or a widget grouping one BoardWidget per
-    board that answers the same calls (show, redraw, cursor, legend).
+    Subclasses set ``board_class`` and implement ``move_at_cursor``.
+    ``board_class`` is a ``Board[ViewT]``: one BoardWidget, or a widget
+    grouping one BoardWidget per board that answers the same calls (show,
+    redraw, cursor, legend).  Its messages (``termgames.messages``) are
+    handled here: a cursor moved by the mouse redraws the panel, a move
+    chosen on the board is played, a changed legend is drawn again.
     """
 
-    board_class: ClassVar[type[Widget]] = BoardWidget
+    #: The board widget class (a ClassVar cannot name ``ViewT``: ``board`` gives it back typed).
+    board_class: ClassVar[type[Board[Any]]] = BoardWidget
     #: Hot-seat games with hidden boards hide everything between human seats.
     hides_information: ClassVar[bool] = False
 
@@ -87,7 +93,7 @@ class GameScreen(Screen):
         self.table = table
         self.ascii_only = ascii_only
         self.palette_name = palette
-        self.view: View | None = None
+        self.view: ViewT | None = None
         self.message = ""
         #: The table's generation when the view was drawn: news of a position already drawn needs no redraw.
         self._drawn_generation = -1
@@ -103,7 +109,7 @@ class GameScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(title_line(self.table.game.title, self.table.seats, self.ascii_only), id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with VerticalScroll(id="board-area"):
+            with BoardArea(id="board-area"):
                 yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line")
             yield SidePanel(id="side-panel")
@@ -111,8 +117,13 @@ class GameScreen(Screen):
         yield Footer()
 
     @property
-    def board(self) -> Any:
-        return self.query_one("#board")
+    def board(self) -> Board[ViewT]:
+        return self.query_one("#board", Board)
+
+    def view_of(self, seat: Viewer) -> ViewT:
+        """``seat``'s view of the table, as this screen's view type."""
+        # The table plays this screen's game (the registry pairs them), so its views are ViewT.
+        return cast(ViewT, self.table.view(seat))
 
     def on_mount(self) -> None:
         if self.ascii_only:
@@ -162,15 +173,15 @@ class GameScreen(Screen):
         """Redraw from a fresh view of the seat the keyboard belongs to."""
         self._drawn_generation = self.table.generation
         seat = self.table.viewing_seat()
-        if self._needs_privacy(seat):
+        if seat is not None and self._needs_privacy(seat):
             # The seat that just played sees its turn's result first; Enter then hides everything.
             self._handover_to = seat
-            self.view = self.table.view(self._shown_seat)
+            self.view = self.view_of(self._shown_seat)
             self.board.show(self.view)
             self.say(f"Your turn is over. Enter hides the boards for {self.table.names[seat]}.", error=False)
             return
         self._shown_seat = seat
-        self.view = self.table.view(seat)
+        self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
 
@@ -197,7 +208,7 @@ class GameScreen(Screen):
     def _privacy_done(self, _result: None) -> None:
         self._privacy_open = False
         seat = self._shown_seat
-        self.view = self.table.view(seat)
+        self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
 
@@ -244,7 +255,7 @@ class GameScreen(Screen):
 
     # -- moves ---------------------------------------------------------------
 
-    def move_at_cursor(self, view: View) -> str | None:
+    def move_at_cursor(self, view: ViewT) -> str | None:
         """The move the act key makes at the cursor, or None (with ``say``) if there is none."""
         raise NotImplementedError
 
@@ -253,13 +264,25 @@ class GameScreen(Screen):
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
 
+    # -- messages from the board -------------------------------------------
+
+    def on_cursor_moved(self, _message: CursorMoved) -> None:
+        self.update_panel()
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def on_move_chosen(self, message: MoveChosen) -> None:
+        self.submit(message.move)
+
+    def on_panel_changed(self, _message: PanelChanged) -> None:
+        self.update_panel()
+
     def scroll_to_cursor(self) -> None:
         """Big boards scroll: keep the cursor in sight."""
         region = self.board.cursor_region()
         if region is None:
             return
         board = self.board
-        area = self.query_one("#board-area", VerticalScroll)
+        area = self.query_one("#board-area", BoardArea)
         area.scroll_to_region(
             region.translate(board.virtual_region.offset + board.content_offset),
             spacing=Spacing(1, 2, 1, 2),
@@ -323,7 +346,7 @@ class GameScreen(Screen):
         game = self.table.game
         self.app.push_screen(HelpScreen(game.rules_text(), game.keys_text()))
 
-    def _report(self, callback: Any, *args: Any) -> None:
+    def _report(self, callback: Callable[..., None], *args: Any) -> None:
         """From a worker thread: run ``callback`` on the loop (nothing if the app has closed meanwhile)."""
         try:
             self.app.call_from_thread(callback, *args)

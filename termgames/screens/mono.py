@@ -17,8 +17,9 @@ from textual.binding import Binding
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ..rules import View
+from ..messages import CursorMoved
 from ..rules.base import ALL
+from ..rules.mono import MonoView
 from ..widgets.mono_board import MonoBoards, check_draft
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
@@ -40,7 +41,7 @@ def cell_beliefs(view: Any, board_seat: int, samples: int, seed: int) -> list:
     return infer(view, board_seat, samples=samples, seed=seed)
 
 
-class MonoScreen(GameScreen):
+class MonoScreen(GameScreen[MonoView]):
     board_class = MonoBoards
     hides_information = True
 
@@ -104,7 +105,7 @@ class MonoScreen(GameScreen):
 
     # -- moves -----------------------------------------------------------------
 
-    def move_at_cursor(self, view: View) -> str | None:
+    def move_at_cursor(self, view: MonoView) -> str | None:
         board = self.mono_board
         if board.board_seat == view.viewer:
             self.say("Move to an opponent's board (Tab) to probe it")
@@ -168,9 +169,9 @@ class MonoScreen(GameScreen):
         super().action_cursor(direction)
         self.request_beliefs()  # the cursor may have gone onto another board
 
-    def on_mono_boards_cursor_moved(self, _message: MonoBoards.CursorMoved) -> None:
-        self.update_panel()
-        self.request_beliefs()
+    def on_cursor_moved(self, _message: CursorMoved) -> None:
+        # GameScreen's handler runs too (Textual calls every class's): it redraws the panel.
+        self.request_beliefs()  # the click may have put the cursor on another board
 
     def action_end_turn(self) -> None:
         view = self.view
@@ -216,7 +217,7 @@ class MonoScreen(GameScreen):
         super().refresh_view()
         if self.table.over and self._handover_to is None and not self._privacy_open:
             # Nothing is secret once the game is over: every board, as the replay shows it.
-            self.view = self.table.view(ALL)
+            self.view = self.view_of(ALL)
             self.board.show(self.view)
             self.update_panel()
         self.request_beliefs()
@@ -289,7 +290,7 @@ class MonoScreen(GameScreen):
         self.deduce(key, self.view)
 
     @work(thread=True, exclusive=True, group="deduce")
-    def deduce(self, key: BeliefKey, view: View) -> None:
+    def deduce(self, key: BeliefKey, view: MonoView) -> None:
         try:
             beliefs = cell_beliefs(view, key[1], samples=BELIEF_SAMPLES, seed=0)
         except Exception as error:  # the overlay is a help: its failure must not end the game

@@ -5,18 +5,19 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from ..match import Match
 from ..rules.base import ALL
+from ..widgets.board import BoardArea
+from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
+from ..widgets.panel import SidePanel
 from . import game_screen_class
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
-from ..widgets.move_log import MoveLog
-from ..widgets.panel import SidePanel
 from .game import NARROW_WIDTH, title_line
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
@@ -62,7 +63,7 @@ class ReplayScreen(Screen):
         title = title_line(f"Replay: {self.match.game.title}", self.match.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with VerticalScroll(id="board-area"):
+            with BoardArea(id="board-area"):
                 yield board_class(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
             yield SidePanel(id="side-panel")
         yield Static("", id="message")

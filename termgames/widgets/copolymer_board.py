@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rich.style import Style
+from typing import Any
 
 from ..rules.copolymer import CopolymerView
-from .board import BoardWidget, Piece
+from .board import BoardWidget, Canvas, Piece
 from .palette import style
 
 #: Where each cursor direction goes from (row, diagonal).
@@ -19,10 +19,8 @@ HEX_STEPS = {
 }
 
 
-class CopolymerBoard(BoardWidget):
-    view: CopolymerView | None
-
-    def __init__(self, **kwargs):
+class CopolymerBoard(BoardWidget[CopolymerView]):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         #: (cell, column): the half-cell column a run of up/down moves that ended on cell aims for.
         self._goal: tuple[int, int] | None = None
@@ -129,14 +127,8 @@ class CopolymerBoard(BoardWidget):
         left = 4
         height = gap * len(board.rows) + 1
         width = left + board.width * step + 4
-        chars = [[" "] * width for _ in range(height)]
-        styles: list[list[Style]] = [[Style()] * width for _ in range(height)]
-
-        def put(line: int, x: int, text: str, look: Style) -> None:
-            for offset, char in enumerate(text):
-                if 0 <= x + offset < width:
-                    chars[line][x + offset] = char
-                    styles[line][x + offset] = look
+        canvas = Canvas(width, height)
+        put = canvas.put
 
         def line_of(row: int) -> int:
             return gap * (row + 1)
@@ -188,15 +180,5 @@ class CopolymerBoard(BoardWidget):
                 self._cursor_box = (line, x - 1, 3)
             put(line, x, mark, look)
 
-        lines: list[list[Piece]] = []
-        for line in range(height):
-            row_text, row_styles = chars[line], styles[line]
-            end = len("".join(row_text).rstrip())
-            pieces: list[Piece] = []
-            start = 0
-            for x in range(1, end + 1):
-                if x == end or row_styles[x] != row_styles[start]:
-                    pieces.append(("".join(row_text[start:x]), row_styles[start]))
-                    start = x
-            lines.append(pieces)
-        return lines
+        # Trailing spaces go whatever their style: the board is as wide as its widest row's marks.
+        return canvas.lines(trim="spaces")
