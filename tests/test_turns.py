@@ -58,6 +58,8 @@ class BidState(State):
         )
 
     def _apply(self, seat: int, move: str) -> State:
+        if move.startswith("fault "):
+            move = "0"  # a failed seat bids nothing this round
         if not move.isdigit():
             raise RuleError(f"{move!r} is not a bid")
         pending = tuple(int(move) if s == seat else bid for s, bid in enumerate(self.pending))
@@ -275,3 +277,20 @@ async def test_a_slow_move_is_checked_in_a_thread_and_recorded_on_the_loop():
     assert [m.move for m in table.match.moves] == ["4"]
     with pytest.raises(RuleError, match="not a bid"):
         await table.play_slow(1, "x")
+
+
+async def test_a_game_with_a_fault_move_goes_on_without_the_failed_seat(monkeypatch):
+    class Broken:
+        level = "normal"
+
+        def choose(self, view: View) -> str:
+            raise ValueError("crashed\nfor good")
+
+    monkeypatch.setattr(Bids, "fault_move", "fault")
+    table = bids_table(Seat("ann"), Seat("cpu", AI, "normal"))
+    table.runner._bots[(1, "normal")] = Broken()
+    table.start()
+    assert await until(lambda: table.match.moves)
+    assert [(m.seat, m.move) for m in table.match.moves] == [(1, "fault failed: crashed for good")]
+    table.play(0, "3")  # the round resolves: the failed seat bid nothing
+    assert table.match.state.totals == (3, 0)

@@ -227,7 +227,7 @@ class LiveTable:
             self.seats[seat] = replace(self.seats[seat], name=None)
             raise
         self.hub.store.update_seats(self.id, [s.to_dict() for s in self.seats])
-        self.runner.rewound()  # a new match object: decisions made on the old one are dropped
+        self.runner.start()  # the position is the same: an AI deciding goes on, its move is checked again
         self.broadcast("seats", f"{player} takes seat {seat + 1}")
         self.hub.lobby_changed()
         return seat
