@@ -271,7 +271,8 @@ async def test_a_slow_move_is_checked_in_a_thread_and_recorded_on_the_loop():
 
     table = bids_table(Seat("ann"), Seat("bob"))
     first = table.match.state
-    table.match.states[0] = SlowState(first.seats, first.seed, first.options, pending=first.pending, totals=first.totals)
+    slow = SlowState(first.seats, first.seed, first.options, pending=first.pending, totals=first.totals)
+    table.match.states[0] = slow
     await table.play_slow(0, "4")
     assert checked_on and checked_on[0] is not threading.main_thread()
     assert [m.move for m in table.match.moves] == ["4"]

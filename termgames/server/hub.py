@@ -106,7 +106,8 @@ class LiveTable:
 
     def match_seats(self) -> list[Seat]:
         """The seats as the match knows them: an open seat is called ``seat-N`` until someone takes it."""
-        return [seat.named(f"{OPEN_PREFIX}{number}") if seat.is_open else seat for number, seat in enumerate(self.seats, 1)]
+        seats = enumerate(self.seats, start=1)
+        return [seat.named(f"{OPEN_PREFIX}{number}") if seat.is_open else seat for number, seat in seats]
 
     @property
     def names(self) -> tuple[str, ...]:
