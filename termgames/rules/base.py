@@ -385,9 +385,6 @@ class Game(ABC):
     def rules_text(self) -> str:
         """The rules, the rulings a player would notice and the notation, as Markdown."""
 
-    def keys_text(self) -> str:
-        """The game's own keys beyond the common ones, as Markdown (may be empty)."""
-        return ""
 
 
 def default_seat_names(count: int) -> list[str]:

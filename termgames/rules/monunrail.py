@@ -974,29 +974,6 @@ canonical form: cells top to bottom, left to right.
   the game says whose opening move it now is.
 """
 
-KEYS = """\
-| key | action |
-|---|---|
-| arrows, h j k l | move the cursor |
-| t | building: the next kind of tile (straight, turn, crossroads), kinds that fit the cursor's cell first |
-| r | building: turn the tile (the ways round that fit first) |
-| Space | building: put the tile into your move, or take it back out (t and r on it change it); unrailing: pick a tile to remove, or unpick it |
-| Enter | place (or remove) the move you assembled; with none, the tile at the cursor alone |
-| Escape | clear the move being assembled |
-| i | call Impossible (asks first) |
-| s | swap: the pie rule, when offered (asks first) |
-| n | hint on or off: the nimber of the removal position and its winning moves; while building, the moves that complete the track and the value they leave, or the few ways left to complete it |
-
-Your move is drawn before you place it and checked at every step: the line
-under the board says what is wrong with it. Starting tiles have heavy
-lines; tiles not placed yet (your move, a completion found by Impossible)
-double lines. The corners of a cell mark the cursor `[ ]`, a tile of your
-move `+`, a tile picked for removal `x`, the last move `*` and the cells
-of winning moves `!`. The panel shows the supply left, the pie offer and
-whose opening move it is after a swap.
-"""
-
-
 def draw_random_supply(seed: int) -> tuple[int, int, int]:
     """Counts drawn from the seed (ruling 2): 4-12 straights, 4-12 turns, 1-6 crossroads, at least 16 in all."""
     rng = random.Random(f"{seed}:monunrail-supply")
@@ -1064,5 +1041,3 @@ class MonUnrail(Game):
     def rules_text(self) -> str:
         return RULES
 
-    def keys_text(self) -> str:
-        return KEYS

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Generic, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.geometry import Spacing
 from textual.message import Message
@@ -32,6 +32,7 @@ from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
+from .keys import keys_markdown
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -76,17 +77,26 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     #: Hot-seat games with hidden boards hide everything between human seats.
     hides_information: ClassVar[bool] = False
 
-    BINDINGS = [
-        Binding("left,h", "cursor('left')", "Left", show=False),
-        Binding("right,l", "cursor('right')", "Right", show=False),
-        Binding("up,k", "cursor('up')", "Up", show=False),
-        Binding("down,j", "cursor('down')", "Down", show=False),
-        Binding("enter,space", "act", "Act", key_display="Enter"),
-        Binding("u", "undo", "Undo"),
-        Binding("c", "palette", "Colours", show=False),
-        Binding("question_mark", "help", "Rules & keys", key_display="?"),
-        Binding("q", "quit_game", "Quit"),
+    #: The keys every game has.  The footer shows the ``description``s; the ``?`` help lists every
+    #: binding with its ``tooltip`` (``screens/keys.py``): the keys are written here and nowhere else.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "cursor('left')", "Left", show=False, tooltip="move the cursor"),
+        Binding("right,l", "cursor('right')", "Right", show=False, tooltip="move the cursor"),
+        Binding("up,k", "cursor('up')", "Up", show=False, tooltip="move the cursor"),
+        Binding("down,j", "cursor('down')", "Down", show=False, tooltip="move the cursor"),
+        Binding("enter,space", "act", "Act", key_display="Enter", tooltip="act: play the move at the cursor"),
+        Binding("u", "undo", "Undo", tooltip="undo (against the AI: your last move and its replies)"),
+        Binding("c", "palette", "Colours", show=False,
+                tooltip="cycle the colours: default, colour-blind safe, monochrome"),
+        Binding("tab", "app.focus_next", "Log", show=False,
+                tooltip="to the move log (its arrow keys scroll it) and back to the board"),
+        Binding("shift+tab", "app.focus_previous", "Log", show=False,
+                tooltip="to the move log (its arrow keys scroll it) and back to the board"),
+        Binding("question_mark", "help", "Rules & keys", key_display="?", tooltip="the rules and these keys"),
+        Binding("q", "quit_game", "Quit", tooltip="quit (asks first; the game is saved after every move)"),
     ]
+    #: What the board's marks mean, after the keys in the ``?`` help (Markdown).
+    HELP_NOTES: ClassVar[str] = ""
 
     def __init__(self, table: Table, *, ascii_only: bool = False, palette: str = "default") -> None:
         super().__init__()
@@ -344,8 +354,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self.notify(f"Colours: {self.palette_name}", timeout=1.5)
 
     def action_help(self) -> None:
-        game = self.table.game
-        self.app.push_screen(HelpScreen(game.rules_text(), game.keys_text()))
+        self.app.push_screen(HelpScreen(self.table.game.rules_text(), keys_markdown(type(self), self.HELP_NOTES)))
 
     def _report(self, callback: Callable[..., None], *args: Any) -> None:
         """From a worker thread: run ``callback`` on the loop (nothing if the app has closed meanwhile)."""

@@ -9,11 +9,11 @@ thread and is recomputed whenever the view changes while it is on.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -45,24 +45,59 @@ class MonoScreen(GameScreen[MonoView]):
     board_class = MonoBoards
     hides_information = True
 
-    BINDINGS = [
-        Binding("enter,space", "hide_boards", "Hide the boards", key_display="Enter"),
-        Binding("enter,space", "act", "Probe", key_display="Enter"),
-        Binding("enter,space", "confirm_layout", "Confirm", key_display="Enter"),
-        Binding("e", "end_turn", "End turn"),
-        Binding("r", "random", "Random"),
-        Binding("d", "deduce", "Deduce"),
-        Binding("tab", "next_board(1)", "Board", key_display="Tab"),
-        Binding("shift+tab", "next_board(-1)", "Board", show=False),
-        *[Binding(str(n), f"put({n})", "Region", key_display="1-9", show=n == 1) for n in range(1, 10)],
-        Binding("plus,equals_sign", "step_value(1)", "Label +/-", key_display="+/-"),
-        Binding("minus", "step_value(-1)", "Label -", show=False),
-        Binding("backspace", "clear_value(True)", "Clear", show=False),
-        Binding("delete", "clear_value(False)", "Clear", show=False),
-        Binding("R", "random_layout", "Random", key_display="R"),
-        Binding("u", "undo", "Undo", show=False),
-        Binding("question_mark", "help", "Help", key_display="?"),
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "hide_boards", "Hide the boards", key_display="Enter",
+                tooltip="hot seat, after your turn: hide the boards for the next player"),
+        Binding("enter,space", "act", "Probe", key_display="Enter",
+                tooltip="probe the position (your turn goes on until a decrease)"),
+        Binding("enter,space", "confirm_layout", "Confirm", key_display="Enter",
+                tooltip="layout: confirm the layout once it is valid"),
+        *[
+            Binding(keys, f"cursor('{direction}')", direction.capitalize(), show=False,
+                    tooltip="move on the board under the cursor, and off its edge onto the next opponent's")
+            for keys, direction in (("left,h", "left"), ("right,l", "right"), ("up,k", "up"), ("down,j", "down"))
+        ],
+        Binding("e", "end_turn", "End turn", tooltip="end the turn (pbmserv's `end`)"),
+        Binding("r", "random", "Random", tooltip="let random probes finish the turn"),
+        Binding("d", "deduce", "Deduce", tooltip="deduction overlay: each hidden cell's likeliest value, marked `?`"),
+        Binding("tab", "next_board(1)", "Board", key_display="Tab",
+                tooltip="next, previous opponent's board (3-4 players; else to the move log and back)"),
+        Binding("shift+tab", "next_board(-1)", "Board", show=False,
+                tooltip="next, previous opponent's board (3-4 players; else to the move log and back)"),
+        *[
+            Binding(str(n), f"put({n})", "Region", key_display="1-9", show=n == 1,
+                    tooltip="layout: put that region label in the cell and move on (reading order)")
+            for n in range(1, 10)
+        ],
+        Binding("plus,equals_sign", "step_value(1)", "Label +/-", key_display="+/-",
+                tooltip="layout: step the cell's label up or down (boards of 10+ regions)"),
+        Binding("minus", "step_value(-1)", "Label -", show=False,
+                tooltip="layout: step the cell's label up or down (boards of 10+ regions)"),
+        Binding("backspace", "clear_value(True)", "Clear", show=False,
+                tooltip="layout: clear the cell (Backspace on an empty cell: the one before)"),
+        Binding("delete", "clear_value(False)", "Clear", show=False,
+                tooltip="layout: clear the cell (Backspace on an empty cell: the one before)"),
+        Binding("R", "random_layout", "Random", key_display="R", tooltip="layout: a random layout"),
+        Binding("u", "undo", "Undo", show=False, tooltip="undo: not in Mono (a probe's value has been seen)"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
     ]
+    HELP_NOTES = """\
+A mouse click puts the cursor on a cell.
+
+On the boards, `*` after a value marks a cell uncovered by a random probe.
+The side panel lists the turn's values and what they would score now; after a
+turn, the value behind `|` is the one that ended it (it scores nothing).
+On your own board the cells your opponents have uncovered are bright, the
+others dim. With three or four players, an underlined value on an opponent's
+board is one you have not probed yet (you may still probe it). The overlay's
+guesses are italic with a `?`: bold when it is sure, dim when it is unsure;
+the line under the boards gives the odds for the cell under the cursor. A game
+made with `--no-hints` has no overlay.
+
+In hot-seat games a privacy screen hides every board while the keyboard
+passes to the next player. Probes cannot be undone: their values have been
+seen.
+"""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -13,11 +13,11 @@ nimber hint, computed in a thread as the AI players are.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
@@ -33,20 +33,37 @@ BUILD_ACTIONS = {"tile_kind", "rotate", "impossible"}
 class MonUnrailScreen(GameScreen[MonUnrailView]):
     board_class = MonUnrailBoard
 
-    BINDINGS = [
-        Binding("space", "pick_tile('add')", "Add", key_display="Space"),
-        Binding("space", "pick_tile('pick')", "Pick", key_display="Space"),
-        Binding("enter", "confirm('place')", "Place", key_display="Enter"),
-        Binding("enter", "confirm('remove')", "Remove", key_display="Enter"),
-        Binding("t", "tile_kind", "Tile", key_display="t/r"),
-        Binding("r", "rotate", "Rotate", show=False),
-        Binding("escape", "clear", "Clear", show=False),
-        Binding("s", "swap", "Swap"),
-        Binding("i", "impossible", "Impossible"),
-        Binding("n", "hint", "Hint"),
-        Binding("u", "undo", "Undo", show=False),
-        Binding("question_mark", "help", "Help", key_display="?"),
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "pick_tile('add')", "Add", key_display="Space",
+                tooltip="building: put the tile into your move, or take it back out (t and r on it change it)"),
+        Binding("space", "pick_tile('pick')", "Pick", key_display="Space",
+                tooltip="unrailing: pick a tile to remove, or unpick it"),
+        Binding("enter", "confirm('place')", "Place", key_display="Enter",
+                tooltip="place (or remove) the move you assembled; with none, the tile at the cursor alone"),
+        Binding("enter", "confirm('remove')", "Remove", key_display="Enter",
+                tooltip="place (or remove) the move you assembled; with none, the tile at the cursor alone"),
+        Binding("t", "tile_kind", "Tile", key_display="t/r",
+                tooltip="building: the next kind of tile (straight, turn, crossroads), kinds that fit the cursor's "
+                "cell first"),
+        Binding("r", "rotate", "Rotate", show=False, tooltip="building: turn the tile (the ways round that fit first)"),
+        Binding("escape", "clear", "Clear", show=False, tooltip="clear the move being assembled"),
+        Binding("s", "swap", "Swap", tooltip="swap: the pie rule, when offered (asks first)"),
+        Binding("i", "impossible", "Impossible", tooltip="call Impossible (asks first)"),
+        Binding("n", "hint", "Hint",
+                tooltip="hint on or off: the nimber of the removal position and its winning moves; while building, "
+                "the moves that complete the track and the value they leave, or the few ways left to complete it"),
+        Binding("u", "undo", "Undo", show=False, tooltip="undo (against the AI: your last move and its replies)"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
     ]
+    HELP_NOTES = """\
+Your move is drawn before you place it and checked at every step: the line
+under the board says what is wrong with it. Starting tiles have heavy
+lines; tiles not placed yet (your move, a completion found by Impossible)
+double lines. The corners of a cell mark the cursor `[ ]`, a tile of your
+move `+`, a tile picked for removal `x`, the last move `*` and the cells
+of winning moves `!`. The panel shows the supply left, the pie offer and
+whose opening move it is after a swap.
+"""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
