@@ -283,25 +283,18 @@ def test_the_store_and_the_hub_refuse_a_worker_thread(tmp_path):
 
 async def test_an_ai_seat_tells_the_table_it_is_thinking(tmp_path, monkeypatch):
     import asyncio
-    import threading
 
-    gate = threading.Event()
+    from bots import GatedBot
 
-    class GatedBot:
-        level = "easy"
-
-        def choose(self, view):
-            gate.wait(5)
-            return view.board.names[min(view.legal_cells())]
-
-    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: GatedBot())
+    bot = GatedBot()
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
     hub = make_hub(tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
     listener = Listener("alice", 0)
     live.subscribe(listener)
     live.play(0, "A1")
     assert live.thinking == {1} and ("thinking", "") in listener.events
-    gate.set()
+    bot.gate.set()
     for _ in range(100):
         await asyncio.sleep(0.02)
         if len(live.match.moves) == 2:
