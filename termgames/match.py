@@ -42,7 +42,7 @@ class Seat:
     def is_open(self) -> bool:
         return not self.is_ai and self.name is None
 
-    def named(self, name: str) -> "Seat":
+    def named(self, name: str) -> Seat:
         """This seat, or an open seat, with a name."""
         return replace(self, name=name)
 
@@ -61,7 +61,7 @@ class Seat:
         return {"kind": self.kind, "name": self.name, "level": self.level}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Seat":
+    def from_dict(cls, data: dict[str, Any]) -> Seat:
         return cls(data.get("name"), data.get("kind", HUMAN), data.get("level"))
 
 

@@ -22,6 +22,9 @@ decides when the computer players think, and nothing else does:
   where the rules show no seat the others' pending moves: what it decides on
   has not changed, and its decision holds.  A stale answer is dropped and the
   seat, if still to move, thinks again.
+* **Failures.**  A bot that raises or answers an illegal move is reported
+  (``error`` news); a game with a ``fault_move`` (Monad) then gets that move
+  for the seat, so a simultaneous turn goes on; otherwise the seat waits.
 * **Undo policy** (:func:`undo_ply`): undo goes back to just before the last
   move of the seats asking, and the AI replies after it go with it.
 
@@ -213,20 +216,29 @@ class TurnRunner:
             self._announce()
             return
         seat = decision.seat
-        name = self.host.match.names[seat]
         if answer.prepared is None:
-            self._failed.add(seat)
-            self._announce()
-            self.host.ai_news("error", f"{name} (AI) {answer.error}")
+            self._fail(seat, answer.error)
             return
         try:
             self.host.play_prepared(answer.prepared)  # the host calls moved(): the next decisions start there
         except RuleError as error:
-            self._failed.add(seat)
-            self._announce()
-            self.host.ai_news("error", f"{name} (AI) tried {answer.move}: {error}")
+            self._fail(seat, f"tried {answer.move}: {error}")
             return
         self._announce()
+
+    def _fail(self, seat: int, reason: str) -> None:
+        """An AI seat failed: say so; then the game's fault move for it, or it waits for an undo."""
+        match = self.host.match
+        self._failed.add(seat)
+        self._announce()
+        self.host.ai_news("error", f"{match.names[seat]} (AI) {reason}")
+        fault = match.game.fault_move
+        if fault is None:
+            return
+        try:
+            self.host.play_prepared(prepare_move(match.state, seat, f"{fault} {' '.join(reason.split())}"))
+        except RuleError as error:
+            self.host.ai_news("error", f"{match.names[seat]} (AI) could not even play {fault}: {error}")
 
     def _still_valid(self, decision: _Decision) -> bool:
         match = self.host.match

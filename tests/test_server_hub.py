@@ -283,29 +283,44 @@ def test_the_store_and_the_hub_refuse_a_worker_thread(tmp_path):
 
 async def test_an_ai_seat_tells_the_table_it_is_thinking(tmp_path, monkeypatch):
     import asyncio
-    import threading
 
-    gate = threading.Event()
+    from bots import GatedBot
 
-    class GatedBot:
-        level = "easy"
-
-        def choose(self, view):
-            gate.wait(5)
-            return view.board.names[min(view.legal_cells())]
-
-    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: GatedBot())
+    bot = GatedBot()
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
     hub = make_hub(tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
     listener = Listener("alice", 0)
     live.subscribe(listener)
     live.play(0, "A1")
     assert live.thinking == {1} and ("thinking", "") in listener.events
-    gate.set()
+    bot.gate.set()
     for _ in range(100):
         await asyncio.sleep(0.02)
         if len(live.match.moves) == 2:
             break
     assert live.match.moves[1].seat == 1 and live.thinking == frozenset()
     assert listener.events.count(("thinking", "")) == 2  # started, then done
+    hub.close()
+
+
+async def test_ai_seats_at_a_shared_table_keep_the_games_pace(tmp_path, monkeypatch):
+    """The hub's AI seats use the runner of the local game, Mono's slower pace between probes included."""
+    import asyncio
+    import time
+
+    from termgames.rules import Game
+    from termgames.rules.mono import Mono
+
+    assert Mono.ai_move_seconds > Game.ai_move_seconds  # Mono's probes stay in sight longer than a Copolymer claim
+    monkeypatch.setattr("termgames.rules.copolymer.Copolymer.ai_move_seconds", 0.2)
+    hub = make_hub(tmp_path)
+    started = time.monotonic()
+    live = hub.create_table("copolymer", {"size": 3}, [Seat("a", AI, "easy"), Seat("b", AI, "easy")], "alice")
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if len(live.match.moves) >= 3:
+            break
+    assert len(live.match.moves) >= 3
+    assert time.monotonic() - started >= 0.6  # three moves, each at least the game's 0.2 s
     hub.close()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from termgames.server.app import ServeApp
 from termgames.match import Seat
-from termgames.server.hub import Hub
-from termgames.server.store import Store
 from termgames.screens.dialogs import ConfirmScreen
 from termgames.screens.lobby import CreateTableScreen, LobbyScreen
 from termgames.screens.shared_game import SharedGameMixin
+from termgames.server.app import ServeApp
+from termgames.server.hub import Hub
+from termgames.server.store import Store
 
 SIZE = (100, 32)
 
@@ -114,18 +114,10 @@ async def test_a_finished_game_is_replayed_from_the_lobby(tmp_path):
 
 
 async def test_an_ai_seat_shows_thinking_at_a_shared_table(tmp_path, monkeypatch):
-    import threading
+    from bots import GatedBot
 
-    gate = threading.Event()
-
-    class GatedBot:
-        level = "easy"
-
-        def choose(self, view):
-            gate.wait(5)
-            return view.board.names[min(view.legal_cells())]
-
-    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: GatedBot())
+    bot = GatedBot()
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
     hub = make_hub(tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", "ai", "easy")], "alice")
     alice = ServeApp(hub=hub, player="alice")
@@ -136,7 +128,7 @@ async def test_an_ai_seat_shows_thinking_at_a_shared_table(tmp_path, monkeypatch
         await pilot.press("enter")  # she claims; the AI seat thinks
         await settle(pilot)
         assert "cpu is thinking" in str(alice.screen.query_one("#status").render())
-        gate.set()
+        bot.gate.set()
         for _ in range(50):
             await pilot.pause(0.02)
             if len(live.match.moves) == 2:

@@ -13,6 +13,7 @@ from termgames.match import Match, Seat
 from termgames.records import load
 from termgames.screens.dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from termgames.screens.game import GameScreen
+from bots import GatedBot
 from tui import board_text, settle
 
 
@@ -153,6 +154,7 @@ async def test_ai_against_ai_plays_to_the_end(tmp_path):
             if match.over:
                 break
         assert match.over
+        await pilot.pause()  # the table's news of the last move reaches the screen as a message
         assert "Game over" in str(app.screen.query_one("#status").render())
     assert load(path).over
 
@@ -237,21 +239,6 @@ async def test_privacy_screen_between_human_seats(tmp_path):
         await pilot.pause()
         assert app.screen is screen and screen.view.viewer == 1
         assert screen.board.text_lines()
-
-
-class GatedBot:
-    """A stand-in bot that thinks until the test lets it answer."""
-
-    level = "normal"
-
-    def __init__(self):
-        self.gate = threading.Event()
-        self.asked = threading.Event()
-
-    def choose(self, view):
-        self.asked.set()
-        assert self.gate.wait(5)
-        return view.board.names[min(view.legal_cells())]
 
 
 async def wait_for(pilot, condition, rounds: int = 100):

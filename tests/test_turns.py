@@ -58,6 +58,8 @@ class BidState(State):
         )
 
     def _apply(self, seat: int, move: str) -> State:
+        if move.startswith("fault "):
+            move = "0"  # a failed seat bids nothing this round
         if not move.isdigit():
             raise RuleError(f"{move!r} is not a bid")
         pending = tuple(int(move) if s == seat else bid for s, bid in enumerate(self.pending))
@@ -269,9 +271,27 @@ async def test_a_slow_move_is_checked_in_a_thread_and_recorded_on_the_loop():
 
     table = bids_table(Seat("ann"), Seat("bob"))
     first = table.match.state
-    table.match.states[0] = SlowState(first.seats, first.seed, first.options, pending=first.pending, totals=first.totals)
+    slow = SlowState(first.seats, first.seed, first.options, pending=first.pending, totals=first.totals)
+    table.match.states[0] = slow
     await table.play_slow(0, "4")
     assert checked_on and checked_on[0] is not threading.main_thread()
     assert [m.move for m in table.match.moves] == ["4"]
     with pytest.raises(RuleError, match="not a bid"):
         await table.play_slow(1, "x")
+
+
+async def test_a_game_with_a_fault_move_goes_on_without_the_failed_seat(monkeypatch):
+    class Broken:
+        level = "normal"
+
+        def choose(self, view: View) -> str:
+            raise ValueError("crashed\nfor good")
+
+    monkeypatch.setattr(Bids, "fault_move", "fault")
+    table = bids_table(Seat("ann"), Seat("cpu", AI, "normal"))
+    table.runner._bots[(1, "normal")] = Broken()
+    table.start()
+    assert await until(lambda: table.match.moves)
+    assert [(m.seat, m.move) for m in table.match.moves] == [(1, "fault failed: crashed for good")]
+    table.play(0, "3")  # the round resolves: the failed seat bid nothing
+    assert table.match.state.totals == (3, 0)

@@ -117,7 +117,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     # -- layout --------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static(title_line(self.table.game.title, self.table.seats, self.ascii_only), id="game-title", markup=False)
+        title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
+        yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
             with BoardArea(id="board-area"):
                 yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")

@@ -106,7 +106,8 @@ class LiveTable:
 
     def match_seats(self) -> list[Seat]:
         """The seats as the match knows them: an open seat is called ``seat-N`` until someone takes it."""
-        return [seat.named(f"{OPEN_PREFIX}{number}") if seat.is_open else seat for number, seat in enumerate(self.seats, 1)]
+        seats = enumerate(self.seats, start=1)
+        return [seat.named(f"{OPEN_PREFIX}{number}") if seat.is_open else seat for number, seat in seats]
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -227,7 +228,7 @@ class LiveTable:
             self.seats[seat] = replace(self.seats[seat], name=None)
             raise
         self.hub.store.update_seats(self.id, [s.to_dict() for s in self.seats])
-        self.runner.rewound()  # a new match object: decisions made on the old one are dropped
+        self.runner.start()  # the position is the same: an AI deciding goes on, its move is checked again
         self.broadcast("seats", f"{player} takes seat {seat + 1}")
         self.hub.lobby_changed()
         return seat
