@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from ..match import MoveRecord, now_iso
@@ -98,7 +99,7 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def _transaction(self):
+    def _transaction(self) -> _Transaction:
         require_thread(self.thread, "the store")
         return _Transaction(self.db)
 
@@ -187,5 +188,7 @@ class _Transaction:
     def __enter__(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")
 
-    def __exit__(self, kind, value, traceback) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
