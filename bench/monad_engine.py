@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from termgames.match import Match, SeatInfo  # noqa: E402
-from termgames.records import dumps, load, loads  # noqa: E402
-from termgames.rules.monad import (  # noqa: E402
+from termgames.match import Match, SeatInfo
+from termgames.records import dumps, load, loads
+from termgames.rules.monad import (
     DIRECTIONS,
     Board,
     Command,
@@ -39,7 +39,7 @@ from termgames.rules.monad import (  # noqa: E402
     parse_commands,
     resolve_turn,
 )
-from termgames.rules.monad.engine import hex_distance  # noqa: E402
+from termgames.rules.monad.engine import hex_distance
 
 
 def scripted_commands(board: Board, seat: int, rng: random.Random) -> list[Command]:

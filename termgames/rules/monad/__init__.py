@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..base import ALL, Game, OptionSpec, RuleError, State, View, Viewer
@@ -57,6 +58,15 @@ def parse_fault(text: str) -> str | None:
     if stripped[:5].lower() != FAULT or (len(stripped) > 5 and not stripped[5].isspace()):
         return None
     return " ".join(stripped[5:].split()) or "no reason given"
+
+
+@lru_cache(maxsize=1024)
+def _normalise(move: str) -> str:
+    """The canonical text of a move (records store it); a record's moves are canonical already."""
+    reason = parse_fault(move)
+    if reason is not None:
+        return f"{FAULT} {reason}"
+    return format_commands(parse_commands(move))
 
 
 def cell_name(board: Board, cell: int) -> str:
@@ -251,10 +261,7 @@ class MonadState(State):
     # -- moves -------------------------------------------------------------
 
     def normalise_move(self, seat: int, move: str) -> str:
-        reason = parse_fault(move)
-        if reason is not None:
-            return f"{FAULT} {reason}"
-        return format_commands(parse_commands(move))
+        return _normalise(move)
 
     def _apply(self, seat: int, move: str) -> MonadState:
         reason = parse_fault(move)

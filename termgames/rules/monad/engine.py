@@ -564,7 +564,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
             other = facing.get(back)
             if not other:
                 continue
-            lost = sent if sent < other else other
+            lost = min(other, sent)
             facing[key] = sent - lost
             facing[back] = other - lost
             units[cell] -= lost
