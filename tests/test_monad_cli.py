@@ -120,4 +120,4 @@ def test_show_text_draws_the_map(tmp_path: Path) -> None:
     record = new_record(tmp_path)
     result = run("show", str(record), "--ascii")
     assert result.exit_code == 0
-    assert "a1" in result.stdout and "b1" in result.stdout and "ann: 1 units" in result.stdout
+    assert "a 1" in result.stdout and "b 1" in result.stdout and "ann: 1 units" in result.stdout

@@ -168,7 +168,7 @@ class MonadView(View):
                     letter = SEAT_LETTERS[board.owner[cell]]
                     if hive >= 0:
                         letter = letter.upper()
-                    row.append(letter + (f"{units:<2}" if units < 100 else "++"))
+                    row.append(letter + (f"{units:>2}" if units < 100 else "++"))
                 elif hive >= 0:
                     row.append(SEAT_LETTERS[hive].upper() + "  ")
                 else:

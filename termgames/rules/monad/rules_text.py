@@ -141,6 +141,11 @@ These follow the original engine unless it contradicts the rulings:
   player is left in the match and it holds no hive, the match ends and it wins
   (nothing can change that any more).
 * A hive that is destroyed loses its production points; a new hive starts at 0.
+* Builders count toward production even if the hive's defence cost them
+  their lives that turn (the ruling counts the units given BUILD).
+* Mining an empty cell is dropped ("no resources left there"), so a bot sees
+  that its miners should move on.
+* Several commands may name the same cell, direction and action: they add up.
 * At the turn limit only units count (the original ranked by hives first; the
   rulings say units).
 * Maps are random from the seed; obstacles are scattered at random within the
@@ -171,7 +176,7 @@ per y with the top row first; a cell is `{"resources": r}` plus, when present,
 ## Text map (termgames show)
 
 Each cell is three characters: `a12` is 12 units of the first player (`b`,
-`c`, `d` the others), `A12` the same on its own hive, `A` alone a hive without
-units, a bare number the cell's resources (`.` none), `###` (or a shaded
+`c`, `d` the others; `a 5` five units, `a++` a hundred or more), `A12` the
+same on its own hive, `A` alone a hive without units, a bare number the cell's resources (`.` none), `###` (or a shaded
 block) an obstacle. Even rows are drawn shifted right, as on the hex grid.
 """
