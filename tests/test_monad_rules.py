@@ -435,6 +435,24 @@ def test_two_player_maps_are_rotation_symmetric(seed: int, obstacles: float) -> 
     assert (obstacles > 0) == any(board.obstacle)
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**40),
+    width=st.integers(6, 24),
+    height=st.integers(6, 24),
+    obstacles=st.sampled_from([0.0, 0.05, 0.25, 0.5]),
+)
+def test_two_player_maps_are_symmetric_at_turn_0(seed: int, width: int, height: int, obstacles: float) -> None:
+    board = make_map(width, height, 2, obstacles, seed)
+    cells = width * height
+    assert all(board.resources[c] == board.resources[cells - 1 - c] for c in range(cells))
+    assert all(board.obstacle[c] == board.obstacle[cells - 1 - c] for c in range(cells))
+    first, second = board.starts
+    assert first == cells - 1 - second and not board.obstacle[first]
+    assert board.units[first] == board.units[second] == 1 and board.bank == (100, 100)
+    assert all(0 <= r <= 50 for r in board.resources)
+
+
 @pytest.mark.parametrize("players", [3, 4])
 @pytest.mark.parametrize("obstacles", [0.0, 0.15])
 def test_three_and_four_player_regions_have_equal_totals(players: int, obstacles: float) -> None:
