@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from termgames.match import Match, SeatInfo
-from termgames.records import dumps, load, loads
+from termgames.records import dumps, loads
 from termgames.rules.monad import (
     DIRECTIONS,
     Board,
