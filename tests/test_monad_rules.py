@@ -496,14 +496,30 @@ def test_options() -> None:
 # --------------------------------------------------------------------------
 
 
+def toward(board: Board, cell: int, goal: int) -> str:
+    """The direction from ``cell`` that gets nearest ``goal``."""
+    x, y = board.xy(cell)
+    best, choice = hex_distance((x, y), board.xy(goal)), DIRECTIONS[0]
+    for direction in DIRECTIONS:
+        step = neighbour(x, y, direction, board.width, board.height)
+        if step is not None and hex_distance(step, board.xy(goal)) < best:
+            best, choice = hex_distance(step, board.xy(goal)), direction
+    return choice
+
+
 def random_commands(board: Board, seat: int, rng: random.Random) -> list[Command]:
-    """Mostly sensible commands for ``seat``, with some that must be dropped."""
+    """Mostly sensible commands for ``seat``, with some that must be dropped; big groups raid enemy hives."""
     commands = []
+    enemy_hives = [c for c in board.hive_cells if board.hive[c] != seat]
     for cell in board.occupied:
         if board.owner[cell] != seat:
             continue
         x, y = board.xy(cell)
         left = board.units[cell]
+        if enemy_hives and left >= 6 and rng.random() < 0.7:
+            goal = min(enemy_hives, key=lambda h: hex_distance((x, y), board.xy(h)))
+            commands.append(Command(x, y, left, "MOVE", toward(board, cell, goal)))
+            continue
         while left > 0 and rng.random() < 0.8:
             n = rng.randint(1, left + (1 if rng.random() < 0.1 else 0))
             roll = rng.random()
