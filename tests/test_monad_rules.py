@@ -394,8 +394,29 @@ def test_parse_and_format_round_trip() -> None:
     assert commands[0].as_list() == [3, 4, 2, "MOVE", "NE"] and commands[1].as_list() == [5, 5, 1, "MINE"]
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(-3, 70),
+            st.integers(-3, 70),
+            st.integers(-2, 10**6),
+            st.sampled_from(["MINE", "BUILD", *(f"MOVE {d}" for d in DIRECTIONS)]),
+        ),
+        max_size=12,
+    )
+)
+def test_canonical_text_reads_back_the_same_commands(items: list[tuple[int, int, int, str]]) -> None:
+    commands = [Command(x, y, n, *action.split()) for x, y, n, action in items]
+    text = format_commands(commands)
+    assert parse_commands(text) == commands
+    # The long way (spaces, lower case, other separators) reads the same commands.
+    loose = " ;\n ".join(f" {c.x} , {c.y}  {c.n} {c.action.lower()} {(c.direction or '').lower()}" for c in commands)
+    assert parse_commands(loose or "pass") == commands
+
+
 @pytest.mark.parametrize(
-    "text", ["3,4 2 MOVE", "3,4 2 MOVE UP", "3,4 MINE", "x,4 2 MINE", "3,4 2 MINE NE", "3,4 2 JUMP", "hello"]
+    "text", ["3,4 2 MOVE", "3,4 2 MOVE UP", "1,1 1 MOVE EE", "1,1 1 MINEX", "1,1 1 MINE; 2,2 1 JUMP", "3,4 MINE", "x,4 2 MINE", "3,4 2 MINE NE", "3,4 2 JUMP", "hello"]
 )
 def test_unreadable_commands_are_rule_errors(text: str) -> None:
     with pytest.raises(RuleError):

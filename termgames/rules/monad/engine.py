@@ -137,11 +137,37 @@ def _make_command(x: int, y: int, n: int, action: Any, direction: Any, shown: st
     return Command(x, y, n, action)
 
 
+#: The canonical notation (what records store), read in one pass over the whole text.
+_CANONICAL = re.compile(r"(-?\d{1,9}),(-?\d{1,9}) (-?\d{1,9}) (?:MOVE (NE|NW|SE|SW|E|W)|(MINE|BUILD))(?:; |$)")
+
+
+def _parse_canonical(text: str) -> tuple[Command, ...] | None:
+    """The commands of a move in the canonical form, or None to read it the long way."""
+    commands = []
+    position = 0
+    end = len(text)
+    match = _CANONICAL.match
+    while position < end:
+        found = match(text, position)
+        if found is None:
+            return None
+        x, y, n, direction, action = found.groups()
+        if direction is None:
+            commands.append(Command(int(x), int(y), int(n), action))
+        else:
+            commands.append(Command(int(x), int(y), int(n), "MOVE", direction))
+        position = found.end()
+    return tuple(commands)
+
+
 @lru_cache(maxsize=4096)
 def _parse_cached(text: str) -> tuple[Command, ...]:
     stripped = text.strip()
     if not stripped or stripped.lower() == "pass":
         return ()
+    fast = _parse_canonical(stripped)
+    if fast is not None:
+        return fast
     commands = []
     for part in re.split(r"[;\n]", stripped):
         part = part.strip()
