@@ -56,7 +56,10 @@ A move is the player's commands for one turn, separated by `;`:
 * `pass` (or nothing) — no command.
 
 Example: `3,4 2 MOVE NE; 5,5 1 MINE; 1,1 1 BUILD`. Words may be upper or
-lower case; records keep them in the form above. N is a whole number, at least 1.
+lower case, spaces are free around the numbers, and a new line may separate
+commands too; records keep each move in the form above. N is a whole number,
+at least 1; numbers have at most 9 digits. A move that cannot be read at all
+(`3,4 2 JUMP`) is refused and the player sends another.
 
 A cell may get several commands; they are taken in the order given. A command
 that can be read but not carried out is **dropped**, with the reason in the
