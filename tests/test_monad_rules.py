@@ -661,8 +661,8 @@ def test_simultaneous_turns_and_hidden_pending_commands() -> None:
     assert "18,18" not in match.view(0).last_action and "18,18" not in match.view(0).status
     ann_view, bob_view = monad_view(match, 0), monad_view(match, 1)
     assert ann_view.own_commands is None and bob_view.own_commands == (Command(18, 18, 1, "MINE"),)
-    with pytest.raises(RuleError):
-        match.play(1, "pass")  # bob has already sent this turn's commands
+    with pytest.raises(RuleError, match="bob has already sent commands for turn 1; waiting for ann"):
+        match.play(1, "pass")
     match.play(0, "1,1 1 build")
     assert match.state.board.turn == 1 and match.state.to_move() == (0, 1)  # type: ignore[attr-defined]
     assert match.view(0).moves == ((1, "18,18 1 MINE"), (0, "1,1 1 BUILD"))
@@ -686,5 +686,7 @@ def test_seats_that_are_out_are_not_asked() -> None:
     board = position(20, 20, 3, units={(5, 5): (0, 2), (15, 5): (2, 1)}, hives={(5, 5): 0})
     state = replace(start, board=board)
     assert state.to_move() == (0, 2)
+    with pytest.raises(RuleError, match="bob is out of the game"):
+        state.apply(1, "pass")
     after = state.apply(0, "pass").apply(2, "pass")
     assert after.board.turn == 1  # type: ignore[attr-defined]

@@ -263,6 +263,18 @@ class MonadState(State):
     def normalise_move(self, seat: int, move: str) -> str:
         return _normalise(move)
 
+    def apply(self, seat: int, move: str) -> MonadState:
+        if 0 <= seat < len(self.seats) and not self.result[0] and self.pending[seat] is not None:
+            waiting = " and ".join(self.seats[s] for s in self.to_move())
+            raise RuleError(
+                f"{self.seats[seat]} has already sent commands for turn {self.board.turn + 1}; waiting for {waiting}"
+            )
+        if 0 <= seat < len(self.seats) and not self.result[0] and not self.board.alive(seat):
+            raise RuleError(f"{self.seats[seat]} is out of the game: no hive and no unit left")
+        state = super().apply(seat, move)
+        assert isinstance(state, MonadState)
+        return state
+
     def _apply(self, seat: int, move: str) -> MonadState:
         reason = parse_fault(move)
         commands: tuple[Command, ...] = () if reason is not None else tuple(parse_commands(move))
