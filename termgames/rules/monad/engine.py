@@ -734,6 +734,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         for cell in hive_cells:
             count_list[hive[cell]] += 1
         counts = tuple(count_list)
+    produced_into: list[int] = []
     if hive_cells or destroyed:
         production_list = list(production)
         for cell in hive_cells:
@@ -744,6 +745,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
                 seat = hive[cell]
                 owner[cell] = seat
                 totals[seat] += made
+                produced_into.append(cell)
                 events.append((PRODUCED, cell, seat, made))
             production_list[cell] = points
         for cell in destroyed:
@@ -751,10 +753,15 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         production = tuple(production_list)
 
     # -- the occupied cells, from those this turn touched --
-    candidates = set(board.occupied)
-    candidates.update([t for t, _s, _n in moved])
-    candidates.update(hive_cells)
-    occupied = tuple(sorted([c for c in candidates if units[c] > 0]))
+    # The cells occupied before keep their order; cells empty at the start that hold units now
+    # (moves in, production on an empty hive) are added and the whole sorted again.
+    kept = [c for c in board.occupied if units[c] > 0]
+    gained = {t for t, _s, _n in moved if b_units[t] == 0}
+    gained.update([c for c in produced_into if b_units[c] == 0])
+    if gained:
+        kept.extend([c for c in gained if units[c] > 0])
+        kept.sort()
+    occupied = tuple(kept)
 
     new_board = Board(
         width=width,
