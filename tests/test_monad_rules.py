@@ -18,6 +18,7 @@ from termgames.rules.monad import (
     Command,
     MonadState,
     MonadView,
+    board_from_json,
     board_json,
     coerce_command,
     empty_board,
@@ -690,3 +691,22 @@ def test_seats_that_are_out_are_not_asked() -> None:
         state.apply(1, "pass")
     after = state.apply(0, "pass").apply(2, "pass")
     assert after.board.turn == 1  # type: ignore[attr-defined]
+
+
+def test_board_json_round_trip_and_observation() -> None:
+    match = play_random_match(3, 11, 25)
+    state = match.state
+    assert isinstance(state, MonadState)
+    board = state.board
+    data = board_json(board, match.names)
+    again = board_from_json(data, match.names)
+    for name in ("width", "height", "turn", "limit", "resources", "obstacle", "owner", "units", "hive", "production"):
+        assert getattr(again, name) == getattr(board, name), name
+    assert again.bank == board.bank and again.unit_totals == board.unit_totals
+    view = monad_view(match, 1)
+    seen = view.observation()
+    assert seen["seat"] == 1 and seen["me"] == "bob" and seen["players"] == ["ann", "bob", "cy"]
+    assert {k: v for k, v in seen.items() if k not in ("seat", "me", "players")} == data
+    assert view.board_json() == data
+    text = view.board_text(ascii=True)
+    assert text.isascii() and f"turn {board.turn} of 25" in text
