@@ -431,7 +431,16 @@ def test_coerce_command_forms() -> None:
     assert coerce_command({"x": 3, "y": 4, "n": 2, "action": "MOVE", "direction": "NE"}) == expected
     assert coerce_command("3,4 2 MOVE NE") == expected
     assert coerce_command([5, 5, 1, "MINE"]) == Command(5, 5, 1, "MINE")
-    for bad in ([1, 2], [1, 2, "3", "MINE"], {"x": 1}, 7, [1, 2, 3, "MOVE"], [True, 2, 3, "MINE"]):
+    for bad in (
+        [1, 2],
+        [1, 2, "3", "MINE"],
+        {"x": 1},
+        7,
+        [1, 2, 3, "MOVE"],
+        [True, 2, 3, "MINE"],
+        Command(1.5, 2, 3, "MINE"),  # type: ignore[arg-type]  # what a careless bot may build
+        Command(1, 2, 3, "MOVE", "UP"),
+    ):
         with pytest.raises(RuleError):
             coerce_command(bad)
 

@@ -208,9 +208,10 @@ def _whole(value: Any, what: str, shown: str) -> int:
 
 def coerce_command(obj: Any) -> Command:
     """A Command from what a bot returns: a Command, ``[x, y, n, "MOVE", "NE"]``, a dict or a string."""
-    if isinstance(obj, Command):
-        return _make_command(obj.x, obj.y, obj.n, obj.action, obj.direction, obj.text())
     shown = repr(obj)[:60]
+    if isinstance(obj, Command):
+        x, y, n = (_whole(v, w, shown) for v, w in ((obj.x, "x"), (obj.y, "y"), (obj.n, "n")))
+        return _make_command(x, y, n, obj.action, obj.direction, shown)
     if isinstance(obj, str):
         commands = parse_commands(obj)
         if len(commands) != 1:
