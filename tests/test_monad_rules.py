@@ -375,10 +375,16 @@ def test_turn_limit_most_units_wins_or_draw() -> None:
     assert outcome(after) == (True, (0, 1))
 
 
-def test_everyone_out_is_over_with_no_winner() -> None:
+def test_everyone_out_is_over_and_a_draw() -> None:
     board = position(units={(2, 4): (0, 5), (2, 5): (1, 5)})
     after, _ = resolve_turn(board, [cmds("2,4 5 MOVE SW"), cmds("2,5 5 MOVE NE")])
-    assert outcome(after) == (True, ())
+    assert outcome(after) == (True, (0, 1))
+
+
+def test_the_last_player_left_without_a_hive_wins() -> None:
+    board = position(units={(2, 4): (0, 6), (2, 5): (1, 5)})
+    after, _ = resolve_turn(board, [cmds("2,4 6 MOVE SW"), cmds("2,5 5 MOVE NE")])
+    assert after.hive_counts == (0, 0) and outcome(after) == (True, (0,))
 
 
 # --------------------------------------------------------------------------

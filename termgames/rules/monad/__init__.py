@@ -336,8 +336,8 @@ class MonadState(State):
         board = self.board
         over, winners = self.result
         if over:
-            if not winners:
-                return f"Game over after {board.turn} turns: nobody is left, nobody wins"
+            if not any(board.alive(s) for s in range(len(names))):
+                return f"Game over after {board.turn} turns: nobody is left, a draw"
             if len(winners) == 1:
                 w = winners[0]
                 return (

@@ -140,9 +140,10 @@ These follow the original engine unless it contradicts the rulings:
 * A player with no hive and no unit can never act again: it is out and is no
   longer asked for commands. A player who has lost its last hive but still has
   units keeps playing them and may build again.
-* If every player is out at once, the match ends and nobody wins. If only one
-  player is left in the match and it holds no hive, the match ends and it wins
-  (nothing can change that any more).
+* When nothing can change the result any more, the match ends at once with the
+  result the turn limit would give: if every player is out, a draw between all
+  (each has no unit); if only one player is left and it holds no hive, it wins
+  (its units can no longer be lost).
 * A hive that is destroyed loses its production points; a new hive starts at 0.
 * Builders count toward production even if the hive's defence cost them
   their lives that turn (the ruling counts the units given BUILD).
