@@ -28,6 +28,7 @@ from termgames.rules.monad import (
     neighbour_table,
     outcome,
     parse_commands,
+    parse_fault,
     resolve_turn,
 )
 from termgames.rules.monad.engine import (
@@ -693,6 +694,8 @@ def test_fault_is_an_empty_move_reported_as_dropped() -> None:
     report = match.state.last_report  # type: ignore[attr-defined]
     assert report.dropped == (("fault: timed out after 1.0 s",), ())
     assert match.moves[0].move == "fault timed out after 1.0 s"
+    assert parse_fault("fault " + "x" * 5000) == "x" * 297 + "..."
+    assert parse_fault("faulty 1,1 1 MINE") is None and parse_fault("FAULT") == "no reason given"
 
 
 def test_seats_that_are_out_are_not_asked() -> None:

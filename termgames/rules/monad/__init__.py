@@ -48,6 +48,7 @@ from .rules_text import RULES
 #: A move that stands for "this seat's commands were lost" (a bot that was late, crashed or sent garbage).
 FAULT = "fault"
 HIDDEN = "(commands hidden until the turn resolves)"
+MAX_FAULT_REASON = 300
 #: Letters that name the seats on the text map (a hive shows the capital).
 SEAT_LETTERS = "abcd"
 
@@ -57,7 +58,9 @@ def parse_fault(text: str) -> str | None:
     stripped = text.strip()
     if stripped[:5].lower() != FAULT or (len(stripped) > 5 and not stripped[5].isspace()):
         return None
-    return " ".join(stripped[5:].split()) or "no reason given"
+    reason = " ".join(stripped[5:].split()) or "no reason given"
+    # One line a player reads: a runaway bot's message does not fill the record.
+    return reason if len(reason) <= MAX_FAULT_REASON else reason[: MAX_FAULT_REASON - 3] + "..."
 
 
 @lru_cache(maxsize=1024)
