@@ -63,7 +63,7 @@ def parse_fault(text: str) -> str | None:
     return reason if len(reason) <= MAX_FAULT_REASON else reason[: MAX_FAULT_REASON - 3] + "..."
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _normalise(move: str) -> str:
     """The canonical text of a move (records store it); a record's moves are canonical already."""
     reason = parse_fault(move)

@@ -160,7 +160,7 @@ def _parse_canonical(text: str) -> tuple[Command, ...] | None:
     return tuple(commands)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)  # apply and normalise_move read the same text one after the other
 def _parse_cached(text: str) -> tuple[Command, ...]:
     stripped = text.strip()
     if not stripped or stripped.lower() == "pass":
