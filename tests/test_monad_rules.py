@@ -728,3 +728,12 @@ def test_board_json_round_trip_and_observation() -> None:
     assert view.board_json() == data
     text = view.board_text(ascii=True)
     assert text.isascii() and f"turn {board.turn} of 25" in text
+
+
+def test_long_moves_are_cut_in_the_log_text() -> None:
+    view = monad_view(Match("monad", {}, [SeatInfo("ann"), SeatInfo("bob")], 3), 0)
+    short = "1,1 1 BUILD"
+    assert view.log_text(short) == short
+    long = "; ".join(f"{x},1 1 MINE" for x in range(12))
+    cut = view.log_text(long)
+    assert cut.startswith("0,1 1 MINE; 1,1 1 MINE") and cut.endswith("; ... (12 commands)") and len(cut) < 70

@@ -49,6 +49,8 @@ from .rules_text import RULES
 FAULT = "fault"
 HIDDEN = "(commands hidden until the turn resolves)"
 MAX_FAULT_REASON = 300
+#: Longest move a move log shows whole.
+LOG_TEXT_LIMIT = 60
 #: Letters that name the seats on the text map (a hive shows the capital).
 SEAT_LETTERS = "abcd"
 
@@ -143,6 +145,16 @@ class MonadView(View):
 
     def board_json(self) -> dict[str, Any]:
         return board_json(self._board(), self.players)
+
+    def log_text(self, move: str, ply: int | None = None) -> str:
+        """A move as a log lists it: short moves whole, long ones cut after their first commands.
+
+        Bots send dozens of commands a turn; ``termgames monad trace`` has them all.
+        """
+        if len(move) <= LOG_TEXT_LIMIT:
+            return move
+        count = move.count(";") + 1
+        return move[: LOG_TEXT_LIMIT - 20].rsplit(";", 1)[0] + f"; ... ({count} commands)"
 
     def observation(self) -> dict[str, Any]:
         """What a bot in the viewer's seat gets this turn (the whole map, ruling 10)."""
