@@ -36,7 +36,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import msgpack
 
@@ -450,7 +450,8 @@ class Monad1Bot(ProgramBot):
         super().__init__([sys.executable, "bot.py"], folder, **limits)
         self.name = _seat_name(folder.name)
         self.description = f"monad1:{folder}"
-        self._resources: list[int] | None = None
+        self._resources: tuple[int, ...] | None = None
+        self._blank: list[dict[str, Any]] | None = None
 
     def start(self, seat: int, names: Sequence[str], board: Board) -> None:
         super().start(seat, names, board)
@@ -458,31 +459,50 @@ class Monad1Bot(ProgramBot):
             self.process.send(_frame(seat) + _frame(len(names)) + _frame([]))
 
     def encode(self, board: Board) -> bytes:
-        return _frame(self.state(board))
+        # Every seat usually gets the same bytes (same board, same resources sent before): encode once a turn.
+        cached = Monad1Bot._encoded
+        if cached is not None and cached[0] is board and cached[1] is self._resources:
+            self._resources = board.resources
+            return cached[2]
+        previous = self._resources
+        data = _frame(self.state(board))
+        Monad1Bot._encoded = (board, previous, data)
+        return data
+
+    #: (board, resources last sent, frame) of the last encoding, shared by the seats of a match.
+    _encoded: tuple[Board, tuple[int, ...] | None, bytes] | None = None
 
     def state(self, board: Board) -> dict[str, Any]:
+        """The turn's message; ``"r"`` only for cells whose resources changed since the last one sent."""
         width, height = board.width, board.height
-        obstacle, hive, owner, units, resources = board.obstacle, board.hive, board.owner, board.units, board.resources
+        hive, owner, units, resources = board.hive, board.owner, board.units, board.resources
         last = self._resources
-        rows = []
-        for y in range(height):
-            row = []
-            base = y * width
-            for index in range(base, base + width):
-                if obstacle[index]:
-                    row.append({"o": True})
-                    continue
-                cell: dict[str, Any] = {}
-                if hive[index] >= 0:
-                    cell["b"] = hive[index]
-                if last is None or last[index] != resources[index]:
-                    cell["r"] = resources[index]
-                if owner[index] >= 0 and units[index] > 0:
-                    cell["u"] = min(units[index], _INT64)
-                    cell["p"] = owner[index]
-                row.append(cell)
-            rows.append(row)
-        self._resources = list(resources)
+        if self._blank is None or len(self._blank) != width * height:
+            self._blank = [_OBSTACLE if blocked else _EMPTY for blocked in board.obstacle]
+        cells: list[dict[str, Any]] = list(self._blank)
+        if last is None:
+            changed: Iterable[int] = (i for i, blocked in enumerate(board.obstacle) if not blocked)
+        elif last is resources:
+            changed = ()
+        else:
+            changed = [i for i, (before, now) in enumerate(zip(last, resources)) if before != now]
+        special = set(changed)
+        special.update(board.occupied)
+        special.update(board.hive_cells)
+        for index in special:
+            if board.obstacle[index]:
+                continue
+            cell: dict[str, Any] = {}
+            if hive[index] >= 0:
+                cell["b"] = hive[index]
+            if last is None or last[index] != resources[index]:
+                cell["r"] = resources[index]
+            if owner[index] >= 0 and units[index] > 0:
+                cell["u"] = min(units[index], _INT64)
+                cell["p"] = owner[index]
+            cells[index] = cell
+        self._resources = resources
+        rows = [cells[y * width : (y + 1) * width] for y in range(height)]
         return {"m": rows, "r": [min(bank, _INT64) for bank in board.bank], "w": width, "h": height}
 
     def read_message(self, deadline: float) -> bytes:
@@ -494,6 +514,9 @@ class Monad1Bot(ProgramBot):
 
 
 _INT64 = (1 << 63) - 1
+#: Shared cell messages (msgpack packs an object as often as it appears).
+_EMPTY: dict[str, Any] = {}
+_OBSTACLE: dict[str, Any] = {"o": True}
 
 
 def _frame(value: Any) -> bytes:

@@ -53,8 +53,9 @@ class TurnEvent:
     #: The position after the turn.
     board: Board
     report: TurnReport
-    #: Each seat's move as recorded: its commands in the notation, or ``fault REASON``.
-    moves: tuple[str, ...]
+    #: Each seat's move as recorded: its commands in the notation, or ``fault REASON``
+    #: (None for a seat out of the match: no hive and no unit, so not asked).
+    moves: tuple[str | None, ...]
     #: Each seat's fault reason this turn (None when it answered).
     faults: tuple[str | None, ...]
     over: bool
@@ -157,11 +158,16 @@ class MonadMatch:
         self.options: dict[str, Any] = self.game.check_options(dict(options or {}))
         self.seed = int(seed)
         self.board: Board = make_map(
-            self.options["width"], self.options["height"], len(self.adapters), self.options["obstacles"], self.seed
+            self.options["width"],
+            self.options["height"],
+            len(self.adapters),
+            self.options["obstacles"],
+            self.seed,
+            limit=self.options["turns"],
         )
         self.initial: Board = self.board
         #: Each resolved turn's moves, one text per seat.
-        self.moves: list[tuple[str, ...]] = []
+        self.moves: list[tuple[str | None, ...]] = []
         self.winners: tuple[int, ...] = ()
         self.over = False
         self.seconds = 0.0
@@ -200,23 +206,31 @@ class MonadMatch:
 
     def _play_turn(self) -> TurnEvent:
         board = self.board
-        for adapter in self.adapters:
-            adapter.send(board)
-        commands = []
-        moves = []
-        faults: list[str | None] = []
-        for seat, adapter in enumerate(self.adapters):
-            answer = adapter.receive()
+        # A seat with neither hive nor unit can never act again: the rules no longer ask it (nor do we).
+        playing = [seat for seat in range(len(self.adapters)) if board.alive(seat)]
+        for seat in playing:
+            self.adapters[seat].send(board)
+        commands: list[list[Command]] = [[] for _ in self.adapters]
+        moves: list[str | None] = [None] * len(self.adapters)
+        faults: list[str | None] = [None] * len(self.adapters)
+        for seat in playing:
+            answer = self.adapters[seat].receive()
             if isinstance(answer, Fault):
-                commands.append([])
-                moves.append(FAULT_PREFIX + answer.reason)
-                faults.append(answer.reason)
-                self._last_fault[seat] = answer.reason
+                moves[seat] = FAULT_PREFIX + answer.reason
+                faults[seat] = self._last_fault[seat] = answer.reason
             else:
-                commands.append(answer)
-                moves.append(format_commands(answer))
-                faults.append(None)
+                commands[seat] = answer
+                moves[seat] = format_commands(answer)
         board, report = resolve_turn(board, commands)
+        if any(faults):
+            # As the rules' state reports it: the lost turn first among the seat's dropped commands.
+            report = TurnReport(
+                carried=report.carried,
+                dropped=tuple(
+                    ((f"fault: {fault}",) if fault else ()) + dropped for fault, dropped in zip(faults, report.dropped)
+                ),
+                events=report.events,
+            )
         self.board = board
         self.moves.append(tuple(moves))
         self.over, winners = outcome(board)
@@ -236,15 +250,6 @@ class MonadMatch:
 
     def result(self) -> MatchResult:
         board = self.board
-        players = len(self.adapters)
-        units = [0] * players
-        hives = [0] * players
-        for index, owner in enumerate(board.owner):
-            if owner >= 0:
-                units[owner] += board.units[index]
-        for owner in board.hive:
-            if owner >= 0:
-                hives[owner] += 1
         stats = [
             BotStats(name, adapter.description, adapter.seconds, adapter.faults, self._last_fault[seat])
             for seat, (name, adapter) in enumerate(zip(self.names, self.adapters))
@@ -256,8 +261,8 @@ class MonadMatch:
             turns=len(self.moves),
             over=self.over,
             winners=self.winners,
-            units=tuple(units),
-            hives=tuple(hives),
+            units=tuple(board.unit_totals),
+            hives=tuple(board.hive_counts),
             resources=tuple(board.bank),
             bots=stats,
             seconds=self.seconds,
@@ -285,6 +290,17 @@ class MonadMatch:
                 {"seat": self.names[seat], "move": move, "time": ""}
                 for turn in self.moves
                 for seat, move in enumerate(turn)
+                if move is not None
             ],
         }
+        if self.over:
+            # What Match.result() computes from the replayed state (records.from_dict compares them).
+            record["result"] = {
+                "scores": {name: _number(float(n)) for name, n in zip(self.names, self.board.unit_totals)},
+                "winners": [self.names[seat] for seat in self.winners],
+            }
         return record
+
+
+def _number(value: float) -> int | float:
+    return int(value) if value.is_integer() else value
