@@ -157,7 +157,7 @@ def test_processes_are_reaped_with_their_children(tmp_path):
         open("child.pid", "w").write(str(child.pid))
     """
     bot = JsonProgramBot(json_bot(tmp_path, behaviour))
-    match, _events = play([bot, "greedy"], turns=3)
+    play([bot, "greedy"], turns=3)
     child = int((tmp_path / "child.pid").read_text())
     assert bot.process.exit_status() is not None
     assert not _running(bot.process.pid)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]  # msgpack ships no type information
 
 from ...rules.base import RuleError
 from ...rules.monad.engine import (
@@ -244,7 +244,7 @@ def load_turn_function(path: Path) -> Callable[[dict[str, Any]], Any]:
                 instance = value()
             except Exception as error:  # noqa: BLE001
                 raise BotLoadError(f"{path}: {value.__name__}(): {type(error).__name__}: {error}") from None
-            return instance.turn  # type: ignore[no-any-return]  # idem
+            return instance.turn  # type: ignore[no-any-return,attr-defined]  # checked by getattr above
     raise BotLoadError(f"{path} defines no turn(observation) function and no class with a turn method")
 
 

@@ -57,7 +57,7 @@ class _Paths:
             return found
         far = len(self.table) + 1
         dist = [far] * len(self.table)
-        queue = deque()
+        queue: deque[int] = deque()
         for cell in targets:
             dist[cell] = 0
             queue.append(cell)
@@ -330,14 +330,14 @@ class SwarmStrategy:
         """Toward the richest free neighbour (a party mines there, then builds)."""
         best, best_value = -1, 0
         for direction, nb in enumerate(paths.table[cell]):
-            if nb >= 0 and not board.obstacle[nb] and board.hive[nb] < 0 and board.owner[nb] < 0:
-                if board.resources[nb] > best_value:
-                    best, best_value = direction, board.resources[nb]
+            free = nb >= 0 and not board.obstacle[nb] and board.hive[nb] < 0 and board.owner[nb] < 0
+            if free and board.resources[nb] > best_value:
+                best, best_value = direction, board.resources[nb]
         return best
 
     def _found_first(self, board: Board, seat: int, mine: list[int], paths: _Paths, bank: int) -> list[Command]:
         """No hive (yet, or any more): build one where the most units stand, else mine toward one."""
-        commands = []
+        commands: list[Command] = []
         if not mine:
             return commands
         biggest = max(mine, key=lambda c: (board.units[c], -c))
