@@ -7,7 +7,7 @@
 What it prints (targets from issue 10):
 
 * the engine alone re-applying the commands of a recorded 2000-turn match
-  (greedy vs greedy): turns a second (target >= 5,000);
+  (``bench/monad_engine.py``'s scripted match): turns a second (target >= 5,000);
 * a 2000-turn match between two built-in greedy bots in-process, bots and
   engine together: seconds (target < 2 s);
 * with ``--original DIR`` (a sample bot folder of the original platform,
@@ -38,25 +38,19 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # bench/monad_engine.py
 
 from termgames.ai.monad.match import MonadMatch  # noqa: E402
 from termgames.ai.monad.tournament import Game, run_games  # noqa: E402
-from termgames.rules.monad import make_map, parse_commands, resolve_turn  # noqa: E402
+from termgames.records import loads  # noqa: E402
 
 
 def engine_alone(turns: int = 2000, seed: int = 1) -> tuple[int, float]:
-    """Record a greedy-vs-greedy match, then time the engine re-applying its commands: (turns, seconds)."""
-    match = MonadMatch(["greedy", "greedy"], {"turns": turns}, seed)
-    match.run()
-    commands = [[parse_commands(move or "pass") for move in moves] for moves in match.moves]
-    best = float("inf")
-    for _ in range(3):
-        board = make_map(20, 20, 2, 0.0, seed, limit=turns)
-        began = time.perf_counter()
-        for turn in commands:
-            board, _report = resolve_turn(board, turn)
-        best = min(best, time.perf_counter() - began)
-    return len(commands), best
+    """The engine's own bench (bench/monad_engine.py): a recorded scripted match re-applied; (turns, turns/s)."""
+    from monad_engine import engine_turns_per_second, scripted_record, turns_of
+
+    board, commands = turns_of(loads(scripted_record(turns, seed)))
+    return len(commands), engine_turns_per_second(board, commands)
 
 
 def greedy_match(turns: int = 2000, seed: int = 1) -> tuple[int, float]:
@@ -155,8 +149,8 @@ def main() -> None:
     args = parser.parse_args()
 
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
-    turns, seconds = engine_alone(args.turns)
-    print(f"engine alone, re-applying a recorded {turns}-turn match: {turns / seconds:,.0f} turns/s  (target >= 5,000)")
+    turns, rate = engine_alone(args.turns)
+    print(f"engine alone, re-applying a recorded {turns}-turn match: {rate:,.0f} turns/s  (target >= 5,000)")
     turns, seconds = greedy_match(args.turns)
     print(f"greedy vs greedy in-process, {turns} turns: {seconds:.2f} s  (target < 2 s)")
 
