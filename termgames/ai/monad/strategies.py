@@ -176,7 +176,7 @@ class GreedyStrategy:
                 continue
             n = units[cell]
             if hive[cell] == seat:
-                boost = min(n, self.keep)
+                boost = max(min(n, self.keep), n // 2)
                 if n < BOOST_CAP:
                     commands.append(_act(board, cell, boost, "BUILD"))
                 rest = n - boost
@@ -292,7 +292,8 @@ class SwarmStrategy:
             if hive[cell] == seat:
                 out = 0
                 if cell == home and attack_now and to_target is not None:
-                    out = n - int(n * self.reserve)
+                    # Enough for the target with room to spare; the rest stays home and keeps multiplying.
+                    out = min(n - int(n * self.reserve), int(need * self.margin * 2) + 1)
                     direction = paths.step(cell, to_target)
                     if out > 0 and direction >= 0:
                         commands.append(_move(board, cell, out, direction))
@@ -309,9 +310,11 @@ class SwarmStrategy:
                 if n - out > 0 and n < BOOST_CAP:
                     commands.append(_act(board, cell, n - out, "BUILD"))
                 continue
-            # away from the hives: attackers go on, parties mine and found hives
-            if to_target is not None and (n > self.party or to_hive[cell] > 4):
-                direction = paths.step(cell, to_target)
+            # away from the hives: an army strikes the nearest enemy it can beat, else comes home
+            if n > self.party or to_hive[cell] > 4:
+                prey = self._prey(board, seat, paths, cell, n)
+                field = paths.distances(frozenset((prey,))) if prey >= 0 else to_hive
+                direction = paths.step(cell, field)
                 if direction >= 0:
                     commands.append(_move(board, cell, n, direction))
                     continue
@@ -325,6 +328,21 @@ class SwarmStrategy:
                 if direction >= 0:
                     commands.append(_move(board, cell, n, direction))
         return commands
+
+    def _prey(self, board: Board, seat: int, paths: _Paths, cell: int, n: int) -> int:
+        """The nearest enemy hive (or, with none, enemy units) that ``n`` units can beat; -1 for none."""
+        owner, units, hive = board.owner, board.units, board.hive
+        enemy_hives = [c for c in board.hive_cells if hive[c] != seat]
+        candidates = enemy_hives or [c for c in board.occupied if owner[c] != seat]
+        best, best_distance = -1, len(units) + 1
+        for target in candidates:
+            defenders = units[target] if owner[target] >= 0 and owner[target] != seat else 0
+            if n <= defenders + (10 if hive[target] >= 0 else 0):
+                continue
+            distance = paths.distances(frozenset((target,)))[cell]
+            if distance < best_distance:
+                best, best_distance = target, distance
+        return best
 
     def _party_direction(self, board: Board, cell: int, paths: _Paths) -> int:
         """Toward the richest free neighbour (a party mines there, then builds)."""
