@@ -216,6 +216,9 @@ class MonadMatch:
         faults: list[str | None] = [None] * len(self.adapters)
         for seat in playing:
             answer = self.adapters[seat].receive()
+            if not isinstance(answer, Fault) and not all(map(_writable, answer)):
+                answer = Fault(f"garbage: a number over {_LARGEST:,} in a command (the notation's limit)")
+                self.adapters[seat].faults += 1
             if isinstance(answer, Fault):
                 moves[seat] = FAULT_PREFIX + answer.reason
                 faults[seat] = self._last_fault[seat] = answer.reason
@@ -301,6 +304,14 @@ class MonadMatch:
                 "winners": [self.names[seat] for seat in self.winners],
             }
         return record
+
+
+#: The move notation reads at most nine digits a number: a record must replay.
+_LARGEST = 999_999_999
+
+
+def _writable(command: Command) -> bool:
+    return -_LARGEST <= command.n <= _LARGEST and -_LARGEST <= command.x <= _LARGEST and -_LARGEST <= command.y <= _LARGEST
 
 
 def _number(value: float) -> int | float:
