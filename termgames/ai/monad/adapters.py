@@ -351,6 +351,8 @@ class ProgramBot(BotAdapter):
                 break
             time.sleep(0.005)
         tail = self.process.stderr_tail()
+        if status == 0:
+            return "ended: the program exited (status 0) before the match was over"
         said = f" ({'exit status ' + str(status) if status is not None else 'output closed'})"
         return f"crashed{said}" + (f": {tail}" if tail else "")
 
