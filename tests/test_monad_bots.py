@@ -509,3 +509,10 @@ def test_commands_the_notation_cannot_carry_are_garbage(tmp_path):
     match, _events = play([json_bot(tmp_path, behaviour), "greedy"], turns=3)
     assert moves_of(match, 0)[1].startswith("fault garbage: a number over 999,999,999")
     assert replayed(match).state.board == match.board
+
+
+def test_a_big_map_reaches_two_program_bots_in_time(tmp_path):
+    bots = [json_bot(tmp_path / "a"), json_bot(tmp_path / "b")]
+    match = MonadMatch(bots, {"turns": 3, "width": 60, "height": 60}, 1)
+    events = list(match.turns())
+    assert all(fault is None for event in events for fault in event.faults)
