@@ -383,7 +383,8 @@ class JsonProgramBot(ProgramBot):
     def __init__(self, command: str | Sequence[str], folder: Path | None = None, **limits: Any) -> None:
         argv, folder_found = program_argv(command)
         super().__init__(argv, folder or folder_found, **limits)
-        self.name = _seat_name(Path(argv[-1]).stem if len(argv) > 1 else Path(argv[0]).name)
+        files = [Path(word) for word in argv[1:] if Path(word).is_file()]
+        self.name = _seat_name(files[0].stem if files else Path(argv[0]).name)
         self.description = " ".join(shlex.quote(word) for word in argv)
 
     def encode(self, board: Board) -> bytes:
