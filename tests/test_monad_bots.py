@@ -516,3 +516,10 @@ def test_a_big_map_reaches_two_program_bots_in_time(tmp_path):
     match = MonadMatch(bots, {"turns": 3, "width": 60, "height": 60}, 1)
     events = list(match.turns())
     assert all(fault is None for event in events for fault in event.faults)
+
+
+def test_a_move_too_long_for_the_record_is_garbage(tmp_path):
+    behaviour = "if turn == 2:\n    print(json.dumps([[1, 1, 1, 'MINE']] * 30000), flush=True)\n    continue"
+    match, _events = play([json_bot(tmp_path, behaviour), "greedy"], turns=3)
+    assert moves_of(match, 0)[1].startswith("fault garbage: 30000 commands")
+    assert replayed(match).state.board == match.board
