@@ -27,6 +27,8 @@ DIRECTIONS = ("E", "W", "NE", "NW", "SE", "SW")
 ACTIONS = ("MOVE", "MINE", "BUILD")
 #: Direction name -> index into a cell's neighbour tuple.
 DIRECTION_INDEX = {name: index for index, name in enumerate(DIRECTIONS)}
+MINE_CODE = 6
+BUILD_CODE = 7
 #: The direction that leads back (E <-> W, NE <-> SW, NW <-> SE), by index.
 OPPOSITE = (1, 0, 5, 4, 3, 2)
 
@@ -91,6 +93,17 @@ class Command:
     n: int
     action: str
     direction: str | None = None
+    #: The action as a number for the engine's hot loop: the direction's index for MOVE,
+    #: MINE_CODE, BUILD_CODE, or -1 when the action or direction is not one of the rules'.
+    code: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        action = self.action
+        if action == "MOVE":
+            code = DIRECTION_INDEX.get(self.direction, -1)  # type: ignore[arg-type]  # None -> -1
+        else:
+            code = MINE_CODE if action == "MINE" else BUILD_CODE if action == "BUILD" else -1
+        object.__setattr__(self, "code", code)
 
     def text(self) -> str:
         if self.action == "MOVE":
@@ -124,11 +137,37 @@ def _make_command(x: int, y: int, n: int, action: Any, direction: Any, shown: st
     return Command(x, y, n, action)
 
 
+#: The canonical notation (what records store), read in one pass over the whole text.
+_CANONICAL = re.compile(r"(-?\d{1,9}),(-?\d{1,9}) (-?\d{1,9}) (?:MOVE (NE|NW|SE|SW|E|W)|(MINE|BUILD))(?:; |$)")
+
+
+def _parse_canonical(text: str) -> tuple[Command, ...] | None:
+    """The commands of a move in the canonical form, or None to read it the long way."""
+    commands = []
+    position = 0
+    end = len(text)
+    match = _CANONICAL.match
+    while position < end:
+        found = match(text, position)
+        if found is None:
+            return None
+        x, y, n, direction, action = found.groups()
+        if direction is None:
+            commands.append(Command(int(x), int(y), int(n), action))
+        else:
+            commands.append(Command(int(x), int(y), int(n), "MOVE", direction))
+        position = found.end()
+    return tuple(commands)
+
+
 @lru_cache(maxsize=4096)
 def _parse_cached(text: str) -> tuple[Command, ...]:
     stripped = text.strip()
     if not stripped or stripped.lower() == "pass":
         return ()
+    fast = _parse_canonical(stripped)
+    if fast is not None:
+        return fast
     commands = []
     for part in re.split(r"[;\n]", stripped):
         part = part.strip()
@@ -169,9 +208,10 @@ def _whole(value: Any, what: str, shown: str) -> int:
 
 def coerce_command(obj: Any) -> Command:
     """A Command from what a bot returns: a Command, ``[x, y, n, "MOVE", "NE"]``, a dict or a string."""
-    if isinstance(obj, Command):
-        return _make_command(obj.x, obj.y, obj.n, obj.action, obj.direction, obj.text())
     shown = repr(obj)[:60]
+    if isinstance(obj, Command):
+        x, y, n = (_whole(v, w, shown) for v, w in ((obj.x, "x"), (obj.y, "y"), (obj.n, "n")))
+        return _make_command(x, y, n, obj.action, obj.direction, shown)
     if isinstance(obj, str):
         commands = parse_commands(obj)
         if len(commands) != 1:
@@ -485,11 +525,16 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     #: Per seat, positions in carried[seat] of commands dropped after the check (builds, mining).
     late: list[set[int]] = [set() for _ in range(players)]
     events: list[tuple[Any, ...]] = []
-    direction_index = DIRECTION_INDEX
 
     # -- ruling 4: check each command against the units not yet commanded --
     left = list(b_units)  # units not yet commanded this turn
-    groups: dict[int, int] = {}  # cell * 6 + direction -> units sent (a cell holds one seat's units)
+    units = list(b_units)  # units in each cell once those that move have left
+    owner = list(b_owner)
+    # A move toward a cell where another player's units stood may collide: such moves wait in
+    # ``facing`` (cell * 6 + direction -> units sent; a cell holds one seat's units).  Every other
+    # move leaves at once and is listed in ``moved`` as (target, seat, units).
+    facing: dict[int, int] = {}
+    moved: list[tuple[int, int, int]] = []
     builds: list[tuple[int, int, Command, int]] = []
     mines: list[tuple[int, int, Command, int]] = []
     for seat in range(players):
@@ -508,18 +553,24 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
             if b_owner[cell] != seat or n > free:
                 dropped[seat].append(_drop_reason(command, board, seat, free))
                 continue
-            action = command.action
-            if action == "MOVE":
-                direction = direction_index.get(command.direction, -1)  # type: ignore[arg-type]  # None -> -1
-                target = table[cell][direction] if direction >= 0 else -1
+            code = command.code
+            if 0 <= code < 6:  # MOVE, code being the direction
+                target = table[cell][code]
                 if target < 0 or b_obstacle[target]:
                     dropped[seat].append(_drop_reason(command, board, seat, free))
                     continue
-                key = cell * 6 + direction
-                groups[key] = groups.get(key, 0) + n
-            elif action == "MINE":
+                if b_owner[target] < 0 or b_owner[target] == seat:
+                    remaining = units[cell] - n
+                    units[cell] = remaining
+                    if remaining == 0:
+                        owner[cell] = -1
+                    moved.append((target, seat, n))
+                else:
+                    key = cell * 6 + code
+                    facing[key] = facing.get(key, 0) + n
+            elif code == MINE_CODE:
                 mines.append((seat, cell, command, len(accepted)))
-            elif action == "BUILD":
+            elif code == BUILD_CODE:
                 builds.append((seat, cell, command, len(accepted)))
             else:
                 dropped[seat].append(_drop_reason(command, board, seat, free))
@@ -527,43 +578,37 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
             left[cell] = free - n
             accepted.append(command)
 
-    units = list(b_units)
-    owner = list(b_owner)
     totals = list(board.unit_totals)
 
-    # -- collisions: groups of two seats moving into each other's cells --
-    for key, sent in groups.items():
-        if sent == 0:
-            continue
-        cell, direction = divmod(key, 6)
-        target = table[cell][direction]
-        back = target * 6 + OPPOSITE[direction]
-        other = groups.get(back)
-        if not other or b_owner[target] == b_owner[cell]:
-            continue
-        lost = sent if sent < other else other
-        groups[key] = sent - lost
-        groups[back] = other - lost
-        units[cell] -= lost
-        units[target] -= lost
-        if units[cell] == 0:
-            owner[cell] = -1
-        if units[target] == 0:
-            owner[target] = -1
-        totals[b_owner[cell]] -= lost
-        totals[b_owner[target]] -= lost
-        events.append((COLLISION, cell, b_owner[cell], sent, target, b_owner[target], other))
-
-    # -- moves: every group leaves its cell, then arrives --
-    moved: list[tuple[int, int, int]] = []
-    for key, sent in groups.items():
-        if sent:
+    if facing:
+        # -- collisions: groups of two seats moving into each other's cells --
+        for key, sent in facing.items():
+            if sent == 0:
+                continue
+            cell, direction = divmod(key, 6)
+            target = table[cell][direction]
+            back = target * 6 + OPPOSITE[direction]
+            other = facing.get(back)
+            if not other:
+                continue
+            lost = min(other, sent)
+            facing[key] = sent - lost
+            facing[back] = other - lost
+            units[cell] -= lost
+            units[target] -= lost
+            totals[b_owner[cell]] -= lost
+            totals[b_owner[target]] -= lost
+            events.append((COLLISION, cell, b_owner[cell], sent, target, b_owner[target], other))
+        # -- the moves that waited leave their cells --
+        for key, sent in facing.items():
             cell, direction = divmod(key, 6)
             remaining = units[cell] - sent
             units[cell] = remaining
             if remaining == 0:
                 owner[cell] = -1
-            moved.append((table[cell][direction], b_owner[cell], sent))
+            if sent:
+                moved.append((table[cell][direction], b_owner[cell], sent))
+
     # Arrivals merge into the cell unless another player's units or hive are there: then the cell
     # is contested and lists every seat present, for the cell's update.
     contested: dict[int, dict[int, int]] = {}
@@ -591,31 +636,32 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     bonus: dict[int, int] = {}
     new_hives: list[int] = []
     if builds:
-        hive_list = list(hive)
-        production_list = list(production)
-        bank_list = list(bank)
-        had_list = list(had_hive)
+        hive_list: list[int] | None = None  # copied on the first hive built
         for seat, cell, command, position in builds:
-            if hive_list[cell] < 0:
+            if (hive if hive_list is None else hive_list)[cell] < 0:
                 if cell in contested:
                     dropped[seat].append(f"{command.text()}: another player's units came into the cell")
                     late[seat].add(position)
                     continue
-                if bank_list[seat] < HIVE_COST:
-                    dropped[seat].append(
-                        f"{command.text()}: a hive costs {HIVE_COST} resources, you have {bank_list[seat]}"
-                    )
+                if bank[seat] < HIVE_COST:
+                    dropped[seat].append(f"{command.text()}: a hive costs {HIVE_COST} resources, you have {bank[seat]}")
                     late[seat].add(position)
                     continue
-                bank_list[seat] -= HIVE_COST
+                if hive_list is None:
+                    hive_list = list(hive)
                 hive_list[cell] = seat
-                production_list[cell] = 0
-                had_list[seat] = True
+                bank = bank[:seat] + (bank[seat] - HIVE_COST,) + bank[seat + 1 :]
+                if not had_hive[seat]:
+                    had_hive = had_hive[:seat] + (True,) + had_hive[seat + 1 :]
                 new_hives.append(cell)
                 events.append((HIVE_BUILT, cell, seat))
             bonus[cell] = bonus.get(cell, 0) + command.n
-        if new_hives:
-            hive, production, bank, had_hive = tuple(hive_list), tuple(production_list), tuple(bank_list), tuple(had_list)
+        if hive_list is not None:
+            hive = tuple(hive_list)
+            production_list = list(production)
+            for cell in new_hives:
+                production_list[cell] = 0
+            production = tuple(production_list)
 
     # -- mining --
     resources = board.resources
@@ -689,6 +735,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         for cell in hive_cells:
             count_list[hive[cell]] += 1
         counts = tuple(count_list)
+    produced_into: list[int] = []
     if hive_cells or destroyed:
         production_list = list(production)
         for cell in hive_cells:
@@ -699,6 +746,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
                 seat = hive[cell]
                 owner[cell] = seat
                 totals[seat] += made
+                produced_into.append(cell)
                 events.append((PRODUCED, cell, seat, made))
             production_list[cell] = points
         for cell in destroyed:
@@ -706,10 +754,15 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         production = tuple(production_list)
 
     # -- the occupied cells, from those this turn touched --
-    candidates = set(board.occupied)
-    candidates.update([t for t, _s, _n in moved])
-    candidates.update(hive_cells)
-    occupied = tuple(sorted([c for c in candidates if units[c] > 0]))
+    # The cells occupied before keep their order; cells empty at the start that hold units now
+    # (moves in, production on an empty hive) are added and the whole sorted again.
+    kept = [c for c in board.occupied if units[c] > 0]
+    gained = {t for t, _s, _n in moved if b_units[t] == 0}
+    gained.update([c for c in produced_into if b_units[c] == 0])
+    if gained:
+        kept.extend([c for c in gained if units[c] > 0])
+        kept.sort()
+    occupied = tuple(kept)
 
     new_board = Board(
         width=width,
