@@ -523,3 +523,37 @@ def test_a_move_too_long_for_the_record_is_garbage(tmp_path):
     match, _events = play([json_bot(tmp_path, behaviour), "greedy"], turns=3)
     assert moves_of(match, 0)[1].startswith("fault garbage: 30000 commands")
     assert replayed(match).state.board == match.board
+
+
+DATACLASS_BOT = """\
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Memory:
+    turns: int = 0
+
+
+MEMORY = Memory()
+
+
+def turn(observation: dict) -> list:
+    MEMORY.turns += 1
+    return []
+"""
+
+
+def test_the_same_file_on_two_seats_with_a_dataclass(tmp_path):
+    path = tmp_path / "remember.py"
+    path.write_text(DATACLASS_BOT)
+    match, _events = play([str(path), str(path)], turns=3)
+    assert match.names == ("remember", "remember-2")
+    assert all(move == "pass" for turn in match.moves for move in turn)
+
+
+def test_tournament_in_worker_processes():
+    standings, results = tournament(["swarm", "random"], rounds=1, jobs=2, options={"turns": 100})
+    assert [r.error for r in results] == ["", ""]
+    assert sum(s.games for s in standings) == 4

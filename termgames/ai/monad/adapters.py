@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import itertools
 import json
 import shlex
 import shutil
@@ -226,14 +227,20 @@ def load_turn_function(path: Path) -> Callable[[dict[str, Any]], Any]:
     """The ``turn`` callable a bot file defines: a function, or the method of an instance of its class."""
     if not path.is_file():
         raise BotLoadError(f"{path}: no such file")
-    module_name = f"termgames_monad_bot_{abs(hash(str(path.resolve())))}"
+    # A fresh module each time (two seats may play the same file), registered while it runs:
+    # dataclasses and pickling look their module up in sys.modules.
+    module_name = f"termgames_monad_bot_{next(_LOADED)}_{_seat_name(path.stem)}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise BotLoadError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as error:  # noqa: BLE001 - any error in the bot's file is reported in one line
+    except BaseException as error:
+        del sys.modules[module_name]
+        if not isinstance(error, Exception):
+            raise
         raise BotLoadError(f"{path}: {type(error).__name__}: {error}") from None
     function = getattr(module, "turn", None)
     if callable(function) and not inspect.isclass(function):
@@ -246,6 +253,9 @@ def load_turn_function(path: Path) -> Callable[[dict[str, Any]], Any]:
                 raise BotLoadError(f"{path}: {value.__name__}(): {type(error).__name__}: {error}") from None
             return instance.turn  # type: ignore[no-any-return,attr-defined]  # checked by getattr above
     raise BotLoadError(f"{path} defines no turn(observation) function and no class with a turn method")
+
+
+_LOADED = itertools.count(1)
 
 
 class BotLoadError(Exception):
