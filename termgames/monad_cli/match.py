@@ -78,7 +78,11 @@ def match_command(
             result = _run_with_progress(match)
     except KeyboardInterrupt:
         match.close()
-        print("termgames: interrupted", file=sys.stderr)
+        if out is not None and match.moves:
+            _write_record(out, match.record())  # the turns played so far: a record of an unfinished match
+            print(f"termgames: interrupted after {len(match.moves)} turns; record written to {out}", file=sys.stderr)
+        else:
+            print("termgames: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None
     print(result.summary())
     if out is not None:
