@@ -108,7 +108,13 @@ def original_engine(folder: Path, seeds: int) -> tuple[int, float, str]:
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
         for _ in range(seeds):
             done = subprocess.run(
-                [sys.executable, str(driver)], cwd=scratch, env=env, capture_output=True, text=True, timeout=600
+                [sys.executable, str(driver)],
+                cwd=scratch,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
             )
             lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
             if done.returncode != 0 or not lines:
@@ -169,7 +175,10 @@ def main() -> None:
         our_rate, their_rate = ours[0] / ours[1], theirs[0] / theirs[1]
         print(f"{folder.name} (subprocess) on both seats:")
         print(f"  termgames: {ours[0]} turns in {ours[1]:.2f} s = {our_rate:,.0f} turns/s (units at the end {ours[2]})")
-        print(f"  original:  {theirs[0]} turns in {theirs[1]:.2f} s = {their_rate:,.0f} turns/s (units at the end {theirs[2]})")
+        print(
+            f"  original:  {theirs[0]} turns in {theirs[1]:.2f} s = {their_rate:,.0f} turns/s"
+            f" (units at the end {theirs[2]})"
+        )
         print(f"  ratio: {our_rate / their_rate:.2f}x  (target >= 1.5x)")
 
     if args.games > 0:

@@ -44,7 +44,9 @@ def match_command(
     height: Optional[int] = HeightOption,
     obstacles: Optional[float] = ObstaclesOption,
     turns: Optional[int] = TurnsOption,
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the match record here (termgames replay/show/monad trace read it)."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Write the match record here (termgames replay/show/monad trace read it)."
+    ),
     watch: bool = typer.Option(False, "--watch", help="Watch the match live in the terminal."),
     ascii_mode: bool = typer.Option(False, "--ascii", help="With --watch: plain ASCII drawing."),
     palette: str = typer.Option("default", "--palette", help="With --watch: colours default, colourblind or mono."),
@@ -138,7 +140,8 @@ def _run_with_progress(match: Any) -> Any:
             if event.turn % 10 == 0 or event.over:
                 board = event.board
                 totals = "  ".join(
-                    f"{name} {board.unit_totals[seat]}u/{board.hive_counts[seat]}h" for seat, name in enumerate(match.names)
+                    f"{name} {board.unit_totals[seat]}u/{board.hive_counts[seat]}h"
+                    for seat, name in enumerate(match.names)
                 )
                 progress.update(task, completed=event.turn, totals=totals)
     return match.result()

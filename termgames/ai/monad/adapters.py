@@ -142,7 +142,8 @@ def commands_from(value: Any) -> list[Command]:
     if isinstance(value, dict) and "commands" in value:
         value = value["commands"]
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"expected a list of commands, got {type(value).__name__}")
+        # ValueError, not TypeError: one error kind for every unreadable answer
+        raise ValueError(f"expected a list of commands, got {type(value).__name__}")  # noqa: TRY004
     return [coerce_command(item) for item in value]
 
 
@@ -548,11 +549,12 @@ def _frame(value: Any) -> bytes:
 def monad1_commands(value: Any) -> list[Command]:
     """The commands of an original-protocol answer (ValueError naming the first unreadable one)."""
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"expected a list of commands, got {type(value).__name__}")
+        # ValueError, not TypeError: one error kind for every unreadable answer
+        raise ValueError(f"expected a list of commands, got {type(value).__name__}")  # noqa: TRY004
     commands = []
     for number, item in enumerate(value, start=1):
         if not isinstance(item, dict):
-            raise ValueError(f"command {number} is not a map")
+            raise ValueError(f"command {number} is not a map")  # noqa: TRY004 - idem
         try:
             location, action, direction, count = item["l"], item["c"], item.get("d", MONAD1_NONE), item["n"]
         except KeyError as error:

@@ -182,9 +182,7 @@ class GreedyStrategy:
         owner, units, hive, resources = board.owner, board.units, board.hive, board.resources
         my_hives = frozenset(c for c in board.hive_cells if hive[c] == seat)
         if board.turn - self._mine_turn >= self.refresh or board.turn < self._mine_turn:
-            self._mine_targets = frozenset(
-                c for c in range(len(resources)) if resources[c] > 0 and hive[c] < 0
-            )
+            self._mine_targets = frozenset(c for c in range(len(resources)) if resources[c] > 0 and hive[c] < 0)
             self._mine_turn = board.turn
         to_mine = paths.distances(self._mine_targets) if self._mine_targets else None
         to_hive = paths.distances(my_hives) if my_hives else None
