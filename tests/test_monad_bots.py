@@ -203,7 +203,7 @@ def test_program_runs_in_its_folder_with_a_clean_environment(tmp_path, monkeypat
     assert Path(seen["cwd"]) == folder.resolve()
     assert seen["env"]["HOME"] == str(folder.resolve())
     assert "SECRET_TOKEN" not in seen["env"]
-    assert set(seen["env"]) - {"LC_CTYPE"} <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED"}
+    assert set(seen["env"]) - {"LC_CTYPE"} <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE"}
 
 
 def test_an_unknown_bot_is_one_clear_error():
@@ -513,7 +513,7 @@ def test_environment_for_tests_is_not_leaking_os_environ():
     from termgames.ai.monad.process import clean_environment
 
     env = clean_environment(Path("/tmp"))
-    assert set(env) == {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED"}
+    assert set(env) == {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE"}
     assert env["PATH"] == os.environ.get("PATH", os.defpath)
 
 
