@@ -173,9 +173,6 @@ class LocalTable:
     def local_humans(self) -> list[int]:
         return self.match.human_seats()
 
-    def ai_seats(self) -> list[int]:
-        return [seat for seat, info in enumerate(self.match.seats) if info.is_ai]
-
     def viewing_seat(self) -> Viewer:
         """Whose view the screen shows: the human to move, else the last human who moved."""
         humans = self.local_humans()
@@ -207,9 +204,8 @@ class LocalTable:
         self._moved()
 
     def undo(self) -> str:
-        """Undo: against AIs, back to before the last human move; hot-seat, one move."""
-        humans = self.local_humans()
-        ply = undo_ply(self.match, humans if self.ai_seats() and humans else None)
+        """Undo (``termgames.turns.undo_ply``): against AIs, back to before the last human move; hot-seat, one move."""
+        ply = undo_ply(self.match, self.local_humans())
         if ply is None:
             raise RuleError("Nothing to undo")
         self.match.truncate(ply)

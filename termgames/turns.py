@@ -82,13 +82,16 @@ class _Answer:
     error: str
 
 
-def undo_ply(match: Match, seats: Sequence[int] | None) -> int | None:
-    """Where undo for ``seats`` goes (None: any seat): just before the last move one of them made.
+def undo_ply(match: Match, asking: Sequence[int]) -> int | None:
+    """Where an undo asked by the seats ``asking`` (those at one keyboard) goes: the undo policy of every table.
 
-    Against AIs the human's own move comes back, with the AI replies after it;
-    hot-seat (``seats`` None) one move.  None when there is nothing to undo.
+    Back to just before the last move one of them made, with the AI replies
+    after it: against AIs the human's own move comes back; hot-seat (every
+    seat asking) one move; at a shared table the asking player's last move.
+    With nobody asking (AIs playing each other) the last move.  None when
+    there is nothing to undo.
     """
-    return match.undo_ply_for(range(len(match.seats)) if seats is None else seats)
+    return match.undo_ply_for(asking or range(len(match.seats)))
 
 
 class TurnRunner:

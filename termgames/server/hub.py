@@ -237,7 +237,7 @@ class LiveTable:
         """Ask to take back ``seat``'s last move; the other human players accept or refuse.
 
         RuleError when there is nothing to undo or an undo is waiting already."""
-        ply = undo_ply(self.match, [seat])
+        ply = undo_ply(self.match, [seat])  # this player's last move, and the AI replies after it
         if ply is None:
             raise RuleError("Nothing to undo")
         if self.undo_request is not None and self.undo_request.generation == self.generation:
