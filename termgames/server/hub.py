@@ -57,7 +57,7 @@ def valid_player_name(name: str) -> bool:
 
 
 # --------------------------------------------------------------------------
-# Seats and subscribers
+# Subscribers
 # --------------------------------------------------------------------------
 
 
@@ -86,6 +86,12 @@ class UndoRequest:
 
 
 class LiveTable:
+    """One shared table: its authoritative match, seats, subscribers, chat, undo request and turn runner.
+
+    The runner's host (:class:`~termgames.turns.RunnerHost`): it records the AI
+    seats' moves as it records the players' (stored, then announced).
+    """
+
     def __init__(self, hub: "Hub", stored: StoredTable) -> None:
         self.hub = hub
         self.id = stored.id
