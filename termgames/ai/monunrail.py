@@ -39,7 +39,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..rules.base import RuleError
@@ -126,7 +126,7 @@ def _removal_text(move: Iterable[Cell]) -> str:
     return ",".join(cell_name(c) for c in sorted(move, key=lambda c: (c[1], c[0])))
 
 
-def _after(grid, supply, items: Placement) -> tuple[list[int], list[int]]:
+def _after(grid: Sequence[int], supply: Sequence[int], items: Placement) -> tuple[list[int], list[int]]:
     g = list(grid)
     s = list(supply)
     for index, mask in items:
@@ -210,14 +210,14 @@ class MonUnrailBot:
 
     # -- building ----------------------------------------------------------
 
-    def _completable(self, grid, supply) -> bool | None:
+    def _completable(self, grid: Sequence[int], supply: Sequence[int]) -> bool | None:
         """True/False from the exact search; None when it gave up (rare)."""
         try:
             return find_completion(grid, supply, node_limit=NODE_LIMIT) is not None
         except SearchLimit:
             return None
 
-    def _finish_values(self, grid, supply) -> list[tuple[Placement, int | None]]:
+    def _finish_values(self, grid: Sequence[int], supply: Sequence[int]) -> list[tuple[Placement, int | None]]:
         """The finishing placements here, each with the value of the track it completes (None: unknown)."""
         tiles = {cell_of(i) for i, m in enumerate(grid) if m}
         result = []
@@ -254,9 +254,10 @@ class MonUnrailBot:
             tries += 1
             if seen and time.perf_counter() > self.deadline:
                 break
-            items = random_placement(grid, supply, self.rng)
-            if items is None:
+            drawn = random_placement(grid, supply, self.rng)
+            if drawn is None:
                 break
+            items = drawn
             if items in seen or items in finishing:
                 continue
             seen.add(items)
@@ -290,7 +291,7 @@ class MonUnrailBot:
 
     # -- the pie rule ------------------------------------------------------
 
-    def _should_swap(self, grid, supply) -> bool:
+    def _should_swap(self, grid: Sequence[int], supply: Sequence[int]) -> bool:
         games = self.settings.pie_playouts
         if not games:
             return False
@@ -332,7 +333,7 @@ class MonUnrailBot:
 
     # -- the exact end of building (hard) ------------------------------------
 
-    def _endgame(self, grid, supply) -> str | None:
+    def _endgame(self, grid: Sequence[int], supply: Sequence[int]) -> str | None:
         """Solve the rest of the building game when few completions remain; None if there are too many."""
         cap = self.settings.endgame_completions
         try:
@@ -393,7 +394,9 @@ class MonUnrailBot:
         return None
 
 
-def _moves_within(grid, placed: frozenset, completions: list[frozenset]) -> list[frozenset]:
+def _moves_within(
+    grid: Sequence[int], placed: frozenset[tuple[int, int]], completions: list[frozenset[tuple[int, int]]]
+) -> list[frozenset[tuple[int, int]]]:
     """Placements (1-3 tiles in a line, touching the track) of tiles from one of ``completions``."""
     occupied = {i for i, m in enumerate(grid) if m} | {i for i, _ in placed}
     found: set[frozenset] = set()

@@ -573,7 +573,8 @@ class MonoState(State):
         return state._next_turn(seat)
 
     def _take_value(self, seat: int, cell: int, values: list[int]) -> int:
-        options = [self.layouts[o][cell] for o in range(len(self.seats)) if o != seat]  # type: ignore[index]
+        # Probing starts once every board is laid out: no layout is None here.
+        options = [layout[cell] for o, layout in enumerate(self.layouts) if o != seat and layout is not None]
         take = self.take
         if take == "min":
             return min(options)
@@ -613,7 +614,7 @@ class MonoState(State):
         return self._view(ALL, reveal_all=True)
 
     def _view(self, viewer: Viewer, reveal_all: bool) -> MonoView:
-        boards = []
+        boards: list[tuple[int | None, ...]] = []
         for seat, layout in enumerate(self.layouts):
             if layout is None:
                 boards.append(())

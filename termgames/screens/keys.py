@@ -4,8 +4,9 @@ A screen's ``BINDINGS`` are the one place its keys are written: the footer
 shows them, and this module turns them into the help's table, so the help
 can never name a key the screen does not have.  A binding's ``tooltip`` is
 its longer explanation for the help (the footer shows the short
-``description``); bindings with the same explanation share a row.  A subclass's binding of a key hides the base class's binding of the
-same key, as Textual's own merging does.
+``description``); bindings with the same explanation share a row.  A
+subclass's binding of a key hides the base class's binding of the same key,
+as Textual's own merging does.
 """
 
 from __future__ import annotations

@@ -11,24 +11,31 @@ hub; their "thinking" news shows here as at one keyboard.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import TYPE_CHECKING
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.binding import Binding
-from textual.screen import Screen
+from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Input, Static
 
 from .dialogs import ConfirmScreen
 from .game import GameScreen, title_line
 
 if TYPE_CHECKING:
+    from textual import getters
+
+    from ..server.app import ServeApp
     from ..server.shared import SharedTable
 
 
-class SharedGameMixin(Screen):
-    """Put in front of a :class:`GameScreen` subclass; ``self.table`` is a SharedTable."""
+class SharedGameMixin(GameScreen[Any]):
+    """Put in front of a :class:`GameScreen` subclass; ``self.table`` is a SharedTable.
+
+    A GameScreen itself, so what it adds may call the game screen's own
+    methods; in ``SharedMonoScreen(SharedGameMixin, MonoScreen)`` the game's
+    screen comes next in the method order, before GameScreen.
+    """
 
     DEFAULT_CSS = """
     #presence { height: 1; padding: 0 1; background: $boost; }
@@ -37,9 +44,11 @@ class SharedGameMixin(Screen):
     #chat-input.open { display: block; }
     """
 
-    BINDINGS = [Binding("t", "chat", "Chat")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("t", "chat", "Chat", tooltip="chat with the table")]
 
     table: SharedTable
+    if TYPE_CHECKING:
+        app = getters.app(ServeApp)  # shared tables are only ever played in a server app
 
     def on_mount(self) -> None:
         # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO).
@@ -64,14 +73,14 @@ class SharedGameMixin(Screen):
         if not self.is_attached:
             return
         if kind == "seats":
-            title = title_line(self.table.game.title, self.table.seats, self.ascii_only)  # type: ignore[attr-defined]
+            title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
             self.query_one("#game-title", Static).update(title)
-            if not self._privacy_open:  # type: ignore[attr-defined]
-                self.refresh_view()  # type: ignore[attr-defined]
+            if not self._privacy_open:
+                self.refresh_view()
             self.update_presence()
-            self.say(text, error=False)  # type: ignore[attr-defined]
+            self.say(text, error=False)
         elif kind == "moved":
-            super().table_event(kind, text)  # type: ignore[misc]
+            super().table_event(kind, text)
             self.update_presence()
         elif kind == "presence":
             self.update_presence()
@@ -81,14 +90,14 @@ class SharedGameMixin(Screen):
             if self.table.undo_waiting_for_me():
                 self.ask_undo(text)
         else:
-            super().table_event(kind, text)  # type: ignore[misc]
+            super().table_event(kind, text)
 
     def update_presence(self) -> None:
         try:
             line = self.query_one("#presence", Static)
         except Exception:
             return  # not mounted yet
-        ascii_only = self.ascii_only  # type: ignore[attr-defined]
+        ascii_only = self.ascii_only
         marks = {"here": "*" if ascii_only else "●", "away": "-" if ascii_only else "○", "open": ".", "ai": "+" if ascii_only else "⚙"}
         parts = []
         for seat, (name, state) in enumerate(self.table.presence()):
@@ -96,7 +105,7 @@ class SharedGameMixin(Screen):
             label = {"here": "", "away": " away", "open": " open", "ai": " AI"}[state]
             parts.append((f"{marks[state]} {name}{you}{label}", "bold" if state == "here" else "dim"))
         watching = self.table.spectators()
-        pieces: list = []
+        pieces: list[str | tuple[str, str]] = []
         for text, style in parts:
             if pieces:
                 pieces.append("   ")
@@ -105,12 +114,12 @@ class SharedGameMixin(Screen):
             pieces.append(f"   {len(watching)} watching")
         if self.table.seat is None:
             pieces.append(("   you are watching", "italic"))
-        text = Text.assemble(*pieces)
+        presence = Text.assemble(*pieces)
         # Every move reaches here: an unchanged line is not redrawn, and the line's height is fixed
         # (one line, in DEFAULT_CSS), so a new one needs no layout of the screen.
-        if text.plain != getattr(self, "_presence_shown", None):
-            self._presence_shown = text.plain
-            line.update(text, layout=False)
+        if presence.plain != getattr(self, "_presence_shown", None):
+            self._presence_shown = presence.plain
+            line.update(presence, layout=False)
 
     def update_chat(self) -> None:
         try:
@@ -165,7 +174,7 @@ class SharedGameMixin(Screen):
             self.app.leave_table(self)
 
 
-@lru_cache(maxsize=None)
+@cache
 def shared_screen_class(screen_class: type[GameScreen]) -> type[GameScreen]:
     """``screen_class`` with the shared table's additions in front of it."""
     return type(f"Shared{screen_class.__name__}", (SharedGameMixin, screen_class), {})

@@ -17,7 +17,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import (
     Button,
     Checkbox,
@@ -36,6 +35,7 @@ from ..records import RecordError, load, new_save_path, save
 from ..rules import REGISTRY, RuleError, get_game
 from ..rules.base import default_seat_names
 from . import GAME_SCREENS
+from .base import AppScreen
 
 # --------------------------------------------------------------------------
 # Saved games
@@ -76,7 +76,7 @@ class SavedGame:
     def title(self) -> str:
         if self.match is None:
             return self.path.name
-        players = " vs ".join(seat.name for seat in self.match.seats)
+        players = " vs ".join(seat.name or "(open)" for seat in self.match.seats)
         return f"{self.match.game.title}: {players}"
 
 
@@ -106,7 +106,7 @@ def read_saved_games(folder: Path, samples: Path | None) -> list[SavedGame]:
 # --------------------------------------------------------------------------
 
 
-class StartScreen(Screen):
+class StartScreen(AppScreen[None]):
     """Pick a game to set up, or a saved game to resume or replay."""
 
     DEFAULT_CSS = """
@@ -206,7 +206,8 @@ class StartScreen(Screen):
 
     @on(OptionList.OptionSelected, "#games")
     def game_chosen(self, event: OptionList.OptionSelected) -> None:
-        self.app.open_setup(event.option.id)
+        if event.option.id is not None:  # every game's option has its name as its id
+            self.app.open_setup(event.option.id)
 
     @on(OptionList.OptionSelected, "#saved")
     def saved_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -249,7 +250,7 @@ class StartScreen(Screen):
 # --------------------------------------------------------------------------
 
 
-class SetupScreen(Screen):
+class SetupScreen(AppScreen[None]):
     """Options and seats for a new game of one kind."""
 
     DEFAULT_CSS = """
@@ -376,7 +377,7 @@ class SetupScreen(Screen):
                 seats.append(Seat(name, AI, kind.removeprefix("ai:")))
             else:
                 seats.append(Seat(name))
-        self.game.check_seats([seat.name for seat in seats])
+        self.game.check_seats([seat.name or "" for seat in seats])  # names read from the form: never None
         return seats
 
     def refresh_summary(self) -> bool:

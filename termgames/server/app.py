@@ -33,8 +33,11 @@ class ServeApp(TermgamesApp):
         self.player = player
         self.guest = guest
         self.tables: list[SharedTable] = []
-        self._lobby_news = lambda: self.post_message(LobbyChanged())
         self._released = False
+
+    def lobby_news(self) -> None:
+        """The hub's news for lobbies (on the loop, maybe in another app's context): a message to this app."""
+        self.post_message(LobbyChanged())
 
     def on_mount(self, event: events.Mount) -> None:
         from ..screens.lobby import LobbyScreen
@@ -43,7 +46,7 @@ class ServeApp(TermgamesApp):
 
         if self.ascii:
             self.add_class("ascii")
-        self.hub.watch_lobby(self._lobby_news)
+        self.hub.watch_lobby(self.lobby_news)
         self.push_screen(LobbyScreen())
         # Back after a dropped connection or a restarted server: straight to the seat she was at.
         table = self.hub.returning_to(self.player)
@@ -108,7 +111,7 @@ class ServeApp(TermgamesApp):
         if self._released:
             return
         self._released = True
-        self.hub.unwatch_lobby(self._lobby_news)
+        self.hub.unwatch_lobby(self.lobby_news)
         for shared in self.tables:
             shared.close()
         self.tables.clear()

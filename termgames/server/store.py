@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from ..match import MoveRecord, now_iso
@@ -98,7 +99,7 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def _transaction(self):
+    def _transaction(self) -> _Transaction:
         require_thread(self.thread, "the store")
         return _Transaction(self.db)
 
@@ -123,7 +124,8 @@ class Store:
                 "INSERT INTO tables (game, options, seed, seats, creator, created) VALUES (?, ?, ?, ?, ?, ?)",
                 (game, json.dumps(options), seed, json.dumps(seats), creator, now_iso()),
             )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT sets it
+        return cursor.lastrowid
 
     def update_seats(self, table_id: int, seats: list[dict[str, Any]]) -> None:
         with self._transaction():
@@ -186,5 +188,7 @@ class _Transaction:
     def __enter__(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")
 
-    def __exit__(self, kind, value, traceback) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")

@@ -21,7 +21,7 @@ from textual.geometry import Region
 
 from ..messages import CursorMoved
 from ..rules.base import ALL
-from ..rules.mono import Grid, MonoView, column_name, label
+from ..rules.mono import Grid, MonoView, Probe, column_name, label
 from ..rules.mono import _component as connected_part
 from .board import Board, BoardWidget, Canvas, Piece
 from .palette import style
@@ -424,7 +424,7 @@ class MonoBoards(Board[MonoView]):
     def draft_text(self) -> str | None:
         if self.draft is None or None in self.draft:
             return None
-        return "".join(label(v) for v in self.draft)  # type: ignore[arg-type]
+        return "".join(label(v) for v in self.draft if v is not None)  # none is None: checked above
 
     # -- the overlay -----------------------------------------------------------
 
@@ -589,7 +589,7 @@ class MonoBoards(Board[MonoView]):
             pieces += line + ([("\n", style())] if index + 1 < len(lines) else [])
         return pieces
 
-    def values_pieces(self, probes, ended: bool = False) -> list[Piece]:
+    def values_pieces(self, probes: Sequence[Probe], ended: bool = False) -> list[Piece]:
         pieces: list[Piece] = []
         for index, probe in enumerate(probes):
             decrease = ended and index == len(probes) - 1

@@ -35,7 +35,7 @@ def update_if_changed(static: Static, content: Text | str, grow_only: bool = Fal
     """
     if getattr(static, "_shown_content", None) == content:
         return
-    static._shown_content = content  # type: ignore[attr-defined]
+    static._shown_content = content  # type: ignore[attr-defined]  # our own mark on Textual's Static
     if not static.is_mounted or static.size.area == 0:
         static.update(content)
         return
