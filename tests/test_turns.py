@@ -293,3 +293,50 @@ async def test_a_game_with_a_fault_move_goes_on_without_the_failed_seat(monkeypa
     assert [(m.seat, m.move) for m in table.match.moves] == [(1, "fault failed: crashed for good")]
     table.play(0, "3")  # the round resolves: the failed seat bid nothing
     assert table.match.state.totals == (3, 0)
+
+
+# --------------------------------------------------------------------------
+# The game screen at a simultaneous turn
+# --------------------------------------------------------------------------
+
+
+async def test_the_screen_takes_the_humans_bid_while_the_ai_thinks(monkeypatch, tmp_path):
+    from rich.style import Style
+    from textual.app import App
+
+    from termgames.screens.game import GameScreen
+    from termgames.widgets.board import BoardWidget
+
+    class BidsBoard(BoardWidget[BidView]):
+        def build_lines(self):
+            view = self.view
+            return [[(f"round {view.round + 1}, my bid {view.mine}" if view else "", Style())]]
+
+    class BidsScreen(GameScreen[BidView]):
+        board_class = BidsBoard
+
+        def move_at_cursor(self, view: BidView) -> str | None:
+            return "5"
+
+    gate = threading.Event()
+    bots = {1: RecordingBot(gate)}
+    use_bots(monkeypatch, bots)
+    table = LocalTable(Match(Bids(), {}, [Seat("ann"), Seat("cpu", AI, "normal")], SEED))
+    app = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(BidsScreen(table))
+        await pilot.pause()
+        assert bots[1].asked.wait(5)
+        await pilot.pause()
+        screen = app.screen
+        assert "cpu is thinking" in str(screen.query_one("#status").render())
+        await pilot.press("enter")  # ann bids while the AI thinks: nothing makes her wait
+        await pilot.pause()
+        assert [(m.seat, m.move) for m in table.match.moves] == [(0, "5")]
+        assert "my bid 5" in screen.board.text_lines()[0]
+        gate.set()
+        assert await until(lambda: table.match.state.round == 1)
+        for _ in range(5):
+            await pilot.pause()
+        assert "round 2, my bid None" in screen.board.text_lines()[0]
+        assert table.match.state.totals == (5, 2)
