@@ -11,6 +11,15 @@ place at a table on the server.  Both play their AI seats with the one
 Tables tell their watchers of changes with ``listener(kind, text)``, called on
 the loop (:data:`TABLE_EVENTS` lists the kinds); a screen turns them into
 messages to itself.
+
+A new game's screen needs nothing of this beyond ``self.table``: it plays the
+keyboard's seat with :meth:`Table.play` (or :meth:`Table.play_slow` for a
+move whose checking takes long), draws :meth:`Table.view`, and leaves AI seats
+to the table.  Simultaneous turns (several seats in ``to_move()``) need
+nothing either: every AI seat to move decides at once and the human seat is
+asked meanwhile.  What a game may tune is on its ``Game`` class:
+``ai_move_seconds`` (how long an AI move stays "thinking") and ``fault_move``
+(what a failed AI seat plays, so a simultaneous turn goes on).
 """
 
 from __future__ import annotations
