@@ -379,3 +379,22 @@ async def test_privacy_screen_first_when_a_hidden_hot_seat_game_resumes(tmp_path
         assert app.screen is screen and screen.view.viewer == 1
         assert "●" in "\n".join(screen.board.text_lines())
         assert any("C3" in line for line in screen.query_one("#move-log").text_lines())
+
+
+async def test_a_click_moves_the_cursor_and_a_click_on_the_cursor_claims(tmp_path):
+    app, match, _ = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        board = screen.board
+        target = next(cell for cell, name in enumerate(board.view.board.names) if name != board.cursor_name())
+        (line, x), = [place for place, cell in board._cell_at.items() if cell == target]
+        offset = (x + board.content_offset.x, line + board.content_offset.y)
+        await pilot.click(board, offset=offset)
+        await pilot.pause()
+        name = board.view.board.names[target]
+        assert board.cursor_name() == name and name in str(screen.query_one("#cursor-line").render())
+        assert not match.moves
+        await pilot.click(board, offset=offset)
+        await pilot.pause()
+        assert [m.move for m in match.moves][:1] == [name]

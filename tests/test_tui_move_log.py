@@ -134,3 +134,21 @@ async def test_the_narrow_layout_gives_the_log_room_beside_the_panel_texts(tmp_p
         log = app.screen.query_one(MoveLog)
         assert log.size.height >= 5 and log.size.width >= 20
         assert "ann" in "".join(shown(log))
+
+
+async def test_in_mono_with_one_opponent_tab_reaches_the_log(tmp_path):
+    from termgames.app import TermgamesApp
+    from termgames.launch import Launch
+    from termgames.match import AI, Match, SeatInfo
+
+    match = Match("mono", {}, [SeatInfo("ann"), SeatInfo("bot", AI, "easy")], 3)
+    match.play(0, "random")
+    match.play(1, "random")
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.focused is app.screen.board
+        await pilot.press("tab")  # no other board to switch to: the focus moves on
+        assert isinstance(app.focused, MoveLog)
+        await pilot.press("tab")
+        assert app.focused is app.screen.board

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.events import Click
+
+from ..messages import CursorMoved, MoveChosen
 from ..rules.copolymer import CopolymerView
 from .board import BoardWidget, Canvas, Piece
 from .palette import style
@@ -24,6 +27,8 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         super().__init__(**kwargs)
         #: (cell, column): the half-cell column a run of up/down moves that ended on cell aims for.
         self._goal: tuple[int, int] | None = None
+        #: Where the last drawing put each cell's mark: (line, column) -> cell, for clicks.
+        self._cell_at: dict[tuple[int, int], int] = {}
 
     # -- geometry ----------------------------------------------------------
 
@@ -116,6 +121,25 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         pieces.append((" earns another claim", style()))
         return pieces
 
+    def on_click(self, event: Click) -> None:
+        """A click on a cell puts the cursor there; a click on the cursor's cell claims it."""
+        if self.view is None or self.view.board is None or not self.interactive:
+            return
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        # A mark and the column either side of it (its brackets when the cursor is there) are its cell.
+        cell = next((c for dx in (0, -1, 1) if (c := self._cell_at.get((offset.y, offset.x + dx))) is not None), None)
+        if cell is None:
+            return
+        if cell == self.cursor:
+            self.post_message(MoveChosen(self.view.board.names[cell]))
+            return
+        self.cursor = cell
+        self._goal = None
+        self.redraw()
+        self.post_message(CursorMoved())
+
     # -- drawing -----------------------------------------------------------
 
     def build_lines(self) -> list[list[Piece]]:
@@ -157,14 +181,17 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         obliging = view.obliging if not view.over else frozenset()
         recent = set(view.last_claims)
         self._cursor_box = None
+        self._cell_at = {}
         for cell in range(board.cell_count):
             line = line_of(board.coords[cell][0])
             x = x_of[cell]
+            self._cell_at[line, x] = cell
             owner = view.owners[cell]
             background = palette.highlight_bg if cell in recent and owner is not None else None
             if owner is not None:
                 mark = marks.seats[owner]
-                look = style(palette.seat(owner), background, bold=True, underline=cell in recent and background is None)
+                underline = cell in recent and background is None
+                look = style(palette.seat(owner), background, bold=True, underline=underline)
                 if background is not None and step > 1:
                     put(line, x - 1, "   ", style(None, background))  # the last turn's claims as tiles
             elif cell in obliging:
