@@ -176,10 +176,16 @@ class TurnRunner:
                 self._begin(loop, match, seat)
 
     def _begin(self, loop: asyncio.AbstractEventLoop, match: Match, seat: int) -> None:
+        try:
+            bot = self._bot(match, seat)
+        except Exception as error:  # no bot for this game or level: the seat waits, the game goes on
+            self._failed.add(seat)
+            self.host.ai_news("error", f"{match.names[seat]} (AI) has no computer player: {error}")
+            return
         view = match.view(seat)
         decision = _Decision(seat, self._epoch, loop.time())
         self._deciding[seat] = decision
-        future = loop.run_in_executor(self.executor, _decide, self._bot(match, seat), view, match.state, seat)
+        future = loop.run_in_executor(self.executor, _decide, bot, view, match.state, seat)
         future.add_done_callback(partial(self._answered, decision))
 
     def _bot(self, match: Match, seat: int) -> Bot:

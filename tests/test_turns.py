@@ -340,3 +340,11 @@ async def test_the_screen_takes_the_humans_bid_while_the_ai_thinks(monkeypatch, 
             await pilot.pause()
         assert "round 2, my bid None" in screen.board.text_lines()[0]
         assert table.match.state.totals == (5, 2)
+
+
+async def test_a_game_without_a_computer_player_says_so_and_the_humans_play_on():
+    table = bids_table(Seat("ann"), Seat("cpu", AI, "normal"))  # "bids" has no bot module
+    table.start()
+    assert any(kind == "error" and text.startswith("cpu (AI) has no computer player") for kind, text in table.news)
+    table.play(0, "1")  # the human's move is recorded all the same
+    assert [m.seat for m in table.match.moves] == [0] and table.thinking == frozenset()
