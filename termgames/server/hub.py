@@ -420,8 +420,12 @@ class Hub:
 
     def returning_to(self, player: str) -> LiveTable | None:
         """The table ``player`` was at when their connection dropped or the server stopped, if it goes on."""
-        table = self.tables.get(self.store.at_table(player) or 0)
+        table_id = self.store.at_table(player)
+        if table_id is None:
+            return None
+        table = self.tables.get(table_id)
         if table is None or table.over or table.seat_of(player) is None:
+            self.seated_at(player, None)  # that game is over (or gone): the lobby, and next time too
             return None
         return table
 
