@@ -52,3 +52,18 @@ def test_rows_group_bindings_of_one_explanation_and_name_keys_in_ascii():
     assert table.rstrip().endswith("Marks: `*` the last move.")
     assert table.isascii()
     assert key_name("question_mark") == "?" and key_name("pagedown") == "PgDn"
+
+
+def test_a_shared_table_keeps_every_key_of_the_game_and_chats_on_a_free_one():
+    from termgames.screens.keys import bound_keys
+    from termgames.screens.shared_game import shared_screen_class
+
+    for screen_class in (CopolymerScreen, MonoScreen, MonUnrailScreen):
+        shared = shared_screen_class(screen_class)
+        rows = key_rows(shared)
+        chat = [row for row in rows if row.text == "chat with the table"]
+        assert len(chat) == 1 and chat[0].keys == [shared.CHAT_KEY]
+        assert shared.CHAT_KEY not in bound_keys(screen_class)  # MonUnrail's t still picks the tile kind
+        game_rows = {row.text: row.keys for row in key_rows(screen_class)}
+        assert {row.text: row.keys for row in rows if row is not chat[0]} == game_rows
+    assert shared_screen_class(MonUnrailScreen).CHAT_KEY == "slash"

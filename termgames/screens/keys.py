@@ -73,6 +73,11 @@ def _bindings(bindings: Iterable[BindingType]) -> Iterable[Binding]:
             yield Binding(*binding)
 
 
+def bound_keys(screen_class: type[DOMNode]) -> set[str]:
+    """Every key ``screen_class`` and its bases bind (Textual's own classes left out)."""
+    return {key for row in key_rows(screen_class) for key in row.keys}
+
+
 def key_rows(screen_class: type[DOMNode]) -> list[KeyRow]:
     """The rows of the help for ``screen_class``: its own bindings first, then those it inherits."""
     rows: dict[str, KeyRow] = {}

@@ -60,8 +60,10 @@ class MonoScreen(GameScreen[MonoView]):
         Binding("e", "end_turn", "End turn", tooltip="end the turn (pbmserv's `end`)"),
         Binding("r", "random", "Random", tooltip="let random probes finish the turn"),
         Binding("d", "deduce", "Deduce", tooltip="deduction overlay: each hidden cell's likeliest value, marked `?`"),
-        Binding("tab", "next_board(1)", "Board", key_display="Tab", tooltip="next, previous opponent's board (3-4 players)"),
-        Binding("shift+tab", "next_board(-1)", "Board", show=False, tooltip="next, previous opponent's board (3-4 players)"),
+        Binding("tab", "next_board(1)", "Board", key_display="Tab",
+                tooltip="next, previous opponent's board (3-4 players)"),
+        Binding("shift+tab", "next_board(-1)", "Board", show=False,
+                tooltip="next, previous opponent's board (3-4 players)"),
         # With one opponent there is no board to switch to (check_action turns next_board off): Tab moves the focus.
         Binding("tab", "app.focus_next", "Log", show=False,
                 tooltip="one opponent: to the move log (its arrow keys scroll it) and back to the boards"),

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.widgets import Footer, Input, Static
 
 from .dialogs import ConfirmScreen
 from .game import GameScreen, title_line
+from .keys import bound_keys, key_name
 
 if TYPE_CHECKING:
     from textual import getters
@@ -44,7 +45,9 @@ class SharedGameMixin(GameScreen[Any]):
     #chat-input.open { display: block; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("t", "chat", "Chat", tooltip="chat with the table")]
+    #: The key that opens the chat line: ``t``, unless the game's screen has a use for it
+    #: (:func:`shared_screen_class` binds it; a binding here would hide the game's own ``t``).
+    CHAT_KEY: ClassVar[str] = "t"
 
     table: SharedTable
     if TYPE_CHECKING:
@@ -127,7 +130,7 @@ class SharedGameMixin(GameScreen[Any]):
         except Exception:
             return
         lines = self.table.chat_lines()[-2:]
-        text = "\n".join(lines) if lines else "t: chat with the table"
+        text = "\n".join(lines) if lines else f"{key_name(self.CHAT_KEY)}: chat with the table"
         if text != getattr(self, "_chat_shown", None):
             self._chat_shown = text
             log.update(text)
@@ -174,7 +177,18 @@ class SharedGameMixin(GameScreen[Any]):
             self.app.leave_table(self)
 
 
+#: Keys for the chat line, the first the game's screen leaves free.
+CHAT_KEYS = ("t", "slash")
+
+
 @cache
-def shared_screen_class(screen_class: type[GameScreen]) -> type[GameScreen]:
-    """``screen_class`` with the shared table's additions in front of it."""
-    return type(f"Shared{screen_class.__name__}", (SharedGameMixin, screen_class), {})
+def shared_screen_class(screen_class: type[GameScreen[Any]]) -> type[GameScreen[Any]]:
+    """``screen_class`` with the shared table's additions in front of it, the chat on a key the game leaves free."""
+    taken = bound_keys(screen_class)
+    chat_key = next(key for key in CHAT_KEYS if key not in taken)
+    binding = Binding(chat_key, "chat", "Chat", key_display=key_name(chat_key), tooltip="chat with the table")
+    return type(
+        f"Shared{screen_class.__name__}",
+        (SharedGameMixin, screen_class),
+        {"BINDINGS": [binding], "CHAT_KEY": chat_key, "__module__": __name__},
+    )

@@ -215,10 +215,6 @@ class BoardWidget(StylePerPass, Board[ViewT]):
             self.cursor = self.initial_cursor()
         self.redraw()
 
-    def set_ascii(self, ascii_only: bool) -> None:
-        self.ascii_only = ascii_only
-        self.redraw()
-
     def redraw(self) -> None:
         self.set_lines(self.build_lines() if self.view is not None else [])
 
