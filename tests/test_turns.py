@@ -348,3 +348,20 @@ async def test_a_game_without_a_computer_player_says_so_and_the_humans_play_on()
     assert any(kind == "error" and text.startswith("cpu (AI) has no computer player") for kind, text in table.news)
     table.play(0, "1")  # the human's move is recorded all the same
     assert [m.seat for m in table.match.moves] == [0] and table.thinking == frozenset()
+
+
+async def test_a_monad_seat_whose_bot_fails_sends_a_fault_and_the_turn_resolves(monkeypatch):
+    class Broken:
+        level = "greedy"
+
+        def choose(self, view: View) -> str:
+            raise RuntimeError("the bot process died")
+
+    monkeypatch.setattr("termgames.rules.monad.Monad.ai_move_seconds", 0.0)
+    table = LoopOnlyTable(Match("monad", {"width": 8, "height": 8, "turns": 3}, [Seat("ann"), Seat("cpu", AI)], 2))
+    table.runner._bots[(1, "greedy")] = Broken()
+    table.start()
+    assert await until(lambda: bool(table.match.moves))
+    assert table.match.moves[0].seat == 1 and table.match.moves[0].move.startswith("fault ")
+    table.play(0, "pass")
+    assert table.match.state.board.turn == 1  # both seats answered: the turn resolved
