@@ -11,6 +11,15 @@ place at a table on the server.  Both play their AI seats with the one
 Tables tell their watchers of changes with ``listener(kind, text)``, called on
 the loop (:data:`TABLE_EVENTS` lists the kinds); a screen turns them into
 messages to itself.
+
+A new game's screen needs nothing of this beyond ``self.table``: it plays the
+keyboard's seat with :meth:`Table.play` (or :meth:`Table.play_slow` for a
+move whose checking takes long), draws :meth:`Table.view`, and leaves AI seats
+to the table.  Simultaneous turns (several seats in ``to_move()``) need
+nothing either: every AI seat to move decides at once and the human seat is
+asked meanwhile.  What a game may tune is on its ``Game`` class:
+``ai_move_seconds`` (how long an AI move stays "thinking") and ``fault_move``
+(what a failed AI seat plays, so a simultaneous turn goes on).
 """
 
 from __future__ import annotations
@@ -173,9 +182,6 @@ class LocalTable:
     def local_humans(self) -> list[int]:
         return self.match.human_seats()
 
-    def ai_seats(self) -> list[int]:
-        return [seat for seat, info in enumerate(self.match.seats) if info.is_ai]
-
     def viewing_seat(self) -> Viewer:
         """Whose view the screen shows: the human to move, else the last human who moved."""
         humans = self.local_humans()
@@ -207,9 +213,8 @@ class LocalTable:
         self._moved()
 
     def undo(self) -> str:
-        """Undo: against AIs, back to before the last human move; hot-seat, one move."""
-        humans = self.local_humans()
-        ply = undo_ply(self.match, humans if self.ai_seats() and humans else None)
+        """Undo (``termgames.turns.undo_ply``): against AIs, back to before the last human move; hot-seat, one move."""
+        ply = undo_ply(self.match, self.local_humans())
         if ply is None:
             raise RuleError("Nothing to undo")
         self.match.truncate(ply)

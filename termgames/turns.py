@@ -82,13 +82,16 @@ class _Answer:
     error: str
 
 
-def undo_ply(match: Match, seats: Sequence[int] | None) -> int | None:
-    """Where undo for ``seats`` goes (None: any seat): just before the last move one of them made.
+def undo_ply(match: Match, asking: Sequence[int]) -> int | None:
+    """Where an undo asked by the seats ``asking`` (those at one keyboard) goes: the undo policy of every table.
 
-    Against AIs the human's own move comes back, with the AI replies after it;
-    hot-seat (``seats`` None) one move.  None when there is nothing to undo.
+    Back to just before the last move one of them made, with the AI replies
+    after it: against AIs the human's own move comes back; hot-seat (every
+    seat asking) one move; at a shared table the asking player's last move.
+    With nobody asking (AIs playing each other) the last move.  None when
+    there is nothing to undo.
     """
-    return match.undo_ply_for(range(len(match.seats)) if seats is None else seats)
+    return match.undo_ply_for(asking or range(len(match.seats)))
 
 
 class TurnRunner:
@@ -173,10 +176,16 @@ class TurnRunner:
                 self._begin(loop, match, seat)
 
     def _begin(self, loop: asyncio.AbstractEventLoop, match: Match, seat: int) -> None:
+        try:
+            bot = self._bot(match, seat)
+        except Exception as error:  # no bot for this game or level: the seat waits, the game goes on
+            self._failed.add(seat)
+            self.host.ai_news("error", f"{match.names[seat]} (AI) has no computer player: {error}")
+            return
         view = match.view(seat)
         decision = _Decision(seat, self._epoch, loop.time())
         self._deciding[seat] = decision
-        future = loop.run_in_executor(self.executor, _decide, self._bot(match, seat), view, match.state, seat)
+        future = loop.run_in_executor(self.executor, _decide, bot, view, match.state, seat)
         future.add_done_callback(partial(self._answered, decision))
 
     def _bot(self, match: Match, seat: int) -> Bot:

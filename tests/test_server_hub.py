@@ -317,7 +317,7 @@ async def test_ai_seats_at_a_shared_table_keep_the_games_pace(tmp_path, monkeypa
     hub = make_hub(tmp_path)
     started = time.monotonic()
     live = hub.create_table("copolymer", {"size": 3}, [Seat("a", AI, "easy"), Seat("b", AI, "easy")], "alice")
-    for _ in range(200):
+    for _ in range(500):
         await asyncio.sleep(0.02)
         if len(live.match.moves) >= 3:
             break

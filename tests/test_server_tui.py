@@ -148,11 +148,15 @@ async def test_impossible_at_a_shared_table_is_decided_off_the_loop_and_stored_o
     async with alice.run_test(size=SIZE) as pilot:
         await pilot.press("enter")
         await settle(pilot)
-        await pilot.press("i", "y")
-        for _ in range(50):
+        await pilot.press("i")
+        await settle(pilot)
+        assert isinstance(alice.screen, ConfirmScreen)
+        await pilot.press("y")
+        for _ in range(250):
             await pilot.pause(0.02)
             if live.over:
                 break
+        await settle(pilot)
         assert live.match.moves[-1].move == "impossible" and live.over
         assert make_hub(tmp_path).table(live.id).match.moves[-1].move == "impossible"  # stored
         assert "Completion found" in str(alice.screen.query_one("#legend").render())
@@ -174,7 +178,10 @@ async def test_after_a_restart_a_player_is_back_at_her_table_until_she_leaves_it
     async with alice.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(alice.screen, SharedGameMixin) and alice.screen.table.table_id == 1
-        await pilot.press("q", "y")  # she leaves the table for the lobby
+        await pilot.press("q")  # she leaves the table for the lobby
+        await settle(pilot)
+        assert isinstance(alice.screen, ConfirmScreen)
+        await pilot.press("y")
         await settle(pilot)
         assert isinstance(alice.screen, LobbyScreen)
     alice.release_tables()

@@ -6,6 +6,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from bots import GatedBot
+from tui import board_text, settle
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -13,8 +15,6 @@ from termgames.match import Match, Seat
 from termgames.records import load
 from termgames.screens.dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from termgames.screens.game import GameScreen
-from bots import GatedBot
-from tui import board_text, settle
 
 
 class FirstEmptyBot:

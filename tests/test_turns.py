@@ -204,18 +204,16 @@ async def test_an_undo_makes_the_answers_in_flight_stale(monkeypatch):
     assert table.thinking == frozenset()
 
 
-async def test_the_pace_is_the_games_and_waits_on_the_loop(monkeypatch):
+async def test_an_ai_move_stays_thinking_for_the_games_pace(monkeypatch):
     monkeypatch.setattr(Bids, "ai_move_seconds", 0.3)
     bots = {0: RecordingBot(), 1: RecordingBot()}
     use_bots(monkeypatch, bots)
     table = bids_table(Seat("a", AI, "normal"), Seat("b", AI, "normal"))
     started = time.monotonic()
     table.start()
-    assert await until(bots[0].asked.is_set) and await until(bots[1].asked.is_set)
-    await asyncio.sleep(0.1)
-    assert table.match.moves == [] and table.thinking == {0, 1}  # decided, but shown thinking a while yet
-    assert await until(lambda: table.match.state.round == 1)
-    assert time.monotonic() - started >= 0.3
+    assert await until(lambda: bool(table.match.moves))
+    assert time.monotonic() - started >= 0.3  # the bots answered at once, yet each stayed "thinking" 0.3 s
+    assert all(thread is not threading.main_thread() for bot in bots.values() for thread in bot.threads)
 
 
 async def test_a_failing_bot_is_reported_once_and_the_game_waits():
@@ -295,3 +293,75 @@ async def test_a_game_with_a_fault_move_goes_on_without_the_failed_seat(monkeypa
     assert [(m.seat, m.move) for m in table.match.moves] == [(1, "fault failed: crashed for good")]
     table.play(0, "3")  # the round resolves: the failed seat bid nothing
     assert table.match.state.totals == (3, 0)
+
+
+# --------------------------------------------------------------------------
+# The game screen at a simultaneous turn
+# --------------------------------------------------------------------------
+
+
+async def test_the_screen_takes_the_humans_bid_while_the_ai_thinks(monkeypatch, tmp_path):
+    from rich.style import Style
+    from textual.app import App
+
+    from termgames.screens.game import GameScreen
+    from termgames.widgets.board import BoardWidget
+
+    class BidsBoard(BoardWidget[BidView]):
+        def build_lines(self):
+            view = self.view
+            return [[(f"round {view.round + 1}, my bid {view.mine}" if view else "", Style())]]
+
+    class BidsScreen(GameScreen[BidView]):
+        board_class = BidsBoard
+
+        def move_at_cursor(self, view: BidView) -> str | None:
+            return "5"
+
+    gate = threading.Event()
+    bots = {1: RecordingBot(gate)}
+    use_bots(monkeypatch, bots)
+    table = LocalTable(Match(Bids(), {}, [Seat("ann"), Seat("cpu", AI, "normal")], SEED))
+    app = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(BidsScreen(table))
+        await pilot.pause()
+        assert bots[1].asked.wait(5)
+        await pilot.pause()
+        screen = app.screen
+        assert "cpu is thinking" in str(screen.query_one("#status").render())
+        await pilot.press("enter")  # ann bids while the AI thinks: nothing makes her wait
+        await pilot.pause()
+        assert [(m.seat, m.move) for m in table.match.moves] == [(0, "5")]
+        assert "my bid 5" in screen.board.text_lines()[0]
+        gate.set()
+        assert await until(lambda: table.match.state.round == 1)
+        for _ in range(5):
+            await pilot.pause()
+        assert "round 2, my bid None" in screen.board.text_lines()[0]
+        assert table.match.state.totals == (5, 2)
+
+
+async def test_a_game_without_a_computer_player_says_so_and_the_humans_play_on():
+    table = bids_table(Seat("ann"), Seat("cpu", AI, "normal"))  # "bids" has no bot module
+    table.start()
+    assert any(kind == "error" and text.startswith("cpu (AI) has no computer player") for kind, text in table.news)
+    table.play(0, "1")  # the human's move is recorded all the same
+    assert [m.seat for m in table.match.moves] == [0] and table.thinking == frozenset()
+
+
+async def test_a_monad_seat_whose_bot_fails_sends_a_fault_and_the_turn_resolves(monkeypatch):
+    class Broken:
+        level = "greedy"
+
+        def choose(self, view: View) -> str:
+            raise RuntimeError("the bot process died")
+
+    monkeypatch.setattr("termgames.rules.monad.Monad.ai_move_seconds", 0.0)
+    table = LoopOnlyTable(Match("monad", {"width": 8, "height": 8, "turns": 3}, [Seat("ann"), Seat("cpu", AI)], 2))
+    table.runner._bots[(1, "greedy")] = Broken()
+    table.start()
+    assert await until(lambda: bool(table.match.moves))
+    assert table.match.moves[0].seat == 1 and table.match.moves[0].move.startswith("fault ")
+    table.play(0, "pass")
+    assert table.match.state.board.turn == 1  # both seats answered: the turn resolved

@@ -57,7 +57,7 @@ def valid_player_name(name: str) -> bool:
 
 
 # --------------------------------------------------------------------------
-# Seats and subscribers
+# Subscribers
 # --------------------------------------------------------------------------
 
 
@@ -86,6 +86,12 @@ class UndoRequest:
 
 
 class LiveTable:
+    """One shared table: its authoritative match, seats, subscribers, chat, undo request and turn runner.
+
+    The runner's host (:class:`~termgames.turns.RunnerHost`): it records the AI
+    seats' moves as it records the players' (stored, then announced).
+    """
+
     def __init__(self, hub: "Hub", stored: StoredTable) -> None:
         self.hub = hub
         self.id = stored.id
@@ -237,7 +243,7 @@ class LiveTable:
         """Ask to take back ``seat``'s last move; the other human players accept or refuse.
 
         RuleError when there is nothing to undo or an undo is waiting already."""
-        ply = undo_ply(self.match, [seat])
+        ply = undo_ply(self.match, [seat])  # this player's last move, and the AI replies after it
         if ply is None:
             raise RuleError("Nothing to undo")
         if self.undo_request is not None and self.undo_request.generation == self.generation:
@@ -414,8 +420,12 @@ class Hub:
 
     def returning_to(self, player: str) -> LiveTable | None:
         """The table ``player`` was at when their connection dropped or the server stopped, if it goes on."""
-        table = self.tables.get(self.store.at_table(player) or 0)
+        table_id = self.store.at_table(player)
+        if table_id is None:
+            return None
+        table = self.tables.get(table_id)
         if table is None or table.over or table.seat_of(player) is None:
+            self.seated_at(player, None)  # that game is over (or gone): the lobby, and next time too
             return None
         return table
 

@@ -430,6 +430,8 @@ class Monad(Game):
     )
     ai_levels = ("random", "greedy", "swarm")
     default_level = "greedy"
+    #: A computer seat whose bot fails sends ``fault REASON`` (the turn runner does): the turn goes on without it.
+    fault_move = FAULT
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MonadState:
         board = make_map(
