@@ -9,9 +9,9 @@ of a routine, the end of the building phase) happen inside ``apply``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from ..base import Game, OptionSpec, RuleError, State, View, Viewer
 from .alteration import (
@@ -433,6 +433,9 @@ class MosaicState(State):
 
     # -- moves -------------------------------------------------------------
 
+    def apply(self, seat: int, move: str) -> MosaicState:
+        return cast(MosaicState, super().apply(seat, move))
+
     def normalise_move(self, seat: int, move: str) -> str:
         try:
             return parse_move(move, self.players).text()
@@ -816,6 +819,9 @@ class Mosaic(Game):
     # The computer players (termgames/ai/mosaic.py, the mosaic-play branch) set their levels here.
     ai_levels = ()
     default_level = ""
+
+    def new(self, options: dict[str, Any], seats: Sequence[str], seed: int) -> MosaicState:
+        return cast(MosaicState, super().new(options, seats, seed))
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MosaicState:
         players = len(seats)
