@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from termgames.rules.mosaic import Mosaic  # noqa: E402
+from termgames.rules.mosaic import Mosaic
 
 
 def main() -> None:

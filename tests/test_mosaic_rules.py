@@ -484,3 +484,10 @@ def test_cli_new_move_show(tmp_path: Path) -> None:
 def test_registered() -> None:
     assert isinstance(get_game("mosaic"), Mosaic)
     assert "Shape Constraint 2" in GAME.rules_text()
+
+
+def test_the_view_carries_the_position_for_bots() -> None:
+    match = random_match(2, 30)
+    view = match.view(1)
+    state = view.state()  # type: ignore[attr-defined]  # MosaicView
+    assert state == match.state and state.legal_moves() == list(view.board_json()["legal"])

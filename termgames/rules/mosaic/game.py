@@ -196,6 +196,15 @@ class MosaicView(View):
     winning_score: int = 0
     #: Per seat, how many of her routine-end checks in a row reached the winning score.
     streaks: tuple[int, ...] = ()
+    #: The whole position.  Mosaic has no hidden information (hands are public and nothing is
+    #: drawn after the deal), so a bot may search from it instead of rebuilding it from the move log.
+    position: MosaicState | None = field(default=None, compare=False, repr=False)
+
+    def state(self) -> MosaicState:
+        """The position this view shows, to apply moves to (bots' look-ahead)."""
+        if self.position is None:
+            raise ValueError("this view carries no position")
+        return self.position
 
     def legal_moves(self) -> list[str]:
         return list(self.legal)
@@ -787,6 +796,7 @@ class MosaicState(State):
             max_routines=self.max_routines,
             winning_score=self.winning_score,
             streaks=self.streaks,
+            position=self,
         )
 
 
