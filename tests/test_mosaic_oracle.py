@@ -33,6 +33,10 @@ def box(board: dict[Pos, Tile], margin: int) -> list[Pos]:
     ]
 
 
+def as_tile(quarters: list[int]) -> Tile:
+    return (quarters[0], quarters[1], quarters[2], quarters[3])
+
+
 def building_oracle(state: MosaicState) -> set[str]:
     board = state.board
     if not board:
@@ -89,11 +93,11 @@ def edge_oracle(state: MosaicState) -> set[str]:
             second[OPPOSITE[side]] = me
             rest = {p: t for p, t in board.items() if p not in ((r, c), other)}
             ok = False
-            for source in candidates_oracle(rest, (r, c), tuple(first), (side,), set(), {other}, 2):  # type: ignore[arg-type]
+            for source in candidates_oracle(rest, (r, c), as_tile(first), (side,), set(), {other}, 2):
                 after = dict(rest)
                 moving = after.pop(source)
                 after[(r, c)] = moving
-                if candidates_oracle(after, other, tuple(second), (OPPOSITE[side],), {moving}, set(), 2):  # type: ignore[arg-type]
+                if candidates_oracle(after, other, as_tile(second), (OPPOSITE[side],), {moving}, set(), 2):
                     ok = True
                     break
             if ok:
