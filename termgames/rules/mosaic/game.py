@@ -268,6 +268,10 @@ class MosaicState(State):
 
     # -- basics ------------------------------------------------------------
 
+    def __hash__(self) -> int:
+        # The generated hash would hash the board dict and fail; equal states share these fields.
+        return hash((self.ply, self.phase, self.kind, self.turn, frozenset(self.board.items()), self.hands))
+
     @property
     def players(self) -> int:
         return len(self.seats)
