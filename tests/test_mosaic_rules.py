@@ -209,6 +209,8 @@ def test_exact_replacement_routine_without_mismatch() -> None:
     assert state.kind == "SH/P" and not holes(state.board)
     legal = state.legal_moves()
     assert "2122@0,-1" in legal and all(mismatch_count(state.board, p, t) == 0 for t, p in state.placing_options())
+    # Both tiles can go back with no mismatch and no hole, so only such placements are legal.
+    assert refusal(state, "2122@-3,0") == "Colour Constraint: 2122's W side (b) does not match the tile at -3,-1 (a)"
     state = play(state, "2122@0,-1")
     assert state.kind == "P" and state.legal_moves() == ["2121@-1,-1"]  # the hole 2122 left must be filled
     assert refusal(state, "2121@-4,-1").startswith("Shape Constraint 1")
@@ -240,6 +242,10 @@ def test_three_colour_replacement_takes_the_closest_tiles_then_one_hole_gets_the
     assert refusal(state, "1122@-1,0").startswith("Shape Constraint 2: the hole at 1,1 must be filled first")
     state = play(state, "1111@1,1")
     assert state.kind == "P"
+    # 1122 matches nowhere: it goes where it has the fewest (one) mismatched sides.
+    assert len(state.legal_moves()) == 7
+    assert all(mismatch_count(state.board, p, t) == 1 for t, p in state.placing_options())
+    assert "fewest mismatched sides" in refusal(state, "1122@2,0")  # two mismatched sides there
 
 
 TWO_HOLES = """
