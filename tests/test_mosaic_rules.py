@@ -497,3 +497,14 @@ def test_the_view_carries_the_position_for_bots() -> None:
     view = match.view(1)
     state = view.state()  # type: ignore[attr-defined]  # MosaicView
     assert state == match.state and state.legal_moves() == list(view.board_json()["legal"])
+
+
+def test_board_text_draws_quarters_holes_and_the_position_being_replaced() -> None:
+    state = alteration_state(["a", "b", "c"], THREE_COLOURS, turn=2)
+    state = play(state, "edge 0,0 0,1", "take -1,2")
+    text = state.view(None).board_text(ascii=True)
+    assert "[R]" in text  # 0,1 waits for its replacement
+    assert "|  3  |" in text and "+-----+" in text  # 3322's N quarter, ASCII grid
+    assert "c to play Step R: choose a replacement for the tile that was at 0,1" in text
+    state = play(state, "take 1,1")
+    assert "hole" in state.view(None).board_text()
