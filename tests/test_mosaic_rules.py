@@ -508,3 +508,24 @@ def test_board_text_draws_quarters_holes_and_the_position_being_replaced() -> No
     assert "c to play Step R: choose a replacement for the tile that was at 0,1" in text
     state = play(state, "take 1,1")
     assert "hole" in state.view(None).board_text()
+
+
+def test_replaying_checks_each_edge_alone_with_the_same_verdicts() -> None:
+    match = random_match(3, 400, seed=5)
+    replayed = Match.replay("mosaic", match.options, match.seats, match.seed, match.moves)
+    assert replayed.state == match.state
+    # A fresh state (nothing listed yet) refuses an edge the list would not hold, and takes one it holds.
+    checked = 0
+    for state in match.states:
+        if isinstance(state, MosaicState) and state.phase == "alteration" and state.kind == "SE":
+            checked += 1
+            listed = set(state.legal_moves())
+            for move in ("edge 0,0 0,1", "edge 0,0 1,0", "edge -1,0 0,0", "edge 0,-1 0,0"):
+                fresh = replace(state)
+                try:
+                    fresh.apply(state.turn, move)
+                    accepted = True
+                except RuleError:
+                    accepted = False
+                assert accepted == (move in listed), move
+    assert checked >= 3
