@@ -831,6 +831,8 @@ class Mosaic(Game):
     summary = "Build a board of two-coloured tiles, then recolour it edge by edge into large regions. (2-4 players)"
     min_seats = 2
     max_seats = 4
+    #: An alteration routine is five or more small steps: each AI step stays in sight long enough to follow.
+    ai_move_seconds = 0.5
     option_specs = (
         OptionSpec(
             "max_routines",
