@@ -348,8 +348,10 @@ def solve(
         raise typer.Exit(130) from None
     if not no_cache and solver.cache_size > known:
         solver_cache.save(solver)
-    # plain sorting of the names: each move's cells, then the moves
-    named = sorted(sorted(cell_name(cell) for cell in move) for move in moves)
+    # Cells in board order, column then row number (A9 before A10, which sorting the names would swap);
+    # the moves in the order of their sorted cells.
+    ordered = sorted(sorted(move) for move in moves)
+    named = [[cell_name(cell) for cell in move] for move in ordered]
     if as_json:
         print(json.dumps({"nimber": nimber, "winning_moves": named}))
         return
