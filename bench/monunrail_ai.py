@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 
-from termgames.ai.monunrail import make_bot  # noqa: E402
+from termgames.ai import make_bot  # noqa: E402
 from termgames.rules.monunrail import (  # noqa: E402
     KIND_OF_MASK,
     MonUnrail,
@@ -71,7 +71,7 @@ def random_move(view, rng: random.Random, solver: Solver, careful: bool) -> str:
 def play(game: MonUnrail, level: str, seed: int, careful: bool) -> tuple[bool, list[float], str]:
     state = game.new({}, ["bot", "random"] if seed % 2 == 0 else ["random", "bot"], seed)
     bot_seat = 0 if seed % 2 == 0 else 1
-    bot = make_bot(level, seed)
+    bot = make_bot("monunrail", level, seed)
     rng = random.Random(seed)
     solver = Solver()
     times = []

@@ -86,9 +86,9 @@ def _wants_ascii(flag: bool) -> bool:
 
 
 def _check_playable(game: str) -> None:
-    from .screens import GAME_SCREENS
+    from .games import describe
 
-    if game not in GAME_SCREENS:
+    if not describe(game).playable:
         fail(f"{game} has no terminal screen yet; play it with termgames new/move/show")
 
 
@@ -115,11 +115,11 @@ PaletteOption = typer.Option("default", "--palette", help="Colours: default, col
 @app.command("list")
 def list_games() -> None:
     """The games, one line each."""
-    from .rules import REGISTRY
+    from .games import GAMES
 
-    width = max(len(name) for name in REGISTRY)
-    for entry in REGISTRY.values():
-        print(f"{entry.name:<{width}}  {entry.summary}")
+    width = max(len(name) for name in GAMES)
+    for descriptor in GAMES.values():
+        print(f"{descriptor.name:<{width}}  {descriptor.blurb}")
 
 
 @app.command(context_settings=GAME_OPTIONS)

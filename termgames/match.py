@@ -57,12 +57,7 @@ def parse_player(text: str, game: Game) -> SeatInfo:
         if len(parts) == 3:
             raise RuleError(f"--player {text!r}: a human seat has no level")
         return SeatInfo(name)
-    if not game.ai_levels:
-        raise RuleError(f"{game.title} has no AI yet")
-    level = parts[2].strip().lower() if len(parts) == 3 else game.default_level
-    if level not in game.ai_levels:
-        raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {level!r}")
-    return SeatInfo(name, AI, level)
+    return SeatInfo(name, AI, game.descriptor.check_level(parts[2] if len(parts) == 3 else None))
 
 
 def default_seats(game: Game, count: int | None = None) -> list[SeatInfo]:

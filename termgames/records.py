@@ -89,9 +89,12 @@ def from_dict(data: Any) -> Match:
             raise RecordError(f"seat {number} has an unknown kind {kind!r}")
         level = seat.get("level")
         if kind == AI:
-            level = level or game.default_level
-            if level not in game.ai_levels:
-                raise RecordError(f"seat {number} has an unknown AI level {level!r}")
+            if level is not None and not isinstance(level, str):
+                raise RecordError(f"'level' in seat {number} has the wrong type")
+            try:
+                level = game.descriptor.check_level(level)
+            except RuleError as error:
+                raise RecordError(f"seat {number}: {error}") from None
         seats.append(SeatInfo(name, kind, level if kind == AI else None))
     names = [seat.name for seat in seats]
     moves: list[MoveRecord] = []

@@ -79,24 +79,17 @@ LEVELS = {
     "normal": Level("normal", playouts=2500, seconds=1.0),
     "hard": Level("hard", playouts=8000, seconds=1.8),
 }
-DEFAULT_LEVEL = "normal"
 
 #: Share of a playout's reward that is the winner; the rest is the margin, so
 #: that won (or lost) positions still prefer the bigger (smaller) margin.
 WIN_WEIGHT = 0.9
 
 
-def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "CopolymerBot":
-    name = (level or DEFAULT_LEVEL).lower()
-    if name not in LEVELS:
-        raise ValueError(f"Copolymer's AI levels are {', '.join(LEVELS)}, not {level!r}")
-    return CopolymerBot(LEVELS[name], random.randrange(2**31) if seed is None else seed)
-
-
 class CopolymerBot:
-    def __init__(self, level: Level, seed: int) -> None:
-        self.settings = level
-        self.level = level.name
+    def __init__(self, level: str, seed: int) -> None:
+        """The bot of ``level`` (a name from :data:`LEVELS`, checked by :func:`termgames.ai.make_bot`)."""
+        self.settings = LEVELS[level]
+        self.level = level
         self.seed = seed
         #: Playouts run by the last decision (0 when it needed no search), for benchmarks.
         self.last_playouts = 0

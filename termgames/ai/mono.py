@@ -45,7 +45,6 @@ from functools import lru_cache
 from ..rules.mono import END, HOLD, RANDOM, MonoView, grid_for
 from .mono_inference import LayoutSampler, beliefs_from, consistent
 
-DEFAULT_LEVEL = "normal"
 #: Attempts per layout wanted, at most (see LayoutSampler.samples).
 SAMPLING_EFFORT = 4
 #: Cells of the standard board (nine regions), for which the levels' sample counts are meant.
@@ -79,11 +78,6 @@ LEVELS = {
 }
 
 
-def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "MonoBot":
-    name = (level or DEFAULT_LEVEL).lower()
-    if name not in LEVELS:
-        raise ValueError(f"Mono's AI levels are {', '.join(LEVELS)}, not {level!r}")
-    return MonoBot(LEVELS[name], random.randrange(2**31) if seed is None else seed)
 
 
 # --------------------------------------------------------------------------
@@ -144,9 +138,10 @@ def _sample(regions: int, known: dict[int, int], count: int, salt: str) -> list[
 
 
 class MonoBot:
-    def __init__(self, level: Level, seed: int) -> None:
-        self.settings = level
-        self.level = level.name
+    def __init__(self, level: str, seed: int) -> None:
+        """The bot of ``level`` (a name from :data:`LEVELS`, checked by :func:`termgames.ai.make_bot`)."""
+        self.settings = LEVELS[level]
+        self.level = level
         self.seed = seed
         #: Layouts of a board after a history of uncovering steps, by a digest of that history.
         self._chain: dict[str, list[tuple[int, ...]]] = {}

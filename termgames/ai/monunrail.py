@@ -81,7 +81,6 @@ LEVELS = {
     "normal": Level("normal", candidates=40, seconds=1.2, pie_playouts=10),
     "hard": Level("hard", candidates=80, seconds=1.4, pie_playouts=16, endgame_completions=12),
 }
-DEFAULT_LEVEL = "normal"
 
 #: Nodes the completion search may spend per question (its typical cost is tens to hundreds).
 NODE_LIMIT = 20_000
@@ -89,11 +88,6 @@ NODE_LIMIT = 20_000
 ENDGAME_NODES = 5_000
 
 
-def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "MonUnrailBot":
-    name = (level or DEFAULT_LEVEL).lower()
-    if name not in LEVELS:
-        raise ValueError(f"MonUnrail's AI levels are {', '.join(LEVELS)}, not {level!r}")
-    return MonUnrailBot(LEVELS[name], random.randrange(2**31) if seed is None else seed)
 
 
 def _components(cells: Iterable[Cell]) -> list[set[Cell]]:
@@ -136,9 +130,10 @@ def _after(grid, supply, items: Placement) -> tuple[list[int], list[int]]:
 
 
 class MonUnrailBot:
-    def __init__(self, level: Level, seed: int) -> None:
-        self.settings = level
-        self.level = level.name
+    def __init__(self, level: str, seed: int) -> None:
+        """The bot of ``level`` (a name from :data:`LEVELS`, checked by :func:`termgames.ai.make_bot`)."""
+        self.settings = LEVELS[level]
+        self.level = level
         self.rng = random.Random(seed)
         self.solver = Solver()
         implementation = getattr(self.solver, "implementation", "pure Python")

@@ -16,7 +16,10 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Sequence
+
+if TYPE_CHECKING:
+    from ..games import GameDescriptor
 
 #: A seat index (0-based, in seat order) or ``None`` for a spectator.
 Viewer = int | None
@@ -242,18 +245,51 @@ def _flag_value(flag: str, eq: str, inline: str, items: list[str], hint: str = "
 
 
 class Game(ABC):
-    """One back end: the static description of a game and its factory."""
+    """One back end: the rules of a game, its options and its factory.
 
+    What the rest of termgames needs to know about a game without importing
+    it (title, summary, seat counts, AI levels, the modules of its screen and
+    bots) is in its descriptor (:mod:`termgames.games`); the properties below
+    read it from there, so it is written once.
+    """
+
+    #: The descriptor's name: the key this class is registered under in ``termgames.games.GAMES``.
     name: ClassVar[str]
-    title: ClassVar[str]
-    summary: ClassVar[str]
-    min_seats: ClassVar[int] = 2
-    max_seats: ClassVar[int] = 2
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     presets: ClassVar[tuple[Preset, ...]] = ()
-    #: AI levels offered, weakest first; the default is ``default_level``.
-    ai_levels: ClassVar[tuple[str, ...]] = ()
-    default_level: ClassVar[str] = ""
+
+    # -- from the descriptor -------------------------------------------------
+
+    @property
+    def descriptor(self) -> "GameDescriptor":
+        from ..games import GAMES  # here, not at the top: termgames.games imports nothing of the rules
+
+        return GAMES[self.name]
+
+    @property
+    def title(self) -> str:
+        return self.descriptor.title
+
+    @property
+    def summary(self) -> str:
+        return self.descriptor.summary
+
+    @property
+    def min_seats(self) -> int:
+        return self.descriptor.min_seats
+
+    @property
+    def max_seats(self) -> int:
+        return self.descriptor.max_seats
+
+    @property
+    def ai_levels(self) -> tuple[str, ...]:
+        """AI levels offered, weakest first (or named bots); the default is ``default_level``."""
+        return self.descriptor.ai_levels
+
+    @property
+    def default_level(self) -> str:
+        return self.descriptor.default_level
 
     # -- options -----------------------------------------------------------
 

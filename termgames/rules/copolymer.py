@@ -315,10 +315,6 @@ your opponent's cells. The claims of the last turn are highlighted.
 
 class Copolymer(Game):
     name = "copolymer"
-    title = "Copolymer"
-    summary = "Claim cells of a honeycomb; touching two enemy cells earns another claim."
-    min_seats = 2
-    max_seats = 2
     option_specs = (
         OptionSpec("shape", "choice", "hexagon", "board shape", choices=("hexagon", "rhombus")),
         OptionSpec("size", "int", 11, "rows of the board (odd)", minimum=3, maximum=MAX_ROWS),
@@ -328,8 +324,6 @@ class Copolymer(Game):
         Preset("--medium", {"size": 13}, "hexagon of 13 rows"),
         Preset("--large", {"size": 19}, "hexagon of 19 rows"),
     )
-    ai_levels = ("easy", "normal", "hard")
-    default_level = "normal"
 
     def parse_cli_options(self, args):  # type: ignore[override]
         # ``--rhombus N`` is pbmserv's NxN board: shape and size in one flag.

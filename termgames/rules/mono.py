@@ -769,12 +769,6 @@ seen.
 
 class Mono(Game):
     name = "mono"
-    title = "Mono"
-    summary = "Probe your opponents' hidden boards for runs of rising values."
-    min_seats = 2
-    max_seats = 4
-    ai_levels = ("easy", "normal", "hard")
-    default_level = "normal"
     option_specs = (
         OptionSpec("size", "int", 9, "regions", minimum=MIN_REGIONS, maximum=MAX_REGIONS),
         OptionSpec("no_auto", "flag", False, "no automatic random probes"),

@@ -1398,18 +1398,12 @@ def draw_random_supply(seed: int) -> tuple[int, int, int]:
 
 class MonUnrail(Game):
     name = "monunrail"
-    title = "MonUnrail"
-    summary = "Build a railway circuit together, then take it apart; whoever removes the last tile wins."
-    min_seats = 2
-    max_seats = 2
     option_specs = (
         OptionSpec("straights", "int", DEFAULT_SUPPLY[0], "straights in the supply", minimum=0, maximum=99),
         OptionSpec("turns", "int", DEFAULT_SUPPLY[1], "turns in the supply", minimum=0, maximum=99),
         OptionSpec("crossroads", "int", DEFAULT_SUPPLY[2], "crossroads in the supply", minimum=0, maximum=99),
         OptionSpec("random_supply", "flag", False, "draw the supply counts from the seed"),
     )
-    ai_levels = ("easy", "normal", "hard")
-    default_level = "normal"
 
     def parse_cli_options(self, args):  # type: ignore[override]
         # ``--supply S,T,C`` sets the three counts in one flag (ruling 2).

@@ -13,7 +13,6 @@ from textual.widgets import Footer, Static
 from ..match import Match
 from ..rules.base import ALL
 from ..widgets.palette import next_palette, use_ascii_scrollbars
-from . import game_screen_class
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from ..widgets.move_log import MoveLog
 from ..widgets.panel import SidePanel
@@ -58,7 +57,7 @@ class ReplayScreen(Screen):
         return self.viewers[self.viewer_index]
 
     def compose(self) -> ComposeResult:
-        board_class = game_screen_class(self.match.game.name).board_class
+        board_class = self.match.game.descriptor.board_class()
         title = title_line(f"Replay: {self.match.game.title}", self.match, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):

@@ -24,9 +24,9 @@ from textual.widgets.option_list import Option
 from ..match import AI, HUMAN, Match, SeatInfo, random_seed
 from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
-from ..rules import REGISTRY, RuleError, get_game
+from ..games import GAMES
+from ..rules import RuleError, get_game
 from ..rules.base import default_seat_names
-from . import GAME_SCREENS
 
 # --------------------------------------------------------------------------
 # Saved games
@@ -131,9 +131,9 @@ class StartScreen(Screen):
                 yield Label("New game", classes="start-heading")
                 yield OptionList(
                     *(
-                        Option(Text.assemble((entry.title, "bold"), "\n", (entry.summary, "dim")), id=name)
-                        for name, entry in REGISTRY.items()
-                        if name in GAME_SCREENS
+                        Option(Text.assemble((entry.title, "bold"), "\n", (entry.blurb, "dim")), id=name)
+                        for name, entry in GAMES.items()
+                        if entry.playable
                     ),
                     id="games",
                 )
@@ -301,7 +301,7 @@ class SetupScreen(Screen):
                             id="seat-count",
                             compact=True,
                         )
-                kinds = [("Human", HUMAN)] + [(f"AI ({level})", f"ai:{level}") for level in game.ai_levels]
+                kinds = [("Human", HUMAN)] + [(game.descriptor.level_label(level), f"ai:{level}") for level in game.ai_levels]
                 names = default_seat_names(game.max_seats)
                 for seat in range(game.max_seats):
                     default_kind = f"ai:{game.default_level}" if seat == 1 and game.ai_levels else HUMAN
