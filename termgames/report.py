@@ -43,21 +43,12 @@ def view_json(match: Match, viewer: Viewer) -> dict[str, Any]:
     }
 
 
-def board_text(view: Any, ascii: bool = False) -> str:
-    """The board for ``show``; boards drawn with line characters have a plain ASCII variant."""
-    import inspect
-
-    if ascii and "ascii" in inspect.signature(view.board_text).parameters:
-        return view.board_text(ascii=True)
-    return view.board_text()
-
-
 def view_text(match: Match, viewer: Viewer, ascii: bool = False) -> str:
     """What ``termgames show`` prints for ``viewer``: description, scores, board, moves."""
     view = match.view(viewer)
     names = match.names
     scores = ", ".join(f"{name} {_number(score)}" for name, score in zip(names, view.scores))
-    lines = [match.describe(), f"Scores: {scores}", "", board_text(view, ascii)]
+    lines = [match.describe(), f"Scores: {scores}", "", view.board_text(ascii=ascii)]
     if view.moves:
         log = (f"{ply + 1}.{names[seat]}:{view.log_text(text, ply)}" for ply, (seat, text) in enumerate(view.moves))
         lines += ["", "Moves: " + " ".join(log)]

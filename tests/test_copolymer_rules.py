@@ -172,7 +172,7 @@ def test_cli_options(args, shape, size, cells):
     state = GAME.new(options, ["a", "b"], 3)
     assert len(state.owners) == cells
     # The options survive a trip through the CLI flags a record or help would print.
-    assert GAME.parse_cli_options(GAME.options_to_cli(options)) == options
+    assert GAME.parse_cli_options(GAME.option_flags(options)) == options
     assert str(cells) in GAME.describe_options(options)
 
 

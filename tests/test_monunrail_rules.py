@@ -118,13 +118,13 @@ def test_registered_with_its_options():
     options = game.parse_cli_options(["--supply", "6,9,3"])
     assert (options["straights"], options["turns"], options["crossroads"]) == (6, 9, 3)
     assert game.new(options, ["a", "b"], 5).supply == (6, 9, 3)
-    assert game.options_to_cli(options) == ["--supply", "6,9,3"]
+    assert game.option_flags(options) == ["--supply", "6,9,3"]
     # a supply too small for any circuit is a legal (short) game: Impossible wins at once
     tiny = game.new(game.parse_cli_options(["--supply", "8,3,8"]), ["a", "b"], 1)
     assert tiny.apply(0, "impossible").winner == 0
     with pytest.raises(RuleError, match="at most 99"):
         game.parse_cli_options(["--supply", "8,100,8"])
-    with pytest.raises(RuleError, match="three counts"):
+    with pytest.raises(RuleError, match="three values"):
         game.parse_cli_options(["--supply", "8,8"])
     with pytest.raises(RuleError, match="do not combine"):
         game.parse_cli_options(["--random-supply", "--supply", "8,8,8"])

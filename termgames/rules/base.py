@@ -43,11 +43,13 @@ class RuleError(ValueError):
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One option of a game, shared by the CLI, the setup screen and records.
+    """One option of a game, shared by the CLI, the setup form, records and the server.
 
-    ``kind`` is ``"int"``, ``"flag"`` or ``"choice"``.  ``presets`` are
-    extra CLI flags that set several options at once (pbmserv's ``-small``
-    becomes ``--small`` -> ``{"size": 9}``).
+    ``kind`` is ``"int"`` (``--size 9``), ``"flag"`` (``--no-auto``, a switch)
+    or ``"choice"`` (``--shape rhombus``).  ``overrides`` names options this one
+    makes meaningless when it is on (``--random-supply`` and the counts): a
+    command line may not give them together, and :meth:`Game.check_options`
+    sets them to their defaults.
     """
 
     name: str
@@ -57,13 +59,26 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    overrides: tuple[str, ...] = ()
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
-    def coerce(self, value: Any) -> Any:
-        """Turn ``value`` (text from the CLI or JSON from a record) into this option's type."""
+    @property
+    def usage(self) -> str:
+        """The flag as help and errors list it: ``--size N``, ``--shape hexagon|rhombus``, ``--no-auto``."""
+        if self.kind == "flag":
+            return self.flag
+        return f"{self.flag} {'|'.join(self.choices) if self.kind == 'choice' else 'N'}"
+
+    def coerce(self, value: Any, flag: str = "") -> Any:
+        """Turn ``value`` (text from the CLI or a form, JSON from a record) into this option's type.
+
+        ``flag`` is how errors name the option when it came through another
+        flag (``--supply``'s counts); by default its own flag.
+        """
+        flag = flag or self.flag
         if self.kind == "flag":
             if isinstance(value, bool):
                 return value
@@ -71,36 +86,91 @@ class OptionSpec:
                 return True
             if isinstance(value, str) and value.lower() in ("0", "false", "no", "off"):
                 return False
-            raise RuleError(f"{self.flag} is a switch and takes no value")
+            raise RuleError(f"{flag} is a switch and takes no value")
         if self.kind == "int":
             if isinstance(value, bool):
-                raise RuleError(f"{self.flag} needs a whole number")
+                raise RuleError(f"{flag} needs a whole number")
             if isinstance(value, float) and not value.is_integer():
-                raise RuleError(f"{self.flag} needs a whole number, not {value!r}")
+                raise RuleError(f"{flag} needs a whole number, not {value!r}")
             try:
                 number = int(value)
             except (TypeError, ValueError, OverflowError):
-                raise RuleError(f"{self.flag} needs a whole number, not {value!r}") from None
+                raise RuleError(f"{flag} needs a whole number, not {value!r}") from None
             if self.minimum is not None and number < self.minimum:
-                raise RuleError(f"{self.flag} must be at least {self.minimum}, not {number}")
+                raise RuleError(f"{flag} must be at least {self.minimum}, not {number}")
             if self.maximum is not None and number > self.maximum:
-                raise RuleError(f"{self.flag} must be at most {self.maximum}, not {number}")
+                raise RuleError(f"{flag} must be at most {self.maximum}, not {number}")
             return number
         if self.kind == "choice":
             text = str(value).lower()
             if text not in self.choices:
-                raise RuleError(f"{self.flag} must be one of {', '.join(self.choices)}, not {value!r}")
+                raise RuleError(f"{flag} must be one of {', '.join(self.choices)}, not {value!r}")
             return text
         raise AssertionError(f"unknown option kind {self.kind}")
+
+    def form_value(self, value: Any) -> Any:
+        """What the setup form's widget for this option holds for ``value``: text, a switch or a choice."""
+        return str(value) if self.kind == "int" else value
+
+    def from_form(self, raw: Any) -> Any:
+        """The form widget's value back as an option value (RuleError when it makes none)."""
+        if self.kind == "int" and not str(raw).strip():
+            raise RuleError(f"{self.name.replace('_', ' ')} needs a number")
+        return self.coerce(str(raw).strip() if self.kind == "int" else raw)
 
 
 @dataclass(frozen=True)
 class Preset:
-    """A CLI flag that stands for several option values (``--small``)."""
+    """A CLI switch that stands for several option values (``--small`` -> ``{"size": 9}``)."""
 
     flag: str
     values: dict[str, Any]
     help: str
+
+
+@dataclass(frozen=True)
+class CompoundFlag:
+    """A CLI flag whose one value stands for several options: ``--rhombus 9``, ``--supply 8,8,8``.
+
+    The value is split at commas into one part per name in ``fills`` (each
+    read by that option's spec); ``fixed`` are the other options it sets
+    (``--rhombus`` sets the shape).  It cannot be combined on one command line
+    with any other flag that sets one of the same options.
+    """
+
+    flag: str
+    #: How help shows the value: ``N``, ``S,T,C``.
+    metavar: str
+    help: str
+    fills: tuple[str, ...]
+    fixed: dict[str, Any] = field(default_factory=dict)
+    #: A value for "needs a value, e.g. ..." errors.
+    example: str = ""
+
+    @property
+    def usage(self) -> str:
+        return f"{self.flag} {self.metavar}"
+
+    @property
+    def sets(self) -> frozenset[str]:
+        return frozenset(self.fills) | frozenset(self.fixed)
+
+    def read(self, value: str) -> dict[str, Any]:
+        """The raw option values ``value`` stands for (checked by the options' specs afterwards)."""
+        parts = [part.strip() for part in value.split(",")] if len(self.fills) > 1 else [value.strip()]
+        if len(parts) != len(self.fills):
+            count = ("no", "one", "two", "three", "four")[len(self.fills)] if len(self.fills) < 5 else len(self.fills)
+            raise RuleError(f"{self.flag} needs {count} values {self.metavar} ({', '.join(self.fills)}), not {value!r}")
+        return {**self.fixed, **dict(zip(self.fills, parts))}
+
+    def describes(self, options: dict[str, Any], defaults: dict[str, Any]) -> bool:
+        """Whether this flag is the way to write ``options`` (its fixed values hold and it changes something)."""
+        if any(options.get(name) != value for name, value in self.fixed.items()):
+            return False
+        return any(options.get(name) != defaults.get(name) for name in self.sets)
+
+    def write(self, options: dict[str, Any]) -> list[str]:
+        return [self.flag, ",".join(str(options[name]) for name in self.fills)]
 
 
 # --------------------------------------------------------------------------
@@ -138,8 +208,12 @@ class View:
         """The board in the JSON shape ``termgames show --json`` prints."""
         raise NotImplementedError
 
-    def board_text(self) -> str:
-        """The board as plain text, for ``termgames show``."""
+    def board_text(self, ascii: bool = False) -> str:
+        """The board as plain text, for ``termgames show``.
+
+        ``ascii`` asks for ASCII characters only (a terminal that is not
+        UTF-8, ``show --ascii``); a board drawn in ASCII anyway ignores it.
+        """
         raise NotImplementedError
 
     def log_text(self, move: str, ply: int | None = None) -> str:
@@ -235,6 +309,11 @@ class State(ABC):
         return random.Random(f"{self.seed}:{self.ply}:{salt}")
 
 
+def _and(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(words) if len(words) < 3 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def _flag_value(flag: str, eq: str, inline: str, items: list[str], hint: str = "") -> str:
     """The value of ``flag`` on the command line: ``--flag=V`` or the next word (taken from ``items``)."""
     if eq:
@@ -257,6 +336,7 @@ class Game(ABC):
     name: ClassVar[str]
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     presets: ClassVar[tuple[Preset, ...]] = ()
+    compound_flags: ClassVar[tuple[CompoundFlag, ...]] = ()
 
     # -- from the descriptor -------------------------------------------------
 
@@ -292,6 +372,12 @@ class Game(ABC):
         return self.descriptor.default_level
 
     # -- options -----------------------------------------------------------
+    #
+    # The grammar is data (``option_specs``, ``presets``, ``compound_flags``);
+    # these methods are its only readers and writers.  The CLI and the SSH
+    # ``challenge`` command parse with :meth:`take_cli_options`, the setup
+    # form goes through :meth:`OptionSpec.form_value`/:meth:`options_from_form`,
+    # records and the server through :meth:`check_options`.
 
     def default_options(self) -> dict[str, Any]:
         return {spec.name: spec.default for spec in self.option_specs}
@@ -305,83 +391,115 @@ class Game(ABC):
         result = self.default_options()
         for name, value in options.items():
             result[name] = specs[name].coerce(value)
+        for spec in self.option_specs:
+            if result[spec.name]:
+                result.update((name, specs[name].default) for name in spec.overrides)
         self._check_option_combination(result)
         return result
 
     def _check_option_combination(self, options: dict[str, Any]) -> None:
         """Refuse combinations that make no game (even cell counts, ...)."""
 
-    @staticmethod
-    def take_flag(args: Sequence[str], flag: str, example: str) -> tuple[str | None, list[str]]:
-        """Split off a game's own flag with a value (``--rhombus 9``, ``--supply=8,8,8``): (its value, the rest).
+    def take_cli_options(self, args: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+        """Read the option flags among ``args``: (the checked options, the words that are not options).
 
-        For flags that stand for several options at once, which a game maps
-        itself before :meth:`parse_cli_options` reads the rest.
+        ``--size 9``, ``--size=9``, switches, presets and compound flags, in
+        any order; a word that starts with ``-`` and is none of them is an
+        error, any other word is returned (the SSH ``challenge`` command's
+        player names).
         """
-        value: str | None = None
+        specs = {spec.flag: spec for spec in self.option_specs}
+        by_name = {spec.name: spec for spec in self.option_specs}
+        presets = {preset.flag: preset for preset in self.presets}
+        compounds = {compound.flag: compound for compound in self.compound_flags}
+        options: dict[str, Any] = {}
+        given: list[tuple[str, frozenset[str]]] = []  # each flag and the options it set
         rest: list[str] = []
         items = list(args)
         while items:
             word = items.pop(0)
-            name, eq, inline = word.partition("=")
-            if name != flag:
-                rest.append(word)
-            else:
-                value = _flag_value(flag, eq, inline, items, f", e.g. {flag} {example}")
-        return value, rest
-
-    def parse_cli_options(self, args: Sequence[str]) -> dict[str, Any]:
-        """Parse game options written as CLI flags (``--size 9``, ``--small``)."""
-        specs = {spec.flag: spec for spec in self.option_specs}
-        presets = {preset.flag: preset for preset in self.presets}
-        options: dict[str, Any] = {}
-        items = list(args)
-        while items:
-            word = items.pop(0)
             flag, eq, inline = word.partition("=")
-            if flag in presets and not eq:
+            if not word.startswith("-"):
+                rest.append(word)
+            elif flag in presets and not eq:
                 options.update(presets[flag].values)
-                continue
-            spec = specs.get(flag)
-            if spec is None:
+                given.append((flag, frozenset(presets[flag].values)))
+            elif flag in compounds:
+                compound = compounds[flag]
+                value = _flag_value(flag, eq, inline, items, f", e.g. {flag} {compound.example or compound.metavar}")
+                for name, raw in compound.read(value).items():
+                    options[name] = by_name[name].coerce(raw, flag)
+                given.append((flag, compound.sets))
+            elif flag in specs:
+                spec = specs[flag]
+                if spec.kind == "flag":
+                    options[spec.name] = spec.coerce(inline) if eq else True
+                else:
+                    options[spec.name] = spec.coerce(_flag_value(flag, eq, inline, items))
+                given.append((flag, frozenset([spec.name])))
+            else:
                 listing = ", ".join(self.cli_flags()) or "none"
                 raise RuleError(f"{self.name} has no option {flag!r} (its options: {listing})")
-            if spec.kind == "flag":
-                options[spec.name] = spec.coerce(inline) if eq else True
+        self._check_flag_conflicts(given, options)
+        return self.check_options(options), rest
+
+    def _check_flag_conflicts(self, given: list[tuple[str, frozenset[str]]], options: dict[str, Any]) -> None:
+        for compound in self.compound_flags:
+            for flag, names in given:
+                if flag != compound.flag and names & compound.sets and compound.flag in dict(given):
+                    sets = _and([*compound.fixed, *compound.fills])
+                    raise RuleError(f"{compound.flag} sets the {sets} itself; do not combine it with {flag}")
+        for spec in self.option_specs:
+            if spec.overrides and options.get(spec.name):
+                for flag, names in given:
+                    if names & set(spec.overrides):
+                        decided = _and(spec.overrides)
+                        raise RuleError(f"{spec.flag} decides the {decided} itself; do not combine it with {flag}")
+
+    def parse_cli_options(self, args: Sequence[str]) -> dict[str, Any]:
+        """Parse game options written as CLI flags (``--size 9``, ``--small``, ``--rhombus 9``)."""
+        options, rest = self.take_cli_options(args)
+        if rest:
+            listing = ", ".join(self.cli_flags()) or "none"
+            raise RuleError(f"{self.name} has no option {rest[0]!r} (its options: {listing})")
+        return options
+
+    def option_flags(self, options: dict[str, Any]) -> list[str]:
+        """CLI flags that :meth:`parse_cli_options` reads back as ``options`` (none for the defaults)."""
+        options = self.check_options(options)
+        defaults = self.default_options()
+        done: set[str] = set()
+        words: list[str] = []
+        for compound in self.compound_flags:
+            if compound.describes(options, defaults):
+                words += compound.write(options)
+                done |= compound.sets
+        for spec in self.option_specs:
+            value = options[spec.name]
+            if spec.name in done or value == spec.default:
                 continue
-            options[spec.name] = spec.coerce(_flag_value(flag, eq, inline, items))
-        return self.check_options(options)
+            if spec.kind == "flag":
+                words.append(spec.flag if value else f"{spec.flag}=off")
+            else:
+                words += [spec.flag, str(value)]
+        return words
+
+    def options_from_form(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """The options a setup form's widget values (one per spec, see :meth:`OptionSpec.form_value`) make."""
+        specs = {spec.name: spec for spec in self.option_specs}
+        return self.check_options({name: specs[name].from_form(value) for name, value in raw.items()})
 
     def cli_flags(self) -> list[str]:
         """The option flags the CLI takes for this game, for help and error messages."""
-        flags = [spec.flag + ("" if spec.kind == "flag" else " N" if spec.kind == "int" else " X") for spec in self.option_specs]
-        return flags + [preset.flag for preset in self.presets]
+        return (
+            [compound.usage for compound in self.compound_flags]
+            + [preset.flag for preset in self.presets]
+            + [spec.usage for spec in self.option_specs]
+        )
 
     def describe_options(self, options: dict[str, Any]) -> str:
         """A short human text of the options that differ from the defaults."""
-        parts = []
-        for spec in self.option_specs:
-            value = options.get(spec.name, spec.default)
-            if value == spec.default:
-                continue
-            if spec.kind == "flag":
-                parts.append(spec.flag)
-            else:
-                parts.append(f"{spec.flag} {value}")
-        return " ".join(parts) if parts else "standard"
-
-    def options_to_cli(self, options: dict[str, Any]) -> list[str]:
-        args: list[str] = []
-        for spec in self.option_specs:
-            value = options.get(spec.name, spec.default)
-            if value == spec.default:
-                continue
-            if spec.kind == "flag":
-                if value:
-                    args.append(spec.flag)
-            else:
-                args += [spec.flag, str(value)]
-        return args
+        return " ".join(self.option_flags(options)) or "standard"
 
     # -- creation ----------------------------------------------------------
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from .base import Game, OptionSpec, Preset, RuleError, State, View, Viewer
+from .base import CompoundFlag, Game, OptionSpec, Preset, RuleError, State, View, Viewer
 
 ROW_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # pbmserv skips I
 MAX_ROWS = len(ROW_LETTERS)
@@ -122,8 +122,8 @@ class CopolymerView(View):
             for name, owner in zip(self.board.names, self.owners)
         }
 
-    def board_text(self) -> str:
-        """The honeycomb as in the rules' figures: x for the first seat, o for the second."""
+    def board_text(self, ascii: bool = False) -> str:
+        """The honeycomb as in the rules' figures: x for the first seat, o for the second (ASCII either way)."""
         assert self.board is not None
         marks = "xo"
         lines = []
@@ -324,20 +324,10 @@ class Copolymer(Game):
         Preset("--medium", {"size": 13}, "hexagon of 13 rows"),
         Preset("--large", {"size": 19}, "hexagon of 19 rows"),
     )
-
-    def parse_cli_options(self, args):  # type: ignore[override]
-        # ``--rhombus N`` is pbmserv's NxN board: shape and size in one flag.
-        value, rest = self.take_flag(args, "--rhombus", "9")
-        options = super().parse_cli_options(rest)
-        if value is None:
-            return options
-        if any(flag.split("=")[0] in ("--size", "--small", "--medium", "--large") for flag in rest):
-            raise RuleError("--rhombus sets the size itself; do not combine it with --size or --small/--medium/--large")
-        options.update(shape="rhombus", size=value)
-        return self.check_options(options)
-
-    def cli_flags(self) -> list[str]:
-        return ["--small", "--medium", "--large", "--size N", "--rhombus N"]
+    # pbmserv's NxN board: shape and size in one flag.
+    compound_flags = (
+        CompoundFlag("--rhombus", "N", "an N by N rhombus (N odd)", fills=("size",), fixed={"shape": "rhombus"}, example="9"),
+    )
 
     def describe_options(self, options: dict[str, Any]) -> str:
         shape = options.get("shape", "hexagon")
@@ -346,13 +336,6 @@ class Copolymer(Game):
         if shape == "rhombus":
             return f"{size}x{size} rhombus, {cells} cells"
         return f"hexagon of {size} rows, {cells} cells"
-
-    def options_to_cli(self, options: dict[str, Any]) -> list[str]:
-        if options.get("shape") == "rhombus":
-            return ["--rhombus", str(options["size"])]
-        if options.get("size", 11) != 11:
-            return ["--size", str(options["size"])]
-        return []
 
     def _check_option_combination(self, options: dict[str, Any]) -> None:
         size = options["size"]

@@ -333,7 +333,8 @@ class MonoView(View):
             "turn": self.turn_values(),
         }
 
-    def board_text(self) -> str:
+    def board_text(self, ascii: bool = False) -> str:
+        """Every board side by side, values as labels and . where hidden (ASCII either way)."""
         assert self.grid is not None
         grid = self.grid
         cell_width = 2

@@ -78,7 +78,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterable, Iterator, Sequence
 
-from .base import Game, OptionSpec, RuleError, State, View, Viewer
+from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer
 
 # --------------------------------------------------------------------------
 # Geometry and tiles
@@ -1402,39 +1402,24 @@ class MonUnrail(Game):
         OptionSpec("straights", "int", DEFAULT_SUPPLY[0], "straights in the supply", minimum=0, maximum=99),
         OptionSpec("turns", "int", DEFAULT_SUPPLY[1], "turns in the supply", minimum=0, maximum=99),
         OptionSpec("crossroads", "int", DEFAULT_SUPPLY[2], "crossroads in the supply", minimum=0, maximum=99),
-        OptionSpec("random_supply", "flag", False, "draw the supply counts from the seed"),
+        OptionSpec(
+            "random_supply", "flag", False, "draw the supply counts from the seed",
+            overrides=("straights", "turns", "crossroads"),
+        ),
     )
-
-    def parse_cli_options(self, args):  # type: ignore[override]
-        # ``--supply S,T,C`` sets the three counts in one flag (ruling 2).
-        value, rest = self.take_flag(args, "--supply", "8,8,8")
-        extra: dict[str, Any] = {}
-        if value is not None:
-            parts = [p.strip() for p in value.split(",")]
-            if len(parts) != 3:
-                raise RuleError(f"--supply needs three counts S,T,C (straights, turns, crossroads), not {value!r}")
-            extra = dict(zip(("straights", "turns", "crossroads"), parts))
-        given = set(extra) | {w.split("=")[0][2:] for w in rest if w.startswith("--")}
-        if "random-supply" in given and given & {"straights", "turns", "crossroads"}:
-            raise RuleError("--random-supply draws the counts itself; do not combine it with --supply")
-        options = super().parse_cli_options(rest)
-        options.update(extra)
-        return self.check_options(options)
-
-    def cli_flags(self) -> list[str]:
-        return ["--supply S,T,C", "--straights N", "--turns N", "--crossroads N", "--random-supply"]
+    # ``--supply S,T,C`` sets the three counts in one flag (ruling 2).
+    compound_flags = (
+        CompoundFlag(
+            "--supply", "S,T,C", "straights, turns and crossroads in the supply",
+            fills=("straights", "turns", "crossroads"), example="8,8,8",
+        ),
+    )
 
     def describe_options(self, options: dict[str, Any]) -> str:
         if options.get("random_supply"):
             return "random supply"
         counts = tuple(options.get(k, d) for k, d in zip(("straights", "turns", "crossroads"), DEFAULT_SUPPLY))
         return "supply {} straights, {} turns, {} crossroads".format(*counts)
-
-    def options_to_cli(self, options: dict[str, Any]) -> list[str]:
-        if options.get("random_supply"):
-            return ["--random-supply"]
-        counts = tuple(options.get(k, d) for k, d in zip(("straights", "turns", "crossroads"), DEFAULT_SUPPLY))
-        return [] if counts == DEFAULT_SUPPLY else ["--supply", ",".join(map(str, counts))]
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MonUnrailState:
         if options["random_supply"]:

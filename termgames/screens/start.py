@@ -26,7 +26,7 @@ from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
 from ..games import GAMES
 from ..rules import RuleError, get_game
-from ..rules.base import default_seat_names
+from ..rules.base import OptionSpec, default_seat_names
 
 # --------------------------------------------------------------------------
 # Saved games
@@ -314,8 +314,8 @@ class SetupScreen(Screen):
         yield Button("Start game", variant="primary", id="setup-start")
         yield Footer()
 
-    def _option_row(self, spec) -> ComposeResult:
-        value = self.initial_options[spec.name]
+    def _option_row(self, spec: OptionSpec) -> ComposeResult:
+        value = spec.form_value(self.initial_options[spec.name])
         with Horizontal(classes="setup-row"):
             yield Label(spec.name.replace("_", " ").capitalize(), classes="setup-label")
             widget_id = f"option-{spec.name}"
@@ -327,7 +327,7 @@ class SetupScreen(Screen):
                 yield Checkbox("on" if value else "off", value=bool(value), id=widget_id, compact=True)
                 help_text = spec.help
             else:
-                yield Input(str(value), type="integer", id=widget_id, compact=True)
+                yield Input(value, type="integer", id=widget_id, compact=True)
                 bounds = f"{spec.minimum}-{spec.maximum}" if spec.minimum is not None else ""
                 help_text = f"{spec.help} ({bounds})" if bounds else spec.help
             yield Static(help_text, classes="setup-help")
@@ -343,19 +343,15 @@ class SetupScreen(Screen):
             return self.game.min_seats
         return int(self.query_one("#seat-count", Select).value)
 
+    def _option_widget(self, name: str) -> Input | Select[Any] | Checkbox:
+        widget = self.query_one(f"#option-{name}")
+        assert isinstance(widget, (Input, Select, Checkbox))
+        return widget
+
     def read_options(self) -> dict[str, Any]:
         """The options as typed; raises RuleError with the reason when they make no game."""
-        raw: dict[str, Any] = {}
-        for spec in self.game.option_specs:
-            widget = self.query_one(f"#option-{spec.name}")
-            if isinstance(widget, Input):
-                text = widget.value.strip()
-                if not text:
-                    raise RuleError(f"{spec.name} needs a number")
-                raw[spec.name] = text
-            else:
-                raw[spec.name] = widget.value
-        return self.game.check_options(raw)
+        raw = {spec.name: self._option_widget(spec.name).value for spec in self.game.option_specs}
+        return self.game.options_from_form(raw)
 
     def read_seats(self) -> list[SeatInfo]:
         seats = []
@@ -404,12 +400,9 @@ class SetupScreen(Screen):
     def preset_pressed(self, event: Button.Pressed) -> None:
         flag = "--" + (event.button.id or "").removeprefix("preset-")
         preset = next(p for p in self.game.presets if p.flag == flag)
+        specs = {spec.name: spec for spec in self.game.option_specs}
         for name, value in preset.values.items():
-            widget = self.query_one(f"#option-{name}")
-            if isinstance(widget, Input):
-                widget.value = str(value)
-            else:
-                widget.value = value
+            self._option_widget(name).value = specs[name].form_value(value)
         self.refresh_summary()
 
     @on(Button.Pressed, "#setup-start")

@@ -86,25 +86,15 @@ def _challenge(hub: Hub, player: str, args: list[str]) -> Result:
     if not args:
         return _fail("challenge GAME [options] NAME...: name the game")
     game = get_game(args[0])
-    value_flags = {spec.flag for spec in game.option_specs if spec.kind != "flag"}
-    options: list[str] = []
-    names: list[str] = []
-    rest = args[1:]
-    while rest:
-        word = rest.pop(0)
-        if word.startswith("-"):
-            options.append(word)
-            if word in value_flags and rest:
-                options.append(rest.pop(0))
-        else:
-            names.append(word)
+    # The CLI's own reader of option flags; the words left over are the players.
+    options, names = game.take_cli_options(args[1:])
     if not names:
         return _fail("challenge whom? Name the other players after the game and its options")
     seats = [Seat(name=player)]
     for text in names:
         info = parse_player(text, game)
         seats.append(Seat(info.kind, info.name, info.level))
-    table = hub.create_table(game.name, game.parse_cli_options(options), seats, creator=player)
+    table = hub.create_table(game.name, options, seats, creator=player)
     return _ok(f"{table.id}: {table.match.describe()}; {to_move_text(table.match)}")
 
 
