@@ -304,6 +304,17 @@ class State(ABC):
         """
         return move
 
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        """A legal move for ``seat`` (on turn), drawn from ``rng``: quick, with no strategy.
+
+        The contract test (``tests/test_game_contract.py``) plays seeded
+        random games with it; for a game that does not override it, the test
+        plays the first AI level of its descriptor instead, which is slower.
+        A game with hidden moves should draw them explicitly (Mono: a layout
+        string, not ``random``) so that the test can vary what a seat hides.
+        """
+        raise NotImplementedError
+
     def rng(self, salt: str = "") -> random.Random:
         """A random source for this ply, fixed by the seed: replays draw the same numbers."""
         return random.Random(f"{self.seed}:{self.ply}:{salt}")

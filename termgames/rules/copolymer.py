@@ -12,6 +12,7 @@ one cell name; a forced extra claim is simply the same seat's next move.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -161,6 +162,9 @@ class CopolymerState(State):
 
     def to_move(self) -> tuple[int, ...]:
         return () if self.is_over() else (self.turn,)
+
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        return self.board.names[rng.choice([i for i, owner in enumerate(self.owners) if owner is None])]
 
     def is_over(self) -> bool:
         return None not in self.owners

@@ -423,6 +423,12 @@ class MonoState(State):
         done = self.probed[seat]
         return [cell for cell in range(self.grid.cells) if cell not in done]
 
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        if self.layouts[seat] is None:
+            return "".join(label(value) for value in random_layout(self.options["size"], rng))
+        cell = self.grid.names[rng.choice(self.unprobed(seat))]
+        return cell if rng.random() < 0.5 else f"{cell},{END}"
+
     # -- moves -------------------------------------------------------------
 
     def normalise_move(self, seat: int, move: str) -> str:

@@ -841,6 +841,26 @@ def finishing_placements(grid: Sequence[int], supply: Sequence[int]) -> list[tup
     return result
 
 
+def _steps_of(
+    grid: Sequence[int], supply: Sequence[int], completion: Sequence[tuple[int, int]]
+) -> list[tuple[tuple[int, int], ...]]:
+    """The legal placements of one to three tiles of ``completion`` (one line): a way towards it."""
+    masks = dict(completion)
+    steps = []
+    for index in masks:
+        column, row = cell_of(index)
+        for step_column, step_row in ((1, 0), (0, 1)):
+            line = []
+            for k in range(3):
+                cell = (column + step_column * k, row + step_row * k)
+                if cell[0] >= COLUMNS or cell[1] >= ROWS or index_of(cell) not in masks:
+                    break
+                line.append((index_of(cell), masks[index_of(cell)]))
+                if placement_problem(grid, supply, tuple(line)) is None:
+                    steps.append(tuple(line))
+    return steps
+
+
 def _placement_text(items: Iterable[tuple[int, int]]) -> str:
     return ParsedMove("place", tuple(sorted(items))).text()
 
@@ -1148,6 +1168,37 @@ class MonUnrailState(State):
         if self.winner is None:
             return (0.0, 0.0)
         return tuple(1.0 if seat == self.winner else 0.0 for seat in range(2))
+
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        if self.phase == "building":
+            if self.pie_offer and rng.random() < 0.25:
+                return SWAP
+            # Random tiles alone seldom close a circuit: mostly follow a completion, tiles of one line at a time.
+            if rng.random() < 0.8:
+                try:
+                    completion = find_completion(self.grid, self.supply, node_limit=2_000)
+                except SearchLimit:
+                    completion = None
+                if completion:
+                    steps = _steps_of(self.grid, self.supply, completion)
+                    if steps:
+                        return _placement_text(rng.choice(steps))
+            placement = random_placement(self.grid, self.supply, rng)
+            return IMPOSSIBLE if placement is None else _placement_text(placement)
+        lines: list[tuple[int, ...]] = []
+        for index, mask in enumerate(self.grid):
+            if not mask:
+                continue
+            column, row = cell_of(index)
+            for step_column, step_row in ((1, 0), (0, 1)):
+                line: list[int] = []
+                for k in range(3):
+                    cell = (column + step_column * k, row + step_row * k)
+                    if not (cell[0] < COLUMNS and cell[1] < ROWS and self.grid[index_of(cell)]):
+                        break
+                    line.append(index_of(cell))
+                    lines.append(tuple(line))
+        return ParsedMove("remove", tuple((index, 0) for index in rng.choice(lines))).text()
 
     def normalise_move(self, seat: int, move: str) -> str:
         try:
