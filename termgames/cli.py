@@ -296,7 +296,7 @@ def serve(
         fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
     if not 0 < port < 65536:
         fail(f"--port must be between 1 and 65535, not {port}")
-    # One colour depth for the whole process: Rich caches each style's codes (SSH notes, pitfall c).
+    # One colour depth for the whole process: Rich caches each style's codes, so players cannot differ.
     os.environ["TEXTUAL_COLOR_SYSTEM"] = colors
     from .server.run import serve_forever
 

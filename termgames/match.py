@@ -175,9 +175,6 @@ class Match:
         self.moves.append(MoveRecord(seat, text, now_iso() if time is None else time))
         return after
 
-    def play_as(self, name: str, move: str) -> State:
-        return self.play(self.seat_of(name), move)
-
     def truncate(self, ply: int) -> None:
         """Undo back to the position after ``ply`` moves."""
         ply = max(0, min(ply, len(self.moves)))

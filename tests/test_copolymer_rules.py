@@ -1,6 +1,6 @@
 """Copolymer's back end: board geometry, options, the rules' worked examples and properties.
 
-The specification is ``rules/copolymer.md`` (Figures 1, 2a-2d, 3a-3b) and the
+The specification is Mark Steere's Copolymer rules (Figures 1, 2a-2d, 3a-3b) and the
 Copolymer rulings: default board Figure 1 completed (91 cells, rows A-L
 without I), neighbours (r, d-1), (r, d+1), (r-1, d-1), (r-1, d), (r+1, d),
 (r+1, d+1), odd sizes only, and a board that fills during an obligation ends

@@ -1,6 +1,6 @@
 """MonUnrail's back end: board, notation, every placement rule, the circuit, Impossible, the pie rule, unrailing.
 
-The specification is ``rules/monunrail.md`` and the MonUnrail rulings: 8x7
+The specification is the MonUnrail rules and their rulings: 8x7
 board A1 top left, vertical straights at D4 and E4, a shared visible supply
 (default 8 of each), placements of 1-3 tiles in a line touching the track
 with agreeing sides, a complete track is one circuit through every tile
@@ -252,7 +252,7 @@ def test_building_the_example_track_starts_unrailing_with_the_other_player():
     assert [f"{'ABCDEFGH'[c]}{r + 1}" for c, r in view.circuit] == EXAMPLE_LOOP
     assert "completed the track" in state.last_action
     assert view.board_json()["complete"] is True
-    assert Solver().nimber(view.unrail_cells()) == 9  # monunrail-vectors.md
+    assert Solver().nimber(view.unrail_cells()) == 9  # the author's README vectors
     value, winning = view.unrail_hint(Solver())
     assert value == 9 and sorted(winning) == ["B3,C3", "C3,C4", "D3,D4"]
 

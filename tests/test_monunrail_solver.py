@@ -1,6 +1,6 @@
 """MonUnrail's removal-phase solver against the published vectors and a reference.
 
-The vectors are those of ``notes/monunrail-vectors.md`` (the author's README
+The vectors are those the author publishes (jakkdl/MonUnrail-nimbers: the README
 tables, the nimber cheat sheet, the death-match position dm1 and the finished
 track of start_of_unrail.png).  The properties compare the fast solver with a
 tiny reference solver written here: plain recursion over frozensets of cells

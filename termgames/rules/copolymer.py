@@ -2,8 +2,8 @@
 
 Two players claim cells of a honeycomb with an odd number of cells.  A claim
 that touches two or more enemy cells obliges the same player to claim again;
-once every cell is claimed the majority wins.  See ``rules/copolymer.md`` and
-the Copolymer rulings.
+once every cell is claimed the majority wins.  :data:`RULES` (``termgames rules
+copolymer``) gives the rules and the rulings a player would notice.
 
 Cells are named by row letter (A, B, ... without I) and diagonal number, as in
 the rules' Figure 1: ``F6`` is the centre of the standard board.  A move is

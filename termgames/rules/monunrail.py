@@ -1,8 +1,8 @@
 """MonUnrail (ISamEI, ORG Genius Invitational), with the MonUnrail rulings.
 
 Two players build one railway circuit together on an 8 x 7 board from a
-shared supply of tiles, then take it apart.  See ``rules/monunrail.md`` and
-the MonUnrail rulings.
+shared supply of tiles, then take it apart.  :data:`RULES` (``termgames rules
+monunrail``) gives the rules and the rulings a player would notice.
 
 Board
     Columns A-H, rows 1-7, ``A1`` top left.  A cell is ``(column, row)``,

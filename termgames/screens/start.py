@@ -1,8 +1,9 @@
 """The front door: choose a game, resume or replay a saved one, and set up a new game.
 
 Both screens talk to the app only through ``open_game``, ``open_replay`` and
-``open_setup`` and read ``app.saves_dir``, so they work the same in the local
-TUI and (later) in a network lobby.
+``open_setup`` and read ``app.saves_dir``.  The network lobby's form for a new
+table (``CreateTableScreen`` in :mod:`.lobby`) is the setup screen with its
+seats read as a table's.
 """
 
 from __future__ import annotations

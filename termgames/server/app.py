@@ -3,7 +3,7 @@
 One :class:`ServeApp` per SSH channel, all on the server's loop.  The hub
 talks to an app only by posting messages (``TableEvent``, ``LobbyChanged``):
 a hub callback runs in whatever app's context caused the change, and must
-never touch another app's widgets (see the SSH notes, pitfall d).
+never touch another app's widgets.
 """
 
 from __future__ import annotations

@@ -56,8 +56,6 @@ class PublicMatch:
 class SharedTable:
     """One player's (or spectator's) place at a :class:`LiveTable`; also its hub subscriber."""
 
-    #: Game screens ask other players before an undo at a shared table.
-    shared = True
     save_path = None
 
     def __init__(self, live: LiveTable, player: str, seat: Viewer, on_event: Callable[[str, str], None]) -> None:

@@ -1,7 +1,6 @@
 """The SSH front door: asyncssh server, identities, and one Textual app per SSH channel.
 
-Everything runs on one asyncio loop in one process (see
-``shared/notes/ssh-and-textual.md``): each interactive channel gets a fresh
+Everything runs on one asyncio loop in one process: each interactive channel gets a fresh
 :class:`~termgames.server.app.ServeApp` whose Textual driver is the channel
 itself (:class:`ChannelDriver`).  The pitfalls of hosting several Textual apps
 on one loop are handled here: Textual's eager task factory is refused (it

@@ -478,12 +478,6 @@ class MonoBoards(Widget):
             slot.palette_name = name
         self.redraw()
 
-    def set_ascii(self, ascii_only: bool) -> None:
-        self.ascii_only = ascii_only
-        for slot in self.slots:
-            slot.ascii_only = ascii_only
-        self.redraw()
-
     def recent_cells(self) -> tuple[int | None, frozenset[int]]:
         """Who played the turn on show (the open one, else the last) and the positions it probed."""
         view = self.view
