@@ -305,3 +305,43 @@ def test_no_view_shows_what_another_seat_hid(name, seed, count):
             assert before.view(viewer).board_text() == match.view(viewer, ply + 1).board_text()
         checked += 1
     assert checked, "no hidden move could be varied"
+
+
+# --------------------------------------------------------------------------
+# The descriptor itself
+# --------------------------------------------------------------------------
+
+
+def test_list_imports_no_game_module_and_no_textual():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.argv = ['termgames', 'list']\n"
+        "from termgames.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "bad = [m for m in sys.modules if m == 'textual' or m.startswith(('termgames.rules', 'termgames.ai',"
+        " 'termgames.screens', 'termgames.widgets'))]\n"
+        "assert not bad, bad\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for descriptor in GAMES.values():
+        assert f"{descriptor.summary} ({descriptor.players_text})" in done.stdout
+
+
+def test_levels_named_after_bots_are_labelled_as_bots():
+    plain = GameDescriptor("x", "X", "An x.", "m:X", bot="m:b", ai_levels=("easy", "hard"), default_level="easy")
+    named = GameDescriptor(
+        "y", "Y", "A y.", "m:Y", bot="m:b", ai_levels=("random", "greedy"), default_level="greedy", levels_are_bots=True
+    )
+    assert plain.level_label("easy") == "AI (easy)"
+    assert named.level_label("greedy") == "greedy bot"
+    assert named.check_level(None) == "greedy" and named.check_level(" Random ") == "random"
+    with pytest.raises(RuleError, match="Y's AI levels are random, greedy, not 'swarm'"):
+        named.check_level("swarm")
+    with pytest.raises(RuleError, match="has no AI"):
+        GameDescriptor("z", "Z", "A z.", "m:Z").check_level("easy")
+    with pytest.raises(ValueError, match="default level"):
+        GameDescriptor("w", "W", "A w.", "m:W", bot="m:b", ai_levels=("a",), default_level="b")
