@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -65,7 +65,7 @@ def _seats(game: Any, players: list[str] | None) -> list[Any]:
     return seats
 
 
-def _load(path: Path) -> "Match":
+def _load(path: Path) -> Match:
     from .records import RecordError, load
 
     try:
@@ -92,7 +92,7 @@ def _check_playable(game: str) -> None:
         fail(f"{game} has no terminal screen yet; play it with termgames new/move/show")
 
 
-def _run_tui(launch: "Launch", saves: Optional[Path], ascii_mode: bool, palette: str) -> None:
+def _run_tui(launch: Launch, saves: Path | None, ascii_mode: bool, palette: str) -> None:
     from .app import TermgamesApp
     from .paths import saves_dir
 
@@ -107,7 +107,9 @@ def _run_tui(launch: "Launch", saves: Optional[Path], ascii_mode: bool, palette:
 PlayerOption = typer.Option(
     None, "--player", "-p", help="A seat: NAME, NAME:ai or NAME:ai:LEVEL. Repeat once per seat, in seat order."
 )
-SavesOption = typer.Option(None, "--saves", help="Folder for saved games (default: $TERMGAMES_SAVES or your data folder).")
+SavesOption = typer.Option(
+    None, "--saves", help="Folder for saved games (default: $TERMGAMES_SAVES or your data folder)."
+)
 AsciiOption = typer.Option(False, "--ascii", help="Plain ASCII drawing (automatic when the terminal is not UTF-8).")
 PaletteOption = typer.Option("default", "--palette", help="Colours: default, colourblind or mono.")
 
@@ -125,11 +127,11 @@ def list_games() -> None:
 @app.command(context_settings=GAME_OPTIONS)
 def play(
     ctx: typer.Context,
-    game: Optional[str] = typer.Argument(None, help="The game (see termgames list); omit it for the start screen."),
-    player: Optional[list[str]] = PlayerOption,
-    load: Optional[Path] = typer.Option(None, "--load", help="Resume a saved game from this record."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
-    saves: Optional[Path] = SavesOption,
+    game: str | None = typer.Argument(None, help="The game (see termgames list); omit it for the start screen."),
+    player: list[str] | None = PlayerOption,
+    load: Path | None = typer.Option(None, "--load", help="Resume a saved game from this record."),
+    seed: int | None = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
+    saves: Path | None = SavesOption,
     ascii_mode: bool = AsciiOption,
     palette: str = PaletteOption,
 ) -> None:
@@ -206,8 +208,8 @@ def rules(game: str = typer.Argument(..., help="The game (see termgames list).")
 def new(
     ctx: typer.Context,
     game: str = typer.Argument(..., help="The game (see termgames list)."),
-    player: Optional[list[str]] = PlayerOption,
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
+    player: list[str] | None = PlayerOption,
+    seed: int | None = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the new game record."),
     force: bool = typer.Option(False, "--force", help="Overwrite --out if it exists."),
 ) -> None:
@@ -234,7 +236,7 @@ def new(
 def move(
     file: Path = typer.Argument(..., help="The game record to play in."),
     move_text: str = typer.Argument(..., metavar="MOVE", help="The move in the game's notation."),
-    as_name: Optional[str] = typer.Option(None, "--as", help="The player making the move (default: the one to move)."),
+    as_name: str | None = typer.Option(None, "--as", help="The player making the move (default: the one to move)."),
 ) -> None:
     """Apply one move to a game record. An illegal move leaves the file untouched (exit status 2)."""
     from .records import save
@@ -261,7 +263,7 @@ def move(
 @app.command()
 def show(
     file: Path = typer.Argument(..., help="A game record."),
-    as_name: Optional[str] = typer.Option(None, "--as", help="Show what this player may see (default: a spectator)."),
+    as_name: str | None = typer.Option(None, "--as", help="Show what this player may see (default: a spectator)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object instead of text."),
     ascii_mode: bool = AsciiOption,
 ) -> None:
@@ -286,7 +288,9 @@ def show(
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
     port: int = typer.Option(2222, "--port", help="TCP port for SSH."),
-    data: Optional[Path] = typer.Option(None, "--data", help="Folder for the database, host key and records (default: your data folder's 'server')."),
+    data: Path | None = typer.Option(
+        None, "--data", help="Folder for the database, host key and records (default: your data folder's 'server')."
+    ),
     no_guests: bool = typer.Option(False, "--no-guests", help="Refuse players without an SSH key."),
     colors: str = typer.Option("256", "--colors", help="Colours for every player: 256, truecolor or standard."),
     ascii_mode: bool = AsciiOption,

@@ -10,9 +10,10 @@ end (``termgames.rules``) only knows how to apply one move to one state.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
-from typing import Any, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from .rules import Game, RuleError, State, View, Viewer, get_game
 from .rules.base import ALL, default_seat_names
@@ -72,7 +73,7 @@ class MoveRecord:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def random_seed() -> int:
@@ -107,7 +108,7 @@ class Match:
         seats: Sequence[SeatInfo],
         seed: int,
         moves: Sequence[MoveRecord],
-    ) -> "Match":
+    ) -> Match:
         """Rebuild a match by applying every move again (RuleError names the first bad one)."""
         match = cls(game, options, seats, seed)
         for number, record in enumerate(moves, start=1):

@@ -52,7 +52,9 @@ def test_rules_of_unknown_game_is_one_line():
 
 def test_whole_game_through_new_move_show(tmp_path):
     record = tmp_path / "game.json"
-    result = run("new", "copolymer", "--size", "5", "--seed", "7", "--player", "ann", "--player", "bob", "--out", str(record))
+    result = run(
+        "new", "copolymer", "--size", "5", "--seed", "7", "--player", "ann", "--player", "bob", "--out", str(record)
+    )
     assert result.exit_code == 0, result.output
     data = show_json(record)
     assert data["game"] == "copolymer"

@@ -1,4 +1,5 @@
-"""The MonUnrail computer player: legal moves only, perfect removals, completing only into a 0, Impossible when proven."""
+"""The MonUnrail computer player: legal moves only, perfect removals, completing only into a 0, Impossible when
+proven."""
 
 from __future__ import annotations
 

@@ -278,7 +278,11 @@ def test_a_crossroads_used_on_one_bar_only_is_not_complete():
     assert trace_circuit(grid) is None
     assert track_problem(grid) == "the crossroads on D3 is used on one bar only"
     # the same with the second bar left open
-    open_bar = {**{k: v for k, v in TWO_LOOPS.items() if k in ("D4", "E4", "D2", "E2", "D5", "E5")}, "D3": "X", "E3": "X"}
+    open_bar = {
+        **{k: v for k, v in TWO_LOOPS.items() if k in ("D4", "E4", "D2", "E2", "D5", "E5")},
+        "D3": "X",
+        "E3": "X",
+    }
     grid = grid_of(open_bar)
     assert trace_circuit(grid) is None
     assert "open" in track_problem(grid)
@@ -348,8 +352,16 @@ def test_impossible_when_no_completion_exists_wins():
         ({"D4": "S-v", "E4": "S-v", "D3": "T-sw"}, (20, 4, 8), False),
         ({"D4": "S-v", "E4": "S-v", "D3": "T-sw"}, (20, 5, 8), True),
         # a long way round from A1 down column A, along row 6 and up column F
-        ({"D4": "S-v", "E4": "S-v", "D3": "S-v", "D2": "S-v", "D1": "T-sw", "C1": "S-h", "B1": "S-h", "A1": "T-se"}, (20, 6, 0), True),
-        ({"D4": "S-v", "E4": "S-v", "D3": "S-v", "D2": "S-v", "D1": "T-sw", "C1": "S-h", "B1": "S-h", "A1": "T-se"}, (20, 5, 0), False),
+        (
+            {"D4": "S-v", "E4": "S-v", "D3": "S-v", "D2": "S-v", "D1": "T-sw", "C1": "S-h", "B1": "S-h", "A1": "T-se"},
+            (20, 6, 0),
+            True,
+        ),
+        (
+            {"D4": "S-v", "E4": "S-v", "D3": "S-v", "D2": "S-v", "D1": "T-sw", "C1": "S-h", "B1": "S-h", "A1": "T-se"},
+            (20, 5, 0),
+            False,
+        ),
     ],
 )
 def test_the_completion_search_decides(tiles, supply, possible):
@@ -430,7 +442,10 @@ def test_whoever_removes_the_last_tile_wins():
 def test_generated_placements_are_legal_and_include_the_finishing_one():
     state = played(EXAMPLE_MOVES[:-1])
     view = state.view(0)
-    generated = [",".join(f"{'ABCDEFGH'[i % 8]}{i // 8 + 1}:{MASK_TYPES[m]}" for i, m in items) for items in placements(state.grid, state.supply)]
+    generated = [
+        ",".join(f"{'ABCDEFGH'[i % 8]}{i // 8 + 1}:{MASK_TYPES[m]}" for i, m in items)
+        for items in placements(state.grid, state.supply)
+    ]
     assert len(generated) == len(set(generated)) > 10
     assert all(view.placement_problem(text) is None for text in generated)
     assert "D5:T-ne,E5:T-nw" in generated
@@ -532,7 +547,8 @@ def test_cli_round_trip_new_move_show(tmp_path):
         assert result.exit_code == 0, result.output
         return json.loads(result.stdout)
 
-    assert run("new", "monunrail", "--supply", "8,8,8", "-p", "ann", "-p", "bob", "--seed", "3", "--out", str(record)).exit_code == 0
+    made = run("new", "monunrail", "--supply", "8,8,8", "-p", "ann", "-p", "bob", "--seed", "3", "--out", str(record))
+    assert made.exit_code == 0
     data = show()
     assert data["game"] == "monunrail" and data["to_move"] == ["ann"]
     assert data["board"]["tiles"] == {"D4": "S-v", "E4": "S-v"}

@@ -9,10 +9,9 @@ with mex, no components, no symmetry, no bit tricks.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import shutil
 import sysconfig
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -57,7 +56,7 @@ def ref_moves(cells: frozenset) -> list[frozenset]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def ref_nimber(cells: frozenset) -> int:
     seen = {ref_nimber(cells - m) for m in ref_moves(cells)}
     g = 0

@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy
 import json
 import os
-import tempfile
 import random
+import tempfile
 
 import pytest
 

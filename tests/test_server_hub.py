@@ -214,8 +214,14 @@ def test_challenge_tables_show_and_move(tmp_path):
     [
         ("challenge copolymer --rhombus 9 bob", {"shape": "rhombus", "size": 9}),
         ("challenge copolymer bob --rhombus=7", {"shape": "rhombus", "size": 7}),
-        ("challenge monunrail --supply 4,4,4 bob", {"straights": 4, "turns": 4, "crossroads": 4, "random_supply": False}),
-        ("challenge monunrail --random-supply bob:ai:easy", {"straights": 8, "turns": 8, "crossroads": 8, "random_supply": True}),
+        (
+            "challenge monunrail --supply 4,4,4 bob",
+            {"straights": 4, "turns": 4, "crossroads": 4, "random_supply": False},
+        ),
+        (
+            "challenge monunrail --random-supply bob:ai:easy",
+            {"straights": 8, "turns": 8, "crossroads": 8, "random_supply": True},
+        ),
         ("challenge mono --size 5 --no-auto bob", {"size": 5, "no_auto": True}),
     ],
 )

@@ -185,10 +185,7 @@ def is_safe(cell: int, owner: list[int], mine: list[int], theirs: list[int], nei
     """Whether claiming ``cell`` (free for the mover) costs nothing, as :func:`safe_free_claims` says."""
     if mine[cell] >= 2:
         return True
-    for n in neighbours[cell]:
-        if mine[n] == 1 and owner[n] == EMPTY and theirs[n] < 2:
-            return False
-    return True
+    return all(not (mine[n] == 1 and owner[n] == EMPTY and theirs[n] < 2) for n in neighbours[cell])
 
 
 def claim_score(cell: int, owner: list[int], mine: list[int], theirs: list[int], neighbours, settings: Level) -> float:
@@ -217,7 +214,9 @@ def claim_score(cell: int, owner: list[int], mine: list[int], theirs: list[int],
     return score
 
 
-def ranked_claims(owner: list[int], touch, mover: int, after: int, neighbours, rng: random.Random, settings: Level) -> list[int]:
+def ranked_claims(
+    owner: list[int], touch, mover: int, after: int, neighbours, rng: random.Random, settings: Level
+) -> list[int]:
     """The mover's claims best first by :func:`claim_score`, ties in random order.
 
     Free cells before ``after`` are left out (see :class:`Node`) unless
@@ -266,7 +265,7 @@ class Node:
     been searched.
     """
 
-    __slots__ = ("mover", "after", "safe", "moves", "children", "visits", "values", "total")
+    __slots__ = ("after", "children", "mover", "moves", "safe", "total", "values", "visits")
 
     def __init__(self, mover: int, after: int) -> None:
         self.mover = mover

@@ -85,7 +85,9 @@ LEVELS = {
 # --------------------------------------------------------------------------
 
 
-def cell_beliefs(view: MonoView, board_seat: int, *, samples: int = 200, seed: int = 0) -> list[tuple[int, float] | None]:
+def cell_beliefs(
+    view: MonoView, board_seat: int, *, samples: int = 200, seed: int = 0
+) -> list[tuple[int, float] | None]:
     """What the bot's inference believes of each hidden cell of ``board_seat``'s board.
 
     One entry per cell, row-major from the top row, as ``view.boards``: None
@@ -102,7 +104,9 @@ def cell_beliefs(view: MonoView, board_seat: int, *, samples: int = 200, seed: i
 
 
 @lru_cache(maxsize=32)
-def _beliefs(regions: int, board: tuple[int | None, ...], samples: int, seed: int) -> tuple[tuple[int, float] | None, ...]:
+def _beliefs(
+    regions: int, board: tuple[int | None, ...], samples: int, seed: int
+) -> tuple[tuple[int, float] | None, ...]:
     known = {cell: value for cell, value in enumerate(board) if value is not None}
     layouts = _sample(regions, known, samples, f"beliefs:{seed}")
     if layouts:
@@ -238,7 +242,9 @@ class MonoBot:
 
     # -- decision ------------------------------------------------------------
 
-    def _best_probe(self, view: MonoView, opponents: list[int], worlds, unprobed: list[int], values: list[int]) -> int | None:
+    def _best_probe(
+        self, view: MonoView, opponents: list[int], worlds, unprobed: list[int], values: list[int]
+    ) -> int | None:
         """The probe worth most, or None when ending the turn is worth more than any probe."""
         assert view.grid is not None
         regions = view.grid.regions
@@ -253,7 +259,7 @@ class MonoBot:
         left = []
         for seat in opponents:
             board = view.boards[seat]
-            count = [0] + list(range(1, regions + 1))
+            count = [0, *range(1, regions + 1)]
             for cell in view.probed:
                 value = board[cell]
                 if value is not None:
@@ -279,7 +285,16 @@ class _Search:
     value (the take rule), and the pristine value probing it would spend.
     """
 
-    def __init__(self, worlds, unprobed: list[int], take: str, left: list[list[int]], weight: float, continuation: bool, adaptive: bool = False) -> None:
+    def __init__(
+        self,
+        worlds,
+        unprobed: list[int],
+        take: str,
+        left: list[list[int]],
+        weight: float,
+        continuation: bool,
+        adaptive: bool = False,
+    ) -> None:
         self.worlds = worlds
         self.unprobed = unprobed
         self.continuation = continuation
@@ -358,8 +373,11 @@ class _Search:
                 total += follow(group, cell, value, run + 1 if value == last else 1)
         return total / len(self.worlds)
 
-    def adaptive_run_value(self, group: list[int], probed: int, value: int, run: int, chain: tuple[int, ...] = ()) -> float:
-        """Summed over the worlds of ``group``: the run of ``value`` continued as the bot would, deciding after each probe.
+    def adaptive_run_value(
+        self, group: list[int], probed: int, value: int, run: int, chain: tuple[int, ...] = ()
+    ) -> float:
+        """Summed over the worlds of ``group``: the run of ``value`` continued as the bot would,
+        deciding after each probe.
 
         The next cell is the one most likely to take ``value`` among the
         worlds still possible (those where every cell tried so far did);
@@ -377,13 +395,13 @@ class _Search:
         cell = min(counts, key=lambda c: (-counts[c], c))
         if counts[cell] < len(group) * RUN_LEAST:
             return 0.0
-        before = (probed,) + chain
+        before = (probed, *chain)
         hits = []
         total = 0.0
         for index in group:
             world = self.worlds[index]
             spent = self.cost[index][cell]
-            for board, layout in enumerate(world):
+            for _board, layout in enumerate(world):
                 region = layout[cell]
                 spent -= 2 * self.weight * sum(1 for other in before if layout[other] == region)
             got = self.taken(index, cell, value)
@@ -393,7 +411,7 @@ class _Search:
             else:
                 total += (1 if got > value else 0) - spent
         if hits:
-            total += self.adaptive_run_value(hits, probed, value, run, chain + (cell,))
+            total += self.adaptive_run_value(hits, probed, value, run, (*chain, cell))
         return max(0.0, total)
 
     def run_value(self, group: list[int], probed: int, value: int, run: int) -> float:

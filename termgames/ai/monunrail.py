@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..rules.base import RuleError
 from ..rules.monunrail import (
@@ -379,7 +379,7 @@ def _moves_within(grid, placed: frozenset, completions: list[frozenset]) -> list
     for completion in completions:
         rest = sorted(completion - placed)
         by_index = dict(rest)
-        for index, mask in rest:
+        for index, _mask in rest:
             for step in (1, 8):
                 for length in (1, 2, 3):
                     cells = [index + step * k for k in range(length)]

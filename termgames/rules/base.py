@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from ..games import GameDescriptor
@@ -290,7 +291,7 @@ class State(ABC):
 
     # -- moves -------------------------------------------------------------
 
-    def apply(self, seat: int, move: str) -> "State":
+    def apply(self, seat: int, move: str) -> State:
         """Check ``move`` by ``seat`` fully and return the next state."""
         if not 0 <= seat < len(self.seats):
             raise RuleError(f"there is no seat {seat + 1}")
@@ -305,7 +306,7 @@ class State(ABC):
         return self._apply(seat, text)
 
     @abstractmethod
-    def _apply(self, seat: int, move: str) -> "State":
+    def _apply(self, seat: int, move: str) -> State:
         """Apply a move whose seat has already been checked to be on turn."""
 
     def normalise_move(self, seat: int, move: str) -> str:
@@ -369,7 +370,7 @@ class Game(ABC):
     # -- from the descriptor -------------------------------------------------
 
     @property
-    def descriptor(self) -> "GameDescriptor":
+    def descriptor(self) -> GameDescriptor:
         from ..games import GAMES  # here, not at the top: termgames.games imports nothing of the rules
 
         return GAMES[self.name]
@@ -425,7 +426,7 @@ class Game(ABC):
         self._check_option_combination(result)
         return result
 
-    def _check_option_combination(self, options: dict[str, Any]) -> None:
+    def _check_option_combination(self, options: dict[str, Any]) -> None:  # noqa: B027 -- a hook, empty by default
         """Refuse combinations that make no game (even cell counts, ...)."""
 
     def take_cli_options(self, args: Sequence[str]) -> tuple[dict[str, Any], list[str]]:

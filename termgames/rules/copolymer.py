@@ -129,7 +129,7 @@ class CopolymerView(View):
         marks = "xo"
         lines = []
         width = self.board.width
-        for r, (letter, first, last) in enumerate(self.board.rows):
+        for _r, (letter, first, last) in enumerate(self.board.rows):
             row = [" "] * width
             for d in range(first, last + 1):
                 cell = self.board.index[f"{letter}{d}"]
@@ -137,7 +137,7 @@ class CopolymerView(View):
                 row[self.board.column(cell)] = "." if owner is None else marks[owner]
             lines.append(f"{letter} " + "".join(row).rstrip())
         legend = f"x = {self.players[0]}, o = {self.players[1]}"
-        return "\n".join(lines + ["", legend, self.status])
+        return "\n".join([*lines, "", legend, self.status])
 
 
 # --------------------------------------------------------------------------
@@ -193,7 +193,7 @@ class CopolymerState(State):
 
     # -- moves -------------------------------------------------------------
 
-    def _apply(self, seat: int, move: str) -> "CopolymerState":
+    def _apply(self, seat: int, move: str) -> CopolymerState:
         cell = self.parse_cell(move)
         name = self.board.names[cell]
         owner = self.owners[cell]
@@ -330,7 +330,9 @@ class Copolymer(Game):
     )
     # pbmserv's NxN board: shape and size in one flag.
     compound_flags = (
-        CompoundFlag("--rhombus", "N", "an N by N rhombus (N odd)", fills=("size",), fixed={"shape": "rhombus"}, example="9"),
+        CompoundFlag(
+            "--rhombus", "N", "an N by N rhombus (N odd)", fills=("size",), fixed={"shape": "rhombus"}, example="9"
+        ),
     )
 
     def describe_options(self, options: dict[str, Any]) -> str:

@@ -21,9 +21,10 @@ Notation (pbmserv's, plus ``hold`` for playing one probe at a time):
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .base import ALL, Game, OptionSpec, RuleError, State, View, Viewer
 
@@ -449,13 +450,13 @@ class MonoState(State):
     def _is_layout_text(self, move: str) -> bool:
         return "," not in move and len(move) == self.grid.cells and move not in (RANDOM, END, HOLD)
 
-    def _apply(self, seat: int, move: str) -> "MonoState":
+    def _apply(self, seat: int, move: str) -> MonoState:
         text = move.strip().lower()
         if self.layouts[seat] is None:
             return self._lay_out(seat, text)
         return self._probe_command(seat, text)
 
-    def _lay_out(self, seat: int, text: str) -> "MonoState":
+    def _lay_out(self, seat: int, text: str) -> MonoState:
         regions = self.options["size"]
         if text == RANDOM:
             layout = random_layout(regions, self.rng("layout"))
@@ -472,7 +473,7 @@ class MonoState(State):
             ply=self.ply + 1,
             layouts=tuple(layouts),
             last_action=f"{self.seats[seat]} {how}",
-            move_probes=self.move_probes + ((),),
+            move_probes=(*self.move_probes, ()),
         )
         nxt = seat + 1
         if nxt < len(self.seats):
@@ -505,16 +506,15 @@ class MonoState(State):
             cells.append(cell)
         return cells, keyword
 
-    def _probe_command(self, seat: int, text: str) -> "MonoState":
+    def _probe_command(self, seat: int, text: str) -> MonoState:
         cells, keyword = self._parse_command(seat, text)
         if not cells and keyword == HOLD:
             raise RuleError("'hold' follows the positions to probe, e.g. a3,hold")
         if not cells and keyword == END and self.open_turn is None:
             raise RuleError("a turn probes at least one position")
         left = self.unprobed(seat)
-        if not cells and keyword == RANDOM and not left:
-            if self.open_turn is None:
-                raise RuleError("there is no position left to probe")
+        if not cells and keyword == RANDOM and not left and self.open_turn is None:
+            raise RuleError("there is no position left to probe")
         rng = self.rng("probe")
         values = [p.value for p in self.open_turn.probes] if self.open_turn else []
         probes = list(self.open_turn.probes) if self.open_turn else []
@@ -564,7 +564,7 @@ class MonoState(State):
             probed=tuple(frozenset(probed) if s == seat else self.probed[s] for s in range(len(self.seats))),
             uncovered=tuple(frozenset(u) for u in uncovered),
             random_uncovered=tuple(frozenset(u) for u in random_uncovered),
-            move_probes=self.move_probes + (tuple(probes[len(self.open_turn.probes) if self.open_turn else 0 :]),),
+            move_probes=(*self.move_probes, tuple(probes[len(self.open_turn.probes) if self.open_turn else 0:])),
         )
         if keep_open:
             return replace(state, open_turn=record, last_action=self._describe(record, open_=True))
@@ -573,7 +573,7 @@ class MonoState(State):
         state = replace(
             state,
             open_turn=None,
-            turns=self.turns + (record,),
+            turns=(*self.turns, record),
             totals=tuple(totals),
             last_action=self._describe(record),
         )
@@ -593,7 +593,7 @@ class MonoState(State):
         # Nothing fits: the lowest, which ends the turn (or the first value of the turn).
         return min(options)
 
-    def _next_turn(self, seat: int) -> "MonoState":
+    def _next_turn(self, seat: int) -> MonoState:
         nxt = seat + 1
         if nxt < len(self.seats):
             return replace(self, turn=nxt)

@@ -74,9 +74,10 @@ from __future__ import annotations
 import random
 import re
 from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer
 
@@ -340,7 +341,8 @@ def placement_problem(
             have = supply[kind]
             if have == 0:
                 return f"the supply has no {KIND_PLURALS[kind]} left"
-            return f"the supply has only {have} {KIND_PLURALS[kind] if have > 1 else KIND_NAMES[kind]} left, the move needs {needed[kind]}"
+            what = KIND_PLURALS[kind] if have > 1 else KIND_NAMES[kind]
+            return f"the supply has only {have} {what} left, the move needs {needed[kind]}"
     touching = any(grid[NEIGHBOUR[i][side]] for i in indexes for side in SIDES if NEIGHBOUR[i][side] >= 0)
     if not touching:
         return "at least one tile must be placed next to a tile on the board"
@@ -1060,7 +1062,9 @@ class MonUnrailView(View):
         return {
             "columns": COLUMNS,
             "rows": ROWS,
-            "tiles": {cell_name(cell): code for cell, code in sorted(self.tiles().items(), key=lambda x: (x[0][1], x[0][0]))},
+            "tiles": {
+                cell_name(cell): code for cell, code in sorted(self.tiles().items(), key=lambda x: (x[0][1], x[0][0]))
+            },
             "start": [cell_name(cell) for cell in self.start_cells],
             "supply": self.supply_left(),
             "phase": self.phase,
@@ -1208,7 +1212,7 @@ class MonUnrailState(State):
 
     # -- moves -------------------------------------------------------------
 
-    def _apply(self, seat: int, move: str) -> "MonUnrailState":
+    def _apply(self, seat: int, move: str) -> MonUnrailState:
         parsed = parse_move(move)
         problem = _move_problem(self.phase, self.grid, self.supply, self.pie_offer, parsed)
         if problem:
@@ -1435,7 +1439,7 @@ double lines. The corners of a cell mark the cursor `[ ]`, a tile of your
 move `+`, a tile picked for removal `x`, the last move `*` and the cells
 of winning moves `!`. The panel shows the supply left, the pie offer and
 whose opening move it is after a swap.
-"""
+"""  # noqa: E501 -- rows of a Markdown table cannot be wrapped
 
 
 def draw_random_supply(seed: int) -> tuple[int, int, int]:

@@ -1,4 +1,4 @@
-"""Screens.  Each game's screen is found through its descriptor (:mod:`termgames.games`) without importing the others."""
+"""Screens.  Each game's screen is found through its descriptor (:mod:`termgames.games`), importing no other."""
 
 from __future__ import annotations
 

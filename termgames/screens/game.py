@@ -8,6 +8,7 @@ players of hidden-information games) lives here once.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any, ClassVar
 
@@ -301,10 +302,8 @@ class GameScreen(Screen):
             self._report(self._ai_moved, seat, generation, move)
 
     def _report(self, callback, *args) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the app closed while the AI was thinking: nothing to tell
             self.app.call_from_thread(callback, *args)
-        except RuntimeError:
-            pass  # the app closed while the AI was thinking: nothing to tell
 
     def _ai_moved(self, seat: int, generation: int, move: str) -> None:
         if generation != self._generation or not self.is_attached:

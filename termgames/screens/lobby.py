@@ -18,8 +18,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..match import AI, HUMAN
 from ..games import GAMES
+from ..match import AI, HUMAN
 from ..rules import RuleError
 from .start import SetupScreen
 

@@ -12,10 +12,10 @@ from textual.widgets import Footer, Static
 
 from ..match import Match
 from ..rules.base import ALL
-from ..widgets.palette import next_palette, use_ascii_scrollbars
-from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from ..widgets.move_log import MoveLog
+from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
+from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH, title_line
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
@@ -43,7 +43,7 @@ class ReplayScreen(Screen):
         self.source = source
         self.ascii_only = ascii_only
         self.palette_name = palette
-        self.ply = 0 if match.moves else 0
+        self.ply = 0
         self.speed_index = 2
         self.timer: Timer | None = None
         # Every seat, a spectator, and everything once the game is over.

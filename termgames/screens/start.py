@@ -22,10 +22,10 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from ..games import GAMES
 from ..match import AI, HUMAN, Match, SeatInfo, random_seed
 from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
-from ..games import GAMES
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
 
@@ -302,7 +302,9 @@ class SetupScreen(Screen):
                             id="seat-count",
                             compact=True,
                         )
-                kinds = [("Human", HUMAN)] + [(game.descriptor.level_label(level), f"ai:{level}") for level in game.ai_levels]
+                kinds = [("Human", HUMAN)] + [
+                    (game.descriptor.level_label(level), f"ai:{level}") for level in game.ai_levels
+                ]
                 names = default_seat_names(game.max_seats)
                 for seat in range(game.max_seats):
                     default_kind = f"ai:{game.default_level}" if seat == 1 and game.ai_levels else HUMAN
@@ -321,7 +323,13 @@ class SetupScreen(Screen):
             yield Label(spec.name.replace("_", " ").capitalize(), classes="setup-label")
             widget_id = f"option-{spec.name}"
             if spec.kind == "choice":
-                yield Select([(choice, choice) for choice in spec.choices], value=value, allow_blank=False, id=widget_id, compact=True)
+                yield Select(
+                    [(choice, choice) for choice in spec.choices],
+                    value=value,
+                    allow_blank=False,
+                    id=widget_id,
+                    compact=True,
+                )
                 help_text = spec.help
             elif spec.kind == "flag":
                 # The word says the state: the box's X alone differs only by colour.

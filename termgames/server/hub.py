@@ -19,10 +19,11 @@ import re
 import sqlite3
 import time
 from collections import deque
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
 from ..match import AI, HUMAN, Match, SeatInfo, random_seed
 from ..records import save
@@ -75,7 +76,7 @@ class Seat:
         return {"kind": self.kind, "name": self.name, "level": self.level}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Seat":
+    def from_dict(cls, data: dict[str, Any]) -> Seat:
         return cls(data.get("kind", HUMAN), data.get("name"), data.get("level"))
 
     def describe(self) -> str:
@@ -109,7 +110,7 @@ class UndoRequest:
 
 
 class LiveTable:
-    def __init__(self, hub: "Hub", stored: StoredTable) -> None:
+    def __init__(self, hub: Hub, stored: StoredTable) -> None:
         self.hub = hub
         self.id = stored.id
         self.game = get_game(stored.game)
@@ -333,7 +334,7 @@ class LiveTable:
             self._bots[seat] = make_bot(self.game.name, self.seats[seat].level or "", seed=self.seed + seat)
         return self._bots[seat]
 
-    def _ai_answered(self, future: "asyncio.Future[str]", seat: int, generation: int) -> None:
+    def _ai_answered(self, future: asyncio.Future[str], seat: int, generation: int) -> None:
         self._ai_busy = False
         if future.cancelled() or self.hub.closed:
             return
@@ -421,7 +422,9 @@ class Hub:
                 if not seat.name:
                     raise RuleError("an AI seat needs a name")
         seed = random_seed() if seed is None else seed
-        stored = StoredTable(0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False)
+        stored = StoredTable(
+            0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False
+        )
         probe = LiveTable(self, stored)  # checks seat count, names and options before anything is stored
         table_id = self.store.create_table(game.name, probe.match.options, seed, stored.seats, creator)
         stored.id = table_id

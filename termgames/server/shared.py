@@ -9,7 +9,7 @@ the states, which hold hidden boards).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..match import SeatInfo
 from ..rules import RuleError, View, Viewer
@@ -20,7 +20,7 @@ from .hub import LiveTable
 class PublicMatch:
     """What a screen may read of a shared match: public facts only."""
 
-    def __init__(self, shared: "SharedTable") -> None:
+    def __init__(self, shared: SharedTable) -> None:
         self._shared = shared
 
     @property

@@ -68,7 +68,15 @@ def clamp_size(width: int, height: int) -> tuple[int, int]:
 class ChannelDriver(Driver):
     """Textual's terminal is one SSH channel: frames go out with ``chan.write``, keys come in through ``feed``."""
 
-    def __init__(self, app: Any, *, debug: bool = False, mouse: bool = False, size: tuple[int, int] | None = None, session: "GameSession") -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        debug: bool = False,
+        mouse: bool = False,
+        size: tuple[int, int] | None = None,
+        session: GameSession,
+    ) -> None:
         super().__init__(app, debug=debug, mouse=False, size=size)
         self._session = session
         session.driver = self  # keys and resizes from the channel come here
@@ -126,7 +134,7 @@ class ChannelDriver(Driver):
 
 
 class GameSession(asyncssh.SSHServerSession):
-    def __init__(self, service: "TermgamesServer", player: str, guest: bool) -> None:
+    def __init__(self, service: TermgamesServer, player: str, guest: bool) -> None:
         self.service = service
         self.player = player
         self.guest = guest
@@ -219,11 +227,9 @@ class GameSession(asyncssh.SSHServerSession):
     def write(self, text: str) -> None:
         if self.closed or self.chan is None:
             return
-        try:
+        # The client may have gone away mid-frame: the app learns it from connection_lost.
+        with contextlib.suppress(Exception):
             self.chan.write(text.encode("utf-8", "replace"))
-        except Exception:
-            # The client went away mid-frame: the app learns it from connection_lost.
-            pass
 
     def _exit(self, status: int) -> None:
         if self.closed or self.chan is None:
@@ -243,7 +249,7 @@ def _guest_name(username: str) -> str:
 
 
 class PlayerConnection(asyncssh.SSHServer):
-    def __init__(self, service: "TermgamesServer") -> None:
+    def __init__(self, service: TermgamesServer) -> None:
         self.service = service
         self.conn: asyncssh.SSHServerConnection | None = None
         self.username = ""

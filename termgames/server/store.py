@@ -93,7 +93,9 @@ class Store:
 
     # -- tables --------------------------------------------------------------
 
-    def create_table(self, game: str, options: dict[str, Any], seed: int, seats: list[dict[str, Any]], creator: str) -> int:
+    def create_table(
+        self, game: str, options: dict[str, Any], seed: int, seats: list[dict[str, Any]], creator: str
+    ) -> int:
         with self._transaction():
             cursor = self.db.execute(
                 "INSERT INTO tables (game, options, seed, seats, creator, created) VALUES (?, ?, ?, ?, ?, ?)",
