@@ -126,15 +126,21 @@ class OptionSpec:
             return text
         raise AssertionError(f"unknown option kind {self.kind}")
 
+    @property
+    def is_number(self) -> bool:
+        return self.kind not in ("flag", "choice")
+
     def form_value(self, value: Any) -> Any:
         """What the setup form's widget for this option holds for ``value``: text, a switch or a choice."""
-        return str(value) if self.kind == "int" else value
+        return str(value) if self.is_number else value
 
     def from_form(self, raw: Any) -> Any:
         """The form widget's value back as an option value (RuleError when it makes none)."""
-        if self.kind == "int" and not str(raw).strip():
+        if not self.is_number:
+            return self.coerce(raw)
+        if not str(raw).strip():
             raise RuleError(f"{self.name.replace('_', ' ')} needs a number")
-        return self.coerce(str(raw).strip() if self.kind == "int" else raw)
+        return self.coerce(str(raw).strip())
 
 
 @dataclass(frozen=True)
