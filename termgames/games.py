@@ -39,12 +39,30 @@ from __future__ import annotations
 
 import importlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .ai import Bot
     from .rules.base import Game
+
+
+def checked_level(title: str, levels: Sequence[str], default: str, level: str | None) -> str:
+    """The AI level ``level`` names among ``levels`` (``default`` when None or empty); RuleError if none.
+
+    The one place a seat's level is checked: ``--player NAME:ai:LEVEL``,
+    records, the server's tables (through :meth:`Game.check_level
+    <termgames.rules.base.Game.check_level>`) and ``make_bot``.
+    """
+    from .rules.base import RuleError
+
+    if not levels:
+        raise RuleError(f"{title} has no AI yet")
+    name = (level or "").strip().lower() or default
+    if name not in levels:
+        raise RuleError(f"{title}'s AI levels are {', '.join(levels)}, not {level!r}")
+    return name
 
 
 def load(target: str) -> Any:
@@ -126,19 +144,8 @@ class GameDescriptor:
     # -- checks --------------------------------------------------------------
 
     def check_level(self, level: str | None) -> str:
-        """The AI level ``level`` names (the default when None or empty); RuleError if there is none.
-
-        The one place a seat's level is checked: ``--player NAME:ai:LEVEL``,
-        the setup form, records, the server's tables and ``make_bot``.
-        """
-        from .rules.base import RuleError
-
-        if not self.ai_levels:
-            raise RuleError(f"{self.title} has no AI yet")
-        name = (level or "").strip().lower() or self.default_level
-        if name not in self.ai_levels:
-            raise RuleError(f"{self.title}'s AI levels are {', '.join(self.ai_levels)}, not {level!r}")
-        return name
+        """The AI level ``level`` names (the default when None or empty); RuleError if there is none."""
+        return checked_level(self.title, self.ai_levels, self.default_level, level)
 
     # -- the parts, imported on first use ------------------------------------
 

@@ -58,7 +58,7 @@ def parse_player(text: str, game: Game) -> SeatInfo:
         if len(parts) == 3:
             raise RuleError(f"--player {text!r}: a human seat has no level")
         return SeatInfo(name)
-    return SeatInfo(name, AI, game.descriptor.check_level(parts[2] if len(parts) == 3 else None))
+    return SeatInfo(name, AI, game.check_level(parts[2] if len(parts) == 3 else None))
 
 
 def default_seats(game: Game, count: int | None = None) -> list[SeatInfo]:

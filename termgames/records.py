@@ -92,7 +92,7 @@ def from_dict(data: Any) -> Match:
             if level is not None and not isinstance(level, str):
                 raise RecordError(f"'level' in seat {number} has the wrong type")
             try:
-                level = game.descriptor.check_level(level)
+                level = game.check_level(level)
             except RuleError as error:
                 raise RecordError(f"seat {number}: {error}") from None
         seats.append(SeatInfo(name, kind, level if kind == AI else None))

@@ -364,7 +364,8 @@ class Game(ABC):
     What the rest of termgames needs to know about a game without importing
     it (title, summary, seat counts, AI levels, the modules of its screen and
     bots) is in its descriptor (:mod:`termgames.games`); the properties below
-    read it from there, so it is written once.
+    read it from there, so it is written once.  (A throwaway game in a test,
+    never registered, may set them as class attributes instead.)
     """
 
     #: The descriptor's name: the key this class is registered under in ``termgames.games.GAMES``.
@@ -379,7 +380,10 @@ class Game(ABC):
     def descriptor(self) -> GameDescriptor:
         from ..games import GAMES  # here, not at the top: termgames.games imports nothing of the rules
 
-        return GAMES[self.name]
+        try:
+            return GAMES[self.name]
+        except KeyError:
+            raise LookupError(f"{self.name!r} has no descriptor in termgames.games.GAMES") from None
 
     @property
     def title(self) -> str:
@@ -405,6 +409,12 @@ class Game(ABC):
     @property
     def default_level(self) -> str:
         return self.descriptor.default_level
+
+    def check_level(self, level: str | None) -> str:
+        """The AI level ``level`` names (the default level when None or empty); RuleError if there is none."""
+        from ..games import checked_level
+
+        return checked_level(self.title, self.ai_levels, self.default_level, level)
 
     # -- options -----------------------------------------------------------
     #

@@ -417,7 +417,7 @@ class Hub:
             if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
             if seat.kind == AI:
-                if seat.level != game.descriptor.check_level(seat.level):
+                if seat.level != game.check_level(seat.level):
                     raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {seat.level!r}")
                 if not seat.name:
                     raise RuleError("an AI seat needs a name")
