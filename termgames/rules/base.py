@@ -489,9 +489,13 @@ class Game(ABC):
         return self.check_options(options), rest
 
     def _check_flag_conflicts(self, given: list[tuple[str, frozenset[str]]], options: dict[str, Any]) -> None:
+        """Refuse a command line whose flags contradict each other (``--rhombus 7 --size 9``)."""
+        flags_given = {flag for flag, _ in given}
         for compound in self.compound_flags:
+            if compound.flag not in flags_given:
+                continue
             for flag, names in given:
-                if flag != compound.flag and names & compound.sets and compound.flag in dict(given):
+                if flag != compound.flag and names & compound.sets:
                     sets = _and([*compound.fixed, *compound.fills])
                     raise RuleError(f"{compound.flag} sets the {sets} itself; do not combine it with {flag}")
         for spec in self.option_specs:
@@ -532,7 +536,9 @@ class Game(ABC):
     def options_from_form(self, raw: dict[str, Any]) -> dict[str, Any]:
         """The options a setup form's widget values (one per spec, see :meth:`OptionSpec.form_value`) make."""
         specs = {spec.name: spec for spec in self.option_specs}
-        return self.check_options({name: specs[name].from_form(value) for name, value in raw.items()})
+        # an unknown name is left for check_options to refuse
+        values = {name: specs[name].from_form(value) if name in specs else value for name, value in raw.items()}
+        return self.check_options(values)
 
     def cli_flags(self) -> list[str]:
         """The option flags the CLI takes for this game, for help and error messages."""
