@@ -8,11 +8,12 @@ and imports them only when asked, so ``termgames --help`` and ``termgames
 list`` import neither Textual nor any game's module.  This module itself
 imports nothing of termgames at load time; the rules may read it.
 
-Adding a game is its modules plus one entry in :data:`GAMES`:
+Adding a game is its modules plus one entry in :data:`GAMES` (a module may
+be a package, ``termgames/rules/<game>/``, when one file is too much):
 
 ``termgames/rules/<game>.py`` (required)
     The back end: a :class:`~termgames.rules.base.Game` subclass (options,
-    seats, ``_new``, ``rules_text``, ``keys_text``) with its ``State`` and
+    seats, ``_new``, ``rules_text``) with its ``State`` and
     ``View`` subclasses (see :mod:`termgames.rules.base`).  Pure Python: it
     imports the standard library and ``termgames.rules`` only, never a UI or
     network library, and does no I/O.  Title, summary, seat counts and AI

@@ -14,7 +14,7 @@ A new game, file by file (the descriptor in :mod:`termgames.games` says more):
 
 * ``termgames/rules/<game>.py``: subclasses of :class:`Game` (``name``,
   ``option_specs``, ``presets``, ``compound_flags``, ``_new``,
-  ``rules_text``, ``keys_text``), :class:`State` (``to_move``, ``is_over``,
+  ``rules_text``), :class:`State` (``to_move``, ``is_over``,
   ``scores``, ``view``, ``_apply``, and ``random_move`` for the contract test;
   ``redact_move``/``view_all`` when it hides information) and :class:`View`
   (``board_json``, ``board_text(ascii)``).  Imports: the standard library and
