@@ -49,7 +49,7 @@ KNOWN = {"2x10": 0, "2x12": 0, "4x5": 7, "5x5": 1, "6x4": 0, "4x6": 0, "2x13": 2
 
 def cores_of(solver: Solver) -> str:
     parts = []
-    for (kind, _), core in solver._cores.items():
+    for (kind, _), core in solver._cores.items():  # a bench may look inside
         if kind == "c":
             parts.append(f"C core {core.height}x{core.width} frame, {core.memory / 2**20:.0f} MB")
         elif kind == "table":
