@@ -121,7 +121,7 @@ def test_a_region_completely_shown_leaves_no_doubt_next_to_it():
     state = match.state
     view = replace(state.view(0), boards=(state.view(0).boards[0], board))
     beliefs = cell_beliefs(view, 1, samples=60)
-    for _cell, belief in enumerate(beliefs):
+    for belief in beliefs:
         if belief is not None:
             assert belief[0] in (1, 2, 3, 4, 6)
 

@@ -401,7 +401,7 @@ class _Search:
         for index in group:
             world = self.worlds[index]
             spent = self.cost[index][cell]
-            for _board, layout in enumerate(world):
+            for layout in world:
                 region = layout[cell]
                 spent -= 2 * self.weight * sum(1 for other in before if layout[other] == region)
             got = self.taken(index, cell, value)

@@ -129,7 +129,7 @@ class CopolymerView(View):
         marks = "xo"
         lines = []
         width = self.board.width
-        for _r, (letter, first, last) in enumerate(self.board.rows):
+        for letter, first, last in self.board.rows:
             row = [" "] * width
             for d in range(first, last + 1):
                 cell = self.board.index[f"{letter}{d}"]
