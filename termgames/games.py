@@ -203,6 +203,13 @@ GAMES: dict[str, GameDescriptor] = {
             hidden_information=True,
         ),
         GameDescriptor(
+            name="mosaic",
+            title="Mosaic",
+            summary="Build a board of two-coloured tiles, then recolour it edge by edge into large regions.",
+            rules="termgames.rules.mosaic:Mosaic",
+            max_seats=4,
+        ),
+        GameDescriptor(
             name="mono",
             title="Mono",
             summary="Probe the hidden boards of your opponents for runs of rising values.",
