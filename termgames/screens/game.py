@@ -274,7 +274,7 @@ class GameScreen(Screen):
     def bot_for(self, seat: int) -> Any:
         if seat not in self._bots:
             match = self.table.match
-            self._bots[seat] = make_bot(match.game.name, match.seats[seat].level or "", seed=match.seed + seat)
+            self._bots[seat] = make_bot(match.game.name, match.seats[seat].level or "", seed=match.bot_seed(seat))
         return self._bots[seat]
 
     def maybe_start_ai(self) -> None:
