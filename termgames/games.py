@@ -191,6 +191,18 @@ GAMES: dict[str, GameDescriptor] = {
             default_level="normal",
         ),
         GameDescriptor(
+            name="monad",
+            title="Monad",
+            summary="Bots command units on a hex map: mine, build hives, fight; simultaneous turns.",
+            rules="termgames.rules.monad:Monad",
+            bot="termgames.ai.monad:MonadBot",
+            ai_levels=("random", "greedy", "swarm"),
+            default_level="greedy",
+            levels_are_bots=True,
+            max_seats=4,
+            hidden_information=True,
+        ),
+        GameDescriptor(
             name="mono",
             title="Mono",
             summary="Probe the hidden boards of your opponents for runs of rising values.",
