@@ -519,9 +519,9 @@ def test_environment_for_tests_is_not_leaking_os_environ():
 
 
 def test_commands_the_notation_cannot_carry_are_garbage(tmp_path):
-    behaviour = "if turn == 2:\n    print(json.dumps([[1, 1, 10**12, 'MINE']]), flush=True)\n    continue"
+    behaviour = "if turn == 2:\n    print(json.dumps([[10**12, 1, 1, 'MINE']]), flush=True)\n    continue"
     match, _events = play([json_bot(tmp_path, behaviour), "greedy"], turns=3)
-    assert moves_of(match, 0)[1].startswith("fault garbage: a number over 999,999,999")
+    assert moves_of(match, 0)[1].startswith("fault garbage: a number too long")
     assert replayed(match).state.board == match.board
 
 
