@@ -452,3 +452,11 @@ def test_digits_in_moves_and_options_are_ascii(tmp_path):
     game = get_game("monunrail")
     with pytest.raises(RuleError):
         game.new({}, ["ann", "bob"], 1).apply(0, "C\u0663:T-ne")
+
+
+def test_monad_moves_and_float_options_take_ascii_digits_only(tmp_path):
+    path = tmp_path / "monad.json"
+    assert "ASCII" in one_line_error(run("new", "monad", "--obstacles", "\u0660.\u0661", "--out", str(path)))
+    result = run("new", "monad", "--player", "ann", "--player", "bob", "--seed", "3", "--out", str(path))
+    assert result.exit_code == 0, result.output
+    assert "cannot read" in one_line_error(run("move", str(path), "\u0663,1 1 MINE", "--as", "ann"))

@@ -128,6 +128,8 @@ class OptionSpec:
         if self.kind == "float":
             if isinstance(value, bool):
                 raise RuleError(f"{flag} needs a number")
+            if isinstance(value, str) and not value.isascii():
+                raise RuleError(f"{flag} needs a number in ASCII digits, not {quoted(value)}")
             try:
                 real = float(value)
             except (TypeError, ValueError, OverflowError):
