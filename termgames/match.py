@@ -17,7 +17,7 @@ from typing import Any
 
 from .rules import Game, RuleError, State, View, Viewer, get_game
 from .rules.base import ALL, default_seat_names
-from .untrusted import BadName, check_name, normal_name, quoted
+from .untrusted import BadName, check_name, normal_name, printable, quoted
 
 HUMAN = "human"
 AI = "ai"
@@ -175,7 +175,8 @@ class Match:
             view = state.view(viewer)
         # Redact as of that ply: a replay must not leak what was hidden then.
         log = state.redact_log([(record.seat, record.move) for record in self.moves[:at]], viewer)
-        return replace(view, moves=log)
+        # Names came from players and files: a screen, the CLI and the server all draw them from here.
+        return replace(view, moves=log, players=tuple(printable(name) for name in view.players))
 
     def bot_seed(self, seat: int) -> int:
         """The seed of the computer player in ``seat``: from the table's secret seed through ``State.rng``.

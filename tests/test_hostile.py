@@ -460,3 +460,14 @@ def test_monad_moves_and_float_options_take_ascii_digits_only(tmp_path):
     result = run("new", "monad", "--player", "ann", "--player", "bob", "--seed", "3", "--out", str(path))
     assert result.exit_code == 0, result.output
     assert "cannot read" in one_line_error(run("move", str(path), "\u0663,1 1 MINE", "--as", "ann"))
+
+
+def test_a_bad_name_that_got_in_anyway_reaches_no_terminal_raw(monkeypatch):
+    # As if an old database or a record from before the check held it: views and reports escape it.
+    from termgames.report import view_json, view_text
+    from termgames.rules.base import Game
+
+    monkeypatch.setattr(Game, "check_seats", lambda self, seats: tuple(seats))
+    match = Match("copolymer", {"size": 5}, [SeatInfo("\x1b[2Jevil"), SeatInfo("bob")], 7)
+    assert match.view(None).players[0] == "\\x1b[2Jevil"
+    assert "\x1b" not in view_text(match, None) and "\x1b" not in safe_json(view_json(match, None))
