@@ -46,7 +46,7 @@ def title_line(title: str, match, ascii_only: bool = False) -> str:
     """The header: the game's title and who plays it."""
     players = "  vs  ".join(seat.describe() for seat in match.seats)
     separator = "  -  " if ascii_only else "  ·  "
-    return f"{title}{separator}{players}"
+    return printable(f"{title}{separator}{players}")  # names from a record or another player
 
 
 class GameScreen(Screen):
