@@ -164,7 +164,8 @@ def _seed(data: dict[str, Any], version: int) -> int:
     if version == 1:
         return int(_need(data, "seed", int))
     text = _need(data, "seed", str)
-    if not (text.isascii() and text.isdigit()) or len(text) > 80:
+    digits = text.removeprefix("-")  # --seed takes any integer
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 4000:  # int() reads at most 4300 digits
         raise RecordError("'seed' in the record is not a string of digits")
     return int(text)
 

@@ -471,3 +471,23 @@ def test_a_bad_name_that_got_in_anyway_reaches_no_terminal_raw(monkeypatch):
     match = Match("copolymer", {"size": 5}, [SeatInfo("\x1b[2Jevil"), SeatInfo("bob")], 7)
     assert match.view(None).players[0] == "\\x1b[2Jevil"
     assert "\x1b" not in view_text(match, None) and "\x1b" not in safe_json(view_json(match, None))
+
+
+def test_a_negative_seed_round_trips(tmp_path):
+    path = tmp_path / "game.json"
+    result = run("new", "copolymer", "--seed=-5", "-p", "ann", "-p", "bob", "--out", str(path))
+    assert result.exit_code == 0, result.output
+    assert records.load(path).seed == -5
+
+
+def test_a_challenged_seat_takes_the_registered_spelling(tmp_path):
+    from termgames.server.commands import run_command
+    from termgames.server.hub import Hub
+
+    store = Store(tmp_path / "server.db")
+    assert store.claim("Bob", "key-1")
+    hub = Hub(store)
+    result = run_command(hub, "ann", "challenge copolymer bob")
+    assert result.status == 0, result.stderr
+    (table,) = hub.tables.values()
+    assert table.names == ("ann", "Bob") and table.seat_of("Bob") == 1

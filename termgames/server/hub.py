@@ -417,6 +417,8 @@ class Hub:
         for seat in seats:
             if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
+            if seat.kind == HUMAN and seat.name is not None:
+                seat.name = self.store.account_name(seat.name)  # bob's seat is Bob's when Bob registered it
             if seat.kind == AI:
                 if seat.level != game.check_level(seat.level):
                     raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {seat.level!r}")
