@@ -263,7 +263,8 @@ def _delete(path):
     [
         (_set(["game"], 5), "'game'"),
         (_set(["seed"], 7), "'seed'"),
-        (_set(["seed"], "-7"), "'seed'"),
+        (_set(["seed"], "+7"), "'seed'"),
+        (_set(["seed"], "7.5"), "'seed'"),
         (_set(["seed"], "٣"), "'seed'"),
         (_set(["seed"], True), "'seed'"),
         (_set(["seed"], 7.5), "'seed'"),
