@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import random
 import shutil
 import sqlite3
 import subprocess
@@ -22,7 +23,7 @@ from termgames import records
 from termgames.cli import app
 from termgames.match import SEED_BITS, Match, SeatInfo, random_seed
 from termgames.records import RecordError
-from termgames.rules import RuleError, get_game
+from termgames.rules import RuleError, game_names, get_game
 from termgames.rules.mono import label
 from termgames.server.store import Store
 from termgames.table import LocalTable
@@ -491,3 +492,34 @@ def test_a_challenged_seat_takes_the_registered_spelling(tmp_path):
     assert result.status == 0, result.stderr
     (table,) = hub.tables.values()
     assert table.names == ("ann", "Bob") and table.seat_of("Bob") == 1
+
+
+#: Digits of other scripts that int() and a str regex's \d read as 0-9: Arabic-Indic, full-width, Devanagari.
+FOREIGN_DIGITS = [
+    str.maketrans("0123456789", "".join(chr(zero + n) for n in range(10))) for zero in (0x660, 0xFF10, 0x966)
+]
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_no_game_reads_digits_of_other_scripts(name):
+    """Every registered game (Mosaic too, once it lands): a random move with its digits in another script."""
+    game = get_game(name)
+    state = game.new({}, ["ann", "bob"], 11)
+    rng = random.Random(5)
+    tried = 0
+    for _ in range(12):
+        if state.is_over():
+            break
+        seat = state.to_move()[0]
+        try:
+            move = state.random_move(seat, rng)
+        except NotImplementedError:
+            pytest.skip(f"{name} draws no random moves")
+        for table in FOREIGN_DIGITS:
+            foreign = move.translate(table)
+            if foreign != move:
+                tried += 1
+                with pytest.raises(RuleError):
+                    state.apply(seat, foreign)
+        state = state.apply(seat, move)
+    assert tried, f"no move of {name} had digits to try"
