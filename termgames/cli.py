@@ -362,10 +362,14 @@ def solve(
     """
     if game.lower() != "monunrail":
         fail(f"only monunrail positions can be solved, not {game!r}")
+    from .records import RecordError, read_bytes
     from .rules.monunrail_solver import Solver, cell_name, parse_shape
 
     try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+        # A regular file of at most 8 MB, like a record: a FIFO must not hang, /dev/zero not fill memory.
+        text = sys.stdin.read() if file == "-" else read_bytes(file).decode("utf-8")
+    except RecordError as error:
+        fail(str(error))
     except (OSError, UnicodeDecodeError) as error:
         fail(f"cannot read {file}: {getattr(error, 'strerror', None) or error}")
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write

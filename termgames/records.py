@@ -217,9 +217,9 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         if stat.S_ISDIR(info.st_mode):
             raise RecordError(f"{file}: is a folder, not a record")
         if not stat.S_ISREG(info.st_mode):
-            raise RecordError(f"{file}: not a regular file, so not a record")
+            raise RecordError(f"{file}: not a regular file")
         if info.st_size > MAX_RECORD_BYTES:
-            raise RecordError(f"{file}: too large for a record ({info.st_size} bytes; at most {MAX_RECORD_BYTES})")
+            raise RecordError(f"{file}: too large ({info.st_size} bytes; termgames reads at most {MAX_RECORD_BYTES})")
         os.set_blocking(handle, True)
         with os.fdopen(handle, "rb", closefd=False) as stream:
             raw = stream.read(MAX_RECORD_BYTES + 1)
@@ -228,7 +228,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     finally:
         os.close(handle)
     if len(raw) > MAX_RECORD_BYTES:  # it grew while we read it
-        raise RecordError(f"{file}: too large for a record (more than {MAX_RECORD_BYTES} bytes)")
+        raise RecordError(f"{file}: too large (termgames reads at most {MAX_RECORD_BYTES} bytes)")
     return raw
 
 

@@ -523,3 +523,11 @@ def test_no_game_reads_digits_of_other_scripts(name):
                     state.apply(seat, foreign)
         state = state.apply(seat, move)
     assert tried, f"no move of {name} had digits to try"
+
+
+def test_solve_reads_no_device_or_fifo(tmp_path):
+    fifo = tmp_path / "shape.txt"
+    os.mkfifo(fifo)
+    result = termgames("solve", "monunrail", str(fifo), "--no-cache", timeout=30)
+    assert result.returncode == 2 and "not a regular file" in result.stderr
+    assert "not a regular file" in one_line_error(run("solve", "monunrail", "/dev/zero", "--no-cache"))
