@@ -447,6 +447,16 @@ class MonoState(State):
             return HIDDEN_LAYOUT
         return move
 
+    def drawn(self, seat: int, move: str, after: State) -> str | None:
+        """A random layout as its layout string; random probes as the positions they probed."""
+        if self.layouts[seat] is None:
+            layout = after.layouts[seat] if isinstance(after, MonoState) else None
+            return "".join(label(value) for value in layout) if move == RANDOM and layout is not None else None
+        if not isinstance(after, MonoState) or len(after.move_probes) <= len(self.move_probes):
+            return None
+        chosen = [self.grid.names[probe.cell] for probe in after.move_probes[-1] if probe.random]
+        return ",".join(chosen) if chosen else None
+
     def _is_layout_text(self, move: str) -> bool:
         return "," not in move and len(move) == self.grid.cells and move not in (RANDOM, END, HOLD)
 

@@ -79,7 +79,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer
+from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, seeded_rng
 
 # --------------------------------------------------------------------------
 # Geometry and tiles
@@ -152,8 +152,8 @@ def name_of(index: int) -> str:
 def parse_cell(text: str) -> Cell:
     """``"d4"`` -> ``(3, 3)``; RuleError for anything off the board."""
     word = text.strip().upper()
-    match = re.fullmatch(r"([A-Z])(\d{1,2})", word)
-    if match:
+    match = re.fullmatch(r"([A-Z])([0-9]{1,2})", word)
+    if match and word.isascii():  # upper() turns some letters into ASCII ones (dotless i into I)
         column = ord(match.group(1)) - ord("A")
         row = int(match.group(2)) - 1
         if 0 <= column < COLUMNS and 0 <= row < ROWS:
@@ -1173,6 +1173,10 @@ class MonUnrailState(State):
             return (0.0, 0.0)
         return tuple(1.0 if seat == self.winner else 0.0 for seat in range(2))
 
+    def setup_drawn(self) -> str | None:
+        """A random supply as its counts, ``S,T,C``."""
+        return ",".join(map(str, self.initial_supply)) if self.options.get("random_supply") else None
+
     def random_move(self, seat: int, rng: random.Random) -> str:
         if self.phase == "building":
             if self.pie_offer and rng.random() < 0.25:
@@ -1444,7 +1448,7 @@ whose opening move it is after a swap.
 
 def draw_random_supply(seed: int) -> tuple[int, int, int]:
     """Counts drawn from the seed (ruling 2): 4-12 straights, 4-12 turns, 1-6 crossroads, at least 16 in all."""
-    rng = random.Random(f"{seed}:monunrail-supply")
+    rng = seeded_rng(seed, "monunrail-supply")
     while True:
         counts = (rng.randint(4, 12), rng.randint(4, 12), rng.randint(1, 6))
         if sum(counts) >= 16:

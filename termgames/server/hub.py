@@ -29,6 +29,7 @@ from ..match import AI, HUMAN, Match, SeatInfo, random_seed
 from ..records import save
 from ..rules import RuleError, View, Viewer, get_game
 from ..rules.base import ALL
+from ..untrusted import is_usable_name
 from .store import Store, StoredTable
 
 log = logging.getLogger("termgames.server")
@@ -49,7 +50,7 @@ OPEN_PREFIX = "seat-"
 
 def valid_player_name(name: str) -> bool:
     """A name a player may register: letters, digits, ``_.-``; not a guest's or an open seat's."""
-    if not _NAME.fullmatch(name):
+    if not _NAME.fullmatch(name) or not is_usable_name(name):
         return False
     lowered = name.lower()
     return not lowered.startswith(GUEST_PREFIX) and not re.fullmatch(r"seat-\d+", lowered)
@@ -331,7 +332,7 @@ class LiveTable:
         from ..ai import make_bot
 
         if seat not in self._bots:
-            self._bots[seat] = make_bot(self.game.name, self.seats[seat].level or "", seed=self.seed + seat)
+            self._bots[seat] = make_bot(self.game.name, self.seats[seat].level or "", seed=self.match.bot_seed(seat))
         return self._bots[seat]
 
     def _ai_answered(self, future: asyncio.Future[str], seat: int, generation: int) -> None:
@@ -416,6 +417,8 @@ class Hub:
         for seat in seats:
             if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
+            if seat.kind == HUMAN and seat.name is not None:
+                seat.name = self.store.account_name(seat.name)  # bob's seat is Bob's when Bob registered it
             if seat.kind == AI:
                 if seat.level != game.check_level(seat.level):
                     raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {seat.level!r}")

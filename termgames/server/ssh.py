@@ -295,7 +295,8 @@ class PlayerConnection(asyncssh.SSHServer):
             if not self.service.store.claim(self.username, self._key):
                 self.conn.close()  # another key claimed the name a moment ago
                 return
-            self.player, self.guest = self.username, False
+            # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
+            self.player, self.guest = self.service.store.account_name(self.username), False
         else:
             self.player, self.guest = _guest_name(self.username), True
         log.info("%s signed in%s", self.player, " as a guest" if self.guest else "")

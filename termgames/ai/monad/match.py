@@ -303,7 +303,7 @@ class MonadMatch:
             "game": self.game.name,
             "options": dict(self.options),
             "seats": seats,
-            "seed": self.seed,
+            "seed": str(self.seed),  # version 2 writes seeds as strings of digits
             "moves": [
                 {"seat": self.names[seat], "move": move, "time": ""}
                 for turn in self.moves

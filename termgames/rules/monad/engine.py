@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from ..base import RuleError
+from ..base import RuleError, seeded_rng
 
 DIRECTIONS = ("E", "W", "NE", "NW", "SE", "SW")
 ACTIONS = ("MOVE", "MINE", "BUILD")
@@ -430,7 +430,8 @@ def make_map(
     start_index = [y * width + x for x, y in starts]
     if len(set(start_index)) != players:
         raise RuleError(f"a {width}x{height} map is too small for {players} players")
-    rng = random.Random(f"monad-map:{seed}:{width}x{height}:{players}:{obstacles!r}")
+    # From the table's seed through the rules' one random source (base.seeded_rng), like every draw.
+    rng = seeded_rng(seed, f"monad-map:{width}x{height}:{players}:{obstacles!r}")
     density = obstacles
     for attempt in range(60):
         if players == 2:
