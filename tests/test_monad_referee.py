@@ -127,7 +127,7 @@ def play_both(
         assert state.view(None).board_json() == referee.board_json(), f"turn {referee.turn}: {moves}"
         commands, dropped = engine_turn_facts(state)
         if check_commands:
-            assert dropped == result.dropped, f"turn {referee.turn}: {moves}"
+            assert dropped == result.dropped, f"turn {referee.turn}: {moves} {dropped} {result.dropped}"
         if check_commands:
             assert commands == result.commands, f"turn {referee.turn}: {moves}"
     assert state.is_over()

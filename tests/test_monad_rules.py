@@ -36,6 +36,7 @@ from termgames.rules.monad.engine import (
     FIGHT,
     HIVE_DESTROYED,
     HIVE_HELD,
+    NO_EFFECT,
     PRODUCED,
     hex_distance,
     start_cells,
@@ -266,9 +267,10 @@ def test_dropped_commands_and_their_reasons() -> None:
     assert dropped[5] == "4,4 1 MINE: no units of yours there"
     assert dropped[6] == "20,3 1 MINE: 20,3 is off the map"
     assert dropped[7] == "5,5 0 MINE: a command moves at least 1 unit"
-    # 5,5 2 MINE passed the check of the units, then found no resources to mine.
-    assert report.carried[0] == ()
-    assert dropped[8] == "5,5 2 MINE: no resources left there"
+    # 5,5 2 MINE passed ruling 4's check, then found no resources to mine: carried out to no effect, not dropped.
+    assert len(dropped) == 8
+    assert [c.text() for c in report.carried[0]] == ["5,5 2 MINE"]
+    assert (NO_EFFECT, 0, "5,5 2 MINE: no resources left there") in report.events
     assert after.units == board.units
 
 
@@ -294,7 +296,8 @@ def test_build_costs_100_and_needs_them() -> None:
     after, report = resolve_turn(board, [cmds("2,2 1 BUILD"), cmds("7,7 1 BUILD")])
     assert after.hive[22] == 0 and after.hive[77] == -1
     assert after.bank == (50, 99)
-    assert report.dropped[1] == ("7,7 1 BUILD: a hive costs 100 resources, you have 99",)
+    assert report.dropped[1] == ()  # ruling 4 drops none of these: the BUILD is carried out to no effect
+    assert (NO_EFFECT, 1, "7,7 1 BUILD: a hive costs 100 resources, you have 99") in report.events
     assert after.had_hive == (True, False)
 
 
@@ -313,7 +316,8 @@ def test_no_build_when_an_enemy_moved_in() -> None:
     board = position(units={(2, 2): (0, 5), (3, 2): (1, 1)}, bank=(100, 0))
     after, report = resolve_turn(board, [cmds("2,2 5 BUILD"), cmds("3,2 1 MOVE W")])
     assert after.hive[22] == -1 and after.bank == (100, 0)
-    assert report.dropped[0] == ("2,2 5 BUILD: another player's units came into the cell",)
+    assert report.dropped[0] == ()
+    assert (NO_EFFECT, 0, "2,2 5 BUILD: another player's units came into the cell") in report.events
     assert at(after, 2, 2) == (0, 4)
 
 
@@ -336,7 +340,8 @@ def test_a_cell_with_a_hive_cannot_be_mined() -> None:
     board = position(units={(2, 2): (0, 2)}, resources={(2, 2): 30}, bank=(100, 0))
     after, report = resolve_turn(board, [cmds("2,2 1 BUILD; 2,2 1 MINE"), []])
     assert after.resources[22] == 30 and after.bank == (0, 0)
-    assert report.dropped[0] == ("2,2 1 MINE: a cell with a hive cannot be mined",)
+    assert report.dropped[0] == ()
+    assert (NO_EFFECT, 0, "2,2 1 MINE: a cell with a hive cannot be mined") in report.events
 
 
 def test_a_new_hive_produces_from_its_first_turn() -> None:

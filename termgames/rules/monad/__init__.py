@@ -26,6 +26,7 @@ from .engine import (
     HIVE_DESTROYED,
     HIVE_HELD,
     MAX_OBSTACLE_DENSITY,
+    NO_EFFECT,
     PRODUCED,
     Board,
     Command,
@@ -116,6 +117,9 @@ def report_lines(report: TurnReport, board: Board, names: Sequence[str], turn: i
                 f"turn {turn}: {names[hive_owner]}'s hive at {cell_name(board, cell)} held against "
                 f"{attackers} of {names[seat]}'s units (defenders lost {lost})"
             )
+        elif kind == NO_EFFECT:
+            _, seat, what = event
+            lines.append(f"turn {turn}: {names[seat]}'s {what} (no effect)")
         elif kind == PRODUCED:
             _, cell, seat, made = event
             lines.append(f"turn {turn}: {names[seat]}'s hive at {cell_name(board, cell)} made {made} unit{'s' if made != 1 else ''}")

@@ -478,6 +478,10 @@ HIVE_BUILT = "built"  # (HIVE_BUILT, cell, seat)
 HIVE_DESTROYED = "destroyed"  # (HIVE_DESTROYED, cell, owner, attacker seat, attackers, defenders, attackers left)
 HIVE_HELD = "held"  # (HIVE_HELD, cell, owner, attacker seat, attackers, defenders lost)
 PRODUCED = "produced"  # (PRODUCED, cell, seat, new units)
+#: A command that passed ruling 4 but did nothing: a BUILD without the resources or with another player's units
+#: in the cell, a MINE on a hive's cell or an empty one.  Ruling 4 drops only commands naming no units, too many
+#: units, or a MOVE off the map or into an obstacle; these are carried out to no effect, and only noted in the log.
+NO_EFFECT = "no effect"  # (NO_EFFECT, seat, "COMMAND: why")
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,8 +545,6 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     b_owner, b_units, b_obstacle, b_hive = board.owner, board.units, board.obstacle, board.hive
     carried: list[list[Command]] = [[] for _ in range(players)]
     dropped: list[list[str]] = [[] for _ in range(players)]
-    #: Per seat, positions in carried[seat] of commands dropped after the check (builds, mining).
-    late: list[set[int]] = [set() for _ in range(players)]
     events: list[tuple[Any, ...]] = []
 
     # -- ruling 4: check each command against the units not yet commanded --
@@ -659,12 +661,11 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         for seat, cell, command, position in builds:
             if (hive if hive_list is None else hive_list)[cell] < 0:
                 if cell in contested:
-                    dropped[seat].append(f"{command.text()}: another player's units came into the cell")
-                    late[seat].add(position)
+                    events.append((NO_EFFECT, seat, f"{command.text()}: another player's units came into the cell"))
                     continue
                 if bank[seat] < HIVE_COST:
-                    dropped[seat].append(f"{command.text()}: a hive costs {HIVE_COST} resources, you have {bank[seat]}")
-                    late[seat].add(position)
+                    why = f"a hive costs {HIVE_COST} resources, you have {bank[seat]}"
+                    events.append((NO_EFFECT, seat, f"{command.text()}: {why}"))
                     continue
                 if hive_list is None:
                     hive_list = list(hive)
@@ -689,13 +690,11 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         bank_list = list(bank)
         for seat, cell, command, position in mines:
             if hive[cell] >= 0:
-                dropped[seat].append(f"{command.text()}: a cell with a hive cannot be mined")
-                late[seat].add(position)
+                events.append((NO_EFFECT, seat, f"{command.text()}: a cell with a hive cannot be mined"))
                 continue
             there_now = resources_list[cell]
             if there_now == 0:
-                dropped[seat].append(f"{command.text()}: no resources left there")
-                late[seat].add(position)
+                events.append((NO_EFFECT, seat, f"{command.text()}: no resources left there"))
                 continue
             take = min(command.n, there_now)
             resources_list[cell] = there_now - take
@@ -803,9 +802,6 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         unit_totals=tuple(totals),
         hive_counts=counts,
     )
-    for seat, positions in enumerate(late):
-        if positions:
-            carried[seat] = [c for i, c in enumerate(carried[seat]) if i not in positions]
     report = TurnReport(
         carried=tuple(tuple(c) for c in carried),
         dropped=tuple(tuple(d) for d in dropped),

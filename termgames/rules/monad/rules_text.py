@@ -63,15 +63,17 @@ at least 1; coordinates have at most 9 digits and counts at most 4,000. A move t
 (`3,4 2 JUMP`) is refused and the player sends another.
 
 A cell may get several commands; they are taken in the order given. A command
-that can be read but not carried out is **dropped**, with the reason in the
-turn's log; the rest of the turn stands:
+that can be read but not carried out is **dropped** (ruling 4), with the reason
+in the turn's log; the rest of the turn stands:
 
 * the cell holds none of your units (or is off the map);
 * N is more than your units on the cell not yet given a command this turn;
-* a MOVE would leave the map or enter an obstacle;
-* a BUILD on a cell without a hive when you have fewer than 100 resources, or
-  when another player's units moved into the cell this turn;
-* a MINE on a cell with a hive, or on a cell with no resources left.
+* a MOVE would leave the map or enter an obstacle.
+
+Nothing else is dropped: a BUILD on a cell without a hive when you have fewer
+than 100 resources, or when another player's units moved into the cell this
+turn, and a MINE on a cell with a hive or with no resources left, are carried
+out and do nothing (the turn's log notes it, "no effect").
 
 Units given no command stay where they are and do nothing.
 
@@ -149,8 +151,9 @@ follows, after the original engine wherever it had an answer:
 * A hive that is destroyed loses its production points; a new hive starts at 0.
 * Builders count toward production even if the hive's defence cost them
   their lives that turn (the ruling counts the units given BUILD).
-* Mining an empty cell is dropped ("no resources left there"), so a bot sees
-  that its miners should move on.
+* Mining an empty cell takes nothing; it is not dropped (ruling 4 lists what
+  is), but the turn's log notes it ("no resources left there", no effect), so a
+  bot's author sees that its miners should move on.
 * Several commands may name the same cell, direction and action: they add up.
 * At the turn limit only units count (the original ranked by hives first; the
   rulings say units).
