@@ -16,8 +16,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Ruling 1: (dx, dy) per direction, for even rows and odd rows.
-EVEN_ROW = {"NE": (1, -1), "NW": (0, -1), "E": (1, 0), "W": (-1, 0), "SE": (1, 1), "SW": (0, 1)}
-ODD_ROW = {"NE": (0, -1), "NW": (-1, -1), "E": (1, 0), "W": (-1, 0), "SE": (0, 1), "SW": (-1, 1)}
+EVEN_ROW = {
+    "NE": (1, -1),
+    "NW": (0, -1),
+    "E": (1, 0),
+    "W": (-1, 0),
+    "SE": (1, 1),
+    "SW": (0, 1),
+}
+ODD_ROW = {
+    "NE": (0, -1),
+    "NW": (-1, -1),
+    "E": (1, 0),
+    "W": (-1, 0),
+    "SE": (0, 1),
+    "SW": (-1, 1),
+}
 DIRECTIONS = ("E", "W", "NE", "NW", "SE", "SW")
 
 #: The hive's intrinsic defence rating (rules page).
@@ -156,7 +170,9 @@ class Referee:
     def play_turn(self, moves: dict[str, str]) -> TurnResult:
         assert not self.over
         players = range(len(self.names))
-        carried: dict[int, list[tuple[int, int, int, str, str]]] = {p: [] for p in players}
+        carried: dict[int, list[tuple[int, int, int, str, str]]] = {
+            p: [] for p in players
+        }
         dropped = {name: 0 for name in self.names}
         # Ruling 4: commands checked against the units on each cell at the start of the turn.
         for p in players:
@@ -242,7 +258,13 @@ class Referee:
                 cell.units = {owner: defenders} if defenders else {}
                 if attackers:
                     ((attacker, a),) = attackers.items()
-                    self.stats["hive destroyed" if a >= defenders + HIVE_DEFENCE else "hive held" if a < HIVE_DEFENCE else "hive bled"] += 1
+                    self.stats[
+                        "hive destroyed"
+                        if a >= defenders + HIVE_DEFENCE
+                        else "hive held"
+                        if a < HIVE_DEFENCE
+                        else "hive bled"
+                    ] += 1
                     if a >= defenders + HIVE_DEFENCE:
                         cell.hive, cell.production = None, 0
                         cell.units = {attacker: a - defenders - HIVE_DEFENCE}
@@ -260,12 +282,17 @@ class Referee:
         units = [self.unit_count(p) for p in players]
         for p in players:
             if hives[p] and all(
-                hives[q] == 0 and (self.had_hive[q] or units[q] == 0) for q in players if q != p
+                hives[q] == 0 and (self.had_hive[q] or units[q] == 0)
+                for q in players
+                if q != p
             ):
                 self.over, self.winners = True, (p,)
         if not self.over and self.turn >= self.limit:
             most = max(units)
-            self.over, self.winners = True, tuple(p for p in players if units[p] == most)
+            self.over, self.winners = (
+                True,
+                tuple(p for p in players if units[p] == most),
+            )
         commands = {
             self.names[p]: [
                 [x, y, n, action, direction] if action == "MOVE" else [x, y, n, action]

@@ -24,10 +24,17 @@ from termgames.rules.monad import MonadState
 from termgames.rules.monad.engine import board_from_json, outcome
 
 
-def crowd(board: dict[str, Any], names: list[str], rng: random.Random) -> dict[str, Any]:
+def crowd(
+    board: dict[str, Any], names: list[str], rng: random.Random
+) -> dict[str, Any]:
     """The board with armies and hives scattered on it (one player a cell), so fights come early."""
     board = json.loads(json.dumps(board))
-    free = [(x, y) for y, row in enumerate(board["cells"]) for x, cell in enumerate(row) if "obstacle" not in cell]
+    free = [
+        (x, y)
+        for y, row in enumerate(board["cells"])
+        for x, cell in enumerate(row)
+        if "obstacle" not in cell
+    ]
     rng.shuffle(free)
     for x, y in free[: len(free) // 2]:
         cell = board["cells"][y][x]
@@ -35,7 +42,10 @@ def crowd(board: dict[str, Any], names: list[str], rng: random.Random) -> dict[s
         if rng.random() < 0.3:
             cell["hive"], cell["production"] = owner, rng.randint(0, 4)
         if rng.random() < 0.8:
-            cell["owner"], cell["units"] = owner, rng.choice([1, 2, 3, 5, 8, 9, 10, 11, 13, 20])
+            cell["owner"], cell["units"] = (
+                owner,
+                rng.choice([1, 2, 3, 5, 8, 9, 10, 11, 13, 20]),
+            )
     for name in names:
         board["resources"][name] = rng.choice([0, 99, 100, 150, 250, 1000])
     for key in ("units", "hives"):
@@ -66,7 +76,11 @@ def random_move(referee: Referee, player: int, rng: random.Random) -> str:
                 and (any(q != player for q in t.units) or t.hive not in (None, player))
             ]
             roll = rng.random()
-            hives = [d for d in enemies if referee.cells[neighbour(x, y, d)].hive not in (None, player)]
+            hives = [
+                d
+                for d in enemies
+                if referee.cells[neighbour(x, y, d)].hive not in (None, player)
+            ]
             if hives and roll < 0.5:
                 n = units if rng.random() < 0.7 else n
                 action = f"MOVE {rng.choice(hives)}"
@@ -83,9 +97,13 @@ def random_move(referee: Referee, player: int, rng: random.Random) -> str:
             else:
                 action = f"MOVE {rng.choice(DIRECTIONS)}"
             commands.append(f"{x},{y} {n} {action}")
-    for _ in range(rng.choice((0, 0, 0, 1))):  # a command on a random cell, or off the map
+    for _ in range(
+        rng.choice((0, 0, 0, 1))
+    ):  # a command on a random cell, or off the map
         x, y = rng.randint(0, width), rng.randint(0, height)
-        commands.append(f"{x},{y} {rng.randint(1, 3)} {rng.choice(['MINE', 'BUILD', 'MOVE ' + rng.choice(DIRECTIONS)])}")
+        commands.append(
+            f"{x},{y} {rng.randint(1, 3)} {rng.choice(['MINE', 'BUILD', 'MOVE ' + rng.choice(DIRECTIONS)])}"
+        )
     rng.shuffle(commands)
     return "; ".join(commands) if commands else "pass"
 
@@ -93,13 +111,22 @@ def random_move(referee: Referee, player: int, rng: random.Random) -> str:
 def engine_turn_facts(state: MonadState) -> tuple[dict[str, Any], dict[str, int]]:
     report = state.last_report
     assert report is not None
-    commands = {name: [c.as_list() for c in report.carried[s]] for s, name in enumerate(state.seats)}
+    commands = {
+        name: [c.as_list() for c in report.carried[s]]
+        for s, name in enumerate(state.seats)
+    }
     dropped = {name: len(report.dropped[s]) for s, name in enumerate(state.seats)}
     return commands, dropped
 
 
 def play_both(
-    seed: int, players: int, size: int, obstacles: float, turns: int, check_commands: bool = True, crowded: bool = False
+    seed: int,
+    players: int,
+    size: int,
+    obstacles: float,
+    turns: int,
+    check_commands: bool = True,
+    crowded: bool = False,
 ) -> Referee:
     """A random match in the engine and the referee; returns the referee at the end."""
     names = ["ann", "bob", "cy", "di"][:players]
@@ -118,16 +145,21 @@ def play_both(
         order = list(range(players))
         rng.shuffle(order)
         for p in order:
-            if p in state.to_move():
-                state = state.apply(p, moves[names[p]])
-            else:
-                referee.stats["seat not asked"] += 1
+            assert (
+                p in state.to_move()
+            )  # every seat moves every turn, even one with nothing left
+            state = state.apply(p, moves[names[p]])
+        assert state.to_move() == tuple(range(players)) or state.is_over()
         result = referee.play_turn(moves)
         assert state.turn == referee.turn
-        assert state.view(None).board_json() == referee.board_json(), f"turn {referee.turn}: {moves}"
+        assert state.view(None).board_json() == referee.board_json(), (
+            f"turn {referee.turn}: {moves}"
+        )
         commands, dropped = engine_turn_facts(state)
         if check_commands:
-            assert dropped == result.dropped, f"turn {referee.turn}: {moves} {dropped} {result.dropped}"
+            assert dropped == result.dropped, (
+                f"turn {referee.turn}: {moves} {dropped} {result.dropped}"
+            )
         if check_commands:
             assert commands == result.commands, f"turn {referee.turn}: {moves}"
     assert state.is_over()
@@ -142,20 +174,42 @@ def play_both(
     size=st.sampled_from([6, 7, 8, 10]),
     obstacles=st.sampled_from([0.0, 0.0, 0.15, 0.3]),
 )
-def test_engine_matches_referee(seed: int, players: int, size: int, obstacles: float) -> None:
+def test_engine_matches_referee(
+    seed: int, players: int, size: int, obstacles: float
+) -> None:
     play_both(seed, players, size, obstacles, turns=120)
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "termgames", *args], capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "termgames", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_cli_matches_referee(tmp_path: Path) -> None:
     """new / move --as (each seat, shuffled order) / show --json / trace against the referee."""
     names = ["ann", "bob", "cy"]
     record = tmp_path / "m.json"
-    made = cli("new", "monad", *[a for n in names for a in ("-p", n)], "--width", "7", "--height", "7",
-               "--obstacles", "0.15", "--turns", "12", "--seed", "5", "--out", str(record))
+    made = cli(
+        "new",
+        "monad",
+        *[a for n in names for a in ("-p", n)],
+        "--width",
+        "7",
+        "--height",
+        "7",
+        "--obstacles",
+        "0.15",
+        "--turns",
+        "12",
+        "--seed",
+        "5",
+        "--out",
+        str(record),
+    )
     assert made.returncode == 0, made.stderr
     shown = json.loads(cli("show", str(record), "--json").stdout)
     referee = Referee(shown["board"], names)
@@ -171,16 +225,24 @@ def test_cli_matches_referee(tmp_path: Path) -> None:
             assert done.returncode == 0, done.stderr
             if i == 0:  # a seat moving twice in one turn is refused with one line
                 twice = cli("move", str(record), "pass", "--as", name)
-                assert twice.returncode != 0 and len(twice.stderr.strip().splitlines()) == 1, twice
+                assert (
+                    twice.returncode != 0
+                    and len(twice.stderr.strip().splitlines()) == 1
+                ), twice
         result = referee.play_turn(moves)
         dropped_counts.append(result.dropped)
         boards.append(referee.board_json())
         shown = json.loads(cli("show", str(record), "--json").stdout)
         assert shown["over"] == referee.over
         assert shown["board"] == referee.board_json()
-    lines = [json.loads(line) for line in cli("monad", "trace", str(record)).stdout.splitlines()]
+    lines = [
+        json.loads(line)
+        for line in cli("monad", "trace", str(record)).stdout.splitlines()
+    ]
     assert [line["turn"] for line in lines] == list(range(len(boards)))
-    assert lines[0]["commands"] == {n: [] for n in names} and lines[0]["dropped"] == {n: [] for n in names}
+    assert lines[0]["commands"] == {n: [] for n in names} and lines[0]["dropped"] == {
+        n: [] for n in names
+    }
     for line, board in zip(lines, boards):
         assert line["board"] == board
     for line, counts in zip(lines[1:], dropped_counts):

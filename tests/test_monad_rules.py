@@ -381,16 +381,22 @@ def test_turn_limit_most_units_wins_or_draw() -> None:
     assert outcome(after) == (True, (0, 1))
 
 
-def test_everyone_out_is_over_and_a_draw() -> None:
-    board = position(units={(2, 4): (0, 5), (2, 5): (1, 5)})
+def test_everyone_out_goes_on_to_the_turn_limit_and_a_draw() -> None:
+    board = position(units={(2, 4): (0, 5), (2, 5): (1, 5)}, limit=3)
     after, _ = resolve_turn(board, [cmds("2,4 5 MOVE SW"), cmds("2,5 5 MOVE NE")])
+    assert after.unit_totals == (0, 0) and outcome(after) == (False, ())  # ruling 9: only victory or the limit
+    after, _ = resolve_turn(after, [[], []])
+    assert outcome(after) == (False, ())
+    after, _ = resolve_turn(after, [[], []])
     assert outcome(after) == (True, (0, 1))
 
 
-def test_the_last_player_left_without_a_hive_wins() -> None:
-    board = position(units={(2, 4): (0, 6), (2, 5): (1, 5)})
+def test_the_last_player_left_without_a_hive_wins_at_the_limit_or_by_a_hive() -> None:
+    board = position(units={(2, 4): (0, 6), (2, 5): (1, 5)}, bank=(100, 100))
     after, _ = resolve_turn(board, [cmds("2,4 6 MOVE SW"), cmds("2,5 5 MOVE NE")])
-    assert after.hive_counts == (0, 0) and outcome(after) == (True, (0,))
+    assert after.hive_counts == (0, 0) and outcome(after) == (False, ())
+    after, _ = resolve_turn(after, [cmds("2,5 1 BUILD"), []])
+    assert outcome(after) == (True, (0,))  # the only one holding hives; bob holds neither hive nor unit
 
 
 # --------------------------------------------------------------------------
@@ -703,17 +709,18 @@ def test_fault_is_an_empty_move_reported_as_dropped() -> None:
     assert parse_fault("faulty 1,1 1 MINE") is None and parse_fault("FAULT") == "no reason given"
 
 
-def test_seats_that_are_out_are_not_asked() -> None:
+def test_seats_with_nothing_left_still_move_every_turn() -> None:
     game = get_game("monad")
     start = game.new({}, ["ann", "bob", "cy"], 1)
     assert isinstance(start, MonadState)
     board = position(20, 20, 3, units={(5, 5): (0, 2), (15, 5): (2, 1)}, hives={(5, 5): 0})
     state = replace(start, board=board)
-    assert state.to_move() == (0, 2)
-    with pytest.raises(RuleError, match="bob is out of the game"):
-        state.apply(1, "pass")
-    after = state.apply(0, "pass").apply(2, "pass")
+    assert state.to_move() == (0, 1, 2)
+    waiting = state.apply(0, "pass").apply(2, "pass")
+    assert waiting.board.turn == 0 and waiting.to_move() == (1,)  # type: ignore[attr-defined]
+    after = waiting.apply(1, "1,1 1 MINE")
     assert after.board.turn == 1  # type: ignore[attr-defined]
+    assert after.last_report.dropped[1] == ("1,1 1 MINE: no units of yours there",)  # type: ignore[attr-defined]
 
 
 def test_board_json_round_trip_and_observation() -> None:

@@ -824,12 +824,7 @@ def outcome(board: Board) -> tuple[bool, tuple[int, ...]]:
         winner = holders[0]
         if all(board.had_hive[s] or totals[s] == 0 for s in seats if s != winner):
             return True, (winner,)
-    alive = [s for s in seats if hives[s] > 0 or totals[s] > 0]
-    # Nothing can change the result any more: end now with what the turn limit would declare.
-    if not alive:
-        return True, tuple(seats)  # everyone is out at once: all tie at no units, a draw
-    if len(alive) == 1 and not holders:
-        return True, (alive[0],)  # the last player with units (and no hive) has the most units for good
+    # Nothing else ends a match before its turn limit (ruling 9), not even a map left without units.
     if board.turn >= board.limit:
         best = max(totals)
         return True, tuple(s for s in seats if totals[s] == best)

@@ -9,7 +9,7 @@ Players command **units** on a hexagonal map. Units **mine** resources,
 **build** hives with them (100 resources each) and **fight**. Hives make new
 units. The goal is to be the only player left holding hives.
 
-Turns are **simultaneous**: every player still in the game sends its commands
+Turns are **simultaneous**: every player sends its commands
 for the turn (in any order); the turn is carried out when the last player's
 commands arrive. Nobody sees another player's commands before the turn is
 carried out.
@@ -141,13 +141,13 @@ follows, after the original engine wherever it had an answer:
   (the original checked them one by one as it moved units).
 * Units without a command do nothing (the original made them mine; the rulings
   say they stay idle).
-* A player with no hive and no unit can never act again: it is out and is no
-  longer asked for commands. A player who has lost its last hive but still has
-  units keeps playing them and may build again.
-* When nothing can change the result any more, the match ends at once with the
-  result the turn limit would give: if every player is out, a draw between all
-  (each has no unit); if only one player is left and it holds no hive, it wins
-  (its units can no longer be lost).
+* Every player sends a move every turn, even one left with no hive and no
+  unit (it can only pass; bots in such a seat are no longer asked and pass). A
+  player who has lost its last hive but still has units keeps playing them and
+  may build again.
+* A match ends only by victory or at the turn limit (ruling 9), even when no
+  unit is left on the map or only one player has units and no hive: the turn
+  limit then declares the result.
 * A hive that is destroyed loses its production points; a new hive starts at 0.
 * Builders count toward production even if the hive's defence cost them
   their lives that turn (the ruling counts the units given BUILD).
