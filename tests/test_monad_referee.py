@@ -173,11 +173,13 @@ def play_both(
     players=st.integers(2, 4),
     size=st.sampled_from([6, 7, 8, 10]),
     obstacles=st.sampled_from([0.0, 0.0, 0.15, 0.3]),
+    crowded=st.booleans(),
 )
 def test_engine_matches_referee(
-    seed: int, players: int, size: int, obstacles: float
+    seed: int, players: int, size: int, obstacles: float, crowded: bool
 ) -> None:
-    play_both(seed, players, size, obstacles, turns=120)
+    """Crowded matches start with armies and hives scattered over the map: hive attacks from the first turns."""
+    play_both(seed, players, size, obstacles, turns=120, crowded=crowded)
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -204,7 +206,7 @@ def test_cli_matches_referee(tmp_path: Path) -> None:
         "--obstacles",
         "0.15",
         "--turns",
-        "12",
+        "4",
         "--seed",
         "5",
         "--out",
@@ -216,6 +218,7 @@ def test_cli_matches_referee(tmp_path: Path) -> None:
     rng = random.Random(5)
     boards = [shown["board"]]
     dropped_counts = []
+    carried = []
     while not referee.over:
         moves = {name: random_move(referee, p, rng) for p, name in enumerate(names)}
         order = list(names)
@@ -231,9 +234,11 @@ def test_cli_matches_referee(tmp_path: Path) -> None:
                 ), twice
         result = referee.play_turn(moves)
         dropped_counts.append(result.dropped)
+        carried.append(result.commands)
         boards.append(referee.board_json())
         shown = json.loads(cli("show", str(record), "--json").stdout)
         assert shown["over"] == referee.over
+        assert shown["to_move"] == ([] if referee.over else names)
         assert shown["board"] == referee.board_json()
     lines = [
         json.loads(line)
@@ -245,5 +250,14 @@ def test_cli_matches_referee(tmp_path: Path) -> None:
     }
     for line, board in zip(lines, boards):
         assert line["board"] == board
-    for line, counts in zip(lines[1:], dropped_counts):
+    for line, counts, commands in zip(lines[1:], dropped_counts, carried):
         assert {n: len(r) for n, r in line["dropped"].items()} == counts
+        assert all(
+            isinstance(reason, str)
+            for reasons in line["dropped"].values()
+            for reason in reasons
+        )
+        assert line["commands"] == commands
+    assert shown["winners"] == [names[p] for p in referee.winners]
+    late = cli("move", str(record), "pass", "--as", names[0])
+    assert late.returncode != 0 and len(late.stderr.strip().splitlines()) == 1
