@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from monad_referee import DIRECTIONS, Referee, neighbour
@@ -261,3 +262,53 @@ def test_cli_matches_referee(tmp_path: Path) -> None:
     assert shown["winners"] == [names[p] for p in referee.winners]
     late = cli("move", str(record), "pass", "--as", names[0])
     assert late.returncode != 0 and len(late.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("obstacles", [0.0, 0.2])
+def test_initial_board_follows_rulings_2_and_3(players: int, obstacles: float) -> None:
+    names = ["ann", "bob", "cy", "di"][:players]
+    starts = {
+        2: [(1, 1), (18, 18)],
+        3: [(5, 5), (10, 14), (15, 5)],
+        4: [(5, 5), (5, 15), (15, 5), (15, 15)],
+    }[players]
+    for seed in (1, 2):
+        board = (
+            get_game("monad")
+            .new({"obstacles": obstacles}, names, seed)
+            .view(None)
+            .board_json()
+        )
+        assert (board["width"], board["height"], board["turn"], board["limit"]) == (
+            20,
+            20,
+            0,
+            2000,
+        )
+        assert board["resources"] == {n: 100 for n in names} and board["units"] == {
+            n: 1 for n in names
+        }
+        assert board["hives"] == {n: 0 for n in names}
+        cells = board["cells"]
+        for y, row in enumerate(cells):
+            for x, cell in enumerate(row):
+                assert set(cell) <= {"resources", "obstacle", "owner", "units"}
+                assert cell.get("obstacle", True) is True  # present only when true
+                assert 0 <= cell["resources"] <= (0 if "obstacle" in cell else 50)
+                if (x, y) in starts:
+                    assert (
+                        cell["owner"] == names[starts.index((x, y))]
+                        and cell["units"] == 1
+                    )
+                    assert "obstacle" not in cell
+                else:
+                    assert "owner" not in cell
+                if players == 2:
+                    assert {
+                        k: cell[k] for k in ("resources", "obstacle") if k in cell
+                    } == {
+                        k: v
+                        for k, v in cells[19 - y][19 - x].items()
+                        if k in ("resources", "obstacle")
+                    }
