@@ -240,7 +240,9 @@ def new(
     print(f"{out}: {match.describe()}; {to_move_text(match)}")
 
 
-@app.command()
+# A move may begin with a minus sign (Monad's "-1,0 1 MINE" names a cell off the map, to be dropped): it is the
+# MOVE argument, not an unknown option.
+@app.command(context_settings={"ignore_unknown_options": True})
 def move(
     file: Path = typer.Argument(..., help="The game record to play in."),
     move_text: str = typer.Argument(..., metavar="MOVE", help="The move in the game's notation."),

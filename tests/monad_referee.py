@@ -115,6 +115,8 @@ class Referee:
                     cell.production = data["production"]
                 if "owner" in data:
                     cell.units[index[data["owner"]]] = data["units"]
+                    # At the start of a turn a hive's cell holds only its owner's units (ruling 5, rules page).
+                    assert cell.hive is None or cell.hive == index[data["owner"]], (x, y)
                 self.cells[x, y] = cell
         #: Whether each player has ever held a hive (ruling 9: "has lost its last hive").
         self.had_hive = [self.hive_count(p) > 0 for p in range(len(names))]

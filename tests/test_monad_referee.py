@@ -39,6 +39,7 @@ def crowd(
     rng.shuffle(free)
     for x, y in free[: len(free) // 2]:
         cell = board["cells"][y][x]
+        cell.pop("owner", None), cell.pop("units", None)  # a start unit must not stay under another's hive
         owner = rng.choice(names)
         if rng.random() < 0.3:
             cell["hive"], cell["production"] = owner, rng.randint(0, 4)
@@ -312,3 +313,35 @@ def test_initial_board_follows_rulings_2_and_3(players: int, obstacles: float) -
                         for k, v in cells[19 - y][19 - x].items()
                         if k in ("resources", "obstacle")
                     }
+
+
+def test_cli_empty_move_and_a_move_starting_with_a_minus(tmp_path: Path) -> None:
+    """ "An empty move (pass) is allowed"; a move beginning "-1,0" is a move (off the map: dropped), not an option."""
+    record = tmp_path / "m.json"
+    assert (
+        cli(
+            "new",
+            "monad",
+            "-p",
+            "ann",
+            "-p",
+            "bob",
+            "--seed",
+            "2",
+            "--out",
+            str(record),
+        ).returncode
+        == 0
+    )
+    assert cli("move", str(record), "", "--as", "ann").returncode == 0
+    done = cli("move", str(record), "-1,0 1 MINE; 18,18 1 MINE", "--as", "bob")
+    assert done.returncode == 0, done.stderr
+    last = json.loads(cli("monad", "trace", str(record)).stdout.splitlines()[-1])
+    assert last["turn"] == 1 and last["commands"] == {
+        "ann": [],
+        "bob": [[18, 18, 1, "MINE"]],
+    }
+    assert {name: len(reasons) for name, reasons in last["dropped"].items()} == {
+        "ann": 0,
+        "bob": 1,
+    }

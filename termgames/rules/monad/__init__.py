@@ -289,7 +289,8 @@ class MonadState(State):
             raise RuleError(
                 f"{self.seats[seat]} has already sent commands for turn {self.board.turn + 1}; waiting for {waiting}"
             )
-        state = super().apply(seat, move)
+        # "An empty move (pass) is allowed" (issue 10): nothing at all is a pass too.
+        state = super().apply(seat, move if move.strip() else "pass")
         assert isinstance(state, MonadState)
         return state
 
