@@ -256,6 +256,8 @@ class Referee:
             else:
                 owner = cell.hive
                 defenders = cell.units.get(owner, 0)
+                if sum(1 for p in cell.units if p != owner) > 1:
+                    self.stats["attackers fight at a hive"] += 1
                 attackers = fight({p: n for p, n in cell.units.items() if p != owner})
                 cell.units = {owner: defenders} if defenders else {}
                 if attackers:
