@@ -67,7 +67,7 @@ that can be read but not carried out is **dropped** (ruling 4), with the reason
 in the turn's log; the rest of the turn stands:
 
 * the cell holds none of your units (or is off the map);
-* N is more than your units on the cell not yet given a command this turn;
+* N is 0, or more than your units on the cell not yet given a command this turn;
 * a MOVE would leave the map or enter an obstacle.
 
 Nothing else is dropped: a BUILD on a cell without a hive when you have fewer
