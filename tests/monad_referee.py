@@ -202,7 +202,7 @@ class Referee:
                 if action == "MOVE":
                     key = (p, (x, y), neighbour(x, y, direction))
                     moving[key] = moving.get(key, 0) + n
-        for (p, source, target), n in list(moving.items()):
+        for p, source, target in list(moving):
             for q in players:
                 if q <= p:
                     continue

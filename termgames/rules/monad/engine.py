@@ -557,8 +557,8 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     # move leaves at once and is listed in ``moved`` as (target, seat, units).
     facing: dict[int, int] = {}
     moved: list[tuple[int, int, int]] = []
-    builds: list[tuple[int, int, Command, int]] = []
-    mines: list[tuple[int, int, Command, int]] = []
+    builds: list[tuple[int, int, Command]] = []
+    mines: list[tuple[int, int, Command]] = []
     for seat in range(players):
         if seat >= len(commands):
             break
@@ -591,9 +591,9 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
                     key = cell * 6 + code
                     facing[key] = facing.get(key, 0) + n
             elif code == MINE_CODE:
-                mines.append((seat, cell, command, len(accepted)))
+                mines.append((seat, cell, command))
             elif code == BUILD_CODE:
-                builds.append((seat, cell, command, len(accepted)))
+                builds.append((seat, cell, command))
             else:
                 dropped[seat].append(_drop_reason(command, board, seat, free))
                 continue
@@ -659,7 +659,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     new_hives: list[int] = []
     if builds:
         hive_list: list[int] | None = None  # copied on the first hive built
-        for seat, cell, command, position in builds:
+        for seat, cell, command in builds:
             if (hive if hive_list is None else hive_list)[cell] < 0:
                 if cell in contested:
                     events.append((NO_EFFECT, seat, f"{command.text()}: another player's units came into the cell"))
@@ -689,7 +689,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     if mines:
         resources_list = list(resources)
         bank_list = list(bank)
-        for seat, cell, command, position in mines:
+        for seat, cell, command in mines:
             if hive[cell] >= 0:
                 events.append((NO_EFFECT, seat, f"{command.text()}: a cell with a hive cannot be mined"))
                 continue
