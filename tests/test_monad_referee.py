@@ -22,20 +22,13 @@ from monad_referee import DIRECTIONS, Referee, neighbour
 
 from termgames.rules import get_game
 from termgames.rules.monad import MonadState
-from termgames.rules.monad.engine import board_from_json, outcome
+from termgames.rules.monad.engine import board_from_json, board_json, outcome, parse_commands, resolve_turn
 
 
-def crowd(
-    board: dict[str, Any], names: list[str], rng: random.Random
-) -> dict[str, Any]:
+def crowd(board: dict[str, Any], names: list[str], rng: random.Random) -> dict[str, Any]:
     """The board with armies and hives scattered on it (one player a cell), so fights come early."""
     board = json.loads(json.dumps(board))
-    free = [
-        (x, y)
-        for y, row in enumerate(board["cells"])
-        for x, cell in enumerate(row)
-        if "obstacle" not in cell
-    ]
+    free = [(x, y) for y, row in enumerate(board["cells"]) for x, cell in enumerate(row) if "obstacle" not in cell]
     rng.shuffle(free)
     for x, y in free[: len(free) // 2]:
         cell = board["cells"][y][x]
@@ -78,11 +71,7 @@ def random_move(referee: Referee, player: int, rng: random.Random) -> str:
                 and (any(q != player for q in t.units) or t.hive not in (None, player))
             ]
             roll = rng.random()
-            hives = [
-                d
-                for d in enemies
-                if referee.cells[neighbour(x, y, d)].hive not in (None, player)
-            ]
+            hives = [d for d in enemies if referee.cells[neighbour(x, y, d)].hive not in (None, player)]
             if hives and roll < 0.5:
                 n = units if rng.random() < 0.7 else n
                 action = f"MOVE {rng.choice(hives)}"
@@ -99,9 +88,7 @@ def random_move(referee: Referee, player: int, rng: random.Random) -> str:
             else:
                 action = f"MOVE {rng.choice(DIRECTIONS)}"
             commands.append(f"{x},{y} {n} {action}")
-    for _ in range(
-        rng.choice((0, 0, 0, 1))
-    ):  # a command on a random cell, or off the map
+    for _ in range(rng.choice((0, 0, 0, 1))):  # a command on a random cell, or off the map
         x, y = rng.randint(0, width), rng.randint(0, height)
         commands.append(
             f"{x},{y} {rng.randint(1, 3)} {rng.choice(['MINE', 'BUILD', 'MOVE ' + rng.choice(DIRECTIONS)])}"
@@ -113,10 +100,7 @@ def random_move(referee: Referee, player: int, rng: random.Random) -> str:
 def engine_turn_facts(state: MonadState) -> tuple[dict[str, Any], dict[str, int]]:
     report = state.last_report
     assert report is not None
-    commands = {
-        name: [c.as_list() for c in report.carried[s]]
-        for s, name in enumerate(state.seats)
-    }
+    commands = {name: [c.as_list() for c in report.carried[s]] for s, name in enumerate(state.seats)}
     dropped = {name: len(report.dropped[s]) for s, name in enumerate(state.seats)}
     return commands, dropped
 
@@ -147,21 +131,15 @@ def play_both(
         order = list(range(players))
         rng.shuffle(order)
         for p in order:
-            assert (
-                p in state.to_move()
-            )  # every seat moves every turn, even one with nothing left
+            assert p in state.to_move()  # every seat moves every turn, even one with nothing left
             state = state.apply(p, moves[names[p]])
         assert state.to_move() == tuple(range(players)) or state.is_over()
         result = referee.play_turn(moves)
         assert state.turn == referee.turn
-        assert state.view(None).board_json() == referee.board_json(), (
-            f"turn {referee.turn}: {moves}"
-        )
+        assert state.view(None).board_json() == referee.board_json(), f"turn {referee.turn}: {moves}"
         commands, dropped = engine_turn_facts(state)
         if check_commands:
-            assert dropped == result.dropped, (
-                f"turn {referee.turn}: {moves} {dropped} {result.dropped}"
-            )
+            assert dropped == result.dropped, f"turn {referee.turn}: {moves} {dropped} {result.dropped}"
         if check_commands:
             assert commands == result.commands, f"turn {referee.turn}: {moves}"
     assert state.is_over()
@@ -177,9 +155,7 @@ def play_both(
     obstacles=st.sampled_from([0.0, 0.0, 0.15, 0.3]),
     crowded=st.booleans(),
 )
-def test_engine_matches_referee(
-    seed: int, players: int, size: int, obstacles: float, crowded: bool
-) -> None:
+def test_engine_matches_referee(seed: int, players: int, size: int, obstacles: float, crowded: bool) -> None:
     """Crowded matches start with armies and hives scattered over the map: hive attacks from the first turns."""
     play_both(seed, players, size, obstacles, turns=120, crowded=crowded)
 
@@ -230,10 +206,7 @@ def test_cli_matches_referee(tmp_path: Path) -> None:
             assert done.returncode == 0, done.stderr
             if i == 0:  # a seat moving twice in one turn is refused with one line
                 twice = cli("move", str(record), "pass", "--as", name)
-                assert (
-                    twice.returncode != 0
-                    and len(twice.stderr.strip().splitlines()) == 1
-                ), twice
+                assert twice.returncode != 0 and len(twice.stderr.strip().splitlines()) == 1, twice
         result = referee.play_turn(moves)
         dropped_counts.append(result.dropped)
         carried.append(result.commands)
@@ -242,23 +215,14 @@ def test_cli_matches_referee(tmp_path: Path) -> None:
         assert shown["over"] == referee.over
         assert shown["to_move"] == ([] if referee.over else names)
         assert shown["board"] == referee.board_json()
-    lines = [
-        json.loads(line)
-        for line in cli("monad", "trace", str(record)).stdout.splitlines()
-    ]
+    lines = [json.loads(line) for line in cli("monad", "trace", str(record)).stdout.splitlines()]
     assert [line["turn"] for line in lines] == list(range(len(boards)))
-    assert lines[0]["commands"] == {n: [] for n in names} and lines[0]["dropped"] == {
-        n: [] for n in names
-    }
+    assert lines[0]["commands"] == {n: [] for n in names} and lines[0]["dropped"] == {n: [] for n in names}
     for line, board in zip(lines, boards):
         assert line["board"] == board
     for line, counts, commands in zip(lines[1:], dropped_counts, carried):
         assert {n: len(r) for n, r in line["dropped"].items()} == counts
-        assert all(
-            isinstance(reason, str)
-            for reasons in line["dropped"].values()
-            for reason in reasons
-        )
+        assert all(isinstance(reason, str) for reasons in line["dropped"].values() for reason in reasons)
         assert line["commands"] == commands
     assert shown["winners"] == [names[p] for p in referee.winners]
     late = cli("move", str(record), "pass", "--as", names[0])
@@ -275,21 +239,14 @@ def test_initial_board_follows_rulings_2_and_3(players: int, obstacles: float) -
         4: [(5, 5), (5, 15), (15, 5), (15, 15)],
     }[players]
     for seed in (1, 2):
-        board = (
-            get_game("monad")
-            .new({"obstacles": obstacles}, names, seed)
-            .view(None)
-            .board_json()
-        )
+        board = get_game("monad").new({"obstacles": obstacles}, names, seed).view(None).board_json()
         assert (board["width"], board["height"], board["turn"], board["limit"]) == (
             20,
             20,
             0,
             2000,
         )
-        assert board["resources"] == {n: 100 for n in names} and board["units"] == {
-            n: 1 for n in names
-        }
+        assert board["resources"] == {n: 100 for n in names} and board["units"] == {n: 1 for n in names}
         assert board["hives"] == {n: 0 for n in names}
         cells = board["cells"]
         for y, row in enumerate(cells):
@@ -298,20 +255,13 @@ def test_initial_board_follows_rulings_2_and_3(players: int, obstacles: float) -
                 assert cell.get("obstacle", True) is True  # present only when true
                 assert 0 <= cell["resources"] <= (0 if "obstacle" in cell else 50)
                 if (x, y) in starts:
-                    assert (
-                        cell["owner"] == names[starts.index((x, y))]
-                        and cell["units"] == 1
-                    )
+                    assert cell["owner"] == names[starts.index((x, y))] and cell["units"] == 1
                     assert "obstacle" not in cell
                 else:
                     assert "owner" not in cell
                 if players == 2:
-                    assert {
-                        k: cell[k] for k in ("resources", "obstacle") if k in cell
-                    } == {
-                        k: v
-                        for k, v in cells[19 - y][19 - x].items()
-                        if k in ("resources", "obstacle")
+                    assert {k: cell[k] for k in ("resources", "obstacle") if k in cell} == {
+                        k: v for k, v in cells[19 - y][19 - x].items() if k in ("resources", "obstacle")
                     }
 
 
@@ -345,3 +295,72 @@ def test_cli_empty_move_and_a_move_starting_with_a_minus(tmp_path: Path) -> None
         "ann": 0,
         "bob": 1,
     }
+
+
+def small_board(
+    names: list[str], units: dict[tuple[int, int], tuple[str, int]], hives: dict[tuple[int, int], str]
+) -> dict[str, Any]:
+    """A 6x6 board in show --json's shape, no resources, with these units and hives."""
+    cells: list[list[dict[str, Any]]] = [[{"resources": 0} for _ in range(6)] for _ in range(6)]
+    for (x, y), name in hives.items():
+        cells[y][x].update({"hive": name, "production": 0})
+    for (x, y), (name, n) in units.items():
+        cells[y][x].update({"owner": name, "units": n})
+    board: dict[str, Any] = {"width": 6, "height": 6, "turn": 0, "limit": 50, "cells": cells}
+    board["resources"] = {n: 0 for n in names}
+    board["units"] = {n: sum(u for o, u in units.values() if o == n) for n in names}
+    board["hives"] = {n: sum(1 for o in hives.values() if o == n) for n in names}
+    return board
+
+
+def both_after(board: dict[str, Any], names: list[str], moves: dict[str, str]) -> dict[str, Any]:
+    """The board after one turn by the referee, checked equal to the engine's."""
+    referee = Referee(board, names)
+    referee.play_turn(moves)
+    engine_board, _ = resolve_turn(board_from_json(board, names), [parse_commands(moves.get(n, "")) for n in names])
+    assert board_json(engine_board, names) == referee.board_json()
+    return referee.board_json()
+
+
+@pytest.mark.parametrize(
+    ("defenders", "attackers", "hive_stands", "defenders_left", "attackers_left"),
+    [
+        (0, 8, True, 0, 0),
+        (0, 10, False, 0, 0),
+        (3, 8, True, 3, 0),
+        (3, 15, False, 0, 2),
+        (3, 12, True, 0, 0),
+        (3, 13, False, 0, 0),
+    ],
+)
+def test_the_rules_six_hive_defence_examples(
+    defenders: int, attackers: int, hive_stands: bool, defenders_left: int, attackers_left: int
+) -> None:
+    names = ["ann", "bob"]
+    units = {(3, 2): ("bob", attackers)}
+    if defenders:
+        units[2, 2] = ("ann", defenders)
+    after = both_after(small_board(names, units, {(2, 2): "ann"}), names, {"bob": f"3,2 {attackers} MOVE W"})
+    cell = after["cells"][2][2]
+    assert ("hive" in cell) == hive_stands
+    # The hive that stands makes its production point (1 of 5): no new unit this turn.
+    assert cell.get("units", 0) == (defenders_left if hive_stands else attackers_left)
+
+
+def test_the_rules_collision_and_three_player_examples() -> None:
+    names = ["ann", "bob", "cy"]
+    # A sends 8 from (2, 4) toward (2, 5)'s cell and B 5 back: as if A alone sent 3.
+    after = both_after(
+        small_board(names, {(2, 4): ("ann", 8), (2, 5): ("bob", 5)}, {}),
+        names,
+        {"ann": "2,4 8 MOVE SW", "bob": "2,5 5 MOVE NE"},
+    )
+    assert after["cells"][5][2] == {"resources": 0, "owner": "ann", "units": 3} and after["units"]["bob"] == 0
+    # A 12, B 8, C 10 meet in one cell: A keeps 2.
+    after = both_after(
+        small_board(names, {(1, 3): ("ann", 12), (3, 3): ("bob", 8), (2, 2): ("cy", 10)}, {}),
+        names,
+        {"ann": "1,3 12 MOVE E", "bob": "3,3 8 MOVE W", "cy": "2,2 10 MOVE SW"},
+    )
+    assert after["cells"][3][2] == {"resources": 0, "owner": "ann", "units": 2}
+    assert after["units"] == {"ann": 2, "bob": 0, "cy": 0}
