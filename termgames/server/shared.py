@@ -109,6 +109,9 @@ class SharedTable:
     def start(self) -> None:
         """The hub's runner plays the AI seats already."""
 
+    def take_notice(self) -> str:
+        return ""  # the hub stores every move: nothing to say about saving here
+
     # -- shared tables only --------------------------------------------------------
 
     def answer_undo(self, accept: bool) -> None:
