@@ -112,7 +112,10 @@ class RecordingBot:
 
 
 def use_bots(monkeypatch, bots: dict[int, RecordingBot]) -> None:
-    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bots[seed - SEED])
+    """Each seat's bot, found from the seed the runner asks for (``Match.bot_seed``, from the table's seed)."""
+    probe = Match(Bids(), {}, [Seat(f"p{n}") for n in range(4)], SEED)
+    by_seed = {probe.bot_seed(seat): bot for seat, bot in bots.items()}
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: by_seed[seed])
 
 
 SEED = 11
