@@ -112,6 +112,8 @@ class RecordingBot:
 
 
 def use_bots(monkeypatch, bots: dict[int, RecordingBot]) -> None:
+    # The runner seeds each seat's bot with Match.bot_seed(seat): here that seed says which seat's bot to hand out.
+    monkeypatch.setattr("termgames.match.Match.bot_seed", lambda match, seat: SEED + seat)
     monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bots[seed - SEED])
 
 

@@ -64,7 +64,7 @@ def ascii_only(screen: ModalScreen) -> bool:
 
 
 class HelpScreen(ModalScreen[None]):
-    """The game's rules, then the keys (``keys``: Markdown, written from the screen's bindings by ``screens/keys.py``)."""
+    """The game's rules, then the keys (``keys``: Markdown written from the screen's bindings, ``screens/keys.py``)."""
 
     BINDINGS = [
         Binding("escape,q,question_mark", "close", "Close"),

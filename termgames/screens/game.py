@@ -12,6 +12,7 @@ player over SSH).  AI seats are the table's business, not the screen's.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, cast
 
@@ -27,6 +28,7 @@ from ..match import Seat
 from ..messages import CursorMoved, MoveChosen, PanelChanged
 from ..rules import RuleError, Viewer
 from ..table import Table
+from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
@@ -45,7 +47,7 @@ def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> s
     """The header: the game's title and who plays it."""
     players = "  vs  ".join(seat.describe() for seat in seats)
     separator = "  -  " if ascii_only else "  ·  "
-    return f"{title}{separator}{players}"
+    return printable(f"{title}{separator}{players}")  # names from a record or another player
 
 
 class TableNews(Message):
@@ -136,7 +138,15 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         # The table plays this screen's game (the registry pairs them), so its views are ViewT.
         return cast(ViewT, self.table.view(seat))
 
+    def tell_save_notice(self) -> None:
+        """What the table has to say about saving (a record changed on disk, a failed save), as a toast."""
+        take = getattr(self.table, "take_notice", None)  # network tables save on the server
+        notice = take() if take is not None else ""
+        if notice:
+            self.notify(printable(notice), severity="warning", timeout=12, markup=False)
+
     def on_mount(self) -> None:
+        self.tell_save_notice()
         if self.ascii_only:
             use_ascii_scrollbars(self)
         self.set_interval(0.12, self._tick)
@@ -182,6 +192,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
 
     def refresh_view(self) -> None:
         """Redraw from a fresh view of the seat the keyboard belongs to."""
+        self.tell_save_notice()
         self._drawn_generation = self.table.generation
         seat = self.table.viewing_seat()
         if seat is not None and self._needs_privacy(seat):
@@ -358,10 +369,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
 
     def _report(self, callback: Callable[..., None], *args: Any) -> None:
         """From a worker thread: run ``callback`` on the loop (nothing if the app has closed meanwhile)."""
-        try:
+        with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
             self.app.call_from_thread(callback, *args)
-        except RuntimeError:
-            pass  # the app closed while the worker ran: nothing to tell
 
     def action_quit_game(self) -> None:
         path = self.table.save_path

@@ -301,7 +301,7 @@ whose opening move it is after a swap.
         # keeps drawing meanwhile, and every key that could change the game waits (``deciding``).
         try:
             await self.table.play_slow(seat, "impossible")
-        except Exception as error:  # noqa: BLE001 - a refusal or a failed save: one line for the player
+        except Exception as error:  # a refusal or a failed save: one line for the player
             self._impossible_done(str(error))
             return
         self._impossible_done("")
@@ -404,7 +404,7 @@ whose opening move it is after a swap.
     def work_out_hint(self, key: tuple[int, str], view: MonUnrailView) -> None:
         try:
             result = self._hint_giver.hint(view)
-        except Exception as error:  # noqa: BLE001 - the hint is a help: its failure must not end the game
+        except Exception as error:  # the hint is a help: its failure must not end the game
             self._report(self._hint_failed, key, str(error))
             return
         if not get_current_worker().is_cancelled:

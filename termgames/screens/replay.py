@@ -18,7 +18,6 @@ from ..widgets.board import Board, BoardArea
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
-from . import game_screen_class
 from .base import AppScreen
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH, title_line
@@ -71,7 +70,7 @@ class ReplayScreen(AppScreen[None]):
         return self.viewers[self.viewer_index]
 
     def compose(self) -> ComposeResult:
-        board_class = game_screen_class(self.match.game.name).board_class
+        board_class = self.match.game.descriptor.board_class()
         title = title_line(f"Replay: {self.match.game.title}", self.match.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):

@@ -101,7 +101,12 @@ class SharedGameMixin(GameScreen[Any]):
         except Exception:
             return  # not mounted yet
         ascii_only = self.ascii_only
-        marks = {"here": "*" if ascii_only else "●", "away": "-" if ascii_only else "○", "open": ".", "ai": "+" if ascii_only else "⚙"}
+        marks = {
+            "here": "*" if ascii_only else "●",
+            "away": "-" if ascii_only else "○",
+            "open": ".",
+            "ai": "+" if ascii_only else "⚙",
+        }
         parts = []
         for seat, (name, state) in enumerate(self.table.presence()):
             you = " (you)" if seat == self.table.seat else ""

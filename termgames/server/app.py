@@ -27,7 +27,9 @@ class LobbyChanged(Message):
 class ServeApp(TermgamesApp):
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "app.tcss")
 
-    def __init__(self, *, hub: Hub, player: str, guest: bool = False, ascii: bool = False, palette: str = "default") -> None:
+    def __init__(
+        self, *, hub: Hub, player: str, guest: bool = False, ascii: bool = False, palette: str = "default"
+    ) -> None:
         super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
         self.hub = hub
         self.player = player

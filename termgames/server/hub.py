@@ -22,16 +22,18 @@ import logging
 import re
 import sqlite3
 from collections import deque
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
 from ..match import AI, HUMAN, Match, PreparedMove, Seat, prepare_move, random_seed
 from ..records import save
 from ..rules import RuleError, View, Viewer, get_game
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
+from ..untrusted import is_usable_name
 from .store import Store, StoredTable, require_thread
 
 log = logging.getLogger("termgames.server")
@@ -50,7 +52,7 @@ OPEN_PREFIX = "seat-"
 
 def valid_player_name(name: str) -> bool:
     """A name a player may register: letters, digits, ``_.-``; not a guest's or an open seat's."""
-    if not _NAME.fullmatch(name):
+    if not _NAME.fullmatch(name) or not is_usable_name(name):
         return False
     lowered = name.lower()
     return not lowered.startswith(GUEST_PREFIX) and not re.fullmatch(r"seat-\d+", lowered)
@@ -92,7 +94,7 @@ class LiveTable:
     seats' moves as it records the players' (stored, then announced).
     """
 
-    def __init__(self, hub: "Hub", stored: StoredTable) -> None:
+    def __init__(self, hub: Hub, stored: StoredTable) -> None:
         self.hub = hub
         self.id = stored.id
         self.game = get_game(stored.game)
@@ -375,18 +377,21 @@ class Hub:
         """A new table; RuleError if the game, options or seats make no game."""
         game = get_game(game_name)
         seats = list(seats)
-        for seat in seats:
+        for index, seat in enumerate(seats):
             if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
+            if seat.kind == HUMAN and seat.name is not None:
+                # bob's seat is Bob's when Bob registered it (seats are frozen: the seat is replaced)
+                seat = seats[index] = replace(seat, name=self.store.account_name(seat.name))
             if seat.kind == AI:
-                if not game.ai_levels:
-                    raise RuleError(f"{game.title} has no AI yet")
-                if seat.level not in game.ai_levels:
+                if seat.level != game.check_level(seat.level):
                     raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {seat.level!r}")
                 if not seat.name:
                     raise RuleError("an AI seat needs a name")
         seed = random_seed() if seed is None else seed
-        stored = StoredTable(0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False)
+        stored = StoredTable(
+            0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False
+        )
         probe = LiveTable(self, stored)  # checks seat count, names and options before anything is stored
         table_id = self.store.create_table(game.name, probe.match.options, seed, stored.seats, creator)
         stored.id = table_id

@@ -164,10 +164,7 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
     full = own or view.viewer == ALL  # every value of this board is in the view
     active = look.cursor is not None and board.interactive
     values: Sequence[int | None] | None
-    if own and look.draft is not None:
-        values = look.draft
-    else:
-        values = view.boards[seat] or None
+    values = look.draft if own and look.draft is not None else view.boards[seat] or None
     uncovered = view.uncovered[seat]
     random_cells = view.random_uncovered[seat]
     several = len(view.players) > 2
@@ -557,8 +554,14 @@ class MonoBoards(Board[MonoView]):
         if view is None or view.grid is None:
             return []
         if self.draft is not None:
-            return [("Your layout:", style(bold=True)),
-                    ("\nregion k is k connected\ncells labelled k. Type a\nlabel into each cell; + -\nstep it, Backspace clears;\nR: a random layout", style())]
+            return [
+                ("Your layout:", style(bold=True)),
+                (
+                    "\nregion k is k connected\ncells labelled k. Type a\nlabel into each cell; + -\n"
+                    "step it, Backspace clears;\nR: a random layout",
+                    style(),
+                ),
+            ]
         lines: list[list[Piece]] = []
         record = view.open_turn
         if record is not None:
