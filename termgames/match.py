@@ -111,15 +111,12 @@ class PreparedMove:
     text: str
     normalised: str
     after: State
-    #: What the move drew at random (``State.drawn``), None when nothing.
-    drawn: str | None = None
 
 
 def prepare_move(state: State, seat: int, move: str) -> PreparedMove:
     """Check ``move`` by ``seat`` in ``state`` (RuleError if illegal) without recording it anywhere."""
     after = state.apply(seat, move)
-    normalised = state.normalise_move(seat, move)
-    return PreparedMove(state, seat, move, normalised, after, state.drawn(seat, normalised, after))
+    return PreparedMove(state, seat, move, state.normalise_move(seat, move), after)
 
 
 @dataclass(frozen=True)
@@ -264,9 +261,11 @@ class Match:
         """
         if prepared.before is not self.state:
             prepared = prepare_move(self.state, prepared.seat, prepared.text)
+        drawn = prepared.before.drawn(prepared.seat, prepared.normalised, prepared.after)
         self.states.append(prepared.after)
-        stamp = now_iso() if time is None else time
-        self.moves.append(MoveRecord(prepared.seat, prepared.normalised, stamp, prepared.drawn))
+        self.moves.append(
+            MoveRecord(prepared.seat, prepared.normalised, now_iso() if time is None else time, drawn)
+        )
         return prepared.after
 
     def truncate(self, ply: int) -> None:

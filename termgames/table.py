@@ -110,6 +110,7 @@ class Table(Protocol):
 
     def take_notice(self) -> str:
         """What the table has to say about saving (a record changed on disk, a failed save), once; often ""."""
+        ...
 
     def start(self) -> None:
         """The screen shows the table: AI seats may play."""
@@ -292,7 +293,6 @@ class LocalTable:
         )
         return current if same else None
 
-
     # -- watchers and the runner ---------------------------------------------
 
     def watch(self, listener: TableListener) -> None:
@@ -314,14 +314,14 @@ class LocalTable:
         self._listeners.tell(kind, text)
 
 
+if TYPE_CHECKING:  # mypy checks here that LocalTable keeps to the protocol
+
+    def _a_local_table_is_a_table(table: LocalTable) -> Table:
+        return table
+
+
 def _bytes_or_none(path: Path) -> bytes | None:
     try:
         return read_bytes(path)
     except RecordError:
         return None
-
-
-if TYPE_CHECKING:  # mypy checks here that LocalTable keeps to the protocol
-
-    def _a_local_table_is_a_table(table: LocalTable) -> Table:
-        return table

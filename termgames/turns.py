@@ -192,7 +192,7 @@ class TurnRunner:
         level = match.seats[seat].level or match.game.default_level
         key = (seat, level)
         if key not in self._bots:
-            self._bots[key] = make_bot(match.game.name, level, seed=match.bot_seed(seat))
+            self._bots[key] = make_bot(match.game.name, level, seed=match.bot_seed(seat))  # never the table's seed
         return self._bots[key]
 
     # -- answers -------------------------------------------------------------------

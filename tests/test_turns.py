@@ -112,10 +112,9 @@ class RecordingBot:
 
 
 def use_bots(monkeypatch, bots: dict[int, RecordingBot]) -> None:
-    """Each seat's bot, found from the seed the runner asks for (``Match.bot_seed``, from the table's seed)."""
-    probe = Match(Bids(), {}, [Seat(f"p{n}") for n in range(4)], SEED)
-    by_seed = {probe.bot_seed(seat): bot for seat, bot in bots.items()}
-    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: by_seed[seed])
+    # The runner seeds each seat's bot with Match.bot_seed(seat): here that seed says which seat's bot to hand out.
+    monkeypatch.setattr("termgames.match.Match.bot_seed", lambda match, seat: SEED + seat)
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bots[seed - SEED])
 
 
 SEED = 11

@@ -433,12 +433,12 @@ class Game(ABC):
     name: ClassVar[str]
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     presets: ClassVar[tuple[Preset, ...]] = ()
-    compound_flags: ClassVar[tuple[CompoundFlag, ...]] = ()
     #: The least time each AI move stays "thinking" on every front end, so players can follow it.
     ai_move_seconds: ClassVar[float] = 0.35
     #: The move an AI seat plays for itself when its bot fails or answers an illegal move, followed by
     #: the reason (Monad: ``fault REASON``, the turn goes on without it); None: the game waits instead.
     fault_move: ClassVar[str | None] = None
+    compound_flags: ClassVar[tuple[CompoundFlag, ...]] = ()
 
     # -- from the descriptor -------------------------------------------------
 

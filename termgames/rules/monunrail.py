@@ -448,26 +448,6 @@ def placement_text(items: Iterable[tuple[int, int]]) -> str:
     return ParsedMove("place", tuple(sorted(items))).text()
 
 
-def _steps_of(
-    grid: Sequence[int], supply: Sequence[int], completion: Sequence[tuple[int, int]]
-) -> list[tuple[tuple[int, int], ...]]:
-    """The legal placements of one to three tiles of ``completion`` (one line): a way towards it."""
-    masks = dict(completion)
-    steps = []
-    for index in masks:
-        column, row = cell_of(index)
-        for step_column, step_row in ((1, 0), (0, 1)):
-            line = []
-            for k in range(3):
-                cell = (column + step_column * k, row + step_row * k)
-                if cell[0] >= COLUMNS or cell[1] >= ROWS or index_of(cell) not in masks:
-                    break
-                line.append((index_of(cell), masks[index_of(cell)]))
-                if placement_problem(grid, supply, tuple(line)) is None:
-                    steps.append(tuple(line))
-    return steps
-
-
 # --------------------------------------------------------------------------
 # View
 # --------------------------------------------------------------------------
@@ -786,7 +766,7 @@ class MonUnrailState(State):
         return ",".join(map(str, self.initial_supply)) if self.options.get("random_supply") else None
 
     def random_move(self, seat: int, rng: random.Random) -> str:
-        from .monunrail_completion import SearchLimit, find_completion, random_placement
+        from .monunrail_completion import SearchLimit, find_completion, random_placement, steps_towards
 
         if self.phase == "building":
             if self.pie_offer and rng.random() < 0.25:
@@ -798,7 +778,7 @@ class MonUnrailState(State):
                 except SearchLimit:
                     completion = None
                 if completion:
-                    steps = _steps_of(self.grid, self.supply, completion)
+                    steps = steps_towards(self.grid, self.supply, completion)
                     if steps:
                         return placement_text(rng.choice(steps))
             placement = random_placement(self.grid, self.supply, rng)

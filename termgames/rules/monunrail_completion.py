@@ -41,6 +41,7 @@ from .monunrail import (
     W,
     cell_of,
     exit_side,
+    index_of,
     open_end_list,
     placement_problem,
     side_rules,
@@ -433,3 +434,23 @@ def finishing_placements(grid: Sequence[int], supply: Sequence[int]) -> list[tup
             if trace_circuit(after) is not None and placement_problem(grid, supply, items) is None:
                 result.append(items)
     return result
+
+
+def steps_towards(
+    grid: Sequence[int], supply: Sequence[int], completion: Sequence[tuple[int, int]]
+) -> list[tuple[tuple[int, int], ...]]:
+    """The legal placements of one to three tiles of ``completion`` (one line): a way towards it."""
+    masks = dict(completion)
+    steps = []
+    for index in masks:
+        column, row = cell_of(index)
+        for step_column, step_row in ((1, 0), (0, 1)):
+            line = []
+            for k in range(3):
+                cell = (column + step_column * k, row + step_row * k)
+                if cell[0] >= COLUMNS or cell[1] >= ROWS or index_of(cell) not in masks:
+                    break
+                line.append((index_of(cell), masks[index_of(cell)]))
+                if placement_problem(grid, supply, tuple(line)) is None:
+                    steps.append(tuple(line))
+    return steps

@@ -191,8 +191,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
 
     def refresh_view(self) -> None:
         """Redraw from a fresh view of the seat the keyboard belongs to."""
-        self._drawn_generation = self.table.generation
         self.tell_save_notice()
+        self._drawn_generation = self.table.generation
         seat = self.table.viewing_seat()
         if seat is not None and self._needs_privacy(seat):
             # The seat that just played sees its turn's result first; Enter then hides everything.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rich.text import Text
 from textual import on, work
@@ -346,7 +346,7 @@ class SetupScreen(AppScreen[None]):
                 yield Checkbox("on" if value else "off", value=bool(value), id=widget_id, compact=True)
                 help_text = spec.help
             else:
-                kind = "number" if spec.kind == "float" else "integer"
+                kind: Literal["number", "integer"] = "number" if spec.kind == "float" else "integer"
                 yield Input(value, type=kind, id=widget_id, compact=True)
                 bounds = f"{spec.minimum}-{spec.maximum}" if spec.minimum is not None else ""
                 help_text = f"{spec.help} ({bounds})" if bounds else spec.help
@@ -361,7 +361,7 @@ class SetupScreen(AppScreen[None]):
     def seat_count(self) -> int:
         if self.game.min_seats == self.game.max_seats:
             return self.game.min_seats
-        return int(self.query_one("#seat-count", Select).value)
+        return int(str(self.query_one("#seat-count", Select).value))  # the Select offers counts, never blank
 
     def _option_widget(self, name: str) -> Input | Select[Any] | Checkbox:
         widget = self.query_one(f"#option-{name}")

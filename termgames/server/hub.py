@@ -376,19 +376,18 @@ class Hub:
     ) -> LiveTable:
         """A new table; RuleError if the game, options or seats make no game."""
         game = get_game(game_name)
-        checked: list[Seat] = []
-        for seat in seats:
+        seats = list(seats)
+        for index, seat in enumerate(seats):
             if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
             if seat.kind == HUMAN and seat.name is not None:
-                seat = seat.named(self.store.account_name(seat.name))  # bob's seat is Bob's when Bob registered
+                # bob's seat is Bob's when Bob registered it (seats are frozen: the seat is replaced)
+                seat = seats[index] = replace(seat, name=self.store.account_name(seat.name))
             if seat.kind == AI:
                 if seat.level != game.check_level(seat.level):
                     raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {seat.level!r}")
                 if not seat.name:
                     raise RuleError("an AI seat needs a name")
-            checked.append(seat)
-        seats = checked
         seed = random_seed() if seed is None else seed
         stored = StoredTable(
             0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False

@@ -126,6 +126,7 @@ class Store:
 
     def key_of(self, name: str) -> str | None:
         """The key of the account ``name`` is (``Alice`` is ``alice``), None when nobody has it."""
+        require_thread(self.thread, "the store")
         found = self.account(name)
         return found[1] if found else None
 
