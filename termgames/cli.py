@@ -343,8 +343,20 @@ def serve(
     no_guests: bool = typer.Option(False, "--no-guests", help="Refuse players without an SSH key."),
     colors: str = typer.Option("256", "--colors", help="Colours for every player: 256, truecolor or standard."),
     ascii_mode: bool = AsciiOption,
+    max_auth_tries: int = typer.Option(6, "--max-auth-tries", help="Failed logins on one connection before it closes."),
+    max_auth_failures: int = typer.Option(
+        30, "--max-auth-failures", help="Failed logins from one address in a minute before it is refused."
+    ),
+    max_tables_per_player: int = typer.Option(
+        50, "--max-tables-per-player", help="Unfinished tables one player may have opened."
+    ),
+    max_tables: int = typer.Option(5000, "--max-tables", help="Unfinished tables on the whole server."),
 ) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST."""
+    for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
+                        ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables)):
+        if value < 1:
+            fail(f"{flag} must be at least 1, not {value}")
     if colors not in ("256", "truecolor", "standard"):
         fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
     if not 0 < port < 65536:
@@ -353,7 +365,11 @@ def serve(
     os.environ["TEXTUAL_COLOR_SYSTEM"] = colors
     from .server.run import serve_forever
 
-    serve_forever(host, port, data, allow_guests=not no_guests, ascii=ascii_mode)
+    serve_forever(
+        host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
+        limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures,
+                "max_tables_per_player": max_tables_per_player, "max_tables": max_tables},
+    )
 
 
 @app.command()

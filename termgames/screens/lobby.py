@@ -54,6 +54,12 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     return Text.assemble(*parts)
 
 
+GUEST_HINT = (
+    "Guest names last one visit. To keep a name (and your seats) across visits, connect with an SSH key: "
+    "ssh -i ~/.ssh/id_ed25519 -p PORT NAME@HOST (ssh-keygen -t ed25519 makes one); the first key claims NAME."
+)
+
+
 class LobbyScreen(Screen[None]):
     """Every table the player can resume, join, watch or replay, in one list."""
 
@@ -87,6 +93,9 @@ class LobbyScreen(Screen[None]):
         yield Static(f"termgames  -  signed in as {who}", id="lobby-title", markup=False)
         yield OptionList(id="tables")
         yield Static("Enter: resume / join / watch / replay   w: watch   n: new table", id="lobby-hint")
+        if app.guest:
+            # A guest name is random and lasts one visit; a key makes a name that stays.
+            yield Static(GUEST_HINT, id="lobby-guest-hint", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

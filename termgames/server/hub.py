@@ -328,11 +328,27 @@ class LiveTable:
 # --------------------------------------------------------------------------
 
 
+#: Default limits on unfinished tables (``termgames serve --max-tables-per-player / --max-tables``).
+MAX_TABLES_PER_PLAYER = 50
+MAX_TABLES = 5000
+
+
 class Hub:
     """Every table of one server, loaded from and written to its :class:`Store`."""
 
-    def __init__(self, store: Store, records_dir: Path | None = None, ai_threads: int = 2) -> None:
+    def __init__(
+        self,
+        store: Store,
+        records_dir: Path | None = None,
+        ai_threads: int = 2,
+        *,
+        max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
+        max_tables: int = MAX_TABLES,
+    ) -> None:
         self.store = store
+        #: Limits on unfinished tables, so that one player (or all) cannot fill the server's memory and disk.
+        self.max_tables_per_player = max_tables_per_player
+        self.max_tables = max_tables
         self.records_dir = records_dir
         self.executor = ThreadPoolExecutor(max_workers=ai_threads, thread_name_prefix="termgames-ai")
         self.closed = False
@@ -376,6 +392,7 @@ class Hub:
     ) -> LiveTable:
         """A new table; RuleError if the game, options or seats make no game."""
         game = get_game(game_name)
+        self._check_table_limits(creator)
         seats = list(seats)
         for index, seat in enumerate(seats):
             if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
@@ -400,6 +417,17 @@ class Hub:
         self.lobby_changed()
         table.runner.start()
         return table
+
+    def _check_table_limits(self, creator: str) -> None:
+        """RuleError (a clear refusal) when the creator or the server has as many open tables as allowed."""
+        open_tables = [table for table in self.tables.values() if not table.over]
+        if len(open_tables) >= self.max_tables:
+            raise RuleError(f"the server has {len(open_tables)} open tables, its limit: finish or wait for one")
+        mine = sum(1 for table in open_tables if table.creator.casefold() == creator.casefold())
+        if mine >= self.max_tables_per_player:
+            raise RuleError(
+                f"you have {mine} open tables, the limit per player: finish or resign one before opening another"
+            )
 
     def finished(self, table: LiveTable) -> None:
         """A game just ended: mark it and export an ordinary record that ``termgames replay`` plays."""
@@ -482,5 +510,9 @@ class Hub:
                 self.unwatch_lobby(callback)
 
 
+#: A guest's name: "guest-", up to 9 characters of the login name, then 64 random bits (see ssh.guest_name).
+_GUEST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+
+
 def _is_player_name(name: str) -> bool:
-    return valid_player_name(name) or (name.startswith(GUEST_PREFIX) and bool(_NAME.fullmatch(name)))
+    return valid_player_name(name) or (name.startswith(GUEST_PREFIX) and bool(_GUEST_NAME.fullmatch(name)))

@@ -18,7 +18,15 @@ def default_data_dir() -> Path:
     return data_dir() / "server"
 
 
-def serve_forever(host: str, port: int, data: Path | None, *, allow_guests: bool = True, ascii: bool = False) -> None:
+def serve_forever(
+    host: str,
+    port: int,
+    data: Path | None,
+    *,
+    allow_guests: bool = True,
+    ascii: bool = False,
+    limits: dict[str, int] | None = None,
+) -> None:
     # Textual takes over sys.stdout/stderr inside apps: the server logs to the real stderr.
     handler = logging.StreamHandler(sys.__stderr__)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
@@ -33,14 +41,14 @@ def serve_forever(host: str, port: int, data: Path | None, *, allow_guests: bool
             file=sys.__stderr__,
         )
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(host, port, folder, allow_guests, ascii))
+        asyncio.run(_serve(host, port, folder, allow_guests, ascii, limits or {}))
 
 
-async def _serve(host: str, port: int, folder: Path, allow_guests: bool, ascii: bool) -> None:
+async def _serve(host: str, port: int, folder: Path, allow_guests: bool, ascii: bool, limits: dict[str, int]) -> None:
     from .ssh import start_server
 
     try:
-        server = await start_server(folder, host, port, allow_guests=allow_guests, ascii=ascii)
+        server = await start_server(folder, host, port, allow_guests=allow_guests, ascii=ascii, **limits)
     except OSError as error:
         print(f"termgames: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.__stderr__)
         raise SystemExit(2) from None

@@ -24,7 +24,9 @@ import logging
 import os
 import re
 import secrets
-from dataclasses import dataclass
+import time
+from collections import deque
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,7 @@ from textual.geometry import Size
 
 from .collector import CollectorPolicy, divide_without_cycles
 from .commands import run_command
-from .hub import Hub, valid_player_name
+from .hub import MAX_TABLES, MAX_TABLES_PER_PLAYER, Hub, valid_player_name
 from .store import Store
 
 log = logging.getLogger("termgames.server")
@@ -244,9 +246,52 @@ class GameSession(asyncssh.SSHServerSession):
 # --------------------------------------------------------------------------
 
 
-def _guest_name(username: str) -> str:
-    stem = re.sub(r"[^A-Za-z0-9]", "", username)[:10]
-    return f"guest-{stem + '-' if stem else ''}{secrets.token_hex(2)}"
+#: Random bits in a guest's name: guessing another guest's name (and taking her seats) must be out of reach.
+GUEST_NAME_BITS = 64
+
+
+def guest_name(username: str) -> str:
+    """``guest-`` + a hint of the login name + 64 random bits: no login can choose or guess another's."""
+    stem = re.sub(r"[^A-Za-z0-9]", "", username)[:9]
+    return f"guest-{stem + '-' if stem else ''}{secrets.token_hex(GUEST_NAME_BITS // 8)}"
+
+
+#: Failed authentications: per connection (OpenSSH's MaxAuthTries) and per source address in a window.
+MAX_AUTH_TRIES = 6
+MAX_AUTH_FAILURES = 30
+AUTH_FAILURE_WINDOW = 60.0
+
+
+class AuthThrottle:
+    """Failed authentications per source address: past the limit, that address is refused for a while.
+
+    Only failures count, so a benchmark's hundreds of good logins from one address all get in; someone
+    trying keys or names against accounts gets ``max_failures`` tries a ``window`` and is then cut off.
+    """
+
+    def __init__(self, max_failures: int = MAX_AUTH_FAILURES, window: float = AUTH_FAILURE_WINDOW) -> None:
+        self.max_failures = max_failures
+        self.window = window
+        self._failures: dict[str, deque[float]] = {}
+
+    def _recent(self, address: str) -> deque[float]:
+        times = self._failures.get(address)
+        if times is None:
+            return deque()
+        cutoff = time.monotonic() - self.window
+        while times and times[0] < cutoff:
+            times.popleft()
+        if not times:
+            del self._failures[address]
+        return times
+
+    def failed(self, address: str) -> None:
+        self._failures.setdefault(address, deque()).append(time.monotonic())
+        if len(self._failures) > 100_000:  # a flood of addresses must not fill memory either: forget the oldest
+            del self._failures[next(iter(self._failures))]
+
+    def blocked(self, address: str) -> bool:
+        return len(self._recent(address)) >= self.max_failures
 
 
 class PlayerConnection(asyncssh.SSHServer):
@@ -256,11 +301,26 @@ class PlayerConnection(asyncssh.SSHServer):
         self.username = ""
         self.player = ""
         self.guest = False
+        self.address = ""
+        self.failures = 0
         self._method: str | None = None
         self._key: str | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
+        peer = conn.get_extra_info("peername")
+        self.address = str(peer[0]) if peer else ""
+        if self.service.auth_throttle.blocked(self.address):
+            log.warning("refused a connection from %s: too many failed logins", self.address)
+            asyncio.get_running_loop().call_soon(conn.close)
+
+    def _failed(self) -> None:
+        """One failed authentication: counted for this address; too many on this connection close it."""
+        self.failures += 1
+        self.service.auth_throttle.failed(self.address)
+        if self.failures >= self.service.max_auth_tries or self.service.auth_throttle.blocked(self.address):
+            assert self.conn is not None
+            asyncio.get_running_loop().call_soon(self.conn.close)
 
     def begin_auth(self, username: str) -> bool:
         self.username = username
@@ -273,11 +333,16 @@ class PlayerConnection(asyncssh.SSHServer):
         return True
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        if self.service.auth_throttle.blocked(self.address):
+            self._failed()
+            return False
         if not valid_player_name(username):
+            self._failed()
             return False
         fingerprint = key.get_fingerprint("sha256")
         known = self.service.store.key_of(username)
         if known is not None and known != fingerprint:
+            self._failed()
             return False  # the name belongs to another key
         self._method, self._key = "key", fingerprint
         return True
@@ -286,6 +351,8 @@ class PlayerConnection(asyncssh.SSHServer):
         return self.service.allow_guests
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+        if self.service.auth_throttle.blocked(self.address):
+            return False
         # No prompt at all: a guest comes in and gets a guest name.
         self._method = "guest"
         return True
@@ -299,7 +366,7 @@ class PlayerConnection(asyncssh.SSHServer):
             # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
             self.player, self.guest = self.service.store.account_name(self.username), False
         else:
-            self.player, self.guest = _guest_name(self.username), True
+            self.player, self.guest = guest_name(self.username), True
         log.info("%s signed in%s", self.player, " as a guest" if self.guest else "")
 
     def session_requested(self) -> GameSession | bool:
@@ -311,6 +378,34 @@ class PlayerConnection(asyncssh.SSHServer):
 # --------------------------------------------------------------------------
 # The server
 # --------------------------------------------------------------------------
+
+
+#: The data folder holds every hidden board: only the server's account may read it.
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def secure_data_folder(folder: Path) -> None:
+    """Create the data folder 0700 and tighten what is already there (an older server left 0755/0644).
+
+    The database is created empty at 0600 before SQLite opens it: SQLite gives its WAL and shared-memory
+    files the database's own mode, so they are born 0600 too.
+    """
+    folder.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    os.chmod(folder, FOLDER_MODE)
+    database = folder / DATABASE_NAME
+    if not database.exists():
+        os.close(os.open(database, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+    for name in (DATABASE_NAME, DATABASE_NAME + "-wal", DATABASE_NAME + "-shm", DATABASE_NAME + "-journal",
+                 HOST_KEY_NAME):
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(folder / name, FILE_MODE)
+    records = folder / RECORDS_NAME
+    if records.is_dir():
+        os.chmod(records, FOLDER_MODE)
+        for entry in records.iterdir():
+            if entry.is_file() and not entry.is_symlink():
+                os.chmod(entry, FILE_MODE)
 
 
 def load_host_key(folder: Path) -> asyncssh.SSHKey:
@@ -360,6 +455,8 @@ class TermgamesServer:
     ascii: bool = False
     acceptor: Any = None
     port: int = 0
+    max_auth_tries: int = MAX_AUTH_TRIES
+    auth_throttle: AuthThrottle = field(default_factory=AuthThrottle)
 
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
@@ -387,15 +484,22 @@ async def start_server(
     *,
     allow_guests: bool = True,
     ascii: bool = False,
+    max_auth_tries: int = MAX_AUTH_TRIES,
+    max_auth_failures: int = MAX_AUTH_FAILURES,
+    max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
+    max_tables: int = MAX_TABLES,
 ) -> TermgamesServer:
     """Open the store, load every table and listen; ``port=0`` picks a free port."""
     folder = Path(data_dir).expanduser()
-    folder.mkdir(parents=True, exist_ok=True)
+    secure_data_folder(folder)
     loop = asyncio.get_running_loop()
     _share_the_loop_with_textual(loop)
     store = Store(folder / DATABASE_NAME)
-    hub = Hub(store, folder / RECORDS_NAME)
-    service = TermgamesServer(folder, store, hub, allow_guests=allow_guests, ascii=ascii)
+    hub = Hub(store, folder / RECORDS_NAME, max_tables_per_player=max_tables_per_player, max_tables=max_tables)
+    service = TermgamesServer(
+        folder, store, hub, allow_guests=allow_guests, ascii=ascii, max_auth_tries=max_auth_tries,
+        auth_throttle=AuthThrottle(max_auth_failures),
+    )
     service.acceptor = await asyncssh.create_server(
         lambda: PlayerConnection(service),
         host,

@@ -1,0 +1,122 @@
+"""The server against hostile players and a shared machine (issue 14, section 6)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import stat
+
+import asyncssh
+import pytest
+from sshterm import command, connect
+
+from termgames.match import Seat
+from termgames.rules import RuleError
+from termgames.server.hub import Hub
+from termgames.server.ssh import DATABASE_NAME, HOST_KEY_NAME, AuthThrottle, guest_name, start_server
+from termgames.server.store import Store
+
+
+@pytest.fixture
+def keys():
+    return {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "mallory")}
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+async def test_the_data_folder_is_0700_and_its_files_0600_even_when_they_were_looser(tmp_path, keys):
+    folder = tmp_path / "data"
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    # An older server's leftovers, readable by every local account.
+    first = await start_server(folder, "127.0.0.1", 0)
+    await first.close()
+    for name in (DATABASE_NAME, HOST_KEY_NAME):
+        os.chmod(folder / name, 0o644)
+    os.chmod(folder, 0o755)
+
+    server = await start_server(folder, "127.0.0.1", 0)
+    try:
+        assert (await command(server.port, "alice", keys["alice"], "challenge mono --size 3 bob")).exit_status == 0
+        assert mode(folder) == 0o700
+        files = [p for p in folder.iterdir() if p.is_file()]
+        assert {p.name for p in files} >= {DATABASE_NAME, HOST_KEY_NAME, DATABASE_NAME + "-wal"}
+        for path in files:
+            assert mode(path) == 0o600, path.name
+    finally:
+        await server.close()
+
+
+def test_a_guest_name_carries_64_random_bits_no_login_chooses():
+    names = {guest_name("alice") for _ in range(200)}
+    assert len(names) == 200
+    for name in names:
+        match = re.fullmatch(r"guest-alice-([0-9a-f]+)", name)
+        assert match and len(match.group(1)) * 4 >= 64, name
+        assert len(name) <= 32
+    # Whatever the login name, it only colours the stem: the random part stays, the name stays short.
+    assert re.fullmatch(r"guest-abcdefghi-[0-9a-f]{16}", guest_name("abcdefghijklmnop-ffffffffffffffff"))
+    assert re.fullmatch(r"guest-[0-9a-f]{16}", guest_name("---"))
+
+
+async def test_a_guest_seat_works_and_the_guest_screen_says_how_to_keep_a_name(tmp_path):
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    try:
+        guest = await connect(server.port, "alice", None, width=140, height=32)
+        screen = await guest.wait_for("signed in as guest-alice-")
+        assert re.search(r"guest-alice-[0-9a-f]{16}", screen)
+        await guest.wait_for("SSH key")
+        await guest.close()
+    finally:
+        await server.close()
+
+
+def test_failed_logins_are_counted_per_address_in_a_window(monkeypatch):
+    throttle = AuthThrottle(max_failures=3, window=60)
+    for _ in range(2):
+        throttle.failed("10.0.0.1")
+    assert not throttle.blocked("10.0.0.1")
+    throttle.failed("10.0.0.1")
+    assert throttle.blocked("10.0.0.1") and not throttle.blocked("10.0.0.2")
+    later = __import__("time").monotonic() + 61
+    monkeypatch.setattr("termgames.server.ssh.time.monotonic", lambda: later)
+    assert not throttle.blocked("10.0.0.1")
+
+
+async def test_failed_logins_from_one_address_are_throttled_but_good_logins_are_not(tmp_path, keys):
+    server = await start_server(tmp_path, "127.0.0.1", 0, max_auth_failures=3)
+    try:
+        # Many good logins from one address: none is a failure.
+        for _ in range(12):
+            assert (await command(server.port, "alice", keys["alice"], "tables")).exit_status == 0
+        # Mallory tries alice's name with her own key (publickey only: no guest fallback).
+        for _ in range(3):
+            with pytest.raises((asyncssh.PermissionDenied, asyncssh.DisconnectError, ConnectionError)):
+                async with asyncssh.connect(
+                    "127.0.0.1", server.port, username="alice", client_keys=[keys["mallory"]], known_hosts=None,
+                    preferred_auth="publickey",
+                ):
+                    pass
+        # Now that address is refused for a while, even with the right key.
+        with pytest.raises((asyncssh.Error, OSError)):
+            await asyncio.wait_for(command(server.port, "alice", keys["alice"], "tables"), 10)
+    finally:
+        await server.close()
+
+
+def test_open_tables_per_player_and_in_total_are_limited_with_a_clear_refusal(tmp_path):
+    hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records", max_tables_per_player=2, max_tables=3)
+    try:
+        for _ in range(2):
+            hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+        with pytest.raises(RuleError, match="you have 2 open tables, the limit per player"):
+            hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "Alice")
+        hub.create_table("copolymer", {"size": 5}, [Seat(name="bob"), Seat(name="carol")], "bob")
+        with pytest.raises(RuleError, match="the server has 3 open tables"):
+            hub.create_table("copolymer", {"size": 5}, [Seat(name="carol"), Seat(name="bob")], "carol")
+    finally:
+        hub.close()
+        hub.store.close()
