@@ -120,3 +120,50 @@ def test_open_tables_per_player_and_in_total_are_limited_with_a_clear_refusal(tm
     finally:
         hub.close()
         hub.store.close()
+
+
+async def flood_and_time_a_command(port: int, keys, size: int = 200_000) -> float:
+    """Mallory floods her lobby with ``size`` bytes of keys; the seconds alice's ``tables`` takes meanwhile."""
+    flooder = await connect(port, "mallory", keys["mallory"])
+    await flooder.wait_for("signed in as mallory")
+    burst = (b"j" * 50 + b"k" * 50 + b"\x1b[B" * 20 + b"\x1b[A" * 20) * (size // 220 + 1)
+    flooder.process.stdin.write(burst[:size])
+    await asyncio.sleep(0.3)  # the flood is in the server's hands
+    started = asyncio.get_running_loop().time()
+    result = await command(port, "alice", keys["alice"], "tables")
+    took = asyncio.get_running_loop().time() - started
+    assert result.exit_status == 0
+    await flooder.close()
+    return took
+
+
+async def test_one_players_keystroke_flood_does_not_stall_another_players_command(tmp_path, keys):
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    try:
+        took = await flood_and_time_a_command(server.port, keys)
+        # bench/hostile.py --flood prints the figure; this bound is generous (it was 6 to 24 s).
+        assert took < 3.0, f"tables took {took:.1f} s during the flood"
+    finally:
+        await server.close()
+
+
+async def test_a_connection_that_keeps_flooding_is_closed_and_typing_still_works(tmp_path, keys, monkeypatch):
+    monkeypatch.setattr("termgames.server.ssh.FLOOD_SECONDS", 1.0)
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    try:
+        typist = await connect(server.port, "alice", keys["alice"])
+        await typist.wait_for("signed in as alice")
+        flooder = await connect(server.port, "mallory", keys["mallory"])
+        await flooder.wait_for("signed in as mallory")
+        flooder.process.stdin.write(b"j" * 300_000)
+        for _ in range(100):
+            if flooder.closed:
+                break
+            await asyncio.sleep(0.1)
+        assert flooder.closed  # (the channel said "too much input" on its stderr)
+        # Ordinary typing is not a flood: alice opens the new-table screen.
+        await typist.press("n")
+        await typist.wait_for("Copolymer")
+        await typist.close()
+    finally:
+        await server.close()

@@ -55,6 +55,62 @@ DEFAULT_SIZE = (80, 24)
 #: Parser timeout tick: a lone Escape is delivered after this long.
 ESCAPE_TICK = 0.12
 
+#: One channel's input is bounded, so one player's flood cannot stall the others (every app shares one loop).
+#: Bytes read from the channel wait here at most this much; past it the channel stops reading (SSH flow control
+#: then holds the client back).
+MAX_PENDING_INPUT = 16 * 1024
+#: Bytes fed to the key parser at once, then the loop serves everyone else.
+INPUT_CHUNK = 512
+#: Key events a channel may deliver: a steady rate and a burst (a fast typist makes ~15 a second).
+KEYS_PER_SECOND = 60.0
+KEY_BURST = 240.0
+#: Identical keys in a row (in one chunk) past this are dropped.
+MAX_KEY_REPEAT = 8
+#: Bytes a channel may send in a second, sustained (a paste of a few lines is far less).
+BYTES_PER_SECOND = 8 * 1024
+#: A connection whose input stays over its limits this long is closed.
+FLOOD_SECONDS = 5.0
+
+
+class InputBudget:
+    """Token buckets for one channel's keys and bytes: what runs out is dropped (keys) or waits (bytes)."""
+
+    def __init__(self) -> None:
+        now = time.monotonic()
+        self.keys = KEY_BURST
+        self.bytes = float(MAX_PENDING_INPUT)
+        self._keys_at = self._bytes_at = now
+        #: Since when the channel's queue has not emptied after it once filled up (None: it is calm).
+        self.over_since: float | None = None
+
+    def take_key(self) -> bool:
+        now = time.monotonic()
+        self.keys = min(KEY_BURST, self.keys + (now - self._keys_at) * KEYS_PER_SECOND)
+        self._keys_at = now
+        if self.keys < 1:
+            return False
+        self.keys -= 1
+        return True
+
+    def wait_for_bytes(self, count: int) -> float:
+        """Seconds to wait before ``count`` more bytes may be fed (0: take them now)."""
+        now = time.monotonic()
+        self.bytes = min(float(MAX_PENDING_INPUT), self.bytes + (now - self._bytes_at) * BYTES_PER_SECOND)
+        self._bytes_at = now
+        if self.bytes >= count:
+            self.bytes -= count
+            return 0.0
+        return (count - self.bytes) / BYTES_PER_SECOND
+
+    def flooding(self, pending: int, full: bool) -> bool:
+        """True when the queue filled up and has not emptied since, for ``FLOOD_SECONDS``."""
+        now = time.monotonic()
+        if pending == 0:
+            self.over_since = None
+        elif full and self.over_since is None:
+            self.over_since = now
+        return self.over_since is not None and now - self.over_since > FLOOD_SECONDS
+
 
 def clamp_size(width: int, height: int) -> tuple[int, int]:
     if width <= 0 or height <= 0:
@@ -112,7 +168,16 @@ class ChannelDriver(Driver):
     def feed(self, text: str) -> None:
         if not self._input:
             return
+        previous: object = None
+        run = 0
         for event in self._parser.feed(text):
+            if isinstance(event, events.Key):
+                # Coalesce repeats: a held (or flooded) key moves a cursor far enough after a few steps.
+                same = previous == (event.key, event.character)
+                run = run + 1 if same else 1
+                previous = (event.key, event.character)
+                if run > MAX_KEY_REPEAT or not self._session.input_budget.take_key():
+                    continue
             self.process_message(event)
         if self._tick_handle is not None:
             self._tick_handle.cancel()
@@ -148,6 +213,10 @@ class GameSession(asyncssh.SSHServerSession):
         self.app: Any = None
         self.driver: ChannelDriver | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending = bytearray()
+        self._paused = False
+        self._feeder: asyncio.Task[None] | None = None
+        self.input_budget = InputBudget()
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self.chan = chan
@@ -206,12 +275,44 @@ class GameSession(asyncssh.SSHServerSession):
             self._exit(0)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
-        text = self._decoder.decode(data)
-        if self.driver is not None and text:
-            try:
-                self.driver.feed(text)
-            except Exception:  # garbage from one client must never reach the loop
-                log.warning("%s sent input the key parser refused", self.player)
+        # Input is queued and fed in small chunks at a bounded rate by one task per channel (_feed_input):
+        # fed at once, 200 kB of keys kept the shared loop busy for many seconds.
+        self._pending += data
+        if len(self._pending) >= MAX_PENDING_INPUT and not self._paused and self.chan is not None:
+            self._paused = True
+            with contextlib.suppress(Exception):
+                self.chan.pause_reading()  # SSH flow control holds the client back from here on
+        if self._feeder is None or self._feeder.done():
+            self._feeder = asyncio.get_running_loop().create_task(self._feed_input())
+
+    async def _feed_input(self) -> None:
+        while self._pending and not self.closed:
+            if self.input_budget.flooding(len(self._pending), self._paused):
+                log.warning("%s kept flooding its input: connection closed", self.player)
+                self._pending.clear()
+                if self.chan is not None:
+                    with contextlib.suppress(Exception):
+                        self.chan.write_stderr(b"\r\ntermgames: too much input, connection closed\r\n")
+                    self.chan.close()
+                return
+            delay = self.input_budget.wait_for_bytes(min(INPUT_CHUNK, len(self._pending)))
+            if delay:
+                await asyncio.sleep(min(delay, 0.25))
+                continue
+            chunk = bytes(self._pending[:INPUT_CHUNK])
+            del self._pending[:INPUT_CHUNK]
+            text = self._decoder.decode(chunk)
+            if self.driver is not None and text:
+                try:
+                    self.driver.feed(text)
+                except Exception:  # garbage from one client must never reach the loop
+                    log.warning("%s sent input the key parser refused", self.player)
+            if self._paused and len(self._pending) < MAX_PENDING_INPUT // 2 and self.chan is not None:
+                self._paused = False
+                with contextlib.suppress(Exception):
+                    self.chan.resume_reading()
+            await asyncio.sleep(0)  # let every other channel and app have the loop between chunks
+        self.input_budget.flooding(0, False)  # all fed: calm again
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self.size = clamp_size(width, height)
