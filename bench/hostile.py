@@ -1,6 +1,10 @@
 """Figures of issue 14: bits in a fresh seed, and moves lost when `termgames move` races on one record.
 
-    python bench/hostile.py [--races 5] [--movers 12]
+    python bench/hostile.py [--races 5] [--movers 12] [--flood] [--tables 1000]
+
+``--flood``: an in-process ``termgames serve`` on 127.0.0.1; one SSH client floods its lobby with 200 kB of
+keys while another player runs ``tables``: that command's time (seconds).  ``--tables N``: with N tables open,
+the time of a move made with the ``move`` command over SSH (median of 8, connection already open).
 
 Each race starts ``--movers`` processes that run ``termgames move RECORD CELL`` on one Copolymer record at
 the same moment (distinct cells, so every move is legal whoever comes first) and counts the moves that
@@ -39,11 +43,86 @@ def race(folder: Path, number: int, movers: int) -> tuple[int, int]:
     return accepted, accepted - kept
 
 
+async def flood_figure(size: int) -> None:
+    import asyncio
+
+    import asyncssh
+
+    from termgames.server.ssh import start_server
+
+    keys = {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "mallory")}
+    with tempfile.TemporaryDirectory() as folder:
+        server = await start_server(folder, "127.0.0.1", 0)
+        try:
+            async with asyncssh.connect(
+                "127.0.0.1", server.port, username="mallory", client_keys=[keys["mallory"]], known_hosts=None
+            ) as flooder:
+                process = await flooder.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+                await asyncio.sleep(1.0)  # the lobby is up
+                burst = (b"j" * 50 + b"k" * 50 + b"\x1b[B" * 20 + b"\x1b[A" * 20) * (size // 220 + 1)
+                process.stdin.write(burst[:size])
+                await asyncio.sleep(0.3)
+                started = time.monotonic()
+                async with asyncssh.connect(
+                    "127.0.0.1", server.port, username="alice", client_keys=[keys["alice"]], known_hosts=None
+                ) as conn:
+                    await conn.run("tables", check=False)
+                took = time.monotonic() - started
+                process.close()
+            print(f"flood: another player's tables during a {size // 1000} kB keystroke flood: {took:.2f} s")
+        finally:
+            await server.close()
+
+
+async def tables_figure(count: int) -> None:
+    import asyncio
+    import statistics
+
+    import asyncssh
+
+    from termgames.match import Seat
+    from termgames.server.ssh import start_server
+
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    with tempfile.TemporaryDirectory() as folder:
+        server = await start_server(folder, "127.0.0.1", 0, max_tables=count + 10)
+        try:
+            for number in range(count):  # one creator per 40 tables: the per-player limit stays the default
+                seats = [Seat(name="alice"), Seat(name="bob")]
+                last = server.hub.create_table("copolymer", {"size": 9}, seats, f"host{number // 40}")
+            times = []
+            async with asyncssh.connect(
+                "127.0.0.1", server.port, username="alice", client_keys=[key], known_hosts=None
+            ) as conn:
+                for index in range(0, len(CELLS), 2):  # distinct cells: every move is legal
+                    started = time.monotonic()
+                    result = await conn.run(f"move {last.id} {CELLS[index]}", check=False)
+                    times.append(time.monotonic() - started)
+                    if result.exit_status != 0:
+                        raise SystemExit(f"the move was refused: {result.stderr}")
+                    last.play(1, CELLS[index + 1])  # bob answers, straight at the hub
+            print(f"{count} tables open: a move over SSH (command round trip) median "
+                  f"{statistics.median(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms")
+        finally:
+            await server.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--races", type=int, default=5)
     parser.add_argument("--movers", type=int, default=12, choices=range(2, len(CELLS) + 1), metavar="2-16")
+    parser.add_argument("--flood", action="store_true", help="time another player's command during a flood")
+    parser.add_argument("--flood-size", type=int, default=200_000)
+    parser.add_argument("--tables", type=int, default=0, help="time a move with this many tables open")
     args = parser.parse_args()
+    if args.flood or args.tables:
+        import asyncio
+
+        if args.flood:
+            asyncio.run(flood_figure(args.flood_size))
+        if args.tables:
+            asyncio.run(tables_figure(args.tables))
+        return
     seeds = [random_seed() for _ in range(1000)]
     print(f"seed bits: {SEED_BITS} (largest of 1000 fresh seeds has {max(s.bit_length() for s in seeds)} bits)")
     started = time.monotonic()
