@@ -75,7 +75,6 @@ async def flood_figure(size: int) -> None:
 
 
 async def tables_figure(count: int) -> None:
-    import asyncio
     import statistics
 
     import asyncssh
