@@ -167,3 +167,26 @@ async def test_a_connection_that_keeps_flooding_is_closed_and_typing_still_works
         await typist.close()
     finally:
         await server.close()
+
+
+def test_computer_turns_share_the_pool_fairly_one_slow_table_cannot_starve_the_rest(tmp_path):
+    import threading
+    import time
+
+    hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records", ai_threads=2)
+    try:
+        release = threading.Event()
+        slow_table = hub.executor.lane()
+        # A slow table asks for more thinking than there are workers (a simultaneous turn of AI seats).
+        slow = [slow_table.submit(release.wait, 10) for _ in range(4)]
+        quick_table = hub.executor.lane()
+        started = time.monotonic()
+        quick = [quick_table.submit(lambda: "moved") for _ in range(3)]
+        assert [future.result(timeout=5) for future in quick] == ["moved"] * 3
+        assert time.monotonic() - started < 5
+        assert sum(future.running() for future in slow) <= 1  # the slow table holds one worker at most
+        release.set()
+        assert all(future.result(timeout=5) for future in slow)
+    finally:
+        hub.close()
+        hub.store.close()

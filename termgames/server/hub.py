@@ -23,7 +23,6 @@ import re
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,6 +33,7 @@ from ..rules import RuleError, View, Viewer, get_game
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
 from ..untrusted import is_usable_name
+from .pool import FairPool
 from .store import Store, StoredTable, require_thread
 
 log = logging.getLogger("termgames.server")
@@ -108,7 +108,7 @@ class LiveTable:
         self.subscribers: list[Subscriber] = []
         self.chat: deque[tuple[str, str]] = deque(maxlen=CHAT_LINES)
         self.undo_request: UndoRequest | None = None
-        self.runner = TurnRunner(self, hub.executor)
+        self.runner = TurnRunner(self, hub.executor.lane())
 
     # -- who sits where --------------------------------------------------------
 
@@ -350,7 +350,8 @@ class Hub:
         self.max_tables_per_player = max_tables_per_player
         self.max_tables = max_tables
         self.records_dir = records_dir
-        self.executor = ThreadPoolExecutor(max_workers=ai_threads, thread_name_prefix="termgames-ai")
+        # Computer turns: a bounded pool, one lane per table served in turn (one slow table cannot starve the rest).
+        self.executor = FairPool(ai_threads)
         self.closed = False
         self.tables: dict[int, LiveTable] = {}
         self.lobby_watchers: list[Callable[[], None]] = []
