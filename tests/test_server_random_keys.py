@@ -1,0 +1,55 @@
+"""Random keystrokes in every server screen (lobby, new table, each game's shared screen) give no traceback."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from termgames.match import Seat
+from termgames.rules import game_names, get_game
+from termgames.screens.lobby import LobbyScreen
+from termgames.server.app import ServeApp
+from termgames.server.hub import Hub
+from termgames.server.store import Store
+
+SIZE = (100, 32)
+KEYS = [
+    *"abcdefghijklmnoprstuvwxyzRABCDEFGHIJKL0123456789?+-.,:/ ",
+    "up", "down", "left", "right", "enter", "space", "escape", "tab", "shift+tab", "backspace",
+    "ctrl+s", "ctrl+z", "home", "end", "pageup", "pagedown", "q", "y",
+]
+PRESSES = 80
+
+
+async def press_randomly(app: ServeApp, pilot, generator: random.Random) -> None:
+    for _ in range(PRESSES):
+        key = generator.choice(KEYS)
+        if key == "q" and isinstance(app.screen, LobbyScreen):
+            key = "escape"  # q in the lobby ends the session: keep pressing instead
+        await pilot.press(key)
+        assert app._exception is None, f"{key!r} raised"  # Textual keeps the app's first unhandled error here
+        assert app.is_running, f"the app stopped after {key!r}"
+
+
+@pytest.mark.parametrize("game_name", game_names())
+async def test_random_keys_in_each_game_screen_and_the_lobby(tmp_path, game_name):
+    hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
+    game = get_game(game_name)
+    names = ["alice", "bob", "carol", "dave", "erin", "frank"][: game.min_seats]
+    table = hub.create_table(game_name, {}, [Seat(name=name) for name in names], "alice")
+    app = ServeApp(hub=hub, player="alice")
+    generator = random.Random(f"{game_name}:14")
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await press_randomly(app, pilot, generator)  # the lobby, and wherever its keys lead
+            while not isinstance(app.screen, LobbyScreen):
+                app.pop_screen()
+                await pilot.pause()
+            app.open_table(table.id)
+            await pilot.pause()
+            await press_randomly(app, pilot, generator)
+    finally:
+        hub.close()
+        hub.store.close()
