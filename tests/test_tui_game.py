@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -146,13 +147,15 @@ async def test_saved_after_every_move_and_resumed(tmp_path):
         assert app.screen.view.to_move == (0,)
 
 
-async def test_ai_against_ai_plays_to_the_end(tmp_path):
+async def test_ai_against_ai_plays_to_the_end(tmp_path, monkeypatch):
+    # No pacing, and a bound in time far above what the game needs: on a loaded machine each AI
+    # decision may take a second, and a count of short pauses ran out before the game did.
+    monkeypatch.setattr("termgames.rules.copolymer.Copolymer.ai_move_seconds", 0.0)
     app, match, path = new_app(tmp_path, seats=("abot", "bbot"), options={"size": 3})
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if match.over:
-                break
+        deadline = time.monotonic() + 120
+        while not match.over and time.monotonic() < deadline:
+            await pilot.pause(0.05)
         assert match.over
         await pilot.pause()  # the table's news of the last move reaches the screen as a message
         assert "Game over" in str(app.screen.query_one("#status").render())
