@@ -190,3 +190,35 @@ def test_computer_turns_share_the_pool_fairly_one_slow_table_cannot_starve_the_r
     finally:
         hub.close()
         hub.store.close()
+
+
+async def test_sigterm_stops_the_server_soon_and_restores_every_connected_terminal(tmp_path, keys):
+    import signal
+    import time
+
+    from test_server_ssh import _free_port, _start_serve
+
+    port = _free_port()
+    process = _start_serve(tmp_path, port)
+    try:
+        players = [await connect(port, name, keys[name]) for name in ("alice", "mallory")]
+        for player in players:
+            await player.wait_for("signed in as")
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        while process.poll() is None and time.monotonic() - started < 10:
+            await asyncio.sleep(0.05)
+        took = time.monotonic() - started
+        assert process.poll() is not None, "the server did not stop"
+        assert took < 5, f"SIGTERM took {took:.1f} s (the README says 2 s; this bound is generous)"
+        for player in players:
+            for _ in range(40):
+                if player.closed:
+                    break
+                await asyncio.sleep(0.05)
+            assert b"\x1b[?1049l" in player.raw  # back from the alternate screen, cursor shown
+            await player.close()
+    finally:
+        process.kill()
+        process.wait()
+        process.stderr.close()

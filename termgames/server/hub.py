@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import sqlite3
 from collections import deque
@@ -437,6 +438,9 @@ class Hub:
         if path is not None:
             try:
                 save(path, table.match)
+                # Finished records show every hidden board: the server's account only (as the data folder).
+                os.chmod(path.parent, 0o700)
+                os.chmod(path, 0o600)
             except OSError as error:
                 log.error("table %s: record not written: %s", table.id, error)
 
