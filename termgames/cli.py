@@ -347,6 +347,9 @@ def serve(
     max_auth_failures: int = typer.Option(
         30, "--max-auth-failures", help="Failed logins from one address in a minute before it is refused."
     ),
+    max_startups: int = typer.Option(
+        100, "--max-startups", help="Connections from one address not yet signed in, at once."
+    ),
     max_tables_per_player: int = typer.Option(
         50, "--max-tables-per-player", help="Unfinished tables one player may have opened."
     ),
@@ -354,6 +357,7 @@ def serve(
 ) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST."""
     for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
+                        ("--max-startups", max_startups),
                         ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables)):
         if value < 1:
             fail(f"{flag} must be at least 1, not {value}")
@@ -367,7 +371,7 @@ def serve(
 
     serve_forever(
         host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
-        limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures,
+        limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables},
     )
 

@@ -222,3 +222,21 @@ async def test_sigterm_stops_the_server_soon_and_restores_every_connected_termin
         process.kill()
         process.wait()
         process.stderr.close()
+
+
+async def test_connections_not_signed_in_are_limited_per_address(tmp_path, keys):
+    server = await start_server(tmp_path, "127.0.0.1", 0, max_startups=2)
+    try:
+        held = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(2)]
+        await asyncio.sleep(0.2)
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        data = await asyncio.wait_for(reader.read(), 5)  # the banner, maybe, then the server closes it
+        assert reader.at_eof(), data
+        writer.close()
+        for _reader, held_writer in held:
+            held_writer.close()
+        await asyncio.sleep(0.2)
+        # Once those are gone, a login goes through again.
+        assert (await command(server.port, "alice", keys["alice"], "tables")).exit_status == 0
+    finally:
+        await server.close()

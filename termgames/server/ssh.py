@@ -360,6 +360,8 @@ def guest_name(username: str) -> str:
 #: Failed authentications: per connection (OpenSSH's MaxAuthTries) and per source address in a window.
 MAX_AUTH_TRIES = 6
 MAX_AUTH_FAILURES = 30
+#: Connections from one address not yet signed in (OpenSSH's MaxStartups, per address): more are closed at once.
+MAX_STARTUPS = 100
 AUTH_FAILURE_WINDOW = 60.0
 
 
@@ -404,6 +406,7 @@ class PlayerConnection(asyncssh.SSHServer):
         self.guest = False
         self.address = ""
         self.failures = 0
+        self._starting = False
         self._method: str | None = None
         self._key: str | None = None
 
@@ -411,9 +414,27 @@ class PlayerConnection(asyncssh.SSHServer):
         self.conn = conn
         peer = conn.get_extra_info("peername")
         self.address = str(peer[0]) if peer else ""
+        starting = self.service.starting
+        starting[self.address] = starting.get(self.address, 0) + 1
+        self._starting = True
         if self.service.auth_throttle.blocked(self.address):
             log.warning("refused a connection from %s: too many failed logins", self.address)
             asyncio.get_running_loop().call_soon(conn.close)
+        elif starting[self.address] > self.service.max_startups:
+            log.warning("refused a connection from %s: too many connections not signed in", self.address)
+            asyncio.get_running_loop().call_soon(conn.close)
+
+    def _started(self) -> None:
+        """This connection no longer counts as one not yet signed in."""
+        if self._starting:
+            self._starting = False
+            starting = self.service.starting
+            starting[self.address] -= 1
+            if not starting[self.address]:
+                del starting[self.address]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._started()
 
     def _failed(self) -> None:
         """One failed authentication: counted for this address; too many on this connection close it."""
@@ -460,6 +481,7 @@ class PlayerConnection(asyncssh.SSHServer):
 
     def auth_completed(self) -> None:
         assert self.conn is not None
+        self._started()
         if self._method == "key" and self._key is not None:
             if not self.service.store.claim(self.username, self._key):
                 self.conn.close()  # another key claimed the name a moment ago
@@ -558,9 +580,12 @@ class TermgamesServer:
     port: int = 0
     max_auth_tries: int = MAX_AUTH_TRIES
     auth_throttle: AuthThrottle = field(default_factory=AuthThrottle)
+    max_startups: int = MAX_STARTUPS
 
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
+        #: Connections not yet signed in, per source address.
+        self.starting: dict[str, int] = {}
         # Full garbage collections of every session's objects would stall every screen (see collector.py).
         self.collector = CollectorPolicy()
 
@@ -587,6 +612,7 @@ async def start_server(
     ascii: bool = False,
     max_auth_tries: int = MAX_AUTH_TRIES,
     max_auth_failures: int = MAX_AUTH_FAILURES,
+    max_startups: int = MAX_STARTUPS,
     max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
     max_tables: int = MAX_TABLES,
 ) -> TermgamesServer:
@@ -599,7 +625,7 @@ async def start_server(
     hub = Hub(store, folder / RECORDS_NAME, max_tables_per_player=max_tables_per_player, max_tables=max_tables)
     service = TermgamesServer(
         folder, store, hub, allow_guests=allow_guests, ascii=ascii, max_auth_tries=max_auth_tries,
-        auth_throttle=AuthThrottle(max_auth_failures),
+        auth_throttle=AuthThrottle(max_auth_failures), max_startups=max_startups,
     )
     service.acceptor = await asyncssh.create_server(
         lambda: PlayerConnection(service),
