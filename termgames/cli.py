@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
+from .server import limits  # constants only: imports nothing of the server
+
 if TYPE_CHECKING:
     from .launch import Launch
     from .match import Match
@@ -343,22 +345,28 @@ def serve(
     no_guests: bool = typer.Option(False, "--no-guests", help="Refuse players without an SSH key."),
     colors: str = typer.Option("256", "--colors", help="Colours for every player: 256, truecolor or standard."),
     ascii_mode: bool = AsciiOption,
-    max_auth_tries: int = typer.Option(6, "--max-auth-tries", help="Failed logins on one connection before it closes."),
+    max_auth_tries: int = typer.Option(
+        limits.MAX_AUTH_TRIES, "--max-auth-tries", help="Failed logins on one connection before it closes."
+    ),
     max_auth_failures: int = typer.Option(
-        30, "--max-auth-failures", help="Failed logins from one address in a minute before it is refused."
+        limits.MAX_AUTH_FAILURES, "--max-auth-failures", help="Failed logins from one address in a minute: refused."
     ),
     max_startups: int = typer.Option(
-        100, "--max-startups", help="Connections from one address not yet signed in, at once."
+        limits.MAX_STARTUPS, "--max-startups", help="Connections from one address not yet signed in, at once."
     ),
     max_tables_per_player: int = typer.Option(
-        50, "--max-tables-per-player", help="Unfinished tables one player may have opened."
+        limits.MAX_TABLES_PER_PLAYER, "--max-tables-per-player", help="Unfinished tables one player may open."
     ),
-    max_tables: int = typer.Option(5000, "--max-tables", help="Unfinished tables on the whole server."),
+    max_tables: int = typer.Option(limits.MAX_TABLES, "--max-tables", help="Unfinished tables on the whole server."),
+    ai_threads: int = typer.Option(
+        limits.AI_THREADS, "--ai-threads", help="Threads the computer players think in (shared fairly by tables)."
+    ),
 ) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST."""
     for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
                         ("--max-startups", max_startups),
-                        ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables)):
+                        ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables),
+                        ("--ai-threads", ai_threads)):
         if value < 1:
             fail(f"{flag} must be at least 1, not {value}")
     if colors not in ("256", "truecolor", "standard"):
@@ -372,7 +380,7 @@ def serve(
     serve_forever(
         host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
         limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
-                "max_tables_per_player": max_tables_per_player, "max_tables": max_tables},
+                "max_tables_per_player": max_tables_per_player, "max_tables": max_tables, "ai_threads": ai_threads},
     )
 
 

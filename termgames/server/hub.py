@@ -34,6 +34,7 @@ from ..rules import RuleError, View, Viewer, get_game
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
 from ..untrusted import is_usable_name
+from .limits import AI_THREADS, MAX_TABLES, MAX_TABLES_PER_PLAYER
 from .pool import FairPool
 from .store import Store, StoredTable, require_thread
 
@@ -329,11 +330,6 @@ class LiveTable:
 # --------------------------------------------------------------------------
 
 
-#: Default limits on unfinished tables (``termgames serve --max-tables-per-player / --max-tables``).
-MAX_TABLES_PER_PLAYER = 50
-MAX_TABLES = 5000
-
-
 class Hub:
     """Every table of one server, loaded from and written to its :class:`Store`."""
 
@@ -341,7 +337,7 @@ class Hub:
         self,
         store: Store,
         records_dir: Path | None = None,
-        ai_threads: int = 2,
+        ai_threads: int = AI_THREADS,
         *,
         max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
         max_tables: int = MAX_TABLES,

@@ -39,7 +39,16 @@ from textual.geometry import Size
 
 from .collector import CollectorPolicy, divide_without_cycles
 from .commands import run_command
-from .hub import MAX_TABLES, MAX_TABLES_PER_PLAYER, Hub, valid_player_name
+from .hub import Hub, valid_player_name
+from .limits import (
+    AI_THREADS,
+    AUTH_FAILURE_WINDOW,
+    MAX_AUTH_FAILURES,
+    MAX_AUTH_TRIES,
+    MAX_STARTUPS,
+    MAX_TABLES,
+    MAX_TABLES_PER_PLAYER,
+)
 from .store import Store
 
 log = logging.getLogger("termgames.server")
@@ -357,14 +366,6 @@ def guest_name(username: str) -> str:
     return f"guest-{stem + '-' if stem else ''}{secrets.token_hex(GUEST_NAME_BITS // 8)}"
 
 
-#: Failed authentications: per connection (OpenSSH's MaxAuthTries) and per source address in a window.
-MAX_AUTH_TRIES = 6
-MAX_AUTH_FAILURES = 30
-#: Connections from one address not yet signed in (OpenSSH's MaxStartups, per address): more are closed at once.
-MAX_STARTUPS = 100
-AUTH_FAILURE_WINDOW = 60.0
-
-
 class AuthThrottle:
     """Failed authentications per source address: past the limit, that address is refused for a while.
 
@@ -615,6 +616,7 @@ async def start_server(
     max_startups: int = MAX_STARTUPS,
     max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
     max_tables: int = MAX_TABLES,
+    ai_threads: int = AI_THREADS,
 ) -> TermgamesServer:
     """Open the store, load every table and listen; ``port=0`` picks a free port."""
     folder = Path(data_dir).expanduser()
@@ -622,7 +624,9 @@ async def start_server(
     loop = asyncio.get_running_loop()
     _share_the_loop_with_textual(loop)
     store = Store(folder / DATABASE_NAME)
-    hub = Hub(store, folder / RECORDS_NAME, max_tables_per_player=max_tables_per_player, max_tables=max_tables)
+    hub = Hub(
+        store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player, max_tables=max_tables
+    )
     service = TermgamesServer(
         folder, store, hub, allow_guests=allow_guests, ascii=ascii, max_auth_tries=max_auth_tries,
         auth_throttle=AuthThrottle(max_auth_failures), max_startups=max_startups,
