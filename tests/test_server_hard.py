@@ -62,7 +62,7 @@ def test_a_guest_name_carries_64_random_bits_no_login_chooses():
     assert re.fullmatch(r"guest-[0-9a-f]{16}", guest_name("---"))
 
 
-async def test_a_guest_seat_works_and_the_guest_screen_says_how_to_keep_a_name(tmp_path):
+async def test_the_guest_screen_shows_a_random_name_and_says_how_to_keep_a_name(tmp_path):
     server = await start_server(tmp_path, "127.0.0.1", 0)
     try:
         guest = await connect(server.port, "alice", None, width=140, height=32)
