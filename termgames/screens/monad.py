@@ -1,0 +1,301 @@
+"""Monad's seat at the keyboard: queue commands on the map, Enter ends the turn.
+
+The cursor picks a cell; digits (or ``+``/``-``) set how many units the next
+command takes (none typed: every unit there not yet commanded); ``m`` queues
+MINE, ``b`` BUILD, and a move is Space then a direction key (left/right for
+W/E, ``w`` ``e`` ``z`` ``x`` for NW NE SW SE), or in one key Shift+left/right
+and ``W`` ``E`` ``Z`` ``X``.  Queued commands show on the map as arrows and in
+the panel; Backspace takes back the last one on the cursor's cell (else the
+last one), Escape clears the count.  Enter sends the queue as this turn's move
+(``pass`` when empty).  Turns are simultaneous: the computer seats think
+while the human builds, and the turn resolves when the last seat has sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Footer, Static
+
+from ..rules import RuleError
+from ..widgets.monad_board import DIRECTION_KEYS, MonadBoard, Queued
+from ..widgets.panel import update_if_changed
+from .game import GameScreen, title_line
+
+#: Cursor key -> command direction, for moves.
+KEY_DIRECTIONS = {key: direction for direction, key in DIRECTION_KEYS.items()}
+
+#: Layer keys shared by the seat and the spectator screens.
+LAYER_KEYS = {"units": "U", "resources": "R", "hives": "H"}
+
+MAX_COUNT = 9999
+
+
+def command_text(command: Queued) -> str:
+    """One command in the move notation: ``X,Y N MOVE DIR``, ``X,Y N MINE``, ``X,Y N BUILD``."""
+    x, y, units, action, direction = command
+    text = f"{x},{y} {units} {action}"
+    return f"{text} {direction}" if direction else text
+
+
+def move_text(queued: list[Queued]) -> str:
+    """The turn's move: the queued commands separated by ``;``, or ``pass``."""
+    return "; ".join(command_text(command) for command in queued) if queued else "pass"
+
+
+def totals_lines(board: dict[str, Any], players: tuple[str, ...], width: int = 18) -> list[Text]:
+    """Each player's resources, units and hives: a letter line with the name, then the figures."""
+    from ..widgets.monad_board import seat_letter
+
+    lines = []
+    for seat, name in enumerate(players):
+        resources = board.get("resources", {}).get(name, 0)
+        units = board.get("units", {}).get(name, 0)
+        hives = board.get("hives", {}).get(name, 0)
+        line = Text(f"{seat_letter(seat)} ", style="bold")
+        line.append(name[: max(4, width - 2)], style="bold")
+        line.append(f"\n  {resources}r {units}u {hives}h")
+        lines.append(line)
+    return lines
+
+
+class MonadScreen(GameScreen):
+    board_class = MonadBoard
+
+    BINDINGS = [
+        Binding("enter", "act", "End turn", key_display="Enter"),
+        Binding("space", "move_mode", "Move", key_display="Space"),
+        Binding("m", "queue('MINE')", "Mine"),
+        Binding("b", "queue('BUILD')", "Build"),
+        Binding("backspace,delete", "unqueue", "Take back", key_display="Bksp"),
+        Binding("escape", "clear", "Clear", show=False),
+        *[Binding(str(n), f"digit({n})", "Units", key_display="0-9", show=n == 0) for n in range(10)],
+        Binding("plus,equals_sign", "count(1)", "Units +", show=False),
+        Binding("minus", "count(-1)", "Units -", show=False),
+        Binding("a", "cursor('left')", "Left", show=False),
+        Binding("d", "cursor('right')", "Right", show=False),
+        Binding("w,home", "cursor('up_left')", "Up-left", show=False),
+        Binding("e,pageup", "cursor('up_right')", "Up-right", show=False),
+        Binding("z,end", "cursor('down_left')", "Down-left", show=False),
+        Binding("x,pagedown", "cursor('down_right')", "Down-right", show=False),
+        Binding("shift+left,A", "queue_move('W')", "Move W", show=False),
+        Binding("shift+right,D", "queue_move('E')", "Move E", show=False),
+        Binding("W", "queue_move('NW')", "Move NW", show=False),
+        Binding("E", "queue_move('NE')", "Move NE", show=False),
+        Binding("Z", "queue_move('SW')", "Move SW", show=False),
+        Binding("X", "queue_move('SE')", "Move SE", show=False),
+        Binding("U", "layer('units')", "Layers", key_display="U/R/H"),
+        Binding("R", "layer('resources')", "Resources", show=False),
+        Binding("H", "layer('hives')", "Hives", show=False),
+        Binding("u", "undo", "Undo", show=False),
+    ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queued: list[Queued] = []
+        #: Units typed for the next command; None means every unit at the cell not yet commanded.
+        self.count: int | None = None
+        #: Space was pressed: the next direction key queues a move instead of moving the cursor.
+        self.moving = False
+
+    # -- layout --------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        match = self.table.match
+        yield Static(title_line(match.game.title, match, self.ascii_only), id="game-title", markup=False)
+        with Horizontal(id="game-body"):
+            with VerticalScroll(id="board-area"):
+                yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
+                yield Static("", id="cursor-line")
+            with Vertical(id="side-panel"):
+                yield Static("", id="status")
+                yield Static("", id="totals")
+                yield Static("", id="builder")
+                yield Static("", id="queue")
+                yield Static("", id="last-action")
+        yield Static("", id="message")
+        yield Footer()
+
+    @property
+    def monad_board(self) -> MonadBoard:
+        return self.query_one("#board", MonadBoard)
+
+    # -- drawing -------------------------------------------------------------
+
+    def my_seat(self) -> int | None:
+        view = self.view
+        return view.viewer if view is not None and isinstance(view.viewer, int) else None
+
+    def available(self, x: int, y: int) -> int:
+        """My units at (x, y) not yet given a queued command."""
+        board = self.monad_board
+        seat = self.my_seat()
+        if board.board is None or seat is None:
+            return 0
+        cell = board.cell(x, y)
+        if cell.get("owner") != board.players[seat]:
+            return 0
+        taken = sum(c[2] for c in self.queued if (c[0], c[1]) == (x, y))
+        return int(cell.get("units", 0)) - taken
+
+    def update_panel(self) -> None:
+        view = self.view
+        board = self.monad_board
+        if view is None or board.board is None:
+            return
+        data = board.board
+        status = Text(self.status_line(), style="bold")
+        status.append(f"\nturn {data.get('turn', 0)} of {data.get('limit', '?')}", style="")
+        update_if_changed(self.query_one("#status", Static), status)
+        update_if_changed(self.query_one("#totals", Static), Text("\n").join(totals_lines(data, board.players)))
+        update_if_changed(self.query_one("#builder", Static), self.builder_text())
+        update_if_changed(self.query_one("#queue", Static), self.queue_text())
+        update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
+        update_if_changed(self.query_one("#cursor-line", Static), board.cursor_detail())
+        look = "bold red" if self._message_is_error else "bold"
+        update_if_changed(self.query_one("#message", Static), Text(self.message, style=look) if self.message else "")
+
+    def builder_text(self) -> Text:
+        spot = self.monad_board.cursor_xy()
+        free = self.available(*spot) if spot else 0
+        units = "all" if self.count is None else str(self.count)
+        text = Text(f"units: {units} (of {free})", style="bold" if self.count is not None else "")
+        if self.moving:
+            text.append("\nmove: which way?", style="bold reverse")
+        return text
+
+    def queue_text(self) -> Text:
+        if not self.queued:
+            return Text("no commands queued", style="dim")
+        text = Text(f"{len(self.queued)} queued:", style="bold")
+        for command in self.queued[-8:]:
+            text.append("\n" + command_text(command))
+        if len(self.queued) > 8:
+            text.append(f"\n({len(self.queued) - 8} more)", style="dim")
+        return text
+
+    def refresh_view(self) -> None:
+        previous_turn = self._turn_of_view()
+        super().refresh_view()
+        if self._turn_of_view() != previous_turn:
+            # A new turn (or an undo): commands queued on the old map no longer apply.
+            self._set_queue([])
+        self.update_panel()
+
+    def _turn_of_view(self) -> Any:
+        board = self.monad_board.board if self.is_mounted else None
+        return None if board is None else board.get("turn")
+
+    # -- commands ------------------------------------------------------------
+
+    def _set_queue(self, queued: list[Queued]) -> None:
+        self.queued = queued
+        self.monad_board.set_queue(queued)
+        self.update_panel()
+
+    def _can_command(self) -> bool:
+        view = self.view
+        if view is None or view.over:
+            self.say("The game is over: u undoes, q quits")
+            return False
+        if self.my_seat() is None or self.my_seat() not in view.to_move:
+            self.say("Your commands for this turn are sent: waiting for the others")
+            return False
+        return True
+
+    def action_digit(self, digit: int) -> None:
+        self.count = min(MAX_COUNT, (self.count or 0) * 10 + digit)
+        self.update_panel()
+
+    def action_count(self, delta: int) -> None:
+        spot = self.monad_board.cursor_xy()
+        start = self.count if self.count is not None else (self.available(*spot) if spot else 0)
+        self.count = max(1, min(MAX_COUNT, start + delta))
+        self.update_panel()
+
+    def action_clear(self) -> None:
+        self.count = None
+        self.moving = False
+        self.say("", error=False)
+
+    def action_move_mode(self) -> None:
+        if not self._can_command():
+            return
+        self.moving = not self.moving
+        self.update_panel()
+
+    def action_cursor(self, direction: str) -> None:
+        if self.moving:
+            self.moving = False
+            if direction in KEY_DIRECTIONS:
+                self.action_queue_move(KEY_DIRECTIONS[direction])
+            else:
+                self.say("A move goes W E NW NE SW SE: left, right, w, e, z or x")
+            return
+        super().action_cursor(direction)
+
+    def action_queue_move(self, direction: str) -> None:
+        self.action_queue("MOVE", direction)
+
+    def action_queue(self, action: str, direction: str | None = None) -> None:
+        self.moving = False
+        if not self._can_command():
+            return
+        spot = self.monad_board.cursor_xy()
+        if spot is None:
+            return
+        x, y = spot
+        free = self.available(x, y)
+        units = free if self.count is None else self.count
+        if free <= 0:
+            self.say(f"No units of yours left to command at {x},{y}")
+            return
+        if units > free:
+            self.say(f"Only {free} of your units left to command at {x},{y}")
+            return
+        self.count = None
+        self.message = ""
+        self._set_queue([*self.queued, (x, y, units, action, direction)])
+
+    def action_unqueue(self) -> None:
+        if not self.queued:
+            self.say("No commands queued")
+            return
+        spot = self.monad_board.cursor_xy()
+        here = [i for i, c in enumerate(self.queued) if spot is not None and (c[0], c[1]) == spot]
+        index = here[-1] if here else len(self.queued) - 1
+        removed = self.queued[index]
+        self._set_queue(self.queued[:index] + self.queued[index + 1 :])
+        self.say(f"Took back {command_text(removed)}", error=False)
+
+    def action_layer(self, layer: str) -> None:
+        shown = self.monad_board.toggle_layer(layer)
+        self.notify(f"{layer}: {'on' if shown else 'off'}", timeout=1.5)
+
+    def move_at_cursor(self, view: Any) -> str | None:
+        return move_text(self.queued)
+
+    def submit(self, move: str | None) -> None:
+        """End the turn.  Turns are simultaneous: a computer seat still thinking does not block it."""
+        view = self.view
+        if view is None or self._privacy_open:
+            return
+        if not self._can_command():
+            return
+        seat = self.my_seat()
+        assert seat is not None
+        text = move if move is not None else move_text(self.queued)
+        try:
+            self.table.play(seat, text)
+        except RuleError as error:
+            self.say(str(error))
+            return
+        self.message = ""
+        self.moving = False
+        self.count = None
+        self._set_queue([])
+        self.refresh_view()
