@@ -44,15 +44,17 @@ class SeatInfo:
 
 
 def parse_player(text: str, game: Game) -> SeatInfo:
-    """Parse ``NAME[:ai[:LEVEL]]``; the level defaults to the game's default."""
+    """Parse ``NAME[:ai[:LEVEL]]`` or ``NAME:LEVEL``; the level defaults to the game's default."""
     parts = text.strip().split(":")
     name = parts[0].strip()
     if not name:
         raise RuleError(f"--player {text!r} has no name")
     if len(parts) == 1:
         return SeatInfo(name)
+    if len(parts) == 2 and parts[1].strip().lower() in game.ai_levels:
+        return SeatInfo(name, AI, parts[1].strip().lower())  # NAME:LEVEL, e.g. cpu:greedy
     if parts[1].strip().lower() not in (AI, HUMAN) or len(parts) > 3:
-        raise RuleError(f"--player {text!r} should look like NAME, NAME:ai or NAME:ai:LEVEL")
+        raise RuleError(f"--player {text!r} should look like NAME, NAME:ai, NAME:ai:LEVEL or NAME:LEVEL")
     if parts[1].strip().lower() == HUMAN:
         if len(parts) == 3:
             raise RuleError(f"--player {text!r}: a human seat has no level")

@@ -18,13 +18,14 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
 from ..rules import RuleError
 from ..widgets.monad_board import DIRECTION_KEYS, MonadBoard, Queued
 from ..widgets.panel import update_if_changed
 from .game import GameScreen, title_line
+from .monad_watch import MapArea
 
 #: Cursor key -> command direction, for moves.
 KEY_DIRECTIONS = {key: direction for direction, key in DIRECTION_KEYS.items()}
@@ -108,7 +109,7 @@ class MonadScreen(GameScreen):
         match = self.table.match
         yield Static(title_line(match.game.title, match, self.ascii_only), id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with VerticalScroll(id="board-area"):
+            with MapArea(id="board-area"):
                 yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line")
             with Vertical(id="side-panel"):
