@@ -12,8 +12,9 @@ second, steps, and goes to any turn.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult

@@ -22,7 +22,8 @@ Layers (toggled by the screens): ``units``, ``resources``, ``hives``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from rich.style import Style
 
@@ -229,7 +230,7 @@ class MonadBoard(BoardWidget):
         return " " + resource_level(resources) + " " * (room - 2), style(palette.empty, dim=palette.empty is None)
 
     def queued_text(self, commands: list[Queued], room: int) -> str:
-        x, y, units, action, direction = commands[-1]
+        action, direction = commands[-1][3], commands[-1][4]
         total = sum(command[2] for command in commands)
         if action == "MOVE" and direction:
             mark = (ASCII_ARROWS if self.ascii_only else ARROWS).get(direction, "?")
