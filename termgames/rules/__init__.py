@@ -32,6 +32,13 @@ REGISTRY: dict[str, GameEntry] = {
             "Copolymer",
         ),
         GameEntry(
+            "monad",
+            "Monad",
+            "Bots command units on a hex map: mine, build hives, fight; simultaneous turns. (2-4 players)",
+            "termgames.rules.monad",
+            "Monad",
+        ),
+        GameEntry(
             "mono",
             "Mono",
             "Probe the hidden boards of your opponents for runs of rising values. (2-4 players)",
