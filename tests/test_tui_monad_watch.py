@@ -8,6 +8,7 @@ from typing import Any
 from tui import settle
 
 from termgames.app import TermgamesApp
+from termgames.rules.monad import Command
 from termgames.screens.monad_watch import MonadWatchScreen, TurnFeed, chart, watch_turns
 from termgames.widgets.monad_board import MonadBoard, step_cell
 
@@ -52,11 +53,12 @@ async def open_watch(app, feed: TurnFeed, **kwargs) -> MonadWatchScreen:
 
 def test_hex_cursor_steps_follow_ruling_1():
     # Even row: NE (x+1, y-1), NW (x, y-1), SE (x+1, y+1), SW (x, y+1); odd row one column less.
-    assert step_cell(3, 4, "up_right") == (4, 3) and step_cell(3, 4, "up_left") == (3, 3)
-    assert step_cell(3, 4, "down_right") == (4, 5) and step_cell(3, 4, "down_left") == (3, 5)
-    assert step_cell(3, 5, "up_right") == (3, 4) and step_cell(3, 5, "up_left") == (2, 4)
-    assert step_cell(3, 5, "down_right") == (3, 6) and step_cell(3, 5, "down_left") == (2, 6)
-    assert step_cell(3, 5, "left") == (2, 5) and step_cell(3, 5, "right") == (4, 5)
+    assert step_cell(3, 4, "up_right", 9, 9) == (4, 3) and step_cell(3, 4, "up_left", 9, 9) == (3, 3)
+    assert step_cell(3, 4, "down_right", 9, 9) == (4, 5) and step_cell(3, 4, "down_left", 9, 9) == (3, 5)
+    assert step_cell(3, 5, "up_right", 9, 9) == (3, 4) and step_cell(3, 5, "up_left", 9, 9) == (2, 4)
+    assert step_cell(3, 5, "down_right", 9, 9) == (3, 6) and step_cell(3, 5, "down_left", 9, 9) == (2, 6)
+    assert step_cell(3, 5, "left", 9, 9) == (2, 5) and step_cell(3, 5, "up", 9, 9) == (3, 4)
+    assert step_cell(0, 0, "up", 9, 9) is None and step_cell(8, 1, "right", 9, 9) is None
 
 
 def test_chart_squeezes_to_its_width():
@@ -133,7 +135,7 @@ async def test_ascii_mode_draws_no_unicode(tmp_path):
     app = TermgamesApp(saves_dir=tmp_path, ascii=True)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_watch(app, fake_feed())
-        screen.board.set_queue([(5, 5, 2, "MOVE", "NE"), (1, 1, 1, "MINE", None)])
+        screen.board.set_queue([Command(5, 5, 2, "MOVE", "NE"), Command(1, 1, 1, "MINE")])
         await pilot.press("l", "l", "l", "l")
         await pilot.pause()
         assert "NE2" in "\n".join(screen.board.text_lines())

@@ -8,6 +8,7 @@ import importlib
 GAME_SCREENS = {
     "copolymer": "termgames.screens.copolymer:CopolymerScreen",
     "mono": "termgames.screens.mono:MonoScreen",
+    "monad": "termgames.screens.monad:MonadScreen",
     "monunrail": "termgames.screens.monunrail:MonUnrailScreen",
 }
 

@@ -19,33 +19,50 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ..match import Match
 from ..rules import RuleError
-from ..widgets.monad_board import DIRECTION_KEYS, MonadBoard, Queued
+from ..rules.monad import Command, MonadState, board_json, format_commands
+from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard
 from ..widgets.panel import update_if_changed
 from .game import GameScreen, title_line
-from .monad_watch import MapArea
-
-#: Cursor key -> command direction, for moves.
-KEY_DIRECTIONS = {key: direction for direction, key in DIRECTION_KEYS.items()}
-
-#: Layer keys shared by the seat and the spectator screens.
-LAYER_KEYS = {"units": "U", "resources": "R", "hives": "H"}
+from .monad_watch import MapArea, MonadWatchScreen, TurnFeed
 
 MAX_COUNT = 9999
 
 
-def command_text(command: Queued) -> str:
-    """One command in the move notation: ``X,Y N MOVE DIR``, ``X,Y N MINE``, ``X,Y N BUILD``."""
-    x, y, units, action, direction = command
-    text = f"{x},{y} {units} {action}"
-    return f"{text} {direction}" if direction else text
+def feed_from_match(match: Match) -> TurnFeed:
+    """A record's resolved turns (turn 0 first) for the watch screen; a turn half sent at the end is left out."""
+    feed = TurnFeed(match.names, board_json)
+    seats = range(len(match.names))
+    for state in match.states:
+        assert isinstance(state, MonadState)
+        if state.ply and not state.resolved_now():
+            continue
+        board, report = state.board, state.last_report if state.ply else None
+        totals = [(board.bank[s], board.unit_totals[s], board.hive_counts[s]) for s in seats]
+        if report is None:
+            feed.append(board, totals=totals)
+        else:
+            carried = [[command.text() for command in commands] for commands in report.carried]
+            feed.append(board, carried, [list(reasons) for reasons in report.dropped], totals)
+    if match.over:
+        feed.finish(match.state.view(None).status)
+    return feed
 
 
-def move_text(queued: list[Queued]) -> str:
-    """The turn's move: the queued commands separated by ``;``, or ``pass``."""
-    return "; ".join(command_text(command) for command in queued) if queued else "pass"
+def replay_screen(match: Match, source: str = "", *, ascii_only: bool = False, palette: str = "default") -> Screen:
+    """``termgames replay`` of a Monad record: whole turns, not one seat's commands at a time."""
+    game = match.game
+    return MonadWatchScreen(
+        feed_from_match(match),
+        title_line(f"Replay: {game.title}", match, ascii_only),
+        ascii_only=ascii_only,
+        palette=palette,
+        rules=(game.rules_text(), game.keys_text()),
+    )
 
 
 def totals_lines(board: dict[str, Any], players: tuple[str, ...], width: int = 18) -> list[Text]:
@@ -66,6 +83,7 @@ def totals_lines(board: dict[str, Any], players: tuple[str, ...], width: int = 1
 
 class MonadScreen(GameScreen):
     board_class = MonadBoard
+    replay_screen = staticmethod(replay_screen)
 
     BINDINGS = [
         Binding("enter", "act", "End turn", key_display="Enter"),
@@ -97,11 +115,13 @@ class MonadScreen(GameScreen):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.queued: list[Queued] = []
+        self.queued: list[Command] = []
         #: Units typed for the next command; None means every unit at the cell not yet commanded.
         self.count: int | None = None
         #: Space was pressed: the next direction key queues a move instead of moving the cursor.
         self.moving = False
+        #: The map shows this seat's commands already sent (not a queue being built).
+        self._sent_shown = False
 
     # -- layout --------------------------------------------------------------
 
@@ -140,7 +160,7 @@ class MonadScreen(GameScreen):
         cell = board.cell(x, y)
         if cell.get("owner") != board.players[seat]:
             return 0
-        taken = sum(c[2] for c in self.queued if (c[0], c[1]) == (x, y))
+        taken = sum(c.n for c in self.queued if (c.x, c.y) == (x, y))
         return int(cell.get("units", 0)) - taken
 
     def update_panel(self) -> None:
@@ -150,7 +170,6 @@ class MonadScreen(GameScreen):
             return
         data = board.board
         status = Text(self.status_line(), style="bold")
-        status.append(f"\nturn {data.get('turn', 0)} of {data.get('limit', '?')}", style="")
         update_if_changed(self.query_one("#status", Static), status)
         update_if_changed(self.query_one("#totals", Static), Text("\n").join(totals_lines(data, board.players)))
         update_if_changed(self.query_one("#builder", Static), self.builder_text())
@@ -161,6 +180,8 @@ class MonadScreen(GameScreen):
         update_if_changed(self.query_one("#message", Static), Text(self.message, style=look) if self.message else "")
 
     def builder_text(self) -> Text:
+        if self._sent_shown:
+            return Text("sent: u takes them back", style="dim")
         spot = self.monad_board.cursor_xy()
         free = self.available(*spot) if spot else 0
         units = "all" if self.count is None else str(self.count)
@@ -171,10 +192,10 @@ class MonadScreen(GameScreen):
 
     def queue_text(self) -> Text:
         if not self.queued:
-            return Text("no commands queued", style="dim")
-        text = Text(f"{len(self.queued)} queued:", style="bold")
+            return Text("no commands sent" if self._sent_shown else "no commands queued", style="dim")
+        text = Text(f"{len(self.queued)} {'sent' if self._sent_shown else 'queued'}:", style="bold")
         for command in self.queued[-8:]:
-            text.append("\n" + command_text(command))
+            text.append("\n" + command.text())
         if len(self.queued) > 8:
             text.append(f"\n({len(self.queued) - 8} more)", style="dim")
         return text
@@ -182,9 +203,13 @@ class MonadScreen(GameScreen):
     def refresh_view(self) -> None:
         previous_turn = self._turn_of_view()
         super().refresh_view()
-        if self._turn_of_view() != previous_turn:
+        own = getattr(self.view, "own_commands", None)
+        if own is not None:
+            self._set_queue(list(own))  # sent: the map shows what this seat ordered, until the turn resolves
+        elif self._turn_of_view() != previous_turn or self._sent_shown:
             # A new turn (or an undo): commands queued on the old map no longer apply.
             self._set_queue([])
+        self._sent_shown = own is not None
         self.update_panel()
 
     def _turn_of_view(self) -> Any:
@@ -193,7 +218,7 @@ class MonadScreen(GameScreen):
 
     # -- commands ------------------------------------------------------------
 
-    def _set_queue(self, queued: list[Queued]) -> None:
+    def _set_queue(self, queued: list[Command]) -> None:
         self.queued = queued
         self.monad_board.set_queue(queued)
         self.update_panel()
@@ -203,7 +228,10 @@ class MonadScreen(GameScreen):
         if view is None or view.over:
             self.say("The game is over: u undoes, q quits")
             return False
-        if self.my_seat() is None or self.my_seat() not in view.to_move:
+        if self.my_seat() is None:
+            self.say("You are watching this game")
+            return False
+        if self.my_seat() not in view.to_move:
             self.say("Your commands for this turn are sent: waiting for the others")
             return False
         return True
@@ -260,25 +288,25 @@ class MonadScreen(GameScreen):
             return
         self.count = None
         self.message = ""
-        self._set_queue([*self.queued, (x, y, units, action, direction)])
+        self._set_queue([*self.queued, Command(x, y, units, action, direction)])
 
     def action_unqueue(self) -> None:
         if not self.queued:
             self.say("No commands queued")
             return
         spot = self.monad_board.cursor_xy()
-        here = [i for i, c in enumerate(self.queued) if spot is not None and (c[0], c[1]) == spot]
+        here = [i for i, c in enumerate(self.queued) if spot is not None and (c.x, c.y) == spot]
         index = here[-1] if here else len(self.queued) - 1
         removed = self.queued[index]
         self._set_queue(self.queued[:index] + self.queued[index + 1 :])
-        self.say(f"Took back {command_text(removed)}", error=False)
+        self.say(f"Took back {removed.text()}", error=False)
 
     def action_layer(self, layer: str) -> None:
         shown = self.monad_board.toggle_layer(layer)
         self.notify(f"{layer}: {'on' if shown else 'off'}", timeout=1.5)
 
     def move_at_cursor(self, view: Any) -> str | None:
-        return move_text(self.queued)
+        return format_commands(self.queued)
 
     def submit(self, move: str | None) -> None:
         """End the turn.  Turns are simultaneous: a computer seat still thinking does not block it."""
@@ -289,7 +317,7 @@ class MonadScreen(GameScreen):
             return
         seat = self.my_seat()
         assert seat is not None
-        text = move if move is not None else move_text(self.queued)
+        text = move if move is not None else format_commands(self.queued)
         try:
             self.table.play(seat, text)
         except RuleError as error:

@@ -15,7 +15,7 @@ A cell shows, colour aside (colour is never the only signal):
 - an empty cell: its resource level (`` .:*``), or the exact resources with
   the units layer off;
 - a queued command of the human seat: an arrow (ASCII: the direction's
-  letters) or ``m``/``b`` for MINE/BUILD, then the units it takes.
+  letters) or ``$``/``+`` for MINE/BUILD, then the units it takes.
 
 Layers (toggled by the screens): ``units``, ``resources``, ``hives``.
 """
@@ -27,43 +27,36 @@ from typing import Any
 
 from rich.style import Style
 
+from ..rules.monad.engine import Command, neighbour
 from .board import BoardWidget, Piece
 from .palette import style
 
 LAYERS = ("units", "resources", "hives")
 
-#: What each cursor key does on the hex grid: (dx on an even row, dx on an odd row, dy).
-CURSOR_STEPS = {
-    "left": ((-1, -1), 0),
-    "right": ((1, 1), 0),
-    "up": ((0, 0), -1),
-    "down": ((0, 0), 1),
-    "up_left": ((0, -1), -1),
-    "up_right": ((1, 0), -1),
-    "down_left": ((0, -1), 1),
-    "down_right": ((1, 0), 1),
-}
-
 #: The cursor key that points the same way as a command direction (ruling 1's neighbours).
 DIRECTION_KEYS = {"W": "left", "E": "right", "NW": "up_left", "NE": "up_right", "SW": "down_left", "SE": "down_right"}
+KEY_DIRECTIONS = {key: direction for direction, key in DIRECTION_KEYS.items()}
 
 ARROWS = {"E": "→", "W": "←", "NE": "↗", "NW": "↖", "SE": "↘", "SW": "↙"}
 ASCII_ARROWS = {"E": ">", "W": "<", "NE": "NE", "NW": "NW", "SE": "SE", "SW": "SW"}
 
+#: Queued MINE and BUILD (not letters: those name the seats).
+QUEUED_MARKS = {"MINE": "$", "BUILD": "+"}
+
 RESOURCE_LEVELS = " .:*"  # 0, 1-16, 17-33, 34+ (cells start with 0-50)
-
-#: A queued command as the screens keep it: (x, y, units, action, direction or None).
-Queued = tuple[int, int, int, str, str | None]
-
 
 def seat_letter(seat: int) -> str:
     return "abcd"[seat % 4]
 
 
-def step_cell(x: int, y: int, direction: str) -> tuple[int, int]:
-    """The cell a cursor key leads to from (x, y) (maybe off the map): left/right/up/down or hex diagonals."""
-    (even_dx, odd_dx), dy = CURSOR_STEPS[direction]
-    return x + (even_dx if y % 2 == 0 else odd_dx), y + dy
+def step_cell(x: int, y: int, key: str, width: int, height: int) -> tuple[int, int] | None:
+    """Where a cursor key leads from (x, y): a hex neighbour, or straight up/down a row; None off the map."""
+    if key in KEY_DIRECTIONS:
+        return neighbour(x, y, KEY_DIRECTIONS[key], width, height)
+    if key in ("up", "down"):
+        y += -1 if key == "up" else 1
+        return (x, y) if 0 <= y < height else None
+    return None
 
 
 def count_text(units: int, room: int) -> str:
@@ -85,7 +78,7 @@ class MonadBoard(BoardWidget):
         self.board: dict[str, Any] | None = None
         self.players: tuple[str, ...] = ()
         self.shown_layers: set[str] = set(LAYERS)
-        self.queued: list[Queued] = []
+        self.queued: list[Command] = []
         #: Columns the screen leaves the map beside it (the side panel), for choosing the cell width.
         self.reserved_width = 20
 
@@ -105,7 +98,7 @@ class MonadBoard(BoardWidget):
         self.players = tuple(names)
         self.redraw()
 
-    def set_queue(self, queued: Iterable[Queued]) -> None:
+    def set_queue(self, queued: Iterable[Command]) -> None:
         self.queued = list(queued)
         self.redraw()
 
@@ -170,12 +163,12 @@ class MonadBoard(BoardWidget):
 
     def move_cursor(self, direction: str) -> None:
         spot = self.cursor_xy()
-        if spot is None or direction not in CURSOR_STEPS:
+        if spot is None:
             return
         width, height = self.map_size
-        x, y = step_cell(*spot, direction)
-        if 0 <= x < width and 0 <= y < height:
-            self.cursor = y * width + x
+        target = step_cell(*spot, direction, width, height)
+        if target is not None:
+            self.cursor = target[1] * width + target[0]
             self.redraw()
 
     def cursor_name(self) -> str:
@@ -203,6 +196,9 @@ class MonadBoard(BoardWidget):
             pieces.append((f"{seat_letter(seat)} {seat_letter(seat).upper()}", look))
             pieces.append((f" {name}\n", style()))
         pieces.append(("a/A units/hive ### rock\n . : * resources", style(self.palette.label)))
+        if self.queued:
+            arrow = "NE" if self.ascii_only else "↗"
+            pieces.append((f"\n{arrow} move $ mine + build", style(self.palette.warn)))
         return pieces
 
     # -- drawing -----------------------------------------------------------
@@ -229,13 +225,13 @@ class MonadBoard(BoardWidget):
             return str(resources).rjust(room - 1) + " ", style(palette.empty, dim=palette.empty is None)
         return " " + resource_level(resources) + " " * (room - 2), style(palette.empty, dim=palette.empty is None)
 
-    def queued_text(self, commands: list[Queued], room: int) -> str:
-        action, direction = commands[-1][3], commands[-1][4]
-        total = sum(command[2] for command in commands)
+    def queued_text(self, commands: list[Command], room: int) -> str:
+        action, direction = commands[-1].action, commands[-1].direction
+        total = sum(command.n for command in commands)
         if action == "MOVE" and direction:
             mark = (ASCII_ARROWS if self.ascii_only else ARROWS).get(direction, "?")
         else:
-            mark = "m" if action == "MINE" else "b"
+            mark = QUEUED_MARKS[action]
         if len(commands) > 1:
             mark = mark[:1] + "*" if len(mark) > 1 else mark
         return (mark + count_text(total, max(1, room - len(mark))))[:room].ljust(room)
@@ -251,9 +247,9 @@ class MonadBoard(BoardWidget):
         palette = self.palette
         label_look = style(palette.label, dim=palette.label is None)
         queue_look = style(palette.warn, bold=True, underline=True)
-        by_cell: dict[tuple[int, int], list[Queued]] = {}
+        by_cell: dict[tuple[int, int], list[Command]] = {}
         for command in self.queued:
-            by_cell.setdefault((command[0], command[1]), []).append(command)
+            by_cell.setdefault((command.x, command.y), []).append(command)
         lines: list[list[Piece]] = []
         if header:
             marks = [" "] * (left + width * step + shift)
