@@ -25,6 +25,7 @@ from .engine import (
     HIVE_DESTROYED,
     HIVE_HELD,
     MAX_OBSTACLE_DENSITY,
+    PRODUCED,
     Board,
     Command,
     TurnReport,
@@ -89,7 +90,7 @@ def report_lines(report: TurnReport, board: Board, names: Sequence[str], turn: i
             _, cell, seat = event
             lines.append(f"turn {turn}: {names[seat]} built a hive at {cell_name(board, cell)}")
         elif kind == HIVE_DESTROYED:
-            _, cell, hive_owner, seat, left = event
+            _, cell, hive_owner, seat, _attackers, _defenders, left = event
             lines.append(
                 f"turn {turn}: {names[seat]} destroyed {names[hive_owner]}'s hive at {cell_name(board, cell)}"
                 f" ({left} attackers left)"
@@ -100,6 +101,9 @@ def report_lines(report: TurnReport, board: Board, names: Sequence[str], turn: i
                 f"turn {turn}: {names[hive_owner]}'s hive at {cell_name(board, cell)} held against "
                 f"{attackers} of {names[seat]}'s units (defenders lost {lost})"
             )
+        elif kind == PRODUCED:
+            _, cell, seat, made = event
+            lines.append(f"turn {turn}: {names[seat]}'s hive at {cell_name(board, cell)} made {made} unit{'s' if made != 1 else ''}")
     return lines
 
 

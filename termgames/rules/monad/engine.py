@@ -416,8 +416,9 @@ def make_map(
 COLLISION = "collision"  # (COLLISION, cell_a, seat_a, sent_a, cell_b, seat_b, sent_b)
 FIGHT = "fight"  # (FIGHT, cell, ((seat, units), ...) before, survivor seat or -1, units left)
 HIVE_BUILT = "built"  # (HIVE_BUILT, cell, seat)
-HIVE_DESTROYED = "destroyed"  # (HIVE_DESTROYED, cell, owner, attacker seat, attackers left)
+HIVE_DESTROYED = "destroyed"  # (HIVE_DESTROYED, cell, owner, attacker seat, attackers, defenders, attackers left)
 HIVE_HELD = "held"  # (HIVE_HELD, cell, owner, attacker seat, attackers, defenders lost)
+PRODUCED = "produced"  # (PRODUCED, cell, seat, new units)
 
 
 @dataclass(frozen=True, slots=True)
@@ -629,7 +630,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
                 if attackers >= defenders + HIVE_DEFENCE:
                     destroyed.append(cell)
                     left_over = attackers - defenders - HIVE_DEFENCE
-                    events.append((HIVE_DESTROYED, cell, hive_owner, seat, left_over))
+                    events.append((HIVE_DESTROYED, cell, hive_owner, seat, attackers, defenders, left_over))
                     owner[cell], units[cell] = (seat, left_over) if left_over > 0 else (-1, 0)
                     continue
                 lost = attackers - (HIVE_DEFENCE - 1) if attackers >= HIVE_DEFENCE else 0
@@ -662,6 +663,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
                 made, points = divmod(points, UNIT_COST)
                 units[cell] += made
                 owner[cell] = hive[cell]
+                events.append((PRODUCED, cell, hive[cell], made))
             production_list[cell] = points
         for cell in destroyed:
             production_list[cell] = 0
