@@ -8,7 +8,7 @@ from typing import Any
 from tui import settle
 
 from termgames.app import TermgamesApp
-from termgames.rules.monad import Command
+from termgames.rules.monad import Command, board_json
 from termgames.screens.monad_watch import MonadWatchScreen, TurnFeed, chart, watch_turns
 from termgames.widgets.monad_board import MonadBoard, step_cell
 
@@ -198,3 +198,17 @@ def test_the_widget_draws_a_board_dict_alone():
     board = MonadBoard()
     board.show(fake_board(0, width=12, height=12))
     assert len(board.text_lines()) >= 12
+
+
+def test_a_runner_match_feeds_the_live_screen_turn_by_turn():
+    from termgames.ai.monad.match import MonadMatch
+    from termgames.screens.monad_live import _turns
+    from termgames.screens.monad_watch import follow
+
+    match = MonadMatch(["greedy", "swarm"], {"turns": 30}, seed=3)
+    feed = TurnFeed(match.names, board_json)
+    follow(feed, _turns(match, feed))
+    assert len(feed) == 31 and [feed.frame(i).turn for i in (0, 30)] == [0, 30]
+    assert feed.finished and "30 turns" in feed.result
+    last = feed.board_json(30)
+    assert feed.frame(30).totals[1] == (last["resources"]["swarm"], last["units"]["swarm"], last["hives"]["swarm"])

@@ -34,7 +34,8 @@ from .game import NARROW_WIDTH
 SPEEDS = (1, 2, 5, 10, 20, 50)
 SPARKS = "▁▂▃▄▅▆▇█"
 ASCII_SPARKS = "_.,:-=+*#"
-CHART_WIDTH = 16
+#: Chart columns when the panel's width is not known yet.
+CHART_WIDTH = 13
 
 #: A seat's totals on one turn: (resources, units, hives).
 Totals = tuple[int, int, int]
@@ -110,6 +111,8 @@ class TurnFeed:
         totals: Sequence[Totals] | None = None,
     ) -> None:
         seats = len(self.names)
+        if totals is None and hasattr(board, "unit_totals"):
+            totals = [(board.bank[s], board.unit_totals[s], board.hive_counts[s]) for s in range(seats)]
         if totals is None:
             data = board if isinstance(board, dict) else self._to_json(board)
             totals = json_totals(data, self.names)
@@ -129,29 +132,38 @@ class TurnFeed:
         self.finished = True
 
 
-def follow(feed: TurnFeed, turns: Iterable[tuple[Any, Any]], on_turn: Callable[[], None] | None = None) -> None:
+def follow(
+    feed: TurnFeed,
+    turns: Iterable[tuple[Any, Any]],
+    stop: threading.Event | None = None,
+) -> None:
     """Fill ``feed`` from an iterator of (board, report) pairs (run it in a thread); report None for turn 0.
 
     A report has ``carried`` (per seat, commands with ``text()``) and
-    ``dropped`` (per seat, reasons).  Whatever the iterator raises ends the
-    feed with the error as its result: the screen says it, nothing crashes.
+    ``dropped`` (per seat, reasons).  ``stop`` ends it between two turns (the
+    iterator is closed in this thread, so a generator's cleanup runs).
+    Whatever the iterator raises ends the feed with the error as its result:
+    the screen says it, nothing crashes.
     """
+    iterator = iter(turns)
     try:
-        for board, report in turns:
+        for board, report in iterator:
             if report is None:
                 feed.append(board)
             else:
                 carried = [[command.text() for command in seat] for seat in report.carried]
                 feed.append(board, carried, [list(reasons) for reasons in report.dropped])
-            if on_turn is not None:
-                on_turn()
+            if stop is not None and stop.is_set():
+                feed.finish("stopped")
+                break
     except Exception as error:  # a runner's failure is shown, not raised into the UI
         feed.finish(f"the match stopped: {error}")
-    else:
-        if not feed.finished:
-            feed.finish("")
-    if on_turn is not None:
-        on_turn()
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+    if not feed.finished:
+        feed.finish("")
 
 
 def chart(values: Sequence[int], width: int, top: int, ascii_only: bool) -> str:
@@ -312,14 +324,16 @@ class MonadWatchScreen(Screen):
         hives = [[f.totals[s][2] for f in frames] for s in seats]
         top_units = max((max(series) for series in units), default=1)
         top_hives = max((max(series) for series in hives), default=1)
+        room = self.query_one("#chart", Static).content_size.width - 2
+        width = room if room > 4 else CHART_WIDTH
         text = Text(f"units (top {top_units})", style="dim")
         for seat in seats:
             text.append(f"\n{seat_letter(seat)} ", style=self.seat_style(seat))
-            text.append(chart(units[seat], CHART_WIDTH, top_units, self.ascii_only), style=self.seat_style(seat))
+            text.append(chart(units[seat], width, top_units, self.ascii_only), style=self.seat_style(seat))
         text.append(f"\nhives (top {top_hives})", style="dim")
         for seat in seats:
             text.append(f"\n{seat_letter(seat)} ", style=self.seat_style(seat))
-            text.append(chart(hives[seat], CHART_WIDTH, top_hives, self.ascii_only), style=self.seat_style(seat))
+            text.append(chart(hives[seat], width, top_hives, self.ascii_only), style=self.seat_style(seat))
         return text
 
     def dropped_text(self, frame: TurnFrame) -> Text:
@@ -417,8 +431,10 @@ class MonadWatchScreen(Screen):
         self.app.push_screen(ConfirmScreen(question), answer)
 
 
-def watch_turns(feed: TurnFeed, turns: Iterable[tuple[Any, Any]]) -> threading.Thread:
+def watch_turns(
+    feed: TurnFeed, turns: Iterable[tuple[Any, Any]], stop: threading.Event | None = None
+) -> threading.Thread:
     """Run ``follow`` in a daemon thread; a live screen polls the feed (the runner never waits for the UI)."""
-    thread = threading.Thread(target=follow, args=(feed, turns), daemon=True, name="monad-watch")
+    thread = threading.Thread(target=follow, args=(feed, turns, stop), daemon=True, name="monad-watch")
     thread.start()
     return thread
