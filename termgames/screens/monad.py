@@ -84,6 +84,9 @@ def totals_lines(board: dict[str, Any], players: tuple[str, ...], width: int = 1
 class MonadScreen(GameScreen):
     board_class = MonadBoard
     replay_screen = staticmethod(replay_screen)
+    #: Nothing takes the keys from the screen: the map's box is not focusable, and at a shared table
+    #: the (hidden) chat line would otherwise be the first thing focused.
+    AUTO_FOCUS = ""
 
     BINDINGS = [
         Binding("enter", "act", "End turn", key_display="Enter"),

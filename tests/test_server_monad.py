@@ -1,0 +1,88 @@
+"""Monad at a shared table (two apps on one hub, no SSH): a human and a bot seat, simultaneous turns, a spectator."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from termgames.match import AI
+from termgames.server.app import ServeApp
+from termgames.server.hub import Hub, Seat
+from termgames.server.store import Store
+from termgames.screens.monad import MonadScreen
+from termgames.screens.monad_watch import MonadWatchScreen
+from termgames.screens.shared_game import SharedGameMixin
+
+SIZE = (100, 32)
+
+
+@pytest.fixture(autouse=True)
+def quick_ai(monkeypatch):
+    monkeypatch.setattr("termgames.server.hub.AI_MIN_SECONDS", 0.0)
+
+
+def make_hub(folder) -> Hub:
+    return Hub(Store(folder / "termgames.db"), folder / "records")
+
+
+async def settle(*pilots, rounds: int = 3) -> None:
+    for _ in range(rounds):
+        for pilot in pilots:
+            await pilot.pause()
+
+
+async def wait_for(condition, *pilots) -> None:
+    for _ in range(100):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+        await settle(*pilots, rounds=1)
+    assert condition()
+
+
+async def test_a_human_and_a_bot_play_turns_while_a_spectator_watches(tmp_path):
+    hub = make_hub(tmp_path)
+    live = hub.create_table("monad", {}, [Seat(name="alice"), Seat(AI, "cpu", "greedy")], "alice")
+    alice, carol = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="carol")
+    async with alice.run_test(size=SIZE) as pa, carol.run_test(size=SIZE) as pc:
+        await settle(pa, pc)
+        assert alice.screen.query_one("#tables").highlighted_option.id == "mine:1"
+        await pa.press("enter")
+        await wait_for(lambda: isinstance(alice.screen, SharedGameMixin), pa)
+        screen = alice.screen
+        assert isinstance(screen, MonadScreen) and screen.table.seat == 0
+        await pc.press("w")
+        await settle(pa, pc)
+        watcher = carol.screen
+        assert isinstance(watcher, MonadScreen) and watcher.table.seat is None
+
+        # The bot may send first: the turn waits for alice, and nobody sees the bot's commands.
+        await wait_for(lambda: 1 not in live.match.state.to_move(), pa, pc)
+        assert "cpu" not in screen.queue_text().plain
+        await pa.press("1", "b", "enter")
+        await wait_for(lambda: live.match.state.board.turn == 1, pa, pc)
+        await settle(pa, pc)
+        assert live.match.state.board.hive_counts[0] == 1
+        assert screen.monad_board.board["turn"] == 1 and watcher.monad_board.board["turn"] == 1
+        assert "A" in "\n".join(watcher.board.text_lines())
+
+        # A spectator's keys command nothing.
+        await pc.press("m", "enter")
+        await settle(pa, pc)
+        assert "watching" in watcher.message
+        assert [m.seat for m in live.match.moves].count(0) == 1
+
+
+async def test_a_finished_monad_table_replays_turn_by_turn(tmp_path):
+    hub = make_hub(tmp_path)
+    live = hub.create_table("monad", {"turns": 3}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    while not live.over:
+        for seat in live.match.state.to_move():
+            live.play(seat, "pass")
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        assert alice.screen.query_one("#tables").highlighted_option.id == "done:1"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(alice.screen, MonadWatchScreen) and len(alice.screen.feed) == 4
