@@ -7,12 +7,12 @@ import asyncio
 import pytest
 
 from termgames.match import AI
-from termgames.server.app import ServeApp
-from termgames.server.hub import Hub, Seat
-from termgames.server.store import Store
 from termgames.screens.monad import MonadScreen
 from termgames.screens.monad_watch import MonadWatchScreen
 from termgames.screens.shared_game import SharedGameMixin
+from termgames.server.app import ServeApp
+from termgames.server.hub import Hub, Seat
+from termgames.server.store import Store
 
 SIZE = (100, 32)
 

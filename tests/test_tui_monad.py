@@ -94,7 +94,7 @@ async def test_moves_by_space_then_direction_and_shift_keys_and_take_back(tmp_pa
 
 
 async def test_unit_counts_are_checked_before_queueing(tmp_path):
-    app, match = seat_app(tmp_path)
+    app, _match = seat_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, 5)
         screen = app.screen

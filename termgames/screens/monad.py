@@ -27,10 +27,29 @@ from ..rules import RuleError
 from ..rules.monad import Command, MonadState, board_json, format_commands
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard
 from ..widgets.panel import update_if_changed
+from .dialogs import HelpScreen
 from .game import GameScreen, title_line
-from .monad_watch import MapArea, MonadWatchScreen, TurnFeed
+from .monad_watch import WATCH_KEYS, MapArea, MonadWatchScreen, TurnFeed
 
 MAX_COUNT = 9999
+
+SEAT_KEYS = """\
+At your seat: arrows or `h` `j` `k` `l` move the cursor (left/right are W/E, up/down go straight up and
+down the rows), `w` `e` `z` `x` move it NW NE SW SE.  Digits type how many units the next command takes
+(`+`/`-` step it; none typed: every unit of yours on the cell not yet commanded), then:
+
+- `m` queues MINE, `b` queues BUILD;
+- Space then a direction key (left, right, `w`, `e`, `z`, `x`) queues a MOVE that way, or in one key
+  Shift+left/right and `W` `E` `Z` `X`;
+- Backspace takes back the last command on the cursor's cell (else the last one), Escape clears the count;
+- Enter ends your turn: the queued commands are sent as one move (`pass` with none).
+
+Queued commands show on the map in the warning colour: an arrow (ASCII: the direction's letters) for a
+move, `$` for MINE, `+` for BUILD, then the units.  Turns are simultaneous: the computer seats think while
+you queue, and the turn resolves once every seat has sent.  `U` `R` `H` turn the units, resources and hives
+layers on and off, `u` takes back your last turn (the bots answer again), `c` cycles the colours.
+
+""" + WATCH_KEYS
 
 
 def feed_from_match(match: Match) -> TurnFeed:
@@ -61,7 +80,7 @@ def replay_screen(match: Match, source: str = "", *, ascii_only: bool = False, p
         title_line(f"Replay: {game.title}", match, ascii_only),
         ascii_only=ascii_only,
         palette=palette,
-        rules=(game.rules_text(), game.keys_text()),
+        rules=(game.rules_text(), WATCH_KEYS),
     )
 
 
@@ -188,7 +207,7 @@ class MonadScreen(GameScreen):
         spot = self.monad_board.cursor_xy()
         free = self.available(*spot) if spot else 0
         units = "all" if self.count is None else str(self.count)
-        text = Text(f"units: {units} (of {free})", style="bold" if self.count is not None else "")
+        text = Text(f"units: {units} of {free}", style="bold" if self.count is not None else "")
         if self.moving:
             text.append("\nmove: which way?", style="bold reverse")
         return text
@@ -307,6 +326,9 @@ class MonadScreen(GameScreen):
     def action_layer(self, layer: str) -> None:
         shown = self.monad_board.toggle_layer(layer)
         self.notify(f"{layer}: {'on' if shown else 'off'}", timeout=1.5)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(self.table.game.rules_text(), SEAT_KEYS))
 
     def move_at_cursor(self, view: Any) -> str | None:
         return format_commands(self.queued)

@@ -16,7 +16,7 @@ from typing import Any
 from textual.app import App
 
 from ..rules.monad import board_json
-from .monad_watch import MonadWatchScreen, TurnFeed, watch_turns
+from .monad_watch import WATCH_KEYS, MonadWatchScreen, TurnFeed, watch_turns
 
 #: How long quitting waits for the runner to stop (a program bot may be within its turn time).
 STOP_WAIT = 5.0
@@ -64,7 +64,7 @@ def watch(match: Any, *, ascii_only: bool | None = None, palette: str = "default
     separator = "  -  " if ascii_only else "  ·  "
     title = f"{game.title} live{separator}" + "  vs  ".join(match.names)
     screen = MonadWatchScreen(
-        feed, title, live=True, ascii_only=ascii_only, palette=palette, rules=(game.rules_text(), game.keys_text())
+        feed, title, live=True, ascii_only=ascii_only, palette=palette, rules=(game.rules_text(), WATCH_KEYS)
     )
     stop = threading.Event()
     thread = watch_turns(feed, _turns(match, feed), stop)

@@ -37,6 +37,17 @@ ASCII_SPARKS = "_.,:-=+*#"
 #: Chart columns when the panel's width is not known yet.
 CHART_WIDTH = 13
 
+WATCH_KEYS = """\
+Watching or replaying: left/right (`h`/`l`) step a turn, Home/End (`g`/`G`) jump to the first/last turn,
+`:` goes to turn N, Space (`p`) plays and pauses, `+`/`-` change the speed (1, 2, 5, 10, 20 or 50 turns a
+second), `1` `2` `3` (or `U` `R` `H`) turn the units, resources and hives layers on and off, `c` cycles the
+colours, `q` leaves.  Live, End follows the newest turn.
+
+The map: `a12` is 12 units of the first player (`b` `c` `d` the others, `++` for 100 or more), a capital
+(`A`) its hive, `###` an obstacle, ` . : *` a cell's resources (none, some, more, most); with the units layer
+off, each free cell shows its resources as a number.  Even rows are shifted right (ruling 1).
+"""
+
 #: A seat's totals on one turn: (resources, units, hives).
 Totals = tuple[int, int, int]
 
