@@ -27,6 +27,8 @@ DIRECTIONS = ("E", "W", "NE", "NW", "SE", "SW")
 ACTIONS = ("MOVE", "MINE", "BUILD")
 #: Direction name -> index into a cell's neighbour tuple.
 DIRECTION_INDEX = {name: index for index, name in enumerate(DIRECTIONS)}
+MINE_CODE = 6
+BUILD_CODE = 7
 #: The direction that leads back (E <-> W, NE <-> SW, NW <-> SE), by index.
 OPPOSITE = (1, 0, 5, 4, 3, 2)
 
@@ -91,6 +93,17 @@ class Command:
     n: int
     action: str
     direction: str | None = None
+    #: The action as a number for the engine's hot loop: the direction's index for MOVE,
+    #: MINE_CODE, BUILD_CODE, or -1 when the action or direction is not one of the rules'.
+    code: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        action = self.action
+        if action == "MOVE":
+            code = DIRECTION_INDEX.get(self.direction, -1)  # type: ignore[arg-type]  # None -> -1
+        else:
+            code = MINE_CODE if action == "MINE" else BUILD_CODE if action == "BUILD" else -1
+        object.__setattr__(self, "code", code)
 
     def text(self) -> str:
         if self.action == "MOVE":
@@ -447,244 +460,275 @@ def _fight(counts: dict[int, int]) -> tuple[int, int]:
     return best_seat, best - second
 
 
+def _drop_reason(command: Command, board: Board, seat: int, free: int) -> str:
+    """Why ``command`` cannot be carried out (ruling 4), for the turn's log; off the hot path."""
+    text = command.text()
+    width, height = board.width, board.height
+    x, y, n = command.x, command.y, command.n
+    if n < 1:
+        return f"{text}: a command moves at least 1 unit"
+    if not (0 <= x < width and 0 <= y < height):
+        return f"{text}: {x},{y} is off the map"
+    cell = y * width + x
+    have = board.units[cell]
+    if board.owner[cell] != seat:
+        return f"{text}: no units of yours there"
+    if n > free:
+        if free == have:
+            return f"{text}: only {have} unit{'s' if have != 1 else ''} there"
+        return f"{text}: only {free} of the {have} units there are not yet commanded"
+    if command.action not in ACTIONS:
+        return f"{text}: the action is MOVE, MINE or BUILD"
+    direction = DIRECTION_INDEX.get(command.direction or "", -1)
+    if direction < 0:
+        return f"{text}: MOVE needs a direction, one of {' '.join(DIRECTIONS)}"
+    target = neighbour_table(width, height)[cell][direction]
+    if target < 0:
+        return f"{text}: moves off the map"
+    return f"{text}: moves into an obstacle at {target % width},{target // width}"
+
+
 def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[Board, TurnReport]:
     """Resolve one turn (ruling 5): collisions, moves, builds, mining, each cell's update; the new board."""
     width, height, players = board.width, board.height, board.players
     table = neighbour_table(width, height)
-    b_owner, b_units, b_obstacle = board.owner, board.units, board.obstacle
+    b_owner, b_units, b_obstacle, b_hive = board.owner, board.units, board.obstacle, board.hive
     carried: list[list[Command]] = [[] for _ in range(players)]
     dropped: list[list[str]] = [[] for _ in range(players)]
+    #: Per seat, positions in carried[seat] of commands dropped after the check (builds, mining).
+    late: list[set[int]] = [set() for _ in range(players)]
     events: list[tuple[Any, ...]] = []
 
     # -- ruling 4: check each command against the units not yet commanded --
-    left: dict[int, int] = {}  # cell -> units not yet commanded this turn
-    groups: dict[int, int] = {}  # cell * 6 + direction -> units sent (a cell holds one seat's units)
-    builds: list[tuple[int, int, Command]] = []
-    mines: list[tuple[int, int, Command]] = []
+    left = list(b_units)  # units not yet commanded this turn
+    units = list(b_units)  # units in each cell once those that move have left
+    owner = list(b_owner)
+    # A move toward a cell where another player's units stood may collide: such moves wait in
+    # ``facing`` (cell * 6 + direction -> units sent; a cell holds one seat's units).  Every other
+    # move leaves at once and is listed in ``moved`` as (target, seat, units).
+    facing: dict[int, int] = {}
+    moved: list[tuple[int, int, int]] = []
+    builds: list[tuple[int, int, Command, int]] = []
+    mines: list[tuple[int, int, Command, int]] = []
     for seat in range(players):
-        seat_commands = commands[seat] if seat < len(commands) else ()
-        for command in seat_commands:
-            x, y, n = command.x, command.y, command.n
-            if n < 1:
-                dropped[seat].append(f"{command.text()}: a command moves at least 1 unit")
-                continue
-            if not (0 <= x < width and 0 <= y < height):
-                dropped[seat].append(f"{command.text()}: {x},{y} is off the map")
+        if seat >= len(commands):
+            break
+        accepted = carried[seat]
+        for command in commands[seat]:
+            x = command.x
+            y = command.y
+            n = command.n
+            if n < 1 or x < 0 or x >= width or y < 0 or y >= height:
+                dropped[seat].append(_drop_reason(command, board, seat, 0))
                 continue
             cell = y * width + x
-            if b_owner[cell] != seat:
-                dropped[seat].append(f"{command.text()}: no units of yours there")
+            free = left[cell]
+            if b_owner[cell] != seat or n > free:
+                dropped[seat].append(_drop_reason(command, board, seat, free))
                 continue
-            free = left.get(cell, b_units[cell])
-            if n > free:
-                have = b_units[cell]
-                if free == have:
-                    reason = f"only {have} unit{'s' if have != 1 else ''} there"
+            code = command.code
+            if 0 <= code < 6:  # MOVE, code being the direction
+                target = table[cell][code]
+                if target < 0 or b_obstacle[target]:
+                    dropped[seat].append(_drop_reason(command, board, seat, free))
+                    continue
+                if b_owner[target] < 0 or b_owner[target] == seat:
+                    remaining = units[cell] - n
+                    units[cell] = remaining
+                    if remaining == 0:
+                        owner[cell] = -1
+                    moved.append((target, seat, n))
                 else:
-                    reason = f"only {free} of the {have} units there are not yet commanded"
-                dropped[seat].append(f"{command.text()}: {reason}")
-                continue
-            action = command.action
-            if action == "MOVE":
-                direction = DIRECTION_INDEX.get(command.direction or "", -1)
-                if direction < 0:
-                    dropped[seat].append(f"{command.text()}: MOVE needs a direction, one of {' '.join(DIRECTIONS)}")
-                    continue
-                target = table[cell][direction]
-                if target < 0:
-                    dropped[seat].append(f"{command.text()}: moves off the map")
-                    continue
-                if b_obstacle[target]:
-                    dropped[seat].append(
-                        f"{command.text()}: moves into an obstacle at {target % width},{target // width}"
-                    )
-                    continue
-                key = cell * 6 + direction
-                groups[key] = groups.get(key, 0) + n
-            elif action == "BUILD":
-                builds.append((seat, cell, command))
-            elif action == "MINE":
-                mines.append((seat, cell, command))
+                    key = cell * 6 + code
+                    facing[key] = facing.get(key, 0) + n
+            elif code == MINE_CODE:
+                mines.append((seat, cell, command, len(accepted)))
+            elif code == BUILD_CODE:
+                builds.append((seat, cell, command, len(accepted)))
             else:
-                dropped[seat].append(f"{command.text()}: the action is MOVE, MINE or BUILD")
+                dropped[seat].append(_drop_reason(command, board, seat, free))
                 continue
             left[cell] = free - n
-            carried[seat].append(command)
+            accepted.append(command)
 
-    units = list(b_units)
-    owner = list(b_owner)
+    totals = list(board.unit_totals)
 
-    # -- collisions: groups of two seats moving into each other's cells --
-    if groups:
-        for key in sorted(groups):
-            sent = groups[key]
+    if facing:
+        # -- collisions: groups of two seats moving into each other's cells --
+        for key, sent in facing.items():
             if sent == 0:
                 continue
             cell, direction = divmod(key, 6)
             target = table[cell][direction]
             back = target * 6 + OPPOSITE[direction]
-            other = groups.get(back, 0)
-            if other == 0 or b_owner[target] == b_owner[cell]:
+            other = facing.get(back)
+            if not other:
                 continue
-            lost = min(sent, other)
-            groups[key] = sent - lost
-            groups[back] = other - lost
+            lost = sent if sent < other else other
+            facing[key] = sent - lost
+            facing[back] = other - lost
             units[cell] -= lost
             units[target] -= lost
+            totals[b_owner[cell]] -= lost
+            totals[b_owner[target]] -= lost
             events.append((COLLISION, cell, b_owner[cell], sent, target, b_owner[target], other))
+        # -- the moves that waited leave their cells --
+        for key, sent in facing.items():
+            cell, direction = divmod(key, 6)
+            remaining = units[cell] - sent
+            units[cell] = remaining
+            if remaining == 0:
+                owner[cell] = -1
+            if sent:
+                moved.append((table[cell][direction], b_owner[cell], sent))
 
-    # -- moves: every group leaves its cell, then arrives --
-    arrivals: dict[int, dict[int, int]] = {}
-    for key, sent in groups.items():
-        if sent == 0:
-            continue
-        cell, direction = divmod(key, 6)
-        seat = b_owner[cell]
-        units[cell] -= sent
-        target = table[cell][direction]
-        there = arrivals.get(target)
-        if there is None:
-            arrivals[target] = {seat: sent}
-        else:
+    # Arrivals merge into the cell unless another player's units or hive are there: then the cell
+    # is contested and lists every seat present, for the cell's update.
+    contested: dict[int, dict[int, int]] = {}
+    for target, seat, sent in moved:
+        there = contested.get(target)
+        if there is not None:
             there[seat] = there.get(seat, 0) + sent
-    for cell in {key // 6 for key in groups}:
-        if units[cell] == 0:
-            owner[cell] = -1
-    # Stationary units join the arrivals: each such cell now lists every seat present.
-    for target, there in arrivals.items():
-        if owner[target] >= 0 and units[target] > 0:
-            seat = owner[target]
-            there[seat] = there.get(seat, 0) + units[target]
+            continue
+        holder = owner[target]
+        hive_owner = b_hive[target]
+        if (holder < 0 or holder == seat) and (hive_owner < 0 or hive_owner == seat):
+            units[target] += sent
+            owner[target] = seat
+            continue
+        there = {seat: sent}
+        if holder >= 0:
+            there[holder] = units[target]
+        contested[target] = there
 
     # -- builds --
-    hive = board.hive
+    hive = b_hive
     production = board.production
     bank = board.bank
+    had_hive = board.had_hive
     bonus: dict[int, int] = {}
     new_hives: list[int] = []
     if builds:
-        hive_list = list(hive)
-        production_list = list(production)
-        bank_list = list(bank)
-        had_hive = list(board.had_hive)
-        for seat, cell, command in builds:
-            if hive_list[cell] < 0:
-                there = arrivals.get(cell)
-                if there is not None and any(s != seat and n > 0 for s, n in there.items()):
+        hive_list: list[int] | None = None  # copied on the first hive built
+        for seat, cell, command, position in builds:
+            if (hive if hive_list is None else hive_list)[cell] < 0:
+                if cell in contested:
                     dropped[seat].append(f"{command.text()}: another player's units came into the cell")
-                    carried[seat].remove(command)
+                    late[seat].add(position)
                     continue
-                if bank_list[seat] < HIVE_COST:
-                    dropped[seat].append(
-                        f"{command.text()}: a hive costs {HIVE_COST} resources, you have {bank_list[seat]}"
-                    )
-                    carried[seat].remove(command)
+                if bank[seat] < HIVE_COST:
+                    dropped[seat].append(f"{command.text()}: a hive costs {HIVE_COST} resources, you have {bank[seat]}")
+                    late[seat].add(position)
                     continue
-                bank_list[seat] -= HIVE_COST
+                if hive_list is None:
+                    hive_list = list(hive)
                 hive_list[cell] = seat
-                production_list[cell] = 0
-                had_hive[seat] = True
+                bank = bank[:seat] + (bank[seat] - HIVE_COST,) + bank[seat + 1 :]
+                if not had_hive[seat]:
+                    had_hive = had_hive[:seat] + (True,) + had_hive[seat + 1 :]
                 new_hives.append(cell)
                 events.append((HIVE_BUILT, cell, seat))
             bonus[cell] = bonus.get(cell, 0) + command.n
-        hive, production, bank = tuple(hive_list), tuple(production_list), tuple(bank_list)
-        board_had_hive = tuple(had_hive)
-    else:
-        board_had_hive = board.had_hive
+        if hive_list is not None:
+            hive = tuple(hive_list)
+            production_list = list(production)
+            for cell in new_hives:
+                production_list[cell] = 0
+            production = tuple(production_list)
 
     # -- mining --
     resources = board.resources
     if mines:
         resources_list = list(resources)
         bank_list = list(bank)
-        for seat, cell, command in mines:
+        for seat, cell, command, position in mines:
             if hive[cell] >= 0:
                 dropped[seat].append(f"{command.text()}: a cell with a hive cannot be mined")
-                carried[seat].remove(command)
+                late[seat].add(position)
                 continue
             there_now = resources_list[cell]
             if there_now == 0:
                 dropped[seat].append(f"{command.text()}: no resources left there")
-                carried[seat].remove(command)
+                late[seat].add(position)
                 continue
-            take = min(there_now, command.n)
+            take = min(command.n, there_now)
             resources_list[cell] = there_now - take
             bank_list[seat] += take
         resources, bank = tuple(resources_list), tuple(bank_list)
 
-    # -- each cell's update: combat, hive defence --
-    hive_list2: list[int] | None = None
+    # -- each contested cell's update: combat, hive defence --
     destroyed: list[int] = []
-    for cell, there in arrivals.items():
+    for cell, there in contested.items():
+        for seat, n in there.items():
+            totals[seat] -= n
         hive_owner = hive[cell]
         if hive_owner >= 0:
             defenders = there.pop(hive_owner, 0)
-            if there:
-                if len(there) > 1:
-                    # Several attackers fight each other first; the survivor attacks the hive.
-                    before = tuple(sorted(there.items()))
-                    seat, attackers = _fight(there)
-                    events.append((FIGHT, cell, before, seat, attackers))
-                else:
-                    ((seat, attackers),) = there.items()
-                if attackers >= defenders + HIVE_DEFENCE:
-                    destroyed.append(cell)
-                    left_over = attackers - defenders - HIVE_DEFENCE
-                    events.append((HIVE_DESTROYED, cell, hive_owner, seat, attackers, defenders, left_over))
-                    owner[cell], units[cell] = (seat, left_over) if left_over > 0 else (-1, 0)
-                    continue
-                lost = attackers - (HIVE_DEFENCE - 1) if attackers >= HIVE_DEFENCE else 0
+            if len(there) > 1:
+                # Several attackers fight each other first; the survivor attacks the hive.
+                before = tuple(sorted(there.items()))
+                seat, attackers = _fight(there)
+                events.append((FIGHT, cell, before, seat, attackers))
+            else:
+                ((seat, attackers),) = there.items()
+            if attackers >= defenders + HIVE_DEFENCE:
+                destroyed.append(cell)
+                left_over = attackers - defenders - HIVE_DEFENCE
+                events.append((HIVE_DESTROYED, cell, hive_owner, seat, attackers, defenders, left_over))
+                seat, n = (seat, left_over) if left_over > 0 else (-1, 0)
+            else:
                 if attackers > 0:
+                    lost = attackers - (HIVE_DEFENCE - 1) if attackers >= HIVE_DEFENCE else 0
                     events.append((HIVE_HELD, cell, hive_owner, seat, attackers, lost))
-                defenders -= lost
-            owner[cell], units[cell] = (hive_owner, defenders) if defenders > 0 else (-1, 0)
-        elif len(there) == 1:
-            ((seat, n),) = there.items()
-            owner[cell], units[cell] = seat, n
+                    defenders -= lost
+                seat, n = (hive_owner, defenders) if defenders > 0 else (-1, 0)
         else:
             before = tuple(sorted(there.items()))
             seat, n = _fight(there)
             events.append((FIGHT, cell, before, seat, n))
-            owner[cell], units[cell] = (seat, n) if n > 0 else (-1, 0)
+            if n == 0:
+                seat = -1
+        owner[cell], units[cell] = seat, n
+        if n:
+            totals[seat] += n
     if destroyed:
-        hive_list2 = list(hive)
+        hive_list = list(hive)
         for cell in destroyed:
-            hive_list2[cell] = -1
-        hive = tuple(hive_list2)
+            hive_list[cell] = -1
+        hive = tuple(hive_list)
 
     # -- production: every standing hive gains 1 point plus 1 per unit given BUILD on it --
-    standing = board.hive_cells if not new_hives else sorted(board.hive_cells + tuple(new_hives))
-    hive_cells = tuple(c for c in standing if hive[c] >= 0)
-    if hive_cells:
+    hive_cells = board.hive_cells
+    if new_hives or destroyed:
+        gone = set(destroyed)
+        hive_cells = tuple(sorted([c for c in hive_cells if c not in gone] + new_hives))
+    counts = board.hive_counts
+    if new_hives or destroyed:
+        count_list = [0] * players
+        for cell in hive_cells:
+            count_list[hive[cell]] += 1
+        counts = tuple(count_list)
+    if hive_cells or destroyed:
         production_list = list(production)
         for cell in hive_cells:
             points = production_list[cell] + 1 + bonus.get(cell, 0)
             if points >= UNIT_COST:
                 made, points = divmod(points, UNIT_COST)
                 units[cell] += made
-                owner[cell] = hive[cell]
-                events.append((PRODUCED, cell, hive[cell], made))
+                seat = hive[cell]
+                owner[cell] = seat
+                totals[seat] += made
+                events.append((PRODUCED, cell, seat, made))
             production_list[cell] = points
         for cell in destroyed:
             production_list[cell] = 0
         production = tuple(production_list)
-    elif destroyed:
-        production_list = list(production)
-        for cell in destroyed:
-            production_list[cell] = 0
-        production = tuple(production_list)
 
-    # -- the derived fields, from the cells this turn touched --
+    # -- the occupied cells, from those this turn touched --
     candidates = set(board.occupied)
-    candidates.update(arrivals)
+    candidates.update([t for t, _s, _n in moved])
     candidates.update(hive_cells)
-    occupied = tuple(sorted(c for c in candidates if units[c] > 0))
-    totals = [0] * players
-    for cell in occupied:
-        totals[owner[cell]] += units[cell]
-    counts = [0] * players
-    for cell in hive_cells:
-        counts[hive[cell]] += 1
+    occupied = tuple(sorted([c for c in candidates if units[c] > 0]))
 
     new_board = Board(
         width=width,
@@ -699,13 +743,16 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         hive=hive,
         production=production,
         bank=bank,
-        had_hive=board_had_hive,
+        had_hive=had_hive,
         starts=board.starts,
         occupied=occupied,
         hive_cells=hive_cells,
         unit_totals=tuple(totals),
-        hive_counts=tuple(counts),
+        hive_counts=counts,
     )
+    for seat, positions in enumerate(late):
+        if positions:
+            carried[seat] = [c for i, c in enumerate(carried[seat]) if i not in positions]
     report = TurnReport(
         carried=tuple(tuple(c) for c in carried),
         dropped=tuple(tuple(d) for d in dropped),
