@@ -88,7 +88,13 @@ def match_command(
 def _run_with_progress(match: Any) -> Any:
     """Run the match with a progress bar on stderr (none when stderr is not a terminal)."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     console = Console(stderr=True)
     limit = match.options["turns"]
@@ -172,7 +178,13 @@ def tournament_command(
         adapter.close()
 
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     console = Console(stderr=True)
     total = len(schedule(len(bots), rounds, seed))

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]  # msgpack ships no type information
 
 from ...rules.base import RuleError
 from ...rules.monad.engine import (
@@ -244,7 +244,7 @@ def load_turn_function(path: Path) -> Callable[[dict[str, Any]], Any]:
                 instance = value()
             except Exception as error:  # noqa: BLE001
                 raise BotLoadError(f"{path}: {value.__name__}(): {type(error).__name__}: {error}") from None
-            return instance.turn  # type: ignore[no-any-return]  # idem
+            return instance.turn  # type: ignore[no-any-return,attr-defined]  # checked by getattr above
     raise BotLoadError(f"{path} defines no turn(observation) function and no class with a turn method")
 
 
@@ -402,23 +402,31 @@ class JsonProgramBot(ProgramBot):
 def program_argv(command: str | Sequence[str]) -> tuple[list[str], Path]:
     """A command line as argv, with its files made absolute, and the folder to run it in.
 
-    The folder is that of the first argument naming an existing file (the
-    bot's script or binary), else the current folder.
+    The folder is that of the bot's own file: the first argument naming an
+    existing file (``python3 bots/mine.py``: ``bots``), else the program itself
+    when it is named by a path (``./mybot``), else the current folder.  The
+    interpreter's folder is never taken for the bot's.
     """
     argv = shlex.split(command) if isinstance(command, str) else list(command)
     if not argv:
         raise BotLoadError("an empty bot command")
+    result = [argv[0]]
     folder: Path | None = None
-    result = []
-    for index, word in enumerate(argv):
+    for word in argv[1:]:
         path = Path(word).expanduser()
-        if (index > 0 or "/" in word) and path.is_file():
-            resolved = path.resolve()
+        if path.is_file():
+            resolved = path.absolute()
             folder = folder or resolved.parent
             result.append(str(resolved))
         else:
             result.append(word)
-    if "/" not in argv[0] and shutil.which(argv[0]) is None:
+    program = Path(argv[0]).expanduser()
+    if "/" in argv[0]:
+        if not program.is_file():
+            raise BotLoadError(f"{argv[0]}: no such program")
+        result[0] = str(program.absolute())
+        folder = folder or program.absolute().parent
+    elif shutil.which(argv[0]) is None:
         raise BotLoadError(f"no bot named {argv[0]!r}: not a built-in bot, a .py file, monad1:DIR or a program")
     return result, folder or Path.cwd()
 

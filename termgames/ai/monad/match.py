@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterator, Sequence
 from ...records import FORMAT, VERSION
 from ...rules.monad import (
     Board,
+    Command,
     Monad,
     TurnReport,
     format_commands,
@@ -243,7 +244,7 @@ class MonadMatch:
         for adapter in self.adapters:
             try:
                 adapter.close()
-            except Exception:  # noqa: BLE001 - closing the others matters more
+            except Exception:  # noqa: BLE001, S110 - closing the others matters more than why one failed
                 pass
 
     # -- results -------------------------------------------------------------

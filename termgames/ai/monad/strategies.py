@@ -33,6 +33,9 @@ from typing import Protocol
 from ...rules.monad.engine import DIRECTIONS, HIVE_COST, Board, Command, neighbour_table
 
 _MOVE = "MOVE"
+#: No bot BUILDs on a hive holding this many units or more: armies stay within the numbers a
+#: command's text carries (and no match needs more to be decided).
+BOOST_CAP = 1_000_000
 
 
 class Strategy(Protocol):
@@ -54,7 +57,7 @@ class _Paths:
             return found
         far = len(self.table) + 1
         dist = [far] * len(self.table)
-        queue = deque()
+        queue: deque[int] = deque()
         for cell in targets:
             dist[cell] = 0
             queue.append(cell)
@@ -121,7 +124,7 @@ class RandomStrategy:
         for cell in board.occupied:
             if board.owner[cell] != seat:
                 continue
-            n = rng.randint(1, board.units[cell]) if board.units[cell] < 1 << 30 else board.units[cell]
+            n = rng.randint(1, board.units[cell])
             kind = rng.randrange(3)
             if kind == 0:
                 options = [d for d, nb in enumerate(table[cell]) if nb >= 0 and not board.obstacle[nb]]
@@ -129,7 +132,7 @@ class RandomStrategy:
                     commands.append(_move(board, cell, n, rng.choice(options)))
             elif kind == 1:
                 commands.append(_act(board, cell, n, "MINE"))
-            else:
+            elif board.hive[cell] < 0 or board.units[cell] < BOOST_CAP:
                 commands.append(_act(board, cell, n, "BUILD"))
         return commands
 
@@ -159,7 +162,7 @@ class GreedyStrategy:
         paths = _paths_for(self._paths, board)
         owner, units, hive, resources = board.owner, board.units, board.hive, board.resources
         my_hives = frozenset(c for c in board.hive_cells if hive[c] == seat)
-        if board.turn - self._mine_turn >= self.refresh or not self._mine_targets:
+        if board.turn - self._mine_turn >= self.refresh or board.turn < self._mine_turn:
             self._mine_targets = frozenset(
                 c for c in range(len(resources)) if resources[c] > 0 and hive[c] < 0
             )
@@ -174,7 +177,8 @@ class GreedyStrategy:
             n = units[cell]
             if hive[cell] == seat:
                 boost = min(n, self.keep)
-                commands.append(_act(board, cell, boost, "BUILD"))
+                if n < BOOST_CAP:
+                    commands.append(_act(board, cell, boost, "BUILD"))
                 rest = n - boost
                 if rest and to_mine is not None:
                     direction = paths.step(cell, to_mine)
@@ -302,7 +306,7 @@ class SwarmStrategy:
                         commands.append(_move(board, cell, out, direction))
                     else:
                         out = 0
-                if n - out > 0:
+                if n - out > 0 and n < BOOST_CAP:
                     commands.append(_act(board, cell, n - out, "BUILD"))
                 continue
             # away from the hives: attackers go on, parties mine and found hives
@@ -326,14 +330,14 @@ class SwarmStrategy:
         """Toward the richest free neighbour (a party mines there, then builds)."""
         best, best_value = -1, 0
         for direction, nb in enumerate(paths.table[cell]):
-            if nb >= 0 and not board.obstacle[nb] and board.hive[nb] < 0 and board.owner[nb] < 0:
-                if board.resources[nb] > best_value:
-                    best, best_value = direction, board.resources[nb]
+            free = nb >= 0 and not board.obstacle[nb] and board.hive[nb] < 0 and board.owner[nb] < 0
+            if free and board.resources[nb] > best_value:
+                best, best_value = direction, board.resources[nb]
         return best
 
     def _found_first(self, board: Board, seat: int, mine: list[int], paths: _Paths, bank: int) -> list[Command]:
         """No hive (yet, or any more): build one where the most units stand, else mine toward one."""
-        commands = []
+        commands: list[Command] = []
         if not mine:
             return commands
         biggest = max(mine, key=lambda c: (board.units[c], -c))

@@ -129,15 +129,15 @@ def rate(names: Sequence[str], results: Sequence[GameResult]) -> list[Standing]:
         if result.outcome == 1:
             standings[first].wins += 1
             standings[second].losses += 1
-            ranks = [0, 1]
+            ranks = [0.0, 1.0]
         elif result.outcome == 2:
             standings[second].wins += 1
             standings[first].losses += 1
-            ranks = [1, 0]
+            ranks = [1.0, 0.0]
         else:
             standings[first].draws += 1
             standings[second].draws += 1
-            ranks = [0, 0]
+            ranks = [0.0, 0.0]
         [[ratings[first]], [ratings[second]]] = model.rate([[ratings[first]], [ratings[second]]], ranks=ranks)
     for standing, rating in zip(standings, ratings):
         standing.mu, standing.sigma = float(rating.mu), float(rating.sigma)
