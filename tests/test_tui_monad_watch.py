@@ -91,7 +91,7 @@ async def test_replay_steps_plays_and_goes_to_a_turn(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_watch(app, fake_feed())
         await pilot.press("right", "l")
-        assert screen.index == 2 and "turn 2 of 2000" in str(screen.query_one("#status").render())
+        assert screen.index == 2 and "turn 2/2000" in str(screen.query_one("#status").render())
         assert "fault timeout" in str(screen.query_one("#dropped").render())
         await pilot.press("left")
         assert "only 3 units there" in str(screen.query_one("#dropped").render())

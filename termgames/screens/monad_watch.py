@@ -34,6 +34,8 @@ from .game import NARROW_WIDTH
 SPEEDS = (1, 2, 5, 10, 20, 50)
 SPARKS = "▁▂▃▄▅▆▇█"
 ASCII_SPARKS = "_.,:-=+*#"
+#: A compact totals line fits the panel beside the map (19 columns less its border, padding and scroll bar).
+COMPACT_WIDTH = 14
 #: Chart columns when the panel's width is not known yet.
 CHART_WIDTH = 13
 
@@ -303,25 +305,33 @@ class MonadWatchScreen(Screen):
         update_if_changed(self.query_one("#dropped", Static), self.dropped_text(frame))
 
     def status_text(self, frame: TurnFrame, board: dict[str, Any]) -> Text:
-        text = Text(f"turn {frame.turn}", style="bold")
-        text.append(f" of {board.get('limit', '?')}")
+        text = Text(f"turn {frame.turn}/{board.get('limit', '?')}", style="bold")
         state = f"playing {SPEEDS[self.speed_index]}x" if self.timer else "paused"
         text.append(f"\n{state}")
         if self.live and not self.feed.finished:
-            text.append(f", {self.last} resolved", style="dim")
+            text.append(f", {self.last} in", style="dim")
         if self.feed.finished and self.index == self.last:
             text.append(f"\n{self.feed.result or 'the match is over'}", style="bold")
         return text
 
     def totals_text(self, frame: TurnFrame) -> Text:
+        """Each seat's resources, units and hives: two lines a seat for two players, one for more."""
         text = Text()
+        compact = len(self.feed.names) > 2
         for seat, name in enumerate(self.feed.names):
             resources, units, hives = frame.totals[seat]
             if seat:
                 text.append("\n")
             look = self.seat_style(seat)
-            text.append(f"{seat_letter(seat)} {name[:16]}", style=look)
-            text.append(f"\n  {resources}r {units}u {hives}h")
+            if compact:
+                label = f"{seat_letter(seat)} {name[:4]}"
+                figures = f" {units}u {hives}h"
+                with_resources = f"{figures} {resources}r"
+                text.append(label, style=look)
+                text.append(with_resources if len(label + with_resources) <= COMPACT_WIDTH else figures)
+            else:
+                text.append(f"{seat_letter(seat)} {name[:16]}", style=look)
+                text.append(f"\n  {resources}r {units}u {hives}h")
         return text
 
     def seat_style(self, seat: int) -> str:
@@ -337,11 +347,11 @@ class MonadWatchScreen(Screen):
         top_hives = max((max(series) for series in hives), default=1)
         room = self.query_one("#chart", Static).content_size.width - 2
         width = room if room > 4 else CHART_WIDTH
-        text = Text(f"units (top {top_units})", style="dim")
+        text = Text(f"units, max {top_units}", style="dim")
         for seat in seats:
             text.append(f"\n{seat_letter(seat)} ", style=self.seat_style(seat))
             text.append(chart(units[seat], width, top_units, self.ascii_only), style=self.seat_style(seat))
-        text.append(f"\nhives (top {top_hives})", style="dim")
+        text.append(f"\nhives, max {top_hives}", style="dim")
         for seat in seats:
             text.append(f"\n{seat_letter(seat)} ", style=self.seat_style(seat))
             text.append(chart(hives[seat], width, top_hives, self.ascii_only), style=self.seat_style(seat))
@@ -350,8 +360,8 @@ class MonadWatchScreen(Screen):
     def dropped_text(self, frame: TurnFrame) -> Text:
         lines = [(seat, reason) for seat, reasons in enumerate(frame.dropped) for reason in reasons]
         if not lines:
-            return Text("nothing dropped this turn", style="dim")
-        text = Text("dropped this turn:", style="bold")
+            return Text("nothing dropped", style="dim")
+        text = Text("dropped:", style="bold")
         for seat, reason in lines[:12]:
             text.append(f"\n{seat_letter(seat)} ", style=self.seat_style(seat))
             text.append(reason)
