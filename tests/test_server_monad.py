@@ -86,3 +86,38 @@ async def test_a_finished_monad_table_replays_turn_by_turn(tmp_path):
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(alice.screen, MonadWatchScreen) and len(alice.screen.feed) == 4
+
+
+async def test_monad_over_ssh_at_80x24_hides_the_other_seat_s_commands_until_the_turn_resolves(tmp_path):
+    import asyncssh
+    from sshterm import command, connect
+
+    from termgames.server.ssh import start_server
+
+    keys = {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob")}
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    clients = []
+    try:
+        made = await command(server.port, "alice", keys["alice"], "challenge monad bob")
+        assert made.exit_status == 0, made.stderr
+        alice = await connect(server.port, "alice", keys["alice"], width=80, height=24)
+        bob = await connect(server.port, "bob", keys["bob"], width=80, height=24)
+        clients = [alice, bob]
+        for terminal in clients:
+            await terminal.wait_for("Monad")
+            await terminal.press("enter")
+            await terminal.wait_for("Turn 1 of 2000")
+        await bob.press("1", "b", "enter")  # bob builds on his start cell, 18,18
+        await bob.wait_for("1 sent:")
+        await alice.wait_for("bob sent")
+        assert "18,18" not in alice.text() and b"18,18 1 BUILD" not in alice.raw
+        await alice.press("1", "b", "enter")
+        await alice.wait_for("Turn 2 of 2000")
+        await bob.wait_for("Turn 2 of 2000")
+        screen = alice.text()
+        assert " A1 " in screen or " A " in screen  # her hive, drawn at 80x24
+        assert "B" in bob.text()
+    finally:
+        for client in clients:
+            await client.close()
+        await server.close()

@@ -137,6 +137,7 @@ class MonadScreen(GameScreen):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.add_class("monad")  # the layout (app.tcss) for the seat screen and its shared version alike
         self.queued: list[Command] = []
         #: Units typed for the next command; None means every unit at the cell not yet commanded.
         self.count: int | None = None
@@ -199,7 +200,10 @@ class MonadScreen(GameScreen):
         update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
         update_if_changed(self.query_one("#cursor-line", Static), board.cursor_detail())
         look = "bold red" if self._message_is_error else "bold"
-        update_if_changed(self.query_one("#message", Static), Text(self.message, style=look) if self.message else "")
+        message = self.query_one("#message", Static)
+        update_if_changed(message, Text(self.message, style=look) if self.message else "")
+        # No blank line for no message: at 80x24 that line is a row of the map (two over SSH, with the chat).
+        message.display = bool(self.message)
 
     def builder_text(self) -> Text:
         if self._sent_shown:

@@ -235,6 +235,7 @@ class MonadWatchScreen(Screen):
         rules: tuple[str, str] | None = None,
     ) -> None:
         super().__init__()
+        self.add_class("monad")
         self.feed = feed
         self.title_text = title
         self.live = live
