@@ -29,7 +29,14 @@ from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard
 from ..widgets.panel import update_if_changed
 from .dialogs import HelpScreen
 from .game import GameScreen, title_line
-from .monad_watch import WATCH_KEYS, MapArea, MonadWatchScreen, TurnFeed
+from .monad_watch import (
+    WATCH_KEYS,
+    MapArea,
+    MonadWatchScreen,
+    TurnFeed,
+    json_totals,
+    totals_text,
+)
 
 MAX_COUNT = 9999
 
@@ -84,27 +91,11 @@ def replay_screen(match: Match, source: str = "", *, ascii_only: bool = False, p
     )
 
 
-def totals_lines(board: dict[str, Any], players: tuple[str, ...], width: int = 18) -> list[Text]:
-    """Each player's resources, units and hives: a letter line with the name, then the figures."""
-    from ..widgets.monad_board import seat_letter
-
-    lines = []
-    for seat, name in enumerate(players):
-        resources = board.get("resources", {}).get(name, 0)
-        units = board.get("units", {}).get(name, 0)
-        hives = board.get("hives", {}).get(name, 0)
-        line = Text(f"{seat_letter(seat)} ", style="bold")
-        line.append(name[: max(4, width - 2)], style="bold")
-        line.append(f"\n  {resources}r {units}u {hives}h")
-        lines.append(line)
-    return lines
-
-
 class MonadScreen(GameScreen):
     board_class = MonadBoard
     replay_screen = staticmethod(replay_screen)
-    #: Nothing takes the keys from the screen: the map's box is not focusable, and at a shared table
-    #: the (hidden) chat line would otherwise be the first thing focused.
+    #: Nothing is focused at first, so every key reaches the screen: at a shared table the first focusable
+    #: widget is the (hidden) chat line, which would take the digits and Enter.
     AUTO_FOCUS = ""
 
     BINDINGS = [
@@ -194,7 +185,8 @@ class MonadScreen(GameScreen):
         data = board.board
         status = Text(self.status_line(), style="bold")
         update_if_changed(self.query_one("#status", Static), status)
-        update_if_changed(self.query_one("#totals", Static), Text("\n").join(totals_lines(data, board.players)))
+        totals = totals_text(board.players, json_totals(data, board.players), board.palette)
+        update_if_changed(self.query_one("#totals", Static), totals)
         update_if_changed(self.query_one("#builder", Static), self.builder_text())
         update_if_changed(self.query_one("#queue", Static), self.queue_text())
         update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
@@ -258,7 +250,10 @@ class MonadScreen(GameScreen):
             self.say("You are watching this game")
             return False
         if self.my_seat() not in view.to_move:
-            self.say("Your commands for this turn are sent: waiting for the others")
+            if getattr(view, "own_commands", None) is None:
+                self.say("You have neither hive nor unit left: the others play on")
+            else:
+                self.say("Your commands for this turn are sent: waiting for the others")
             return False
         return True
 

@@ -25,7 +25,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from ..widgets.monad_board import MonadBoard, seat_letter
-from ..widgets.palette import next_palette, use_ascii_scrollbars
+from ..widgets.palette import Palette, next_palette, use_ascii_scrollbars
 from ..widgets.panel import update_if_changed
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH
@@ -74,6 +74,32 @@ def json_totals(board: dict[str, Any], names: Sequence[str]) -> tuple[Totals, ..
         )
         for name in names
     )
+
+
+def seat_style(palette: Palette, seat: int) -> str:
+    colour = palette.seat(seat)
+    return f"bold {colour}" if colour else "bold"
+
+
+def totals_text(names: Sequence[str], totals: Sequence[Totals], palette: Palette) -> Text:
+    """Each seat's resources, units and hives: two lines a seat for two players, one for more."""
+    text = Text()
+    compact = len(names) > 2
+    for seat, name in enumerate(names):
+        resources, units, hives = totals[seat]
+        if seat:
+            text.append("\n")
+        look = seat_style(palette, seat)
+        if compact:
+            label = f"{seat_letter(seat)} {name[:4]}"
+            figures = f" {units}u {hives}h"
+            with_resources = f"{figures} {resources}r"
+            text.append(label, style=look)
+            text.append(with_resources if len(label + with_resources) <= COMPACT_WIDTH else figures)
+        else:
+            text.append(f"{seat_letter(seat)} {name[:16]}", style=look)
+            text.append(f"\n  {resources}r {units}u {hives}h")
+    return text
 
 
 class TurnFeed:
@@ -316,28 +342,10 @@ class MonadWatchScreen(Screen):
         return text
 
     def totals_text(self, frame: TurnFrame) -> Text:
-        """Each seat's resources, units and hives: two lines a seat for two players, one for more."""
-        text = Text()
-        compact = len(self.feed.names) > 2
-        for seat, name in enumerate(self.feed.names):
-            resources, units, hives = frame.totals[seat]
-            if seat:
-                text.append("\n")
-            look = self.seat_style(seat)
-            if compact:
-                label = f"{seat_letter(seat)} {name[:4]}"
-                figures = f" {units}u {hives}h"
-                with_resources = f"{figures} {resources}r"
-                text.append(label, style=look)
-                text.append(with_resources if len(label + with_resources) <= COMPACT_WIDTH else figures)
-            else:
-                text.append(f"{seat_letter(seat)} {name[:16]}", style=look)
-                text.append(f"\n  {resources}r {units}u {hives}h")
-        return text
+        return totals_text(self.feed.names, frame.totals, self.board.palette)
 
     def seat_style(self, seat: int) -> str:
-        colour = self.board.palette.seat(seat)
-        return f"bold {colour}" if colour else "bold"
+        return seat_style(self.board.palette, seat)
 
     def chart_text(self) -> Text:
         frames = [self.feed.frame(i) for i in range(self.index + 1)]
