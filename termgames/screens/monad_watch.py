@@ -234,20 +234,20 @@ class MonadWatchScreen(Screen):
     """Shows a TurnFeed: a record's replay, or a live match as its turns arrive."""
 
     BINDINGS = [
-        Binding("left,h", "step(-1)", "Prev", key_display="h"),
-        Binding("right,l", "step(1)", "Next", key_display="l"),
-        Binding("home,g", "jump('start')", "Start", show=False),
-        Binding("end,G", "jump('end')", "End", show=False),
-        Binding("colon,number_sign", "goto", "Turn", key_display=":"),
-        Binding("space,p", "play", "Play"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-"),
-        Binding("1,U", "layer('units')", "Layers", key_display="1/2/3"),
-        Binding("2,R", "layer('resources')", "Resources", show=False),
-        Binding("3,H", "layer('hives')", "Hives", show=False),
-        Binding("c", "palette", "Colours", show=False),
-        Binding("question_mark", "help", "Rules", key_display="?", show=False),
-        Binding("q,escape", "leave", "Quit"),
+        Binding("left,h", "step(-1)", "Prev", key_display="h", tooltip="one turn back"),
+        Binding("right,l", "step(1)", "Next", key_display="l", tooltip="one turn on"),
+        Binding("home,g", "jump('start')", "Start", show=False, tooltip="the first turn"),
+        Binding("end,G", "jump('end')", "End", show=False, tooltip="the last turn (live: follow the newest)"),
+        Binding("colon,number_sign", "goto", "Turn", key_display=":", tooltip="go to turn N"),
+        Binding("space,p", "play", "Play", tooltip="play or pause"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", tooltip="faster: 1 to 50 turns a second"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", tooltip="slower"),
+        Binding("1,U", "layer('units')", "Layers", key_display="1/2/3", tooltip="units layer on/off"),
+        Binding("2,R", "layer('resources')", "Resources", show=False, tooltip="resources layer on/off"),
+        Binding("3,H", "layer('hives')", "Hives", show=False, tooltip="hives layer on/off"),
+        Binding("c", "palette", "Colours", show=False, tooltip="cycle the colours"),
+        Binding("question_mark", "help", "Rules", key_display="?", show=False, tooltip="rules and keys"),
+        Binding("q,escape", "leave", "Quit", tooltip="leave"),
     ]
 
     def __init__(
