@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +16,9 @@ from termgames.rules.monad import (
     DIRECTIONS,
     Board,
     Command,
+    MonadState,
+    MonadView,
+    board_from_json,
     board_json,
     coerce_command,
     empty_board,
@@ -67,8 +71,6 @@ def position(
     for x, y in obstacles:
         blocked[y * width + x] = True
     had = tuple(any(h == s for h in hive) for s in range(players))
-    from dataclasses import replace
-
     return replace(
         board,
         owner=tuple(owner),
@@ -393,8 +395,29 @@ def test_parse_and_format_round_trip() -> None:
     assert commands[0].as_list() == [3, 4, 2, "MOVE", "NE"] and commands[1].as_list() == [5, 5, 1, "MINE"]
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(-3, 70),
+            st.integers(-3, 70),
+            st.integers(-2, 10**6),
+            st.sampled_from(["MINE", "BUILD", *(f"MOVE {d}" for d in DIRECTIONS)]),
+        ),
+        max_size=12,
+    )
+)
+def test_canonical_text_reads_back_the_same_commands(items: list[tuple[int, int, int, str]]) -> None:
+    commands = [Command(x, y, n, *action.split()) for x, y, n, action in items]
+    text = format_commands(commands)
+    assert parse_commands(text) == commands
+    # The long way (spaces, lower case, other separators) reads the same commands.
+    loose = " ;\n ".join(f" {c.x} , {c.y}  {c.n} {c.action.lower()} {(c.direction or '').lower()}" for c in commands)
+    assert parse_commands(loose or "pass") == commands
+
+
 @pytest.mark.parametrize(
-    "text", ["3,4 2 MOVE", "3,4 2 MOVE UP", "3,4 MINE", "x,4 2 MINE", "3,4 2 MINE NE", "3,4 2 JUMP", "hello"]
+    "text", ["3,4 2 MOVE", "3,4 2 MOVE UP", "1,1 1 MOVE EE", "1,1 1 MINEX", "1,1 1 MINE; 2,2 1 JUMP", "3,4 MINE", "x,4 2 MINE", "3,4 2 MINE NE", "3,4 2 JUMP", "hello"]
 )
 def test_unreadable_commands_are_rule_errors(text: str) -> None:
     with pytest.raises(RuleError):
@@ -408,7 +431,16 @@ def test_coerce_command_forms() -> None:
     assert coerce_command({"x": 3, "y": 4, "n": 2, "action": "MOVE", "direction": "NE"}) == expected
     assert coerce_command("3,4 2 MOVE NE") == expected
     assert coerce_command([5, 5, 1, "MINE"]) == Command(5, 5, 1, "MINE")
-    for bad in ([1, 2], [1, 2, "3", "MINE"], {"x": 1}, 7, [1, 2, 3, "MOVE"], [True, 2, 3, "MINE"]):
+    for bad in (
+        [1, 2],
+        [1, 2, "3", "MINE"],
+        {"x": 1},
+        7,
+        [1, 2, 3, "MOVE"],
+        [True, 2, 3, "MINE"],
+        Command(1.5, 2, 3, "MINE"),  # type: ignore[arg-type]  # what a careless bot may build
+        Command(1, 2, 3, "MOVE", "UP"),
+    ):
         with pytest.raises(RuleError):
             coerce_command(bad)
 
@@ -432,6 +464,24 @@ def test_two_player_maps_are_rotation_symmetric(seed: int, obstacles: float) -> 
             assert board.resources[cell] == 0
     assert board.starts == (21, 378)  # (1,1) and (18,18)
     assert (obstacles > 0) == any(board.obstacle)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**40),
+    width=st.integers(6, 24),
+    height=st.integers(6, 24),
+    obstacles=st.sampled_from([0.0, 0.05, 0.25, 0.5]),
+)
+def test_two_player_maps_are_symmetric_at_turn_0(seed: int, width: int, height: int, obstacles: float) -> None:
+    board = make_map(width, height, 2, obstacles, seed)
+    cells = width * height
+    assert all(board.resources[c] == board.resources[cells - 1 - c] for c in range(cells))
+    assert all(board.obstacle[c] == board.obstacle[cells - 1 - c] for c in range(cells))
+    first, second = board.starts
+    assert first == cells - 1 - second and not board.obstacle[first]
+    assert board.units[first] == board.units[second] == 1 and board.bank == (100, 100)
+    assert all(0 <= r <= 50 for r in board.resources)
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -477,14 +527,30 @@ def test_options() -> None:
 # --------------------------------------------------------------------------
 
 
+def toward(board: Board, cell: int, goal: int) -> str:
+    """The direction from ``cell`` that gets nearest ``goal``."""
+    x, y = board.xy(cell)
+    best, choice = hex_distance((x, y), board.xy(goal)), DIRECTIONS[0]
+    for direction in DIRECTIONS:
+        step = neighbour(x, y, direction, board.width, board.height)
+        if step is not None and hex_distance(step, board.xy(goal)) < best:
+            best, choice = hex_distance(step, board.xy(goal)), direction
+    return choice
+
+
 def random_commands(board: Board, seat: int, rng: random.Random) -> list[Command]:
-    """Mostly sensible commands for ``seat``, with some that must be dropped."""
+    """Mostly sensible commands for ``seat``, with some that must be dropped; big groups raid enemy hives."""
     commands = []
+    enemy_hives = [c for c in board.hive_cells if board.hive[c] != seat]
     for cell in board.occupied:
         if board.owner[cell] != seat:
             continue
         x, y = board.xy(cell)
         left = board.units[cell]
+        if enemy_hives and left >= 6 and rng.random() < 0.7:
+            goal = min(enemy_hives, key=lambda h: hex_distance((x, y), board.xy(h)))
+            commands.append(Command(x, y, left, "MOVE", toward(board, cell, goal)))
+            continue
         while left > 0 and rng.random() < 0.8:
             n = rng.randint(1, left + (1 if rng.random() < 0.1 else 0))
             roll = rng.random()
@@ -588,6 +654,12 @@ def test_replay_of_a_record_equals_the_live_match(seed: int, players: int) -> No
 # --------------------------------------------------------------------------
 
 
+def monad_view(match: Match, viewer: int | None) -> MonadView:
+    view = match.view(viewer)
+    assert isinstance(view, MonadView)
+    return view
+
+
 def test_simultaneous_turns_and_hidden_pending_commands() -> None:
     match = Match("monad", {}, [SeatInfo("ann"), SeatInfo("bob")], 3)
     assert match.state.to_move() == (0, 1)
@@ -597,15 +669,15 @@ def test_simultaneous_turns_and_hidden_pending_commands() -> None:
     assert match.view(None).moves == ((1, "(commands hidden until the turn resolves)"),)
     assert match.view(1).moves == ((1, "18,18 1 MINE"),)
     assert "18,18" not in match.view(0).last_action and "18,18" not in match.view(0).status
-    assert match.view(0).own_commands is None and match.view(1).own_commands == (Command(18, 18, 1, "MINE"),)
-    with pytest.raises(RuleError):
-        match.play(1, "pass")  # bob has already sent this turn's commands
+    ann_view, bob_view = monad_view(match, 0), monad_view(match, 1)
+    assert ann_view.own_commands is None and bob_view.own_commands == (Command(18, 18, 1, "MINE"),)
+    with pytest.raises(RuleError, match="bob has already sent commands for turn 1; waiting for ann"):
+        match.play(1, "pass")
     match.play(0, "1,1 1 build")
     assert match.state.board.turn == 1 and match.state.to_move() == (0, 1)  # type: ignore[attr-defined]
     assert match.view(0).moves == ((1, "18,18 1 MINE"), (0, "1,1 1 BUILD"))
-    assert "ann built a hive at 1,1" in match.view(0).turn_log[-1] or any(
-        "built a hive" in line for line in match.view(0).turn_log
-    )
+    assert "turn 1: ann built a hive at 1,1" in monad_view(match, 0).turn_log
+    assert "turn 1: bob: 18,18 1 MINE" in monad_view(match, 0).turn_log
 
 
 def test_fault_is_an_empty_move_reported_as_dropped() -> None:
@@ -619,11 +691,31 @@ def test_fault_is_an_empty_move_reported_as_dropped() -> None:
 
 def test_seats_that_are_out_are_not_asked() -> None:
     game = get_game("monad")
-    state = game.new({}, ["ann", "bob", "cy"], 1)
+    start = game.new({}, ["ann", "bob", "cy"], 1)
+    assert isinstance(start, MonadState)
     board = position(20, 20, 3, units={(5, 5): (0, 2), (15, 5): (2, 1)}, hives={(5, 5): 0})
-    from dataclasses import replace
-
-    state = replace(state, board=board)
+    state = replace(start, board=board)
     assert state.to_move() == (0, 2)
+    with pytest.raises(RuleError, match="bob is out of the game"):
+        state.apply(1, "pass")
     after = state.apply(0, "pass").apply(2, "pass")
     assert after.board.turn == 1  # type: ignore[attr-defined]
+
+
+def test_board_json_round_trip_and_observation() -> None:
+    match = play_random_match(3, 11, 25)
+    state = match.state
+    assert isinstance(state, MonadState)
+    board = state.board
+    data = board_json(board, match.names)
+    again = board_from_json(data, match.names)
+    for name in ("width", "height", "turn", "limit", "resources", "obstacle", "owner", "units", "hive", "production"):
+        assert getattr(again, name) == getattr(board, name), name
+    assert again.bank == board.bank and again.unit_totals == board.unit_totals
+    view = monad_view(match, 1)
+    seen = view.observation()
+    assert seen["seat"] == 1 and seen["me"] == "bob" and seen["players"] == ["ann", "bob", "cy"]
+    assert {k: v for k, v in seen.items() if k not in ("seat", "me", "players")} == data
+    assert view.board_json() == data
+    text = view.board_text(ascii=True)
+    assert text.isascii() and f"turn {board.turn} of 25" in text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..base import ALL, Game, OptionSpec, RuleError, State, View, Viewer
@@ -57,6 +58,15 @@ def parse_fault(text: str) -> str | None:
     if stripped[:5].lower() != FAULT or (len(stripped) > 5 and not stripped[5].isspace()):
         return None
     return " ".join(stripped[5:].split()) or "no reason given"
+
+
+@lru_cache(maxsize=1024)
+def _normalise(move: str) -> str:
+    """The canonical text of a move (records store it); a record's moves are canonical already."""
+    reason = parse_fault(move)
+    if reason is not None:
+        return f"{FAULT} {reason}"
+    return format_commands(parse_commands(move))
 
 
 def cell_name(board: Board, cell: int) -> str:
@@ -158,7 +168,7 @@ class MonadView(View):
                     letter = SEAT_LETTERS[board.owner[cell]]
                     if hive >= 0:
                         letter = letter.upper()
-                    row.append(letter + (f"{units:<2}" if units < 100 else "++"))
+                    row.append(letter + (f"{units:>2}" if units < 100 else "++"))
                 elif hive >= 0:
                     row.append(SEAT_LETTERS[hive].upper() + "  ")
                 else:
@@ -251,10 +261,19 @@ class MonadState(State):
     # -- moves -------------------------------------------------------------
 
     def normalise_move(self, seat: int, move: str) -> str:
-        reason = parse_fault(move)
-        if reason is not None:
-            return f"{FAULT} {reason}"
-        return format_commands(parse_commands(move))
+        return _normalise(move)
+
+    def apply(self, seat: int, move: str) -> MonadState:
+        if 0 <= seat < len(self.seats) and not self.result[0] and self.pending[seat] is not None:
+            waiting = " and ".join(self.seats[s] for s in self.to_move())
+            raise RuleError(
+                f"{self.seats[seat]} has already sent commands for turn {self.board.turn + 1}; waiting for {waiting}"
+            )
+        if 0 <= seat < len(self.seats) and not self.result[0] and not self.board.alive(seat):
+            raise RuleError(f"{self.seats[seat]} is out of the game: no hive and no unit left")
+        state = super().apply(seat, move)
+        assert isinstance(state, MonadState)
+        return state
 
     def _apply(self, seat: int, move: str) -> MonadState:
         reason = parse_fault(move)

@@ -137,11 +137,37 @@ def _make_command(x: int, y: int, n: int, action: Any, direction: Any, shown: st
     return Command(x, y, n, action)
 
 
+#: The canonical notation (what records store), read in one pass over the whole text.
+_CANONICAL = re.compile(r"(-?\d{1,9}),(-?\d{1,9}) (-?\d{1,9}) (?:MOVE (NE|NW|SE|SW|E|W)|(MINE|BUILD))(?:; |$)")
+
+
+def _parse_canonical(text: str) -> tuple[Command, ...] | None:
+    """The commands of a move in the canonical form, or None to read it the long way."""
+    commands = []
+    position = 0
+    end = len(text)
+    match = _CANONICAL.match
+    while position < end:
+        found = match(text, position)
+        if found is None:
+            return None
+        x, y, n, direction, action = found.groups()
+        if direction is None:
+            commands.append(Command(int(x), int(y), int(n), action))
+        else:
+            commands.append(Command(int(x), int(y), int(n), "MOVE", direction))
+        position = found.end()
+    return tuple(commands)
+
+
 @lru_cache(maxsize=4096)
 def _parse_cached(text: str) -> tuple[Command, ...]:
     stripped = text.strip()
     if not stripped or stripped.lower() == "pass":
         return ()
+    fast = _parse_canonical(stripped)
+    if fast is not None:
+        return fast
     commands = []
     for part in re.split(r"[;\n]", stripped):
         part = part.strip()
@@ -182,9 +208,10 @@ def _whole(value: Any, what: str, shown: str) -> int:
 
 def coerce_command(obj: Any) -> Command:
     """A Command from what a bot returns: a Command, ``[x, y, n, "MOVE", "NE"]``, a dict or a string."""
-    if isinstance(obj, Command):
-        return _make_command(obj.x, obj.y, obj.n, obj.action, obj.direction, obj.text())
     shown = repr(obj)[:60]
+    if isinstance(obj, Command):
+        x, y, n = (_whole(v, w, shown) for v, w in ((obj.x, "x"), (obj.y, "y"), (obj.n, "n")))
+        return _make_command(x, y, n, obj.action, obj.direction, shown)
     if isinstance(obj, str):
         commands = parse_commands(obj)
         if len(commands) != 1:
@@ -564,7 +591,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
             other = facing.get(back)
             if not other:
                 continue
-            lost = sent if sent < other else other
+            lost = min(other, sent)
             facing[key] = sent - lost
             facing[back] = other - lost
             units[cell] -= lost
@@ -708,6 +735,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         for cell in hive_cells:
             count_list[hive[cell]] += 1
         counts = tuple(count_list)
+    produced_into: list[int] = []
     if hive_cells or destroyed:
         production_list = list(production)
         for cell in hive_cells:
@@ -718,6 +746,7 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
                 seat = hive[cell]
                 owner[cell] = seat
                 totals[seat] += made
+                produced_into.append(cell)
                 events.append((PRODUCED, cell, seat, made))
             production_list[cell] = points
         for cell in destroyed:
@@ -725,10 +754,15 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         production = tuple(production_list)
 
     # -- the occupied cells, from those this turn touched --
-    candidates = set(board.occupied)
-    candidates.update([t for t, _s, _n in moved])
-    candidates.update(hive_cells)
-    occupied = tuple(sorted([c for c in candidates if units[c] > 0]))
+    # The cells occupied before keep their order; cells empty at the start that hold units now
+    # (moves in, production on an empty hive) are added and the whole sorted again.
+    kept = [c for c in board.occupied if units[c] > 0]
+    gained = {t for t, _s, _n in moved if b_units[t] == 0}
+    gained.update([c for c in produced_into if b_units[c] == 0])
+    if gained:
+        kept.extend([c for c in gained if units[c] > 0])
+        kept.sort()
+    occupied = tuple(kept)
 
     new_board = Board(
         width=width,

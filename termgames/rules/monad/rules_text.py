@@ -56,7 +56,10 @@ A move is the player's commands for one turn, separated by `;`:
 * `pass` (or nothing) — no command.
 
 Example: `3,4 2 MOVE NE; 5,5 1 MINE; 1,1 1 BUILD`. Words may be upper or
-lower case; records keep them in the form above. N is a whole number, at least 1.
+lower case, spaces are free around the numbers, and a new line may separate
+commands too; records keep each move in the form above. N is a whole number,
+at least 1; numbers have at most 9 digits. A move that cannot be read at all
+(`3,4 2 JUMP`) is refused and the player sends another.
 
 A cell may get several commands; they are taken in the order given. A command
 that can be read but not carried out is **dropped**, with the reason in the
@@ -141,6 +144,11 @@ These follow the original engine unless it contradicts the rulings:
   player is left in the match and it holds no hive, the match ends and it wins
   (nothing can change that any more).
 * A hive that is destroyed loses its production points; a new hive starts at 0.
+* Builders count toward production even if the hive's defence cost them
+  their lives that turn (the ruling counts the units given BUILD).
+* Mining an empty cell is dropped ("no resources left there"), so a bot sees
+  that its miners should move on.
+* Several commands may name the same cell, direction and action: they add up.
 * At the turn limit only units count (the original ranked by hives first; the
   rulings say units).
 * Maps are random from the seed; obstacles are scattered at random within the
@@ -171,7 +179,7 @@ per y with the top row first; a cell is `{"resources": r}` plus, when present,
 ## Text map (termgames show)
 
 Each cell is three characters: `a12` is 12 units of the first player (`b`,
-`c`, `d` the others), `A12` the same on its own hive, `A` alone a hive without
-units, a bare number the cell's resources (`.` none), `###` (or a shaded
+`c`, `d` the others; `a 5` five units, `a++` a hundred or more), `A12` the
+same on its own hive, `A` alone a hive without units, a bare number the cell's resources (`.` none), `###` (or a shaded
 block) an obstacle. Even rows are drawn shifted right, as on the hex grid.
 """
