@@ -502,3 +502,24 @@ def test_environment_for_tests_is_not_leaking_os_environ():
     env = clean_environment(Path("/tmp"))
     assert set(env) == {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED"}
     assert env["PATH"] == os.environ.get("PATH", os.defpath)
+
+
+def test_commands_the_notation_cannot_carry_are_garbage(tmp_path):
+    behaviour = "if turn == 2:\n    print(json.dumps([[1, 1, 10**12, 'MINE']]), flush=True)\n    continue"
+    match, _events = play([json_bot(tmp_path, behaviour), "greedy"], turns=3)
+    assert moves_of(match, 0)[1].startswith("fault garbage: a number over 999,999,999")
+    assert replayed(match).state.board == match.board
+
+
+def test_a_big_map_reaches_two_program_bots_in_time(tmp_path):
+    bots = [json_bot(tmp_path / "a"), json_bot(tmp_path / "b")]
+    match = MonadMatch(bots, {"turns": 3, "width": 60, "height": 60}, 1)
+    events = list(match.turns())
+    assert all(fault is None for event in events for fault in event.faults)
+
+
+def test_a_move_too_long_for_the_record_is_garbage(tmp_path):
+    behaviour = "if turn == 2:\n    print(json.dumps([[1, 1, 1, 'MINE']] * 30000), flush=True)\n    continue"
+    match, _events = play([json_bot(tmp_path, behaviour), "greedy"], turns=3)
+    assert moves_of(match, 0)[1].startswith("fault garbage: 30000 commands")
+    assert replayed(match).state.board == match.board

@@ -70,6 +70,7 @@ def match_command(
         )
     except (BotLoadError, RuleError, ValueError) as error:
         fail(str(error))
+    _exit_on_termination()
     try:
         if watch:
             result = _watch(match)
@@ -83,6 +84,24 @@ def match_command(
     if out is not None:
         _write_record(out, match.record())
         print(f"record written to {out}")
+
+
+def _exit_on_termination() -> None:
+    """SIGTERM and SIGHUP end the command through Python's exit, so the bots' processes are killed too.
+
+    (They run in sessions of their own: a signal to our process group does not reach them.)
+    """
+    import signal
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            try:
+                signal.signal(getattr(signal, name), stop)
+            except ValueError:  # not the main thread (an embedding program): leave its handlers alone
+                pass
 
 
 def _run_with_progress(match: Any) -> Any:
@@ -190,6 +209,7 @@ def tournament_command(
     total = len(schedule(len(bots), rounds, seed))
     limits = {"turn_limit": turn_time, "start_limit": start_time}
     columns = (TextColumn("matches"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    _exit_on_termination()
     try:
         with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as progress:
             task = progress.add_task("matches", total=total)

@@ -351,6 +351,8 @@ class ProgramBot(BotAdapter):
                 break
             time.sleep(0.005)
         tail = self.process.stderr_tail()
+        if status == 0:
+            return "ended: the program exited (status 0) before the match was over"
         said = f" ({'exit status ' + str(status) if status is not None else 'output closed'})"
         return f"crashed{said}" + (f": {tail}" if tail else "")
 
@@ -381,7 +383,8 @@ class JsonProgramBot(ProgramBot):
     def __init__(self, command: str | Sequence[str], folder: Path | None = None, **limits: Any) -> None:
         argv, folder_found = program_argv(command)
         super().__init__(argv, folder or folder_found, **limits)
-        self.name = _seat_name(Path(argv[-1]).stem if len(argv) > 1 else Path(argv[0]).name)
+        files = [Path(word) for word in argv[1:] if Path(word).is_file()]
+        self.name = _seat_name(files[0].stem if files else Path(argv[0]).name)
         self.description = " ".join(shlex.quote(word) for word in argv)
 
     def encode(self, board: Board) -> bytes:

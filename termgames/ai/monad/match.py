@@ -40,6 +40,7 @@ from ...rules.monad import (
     outcome,
     resolve_turn,
 )
+from ...rules.monad.engine import MAX_MOVE_TEXT
 from .adapters import BotAdapter, Fault, make_adapter, seat_names
 
 FAULT_PREFIX = "fault "
@@ -216,12 +217,23 @@ class MonadMatch:
         faults: list[str | None] = [None] * len(self.adapters)
         for seat in playing:
             answer = self.adapters[seat].receive()
+            text = ""
+            if not isinstance(answer, Fault):
+                # What the record cannot hold, the turn cannot have: every record must replay.
+                if not all(map(_writable, answer)):
+                    answer = Fault(f"garbage: a number over {_LARGEST:,} in a command (the notation's limit)")
+                else:
+                    text = format_commands(answer)
+                    if len(text) > MAX_MOVE_TEXT:
+                        answer = Fault(f"garbage: {len(answer)} commands, over the {MAX_MOVE_TEXT:,} characters of a move")
+                if isinstance(answer, Fault):
+                    self.adapters[seat].faults += 1
             if isinstance(answer, Fault):
                 moves[seat] = FAULT_PREFIX + answer.reason
                 faults[seat] = self._last_fault[seat] = answer.reason
             else:
                 commands[seat] = answer
-                moves[seat] = format_commands(answer)
+                moves[seat] = text
         board, report = resolve_turn(board, commands)
         if any(faults):
             # As the rules' state reports it: the lost turn first among the seat's dropped commands.
@@ -301,6 +313,14 @@ class MonadMatch:
                 "winners": [self.names[seat] for seat in self.winners],
             }
         return record
+
+
+#: The move notation reads at most nine digits a number: a record must replay.
+_LARGEST = 999_999_999
+
+
+def _writable(command: Command) -> bool:
+    return -_LARGEST <= command.n <= _LARGEST and -_LARGEST <= command.x <= _LARGEST and -_LARGEST <= command.y <= _LARGEST
 
 
 def _number(value: float) -> int | float:

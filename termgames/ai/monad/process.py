@@ -22,6 +22,7 @@ megabytes, or fill its stderr.  :class:`BotProcess` owns one such child:
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import select
 import signal
@@ -35,6 +36,8 @@ MAX_MESSAGE = 1 << 20
 #: How much of a bot's stderr is kept for crash reports.
 STDERR_TAIL = 4096
 _READ_CHUNK = 1 << 16
+#: Size asked for the pipe to a bot's stdin (Linux lets any process ask up to 1 MiB).
+PIPE_SIZE = 1 << 20
 
 _POLL_IN = select.POLLIN | select.POLLPRI
 _POLL_END = select.POLLHUP | select.POLLERR | select.POLLNVAL
@@ -125,6 +128,11 @@ class BotProcess:
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             os.set_blocking(stream.fileno(), False)
+        # A turn's message (a big map's JSON) goes into the pipe whole, while we wait for another seat.
+        try:
+            fcntl.fcntl(self._proc.stdin.fileno(), fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        except (OSError, AttributeError):
+            pass  # a smaller pipe only means the rest is written when this bot's answer is awaited
         self._poll.register(self._proc.stdout.fileno(), _POLL_IN)
         self._poll.register(self._proc.stderr.fileno(), _POLL_IN)
 
@@ -201,6 +209,7 @@ class BotProcess:
         return self._next(self._take_frame, deadline)
 
     def _next(self, take: Callable[[], bytes | None], deadline: float) -> bytes:
+        last_look = False
         while True:
             self._discard()
             message = take()
@@ -210,8 +219,12 @@ class BotProcess:
                 raise BotExited("its output ended")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotTimeout("no answer in time")
-            self._pump(remaining)
+                # An answer that was written in time may still sit in the pipe (we were busy with
+                # another seat): one look without waiting before calling it late.
+                if last_look:
+                    raise BotTimeout("no answer in time")
+                last_look = True
+            self._pump(max(remaining, 0.0))
 
     def _take_line(self) -> bytes | None:
         end = self._inbox.find(b"\n")
@@ -264,7 +277,7 @@ class BotProcess:
     def _pump(self, timeout: float) -> None:
         """Wait up to ``timeout`` seconds for the pipes, then move what they have."""
         assert self._proc is not None and self._proc.stdout is not None
-        events = self._poll.poll(max(1, int(timeout * 1000 + 0.999)))
+        events = self._poll.poll(int(timeout * 1000 + 0.999))
         out_fd = self._proc.stdout.fileno()
         for fd, event in events:
             if fd == out_fd:

@@ -33,9 +33,13 @@ from typing import Protocol
 from ...rules.monad.engine import DIRECTIONS, HIVE_COST, Board, Command, neighbour_table
 
 _MOVE = "MOVE"
-#: No bot BUILDs on a hive holding this many units or more: armies stay within the numbers a
-#: command's text carries (and no match needs more to be decided).
+#: The largest count the move notation writes (nine digits); more units take several commands.
+LARGEST_COUNT = 999_999_999
+#: random and greedy BUILD on a hive only while it holds fewer units (their matches stay fast).
 BOOST_CAP = 1_000_000
+#: swarm multiplies further at home (up to about a hundred commands a turn for it), which outgrows
+#: a bot that cannot write its counts past the notation's nine digits.
+SWARM_BOOST_CAP = 100 * LARGEST_COUNT
 
 
 class Strategy(Protocol):
@@ -96,14 +100,22 @@ def _xy(board: Board, cell: int) -> tuple[int, int]:
     return cell % board.width, cell // board.width
 
 
-def _move(board: Board, cell: int, n: int, direction: int) -> Command:
+def _move(board: Board, cell: int, n: int, direction: int) -> list[Command]:
     x, y = _xy(board, cell)
-    return Command(x, y, n, _MOVE, DIRECTIONS[direction])
+    return [Command(x, y, part, _MOVE, DIRECTIONS[direction]) for part in _parts(n)]
 
 
-def _act(board: Board, cell: int, n: int, action: str) -> Command:
+def _act(board: Board, cell: int, n: int, action: str) -> list[Command]:
     x, y = _xy(board, cell)
-    return Command(x, y, n, action)
+    return [Command(x, y, part, action) for part in _parts(n)]
+
+
+def _parts(n: int) -> list[int]:
+    """``n`` as counts the notation can write (at most nine digits): a cell may get several commands."""
+    if n <= LARGEST_COUNT:
+        return [n]
+    whole, rest = divmod(n, LARGEST_COUNT)
+    return [LARGEST_COUNT] * whole + ([rest] if rest else [])
 
 
 # --------------------------------------------------------------------------
@@ -129,11 +141,11 @@ class RandomStrategy:
             if kind == 0:
                 options = [d for d, nb in enumerate(table[cell]) if nb >= 0 and not board.obstacle[nb]]
                 if options:
-                    commands.append(_move(board, cell, n, rng.choice(options)))
+                    commands += _move(board, cell, n, rng.choice(options))
             elif kind == 1:
-                commands.append(_act(board, cell, n, "MINE"))
+                commands += _act(board, cell, n, "MINE")
             elif board.hive[cell] < 0 or board.units[cell] < BOOST_CAP:
-                commands.append(_act(board, cell, n, "BUILD"))
+                commands += _act(board, cell, n, "BUILD")
         return commands
 
 
@@ -176,27 +188,27 @@ class GreedyStrategy:
                 continue
             n = units[cell]
             if hive[cell] == seat:
-                boost = min(n, self.keep)
+                boost = max(min(n, self.keep), n // 2)
                 if n < BOOST_CAP:
-                    commands.append(_act(board, cell, boost, "BUILD"))
+                    commands += _act(board, cell, boost, "BUILD")
                 rest = n - boost
                 if rest and to_mine is not None:
                     direction = paths.step(cell, to_mine)
                     if direction >= 0:
-                        commands.append(_move(board, cell, rest, direction))
+                        commands += _move(board, cell, rest, direction)
                 continue
             if hive[cell] < 0 and bank >= HIVE_COST and (to_hive is None or to_hive[cell] >= self.spacing):
                 bank -= HIVE_COST
-                commands.append(_act(board, cell, n, "BUILD"))
+                commands += _act(board, cell, n, "BUILD")
                 continue
             if resources[cell] > 0 and hive[cell] < 0:
-                commands.append(_act(board, cell, n, "MINE"))
+                commands += _act(board, cell, n, "MINE")
                 continue
             target = to_mine if to_mine is not None and to_mine[cell] <= len(resources) else to_hive
             if target is not None:
                 direction = paths.step(cell, target)
                 if direction >= 0:
-                    commands.append(_move(board, cell, n, direction))
+                    commands += _move(board, cell, n, direction)
         return commands
 
 
@@ -292,10 +304,11 @@ class SwarmStrategy:
             if hive[cell] == seat:
                 out = 0
                 if cell == home and attack_now and to_target is not None:
-                    out = n - int(n * self.reserve)
+                    # Enough for the target with room to spare; the rest stays home and keeps multiplying.
+                    out = min(n - int(n * self.reserve), int(need * self.margin * 2) + 1)
                     direction = paths.step(cell, to_target)
                     if out > 0 and direction >= 0:
-                        commands.append(_move(board, cell, out, direction))
+                        commands += _move(board, cell, out, direction)
                     else:
                         out = 0
                 elif cell == home and n >= self.party_after and self.rng.random() < 0.25:
@@ -303,28 +316,45 @@ class SwarmStrategy:
                     out = self.party
                     direction = self._party_direction(board, cell, paths)
                     if direction >= 0:
-                        commands.append(_move(board, cell, out, direction))
+                        commands += _move(board, cell, out, direction)
                     else:
                         out = 0
-                if n - out > 0 and n < BOOST_CAP:
-                    commands.append(_act(board, cell, n - out, "BUILD"))
+                if n - out > 0 and n < SWARM_BOOST_CAP:
+                    commands += _act(board, cell, n - out, "BUILD")
                 continue
-            # away from the hives: attackers go on, parties mine and found hives
-            if to_target is not None and (n > self.party or to_hive[cell] > 4):
-                direction = paths.step(cell, to_target)
+            # away from the hives: an army strikes the nearest enemy it can beat, else comes home
+            if n > self.party or to_hive[cell] > 4:
+                prey = self._prey(board, seat, paths, cell, n)
+                field = paths.distances(frozenset((prey,))) if prey >= 0 else to_hive
+                direction = paths.step(cell, field)
                 if direction >= 0:
-                    commands.append(_move(board, cell, n, direction))
+                    commands += _move(board, cell, n, direction)
                     continue
             if hive[cell] < 0 and bank >= HIVE_COST and to_hive[cell] >= 2:
                 bank -= HIVE_COST
-                commands.append(_act(board, cell, n, "BUILD"))
+                commands += _act(board, cell, n, "BUILD")
             elif resources[cell] > 0 and hive[cell] < 0 and to_hive[cell] <= 4:
-                commands.append(_act(board, cell, n, "MINE"))
+                commands += _act(board, cell, n, "MINE")
             else:
                 direction = paths.step(cell, to_hive)
                 if direction >= 0:
-                    commands.append(_move(board, cell, n, direction))
+                    commands += _move(board, cell, n, direction)
         return commands
+
+    def _prey(self, board: Board, seat: int, paths: _Paths, cell: int, n: int) -> int:
+        """The nearest enemy hive (or, with none, enemy units) that ``n`` units can beat; -1 for none."""
+        owner, units, hive = board.owner, board.units, board.hive
+        enemy_hives = [c for c in board.hive_cells if hive[c] != seat]
+        candidates = enemy_hives or [c for c in board.occupied if owner[c] != seat]
+        best, best_distance = -1, len(units) + 1
+        for target in candidates:
+            defenders = units[target] if owner[target] >= 0 and owner[target] != seat else 0
+            if n <= defenders + (10 if hive[target] >= 0 else 0):
+                continue
+            distance = paths.distances(frozenset((target,)))[cell]
+            if distance < best_distance:
+                best, best_distance = target, distance
+        return best
 
     def _party_direction(self, board: Board, cell: int, paths: _Paths) -> int:
         """Toward the richest free neighbour (a party mines there, then builds)."""
@@ -344,15 +374,15 @@ class SwarmStrategy:
         for cell in mine:
             n = board.units[cell]
             if cell == biggest and bank >= HIVE_COST and board.hive[cell] < 0:
-                commands.append(_act(board, cell, n, "BUILD"))
+                commands += _act(board, cell, n, "BUILD")
             elif board.resources[cell] > 0 and board.hive[cell] < 0:
-                commands.append(_act(board, cell, n, "MINE"))
+                commands += _act(board, cell, n, "MINE")
             else:
                 rich = frozenset(c for c in range(len(board.resources)) if board.resources[c] > 0)
                 if rich:
                     direction = paths.step(cell, paths.distances(rich))
                     if direction >= 0:
-                        commands.append(_move(board, cell, n, direction))
+                        commands += _move(board, cell, n, direction)
         return commands
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -100,7 +101,8 @@ def run_games(
         for game in games:
             yield play_game(specs, game, options, limits)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # Fresh interpreters, not forks: the caller may run threads (a progress bar's) that hold locks.
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(play_game, list(specs), game, options, limits) for game in games]
         try:
             for future in futures:
