@@ -81,6 +81,9 @@ class MonadBoard(BoardWidget):
         self.queued: list[Command] = []
         #: Columns the screen leaves the map beside it (the side panel), for choosing the cell width.
         self.reserved_width = 20
+        #: Cell texts already worked out, for ``_cell_cache_key`` (most cells look like many others).
+        self._cell_cache: dict[tuple[Any, ...], tuple[str, Style]] = {}
+        self._cell_cache_key: tuple[Any, ...] = ()
 
     # -- attributes down ---------------------------------------------------
 
@@ -250,6 +253,10 @@ class MonadBoard(BoardWidget):
         by_cell: dict[tuple[int, int], list[Command]] = {}
         for command in self.queued:
             by_cell.setdefault((command.x, command.y), []).append(command)
+        look_key = (self.palette_name, frozenset(self.shown_layers), self.players)
+        if look_key != self._cell_cache_key:
+            self._cell_cache, self._cell_cache_key = {}, look_key
+        cache = self._cell_cache
         lines: list[list[Piece]] = []
         if header:
             marks = [" "] * (left + width * step + shift)
@@ -272,7 +279,13 @@ class MonadBoard(BoardWidget):
                 if commands:
                     text, look = self.queued_text(commands, room), queue_look
                 else:
-                    text, look = self.cell_text(row[x], room)
+                    cell = row[x]
+                    key = (cell.get("obstacle"), cell.get("hive"), cell.get("owner"), cell.get("units"),
+                           cell.get("resources"), room)
+                    drawn = cache.get(key)
+                    if drawn is None:
+                        drawn = cache[key] = self.cell_text(cell, room)
+                    text, look = drawn
                 if self.interactive and self.cursor == y * width + x:
                     colour = look.color.name if look.color else None
                     look = style(colour, palette.cursor_bg, bold=True, reverse=palette.cursor_bg is None)
