@@ -170,7 +170,7 @@ async def test_live_feed_follows_the_runner(tmp_path):
     app = TermgamesApp(saves_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_watch(app, feed, live=True)
-        await pilot.press("plus", "plus", "plus", "plus")  # 50 turns a second
+        await pilot.press("plus", "plus", "plus")  # 50 turns a second
         thread = watch_turns(feed, turns())
         await settle(pilot, 10)
         assert len(feed) == 3 and screen.index == 2 and not feed.finished

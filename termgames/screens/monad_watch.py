@@ -269,7 +269,7 @@ class MonadWatchScreen(Screen):
         self.palette_name = palette
         self.rules = rules
         self.index = 0
-        self.speed_index = 2 if live else 0
+        self.speed_index = SPEEDS.index(5)
         self.timer: Timer | None = None
         #: Live: the screen shows each new turn as it arrives (until the player steps back).
         self.following = live
@@ -285,7 +285,6 @@ class MonadWatchScreen(Screen):
                 yield Static("", id="totals")
                 yield Static("", id="chart")
                 yield Static("", id="dropped")
-        yield Static("", id="message")
         yield Footer()
 
     @property
