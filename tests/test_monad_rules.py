@@ -28,6 +28,7 @@ from termgames.rules.monad import (
     neighbour_table,
     outcome,
     parse_commands,
+    parse_fault,
     resolve_turn,
 )
 from termgames.rules.monad.engine import (
@@ -375,10 +376,16 @@ def test_turn_limit_most_units_wins_or_draw() -> None:
     assert outcome(after) == (True, (0, 1))
 
 
-def test_everyone_out_is_over_with_no_winner() -> None:
+def test_everyone_out_is_over_and_a_draw() -> None:
     board = position(units={(2, 4): (0, 5), (2, 5): (1, 5)})
     after, _ = resolve_turn(board, [cmds("2,4 5 MOVE SW"), cmds("2,5 5 MOVE NE")])
-    assert outcome(after) == (True, ())
+    assert outcome(after) == (True, (0, 1))
+
+
+def test_the_last_player_left_without_a_hive_wins() -> None:
+    board = position(units={(2, 4): (0, 6), (2, 5): (1, 5)})
+    after, _ = resolve_turn(board, [cmds("2,4 6 MOVE SW"), cmds("2,5 5 MOVE NE")])
+    assert after.hive_counts == (0, 0) and outcome(after) == (True, (0,))
 
 
 # --------------------------------------------------------------------------
@@ -687,6 +694,8 @@ def test_fault_is_an_empty_move_reported_as_dropped() -> None:
     report = match.state.last_report  # type: ignore[attr-defined]
     assert report.dropped == (("fault: timed out after 1.0 s",), ())
     assert match.moves[0].move == "fault timed out after 1.0 s"
+    assert parse_fault("fault " + "x" * 5000) == "x" * 297 + "..."
+    assert parse_fault("faulty 1,1 1 MINE") is None and parse_fault("FAULT") == "no reason given"
 
 
 def test_seats_that_are_out_are_not_asked() -> None:
@@ -719,3 +728,12 @@ def test_board_json_round_trip_and_observation() -> None:
     assert view.board_json() == data
     text = view.board_text(ascii=True)
     assert text.isascii() and f"turn {board.turn} of 25" in text
+
+
+def test_long_moves_are_cut_in_the_log_text() -> None:
+    view = monad_view(Match("monad", {}, [SeatInfo("ann"), SeatInfo("bob")], 3), 0)
+    short = "1,1 1 BUILD"
+    assert view.log_text(short) == short
+    long = "; ".join(f"{x},1 1 MINE" for x in range(12))
+    cut = view.log_text(long)
+    assert cut.startswith("0,1 1 MINE; 1,1 1 MINE") and cut.endswith("; ... (12 commands)") and len(cut) < 70

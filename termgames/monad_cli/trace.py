@@ -41,8 +41,11 @@ def trace_lines(match: Any) -> Iterator[dict[str, Any]]:
             }
 
 
+RecordArgument = typer.Argument(..., help="A Monad game record.")
+
+
 @monad_app.command("trace")
-def trace(file: Path = typer.Argument(..., help="A Monad game record.")) -> None:
+def trace(file: Path = RecordArgument) -> None:
     """Print a Monad record as JSON lines, one per turn (turn 0: the initial board, no commands)."""
     from ..cli import _load, fail
 

@@ -48,6 +48,9 @@ from .rules_text import RULES
 #: A move that stands for "this seat's commands were lost" (a bot that was late, crashed or sent garbage).
 FAULT = "fault"
 HIDDEN = "(commands hidden until the turn resolves)"
+MAX_FAULT_REASON = 300
+#: Longest move a move log shows whole.
+LOG_TEXT_LIMIT = 60
 #: Letters that name the seats on the text map (a hive shows the capital).
 SEAT_LETTERS = "abcd"
 
@@ -57,10 +60,12 @@ def parse_fault(text: str) -> str | None:
     stripped = text.strip()
     if stripped[:5].lower() != FAULT or (len(stripped) > 5 and not stripped[5].isspace()):
         return None
-    return " ".join(stripped[5:].split()) or "no reason given"
+    reason = " ".join(stripped[5:].split()) or "no reason given"
+    # One line a player reads: a runaway bot's message does not fill the record.
+    return reason if len(reason) <= MAX_FAULT_REASON else reason[: MAX_FAULT_REASON - 3] + "..."
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _normalise(move: str) -> str:
     """The canonical text of a move (records store it); a record's moves are canonical already."""
     reason = parse_fault(move)
@@ -140,6 +145,16 @@ class MonadView(View):
 
     def board_json(self) -> dict[str, Any]:
         return board_json(self._board(), self.players)
+
+    def log_text(self, move: str, ply: int | None = None) -> str:
+        """A move as a log lists it: short moves whole, long ones cut after their first commands.
+
+        Bots send dozens of commands a turn; ``termgames monad trace`` has them all.
+        """
+        if len(move) <= LOG_TEXT_LIMIT:
+            return move
+        count = move.count(";") + 1
+        return move[: LOG_TEXT_LIMIT - 20].rsplit(";", 1)[0] + f"; ... ({count} commands)"
 
     def observation(self) -> dict[str, Any]:
         """What a bot in the viewer's seat gets this turn (the whole map, ruling 10)."""
@@ -336,8 +351,8 @@ class MonadState(State):
         board = self.board
         over, winners = self.result
         if over:
-            if not winners:
-                return f"Game over after {board.turn} turns: nobody is left, nobody wins"
+            if not any(board.alive(s) for s in range(len(names))):
+                return f"Game over after {board.turn} turns: nobody is left, a draw"
             if len(winners) == 1:
                 w = winners[0]
                 return (

@@ -160,7 +160,7 @@ def _parse_canonical(text: str) -> tuple[Command, ...] | None:
     return tuple(commands)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)  # apply and normalise_move read the same text one after the other
 def _parse_cached(text: str) -> tuple[Command, ...]:
     stripped = text.strip()
     if not stripped or stripped.lower() == "pass":
@@ -810,11 +810,11 @@ def outcome(board: Board) -> tuple[bool, tuple[int, ...]]:
         if all(board.had_hive[s] or totals[s] == 0 for s in seats if s != winner):
             return True, (winner,)
     alive = [s for s in seats if hives[s] > 0 or totals[s] > 0]
+    # Nothing can change the result any more: end now with what the turn limit would declare.
     if not alive:
-        return True, ()  # everyone is out at once: nobody wins
+        return True, tuple(seats)  # everyone is out at once: all tie at no units, a draw
     if len(alive) == 1 and not holders:
-        # The last player with units and no hive: nothing can change the result any more.
-        return True, (alive[0],)
+        return True, (alive[0],)  # the last player with units (and no hive) has the most units for good
     if board.turn >= board.limit:
         best = max(totals)
         return True, tuple(s for s in seats if totals[s] == best)

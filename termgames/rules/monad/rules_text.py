@@ -27,7 +27,8 @@ carried out.
   | odd row (x, y) | x, y-1 | x-1, y-1 | x+1, y | x-1, y | x, y+1 | x-1, y+1 |
 
 * Every free cell starts with 0 to 50 resources. Obstacles are optional
-  (`--obstacles DENSITY`, a share of the free cells from 0 to 0.5; default 0):
+  (`--obstacles DENSITY`, about that share of the cells, from 0 to 0.5;
+  default 0; e.g. `--obstacles 0.1`):
   no unit may enter an obstacle and it holds no resources.
 * Maps are **symmetric** and drawn from the seed: with two players the
   180-degree rotation (x, y) -> (W-1-x, H-1-y) maps resources and obstacles
@@ -128,7 +129,8 @@ commands.
 
 ## Decisions taken where the rules are silent
 
-These follow the original engine unless it contradicts the rulings:
+Where the rules page and the rulings say nothing, termgames decided as
+follows, after the original engine wherever it had an answer:
 
 * Each cell holds the units of at most one player at the end of a turn; a
   hive's cell holds only its owner's units.
@@ -140,9 +142,10 @@ These follow the original engine unless it contradicts the rulings:
 * A player with no hive and no unit can never act again: it is out and is no
   longer asked for commands. A player who has lost its last hive but still has
   units keeps playing them and may build again.
-* If every player is out at once, the match ends and nobody wins. If only one
-  player is left in the match and it holds no hive, the match ends and it wins
-  (nothing can change that any more).
+* When nothing can change the result any more, the match ends at once with the
+  result the turn limit would give: if every player is out, a draw between all
+  (each has no unit); if only one player is left and it holds no hive, it wins
+  (its units can no longer be lost).
 * A hive that is destroyed loses its production points; a new hive starts at 0.
 * Builders count toward production even if the hive's defence cost them
   their lives that turn (the ruling counts the units given BUILD).
@@ -163,6 +166,13 @@ These follow the original engine unless it contradicts the rulings:
 * Production points come from time and from builders, not from resources.
 * Collisions happen only between units moving into each other's cells;
   units moving into the same cell fight there after the moves.
+* When several players attack a hive in the same turn they first fight each
+  other; only the survivor meets the hive (the original let the hive's 10
+  join that fight).
+* A hive's new units appear in the turn its fifth point is earned (the
+  original made them a turn later).
+* The turn limit is 2000 turns (the original stopped at 1000); the match ends
+  once the limit's last turn is carried out.
 
 ## For bot authors
 
