@@ -355,8 +355,13 @@ def test_monad1_commands_are_read_strictly():
     assert monad1_commands([{"l": [2, 3], "c": "MOVE", "d": 3, "n": 4}]) == [Command(2, 3, 4, "MOVE", "NE")]
     assert monad1_commands([{"l": (2, 3), "c": "MINE", "d": 7, "n": 1}]) == [Command(2, 3, 1, "MINE")]
     assert monad1_commands([{"l": [2, 3], "c": "MOVE", "d": 7, "n": 4}]) == []
-    for bad in ({"c": "MINE", "n": 1}, {"l": [1], "c": "MINE", "n": 1}, {"l": [1, 2], "c": "FLY", "n": 1},
-                {"l": [1, 2], "c": "MOVE", "d": 9, "n": 1}, {"l": [1, 2], "c": "MINE", "n": "x"}):
+    for bad in (
+        {"c": "MINE", "n": 1},
+        {"l": [1], "c": "MINE", "n": 1},
+        {"l": [1, 2], "c": "FLY", "n": 1},
+        {"l": [1, 2], "c": "MOVE", "d": 9, "n": 1},
+        {"l": [1, 2], "c": "MINE", "n": "x"},
+    ):
         with pytest.raises(ValueError):
             monad1_commands([bad])
     with pytest.raises(ValueError):
@@ -376,7 +381,10 @@ def test_monad1_garbage_frame(tmp_path):
     assert moves_of(match, 0)[0].startswith("fault garbage")
 
 
-@pytest.mark.skipif(not (SAMPLE_RANDOM / "bot.py").is_file(), reason="the original platform's sample bots are not checked out at /work/orig")
+@pytest.mark.skipif(
+    not (SAMPLE_RANDOM / "bot.py").is_file(),
+    reason="the original platform's sample bots are not checked out at /work/orig",
+)
 def test_original_sample_random_bot_plays_unchanged():
     bot = Monad1Bot(SAMPLE_RANDOM)
     assert isinstance(bot, Monad1Bot)
@@ -450,7 +458,9 @@ def test_schedule_mirrors_every_pairing():
 
 
 def test_tournament_table():
-    standings, results = tournament(["swarm", "random"], rounds=1, jobs=1, options={"turns": 200}, names=["swarm", "random"])
+    standings, results = tournament(
+        ["swarm", "random"], rounds=1, jobs=1, options={"turns": 200}, names=["swarm", "random"]
+    )
     assert len(results) == 2
     assert standings[0].name == "swarm" and standings[0].wins == 2
     text = table_text(standings)
@@ -464,7 +474,9 @@ runner = CliRunner()
 
 def test_cli_match_summary_and_record(tmp_path):
     out = tmp_path / "m.json"
-    result = runner.invoke(app, ["monad", "match", "swarm", "greedy", "--seed", "3", "--turns", "300", "--out", str(out)])
+    result = runner.invoke(
+        app, ["monad", "match", "swarm", "greedy", "--seed", "3", "--turns", "300", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     assert "swarm wins after" in result.stdout
     assert "units" in result.stdout and "hives" in result.stdout and "bot time" in result.stdout
@@ -488,7 +500,8 @@ def test_cli_match_errors_are_one_line(tmp_path):
 def test_cli_tournament_writes_text_and_csv(tmp_path):
     out = tmp_path / "t"
     result = runner.invoke(
-        app, ["monad", "tournament", "swarm", "random", "--rounds", "1", "--jobs", "1", "--turns", "100", "--out", str(out)]
+        app,
+        ["monad", "tournament", "swarm", "random", "--rounds", "1", "--jobs", "1", "--turns", "100", "--out", str(out)],
     )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "t.txt").read_text().startswith("#")
@@ -523,3 +536,37 @@ def test_a_move_too_long_for_the_record_is_garbage(tmp_path):
     match, _events = play([json_bot(tmp_path, behaviour), "greedy"], turns=3)
     assert moves_of(match, 0)[1].startswith("fault garbage: 30000 commands")
     assert replayed(match).state.board == match.board
+
+
+DATACLASS_BOT = """\
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Memory:
+    turns: int = 0
+
+
+MEMORY = Memory()
+
+
+def turn(observation: dict) -> list:
+    MEMORY.turns += 1
+    return []
+"""
+
+
+def test_the_same_file_on_two_seats_with_a_dataclass(tmp_path):
+    path = tmp_path / "remember.py"
+    path.write_text(DATACLASS_BOT)
+    match, _events = play([str(path), str(path)], turns=3)
+    assert match.names == ("remember", "remember-2")
+    assert all(move == "pass" for turn in match.moves for move in turn)
+
+
+def test_tournament_in_worker_processes():
+    standings, results = tournament(["swarm", "random"], rounds=1, jobs=2, options={"turns": 100})
+    assert [r.error for r in results] == ["", ""]
+    assert sum(s.games for s in standings) == 4

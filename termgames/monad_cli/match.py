@@ -38,14 +38,18 @@ StartLimitOption = typer.Option(10.0, "--start-time", help="Seconds a program bo
 
 @monad_app.command("match")
 def match_command(
-    bots: list[str] = typer.Argument(..., metavar="BOT BOT [BOT BOT]", help=BOT_HELP),
+    bots: list[str] = typer.Argument(..., metavar="BOT", help="2 to 4 bots. " + BOT_HELP),
     seed: Optional[int] = typer.Option(None, "--seed", help="Map seed (default: a fresh one)."),
     width: Optional[int] = WidthOption,
     height: Optional[int] = HeightOption,
     obstacles: Optional[float] = ObstaclesOption,
     turns: Optional[int] = TurnsOption,
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the match record here (termgames replay/show/monad trace read it)."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Write the match record here (termgames replay/show/monad trace read it)."
+    ),
     watch: bool = typer.Option(False, "--watch", help="Watch the match live in the terminal."),
+    ascii_mode: bool = typer.Option(False, "--ascii", help="With --watch: plain ASCII drawing."),
+    palette: str = typer.Option("default", "--palette", help="With --watch: colours default, colourblind or mono."),
     turn_time: float = TurnLimitOption,
     start_time: float = StartLimitOption,
 ) -> None:
@@ -60,6 +64,8 @@ def match_command(
         fail(f"a Monad match needs 2 to 4 bots, not {len(bots)}")
     if turn_time <= 0 or start_time <= 0:
         fail("--turn-time and --start-time must be positive")
+    if palette not in ("default", "colourblind", "mono"):
+        fail(f"--palette must be default, colourblind or mono, not {palette!r}")
     try:
         match = MonadMatch(
             bots,
@@ -73,12 +79,16 @@ def match_command(
     _exit_on_termination()
     try:
         if watch:
-            result = _watch(match)
+            result = _watch(match, ascii_mode, palette)
         else:
             result = _run_with_progress(match)
     except KeyboardInterrupt:
         match.close()
-        print("termgames: interrupted", file=sys.stderr)
+        if out is not None and match.moves:
+            _write_record(out, match.record())  # the turns played so far: a record of an unfinished match
+            print(f"termgames: interrupted after {len(match.moves)} turns; record written to {out}", file=sys.stderr)
+        else:
+            print("termgames: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None
     print(result.summary())
     if out is not None:
@@ -130,14 +140,15 @@ def _run_with_progress(match: Any) -> Any:
             if event.turn % 10 == 0 or event.over:
                 board = event.board
                 totals = "  ".join(
-                    f"{name} {board.unit_totals[seat]}u/{board.hive_counts[seat]}h" for seat, name in enumerate(match.names)
+                    f"{name} {board.unit_totals[seat]}u/{board.hive_counts[seat]}h"
+                    for seat, name in enumerate(match.names)
                 )
                 progress.update(task, completed=event.turn, totals=totals)
     return match.result()
 
 
-def _watch(match: Any) -> Any:
-    """The live spectator screen (the Monad screens provide ``termgames.screens.monad_live.watch(match)``)."""
+def _watch(match: Any, ascii_mode: bool, palette: str) -> Any:
+    """The live spectator screen (the Monad screens provide ``termgames.screens.monad_live.watch``)."""
     from ..cli import fail
 
     try:
@@ -145,7 +156,7 @@ def _watch(match: Any) -> Any:
     except ImportError:
         match.close()
         fail("--watch needs the Monad spectator screen, which this build does not have")
-    return watch(match)
+    return watch(match, ascii_only=True if ascii_mode else None, palette=palette)
 
 
 def _write_record(path: Path, record: dict[str, Any]) -> None:
@@ -162,7 +173,7 @@ def _write_record(path: Path, record: dict[str, Any]) -> None:
 
 @monad_app.command("tournament")
 def tournament_command(
-    bots: list[str] = typer.Argument(..., metavar="BOT BOT [BOT...]", help=BOT_HELP),
+    bots: list[str] = typer.Argument(..., metavar="BOT", help="2 bots or more. " + BOT_HELP),
     rounds: int = typer.Option(2, "--rounds", help="Map seeds per pairing (each played on both seats)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Matches played at once (default: one per CPU)."),
     seed: int = typer.Option(1, "--seed", help="Seed of the tournament's maps."),

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import itertools
 import json
 import shlex
 import shutil
@@ -141,7 +142,8 @@ def commands_from(value: Any) -> list[Command]:
     if isinstance(value, dict) and "commands" in value:
         value = value["commands"]
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"expected a list of commands, got {type(value).__name__}")
+        # ValueError, not TypeError: one error kind for every unreadable answer
+        raise ValueError(f"expected a list of commands, got {type(value).__name__}")  # noqa: TRY004
     return [coerce_command(item) for item in value]
 
 
@@ -226,14 +228,20 @@ def load_turn_function(path: Path) -> Callable[[dict[str, Any]], Any]:
     """The ``turn`` callable a bot file defines: a function, or the method of an instance of its class."""
     if not path.is_file():
         raise BotLoadError(f"{path}: no such file")
-    module_name = f"termgames_monad_bot_{abs(hash(str(path.resolve())))}"
+    # A fresh module each time (two seats may play the same file), registered while it runs:
+    # dataclasses and pickling look their module up in sys.modules.
+    module_name = f"termgames_monad_bot_{next(_LOADED)}_{_seat_name(path.stem)}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise BotLoadError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as error:  # noqa: BLE001 - any error in the bot's file is reported in one line
+    except BaseException as error:
+        del sys.modules[module_name]
+        if not isinstance(error, Exception):
+            raise
         raise BotLoadError(f"{path}: {type(error).__name__}: {error}") from None
     function = getattr(module, "turn", None)
     if callable(function) and not inspect.isclass(function):
@@ -246,6 +254,9 @@ def load_turn_function(path: Path) -> Callable[[dict[str, Any]], Any]:
                 raise BotLoadError(f"{path}: {value.__name__}(): {type(error).__name__}: {error}") from None
             return instance.turn  # type: ignore[no-any-return,attr-defined]  # checked by getattr above
     raise BotLoadError(f"{path} defines no turn(observation) function and no class with a turn method")
+
+
+_LOADED = itertools.count(1)
 
 
 class BotLoadError(Exception):
@@ -327,7 +338,7 @@ class ProgramBot(BotAdapter):
         self._limit = self.turn_limit
         try:
             return self.decode(message)
-        except (ValueError, TypeError, RuleError, msgpack.UnpackException) as error:
+        except Exception as error:  # noqa: BLE001 - whatever a bot sends, reading it must not end the match
             reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             return self._lost(f"garbage: {reason}")
 
@@ -538,11 +549,12 @@ def _frame(value: Any) -> bytes:
 def monad1_commands(value: Any) -> list[Command]:
     """The commands of an original-protocol answer (ValueError naming the first unreadable one)."""
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"expected a list of commands, got {type(value).__name__}")
+        # ValueError, not TypeError: one error kind for every unreadable answer
+        raise ValueError(f"expected a list of commands, got {type(value).__name__}")  # noqa: TRY004
     commands = []
     for number, item in enumerate(value, start=1):
         if not isinstance(item, dict):
-            raise ValueError(f"command {number} is not a map")
+            raise ValueError(f"command {number} is not a map")  # noqa: TRY004 - idem
         try:
             location, action, direction, count = item["l"], item["c"], item.get("d", MONAD1_NONE), item["n"]
         except KeyError as error:

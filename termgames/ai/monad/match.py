@@ -108,7 +108,8 @@ class MatchResult:
         for seat, name in enumerate(self.names):
             stats = self.bots[seat] if seat < len(self.bots) else BotStats(name, "")
             lines.append(
-                f"{name:<{width}}  {_short(self.units[seat]):>8}  {self.hives[seat]:>5}  {_short(self.resources[seat]):>9}"
+                f"{name:<{width}}  {_short(self.units[seat]):>8}  {self.hives[seat]:>5}"
+                f"  {_short(self.resources[seat]):>9}"
                 f"  {stats.seconds:>8.2f}s  {stats.faults:>6}  {stats.description}"
             )
             if stats.last_fault:
@@ -225,7 +226,9 @@ class MonadMatch:
                 else:
                     text = format_commands(answer)
                     if len(text) > MAX_MOVE_TEXT:
-                        answer = Fault(f"garbage: {len(answer)} commands, over the {MAX_MOVE_TEXT:,} characters of a move")
+                        answer = Fault(
+                            f"garbage: {len(answer)} commands, over the {MAX_MOVE_TEXT:,} characters of a move"
+                        )
                 if isinstance(answer, Fault):
                     self.adapters[seat].faults += 1
             if isinstance(answer, Fault):
@@ -249,7 +252,9 @@ class MonadMatch:
         self.over, winners = outcome(board)
         if self.over:
             self.winners = winners
-        return TurnEvent(len(self.moves), board, report, tuple(moves), tuple(faults), self.over, winners if self.over else ())
+        return TurnEvent(
+            len(self.moves), board, report, tuple(moves), tuple(faults), self.over, winners if self.over else ()
+        )
 
     def close(self) -> None:
         """Stop every bot (kills their processes); safe to call again."""
@@ -320,7 +325,9 @@ _LARGEST = 999_999_999
 
 
 def _writable(command: Command) -> bool:
-    return -_LARGEST <= command.n <= _LARGEST and -_LARGEST <= command.x <= _LARGEST and -_LARGEST <= command.y <= _LARGEST
+    return (
+        -_LARGEST <= command.n <= _LARGEST and -_LARGEST <= command.x <= _LARGEST and -_LARGEST <= command.y <= _LARGEST
+    )
 
 
 def _number(value: float) -> int | float:

@@ -11,17 +11,24 @@ unit, so units BUILDing on their own hive multiply by about 1.2 a turn.
 Mining pays one resource a unit a turn, and a hive costs 100.
 
 * ``random`` gives each of its cells a random command for a random number of units.
-* ``greedy`` builds its first hive at once, keeps a few units BUILDing on
-  each hive and sends the others to mine the nearest resources, building a
-  hive wherever it stands (away from its other hives) as soon as it can pay
-  for one.  A steady economy that never attacks.
-* ``swarm`` builds its first hive at once and keeps every unit at home
+* ``greedy`` builds its first hive at once, keeps half of each hive's units
+  (at least three) BUILDing on it and sends the others to mine the nearest
+  resources, building a hive wherever it stands (away from its other hives)
+  as soon as it can pay for one.  A growing economy that never attacks.
+* ``swarm`` builds its first hive at once and keeps its units at home
   BUILDing (the multiplying economy), sends small parties out to mine and
-  found hives nearby, and, once the mass at home is large enough, sends all
-  but a reserve against the enemy hive that needs the fewest units to
-  destroy (its defenders, its defence of 10, the growth it will have by the
-  time they arrive, a margin), or, when no enemy holds a hive, against the
-  nearest enemy units.
+  found hives nearby, and, once the mass at home is large enough, sends out
+  what it takes to destroy the enemy hive that needs the fewest units (its
+  defenders, its defence of 10, the growth it will have by the time they
+  arrive, a margin of 1.5, twice over), the rest staying home to multiply;
+  or, when no enemy holds a hive, hunts the nearest enemy units.  An army in
+  the field strikes the nearest enemy hive (or units) it outnumbers, or
+  comes home.
+
+Unit counts grow past what the move notation writes in one number (nine
+digits): the bots then give a cell several commands (:func:`_parts`).
+random and greedy stop BUILDing on a hive of a million units, swarm at about
+10**11 (a hundred commands), which keeps their matches fast.
 """
 
 from __future__ import annotations
@@ -175,9 +182,7 @@ class GreedyStrategy:
         owner, units, hive, resources = board.owner, board.units, board.hive, board.resources
         my_hives = frozenset(c for c in board.hive_cells if hive[c] == seat)
         if board.turn - self._mine_turn >= self.refresh or board.turn < self._mine_turn:
-            self._mine_targets = frozenset(
-                c for c in range(len(resources)) if resources[c] > 0 and hive[c] < 0
-            )
+            self._mine_targets = frozenset(c for c in range(len(resources)) if resources[c] > 0 and hive[c] < 0)
             self._mine_turn = board.turn
         to_mine = paths.distances(self._mine_targets) if self._mine_targets else None
         to_hive = paths.distances(my_hives) if my_hives else None

@@ -194,7 +194,17 @@ def table_text(standings: Sequence[Standing]) -> str:
     """The results as an aligned text table (rating: mu, interval mu +- 2 sigma)."""
     header = ["#", "bot", "games", "wins", "draws", "losses", "rating", "interval (95 %)", "faults"]
     body = [
-        [str(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), f"{r[6]:.1f}", f"{r[7]:.1f} .. {r[8]:.1f}", str(r[9])]
+        [
+            str(r[0]),
+            str(r[1]),
+            str(r[2]),
+            str(r[3]),
+            str(r[4]),
+            str(r[5]),
+            f"{r[6]:.1f}",
+            f"{r[7]:.1f} .. {r[8]:.1f}",
+            str(r[9]),
+        ]
         for r in rows(standings)
     ]
     widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
