@@ -43,7 +43,7 @@ async def wait_for(condition, *pilots) -> None:
 
 async def test_a_human_and_a_bot_play_turns_while_a_spectator_watches(tmp_path):
     hub = make_hub(tmp_path)
-    live = hub.create_table("monad", {}, [Seat(name="alice"), Seat(AI, "cpu", "greedy")], "alice")
+    live = hub.create_table("monad", {}, [Seat(name="alice"), Seat(kind=AI, name="cpu", level="greedy")], "alice")
     alice, carol = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="carol")
     async with alice.run_test(size=SIZE) as pa, carol.run_test(size=SIZE) as pc:
         await settle(pa, pc)

@@ -93,6 +93,17 @@ async def test_moves_by_space_then_direction_and_shift_keys_and_take_back(tmp_pa
         assert match.state.board.units[match.state.board.index(1, 2)] == 1
 
 
+async def test_tab_goes_to_units_not_yet_commanded(tmp_path):
+    app, _match = seat_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        screen = app.screen
+        await pilot.press("down", "down", "tab")
+        assert screen.board.cursor_name() == "1,1"  # my only unit
+        await pilot.press("m", "tab")
+        assert "No units of yours left" in screen.message and screen.board.cursor_name() == "1,1"
+
+
 async def test_unit_counts_are_checked_before_queueing(tmp_path):
     app, _match = seat_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -130,6 +130,10 @@ class MonadScreen(GameScreen):
         Binding("U", "layer('units')", "Layers", key_display="U/R/H", tooltip="units layer on/off"),
         Binding("R", "layer('resources')", "Resources", show=False, tooltip="resources layer on/off"),
         Binding("H", "layer('hives')", "Hives", show=False, tooltip="hives layer on/off"),
+        Binding("tab", "next_units(1)", "Next", show=False,
+                tooltip="cursor to the next cell of your units not yet commanded (Shift+Tab: back)"),
+        Binding("shift+tab", "next_units(-1)", "Previous", show=False,
+                tooltip="cursor to the next cell of your units not yet commanded (Shift+Tab: back)"),
         Binding("u", "undo", "Undo", show=False, tooltip="take back your last turn (the bots answer again)"),
     ]
 
@@ -328,6 +332,24 @@ class MonadScreen(GameScreen):
         removed = self.queued[index]
         self._set_queue(self.queued[:index] + self.queued[index + 1 :])
         self.say(f"Took back {removed.text()}", error=False)
+
+    def action_next_units(self, step: int) -> None:
+        """Tab: the cursor to the next cell (reading order, wrapping) holding units of mine not yet commanded."""
+        board = self.monad_board
+        spot = board.cursor_xy()
+        if board.board is None or spot is None:
+            return
+        width, height = board.map_size
+        start = spot[1] * width + spot[0]
+        for offset in range(1, width * height + 1):
+            cell = (start + step * offset) % (width * height)
+            if self.available(cell % width, cell // width) > 0:
+                board.cursor = cell
+                board.redraw()
+                self.update_panel()
+                self.call_after_refresh(self.scroll_to_cursor)
+                return
+        self.say("No units of yours left to command", error=False)
 
     def action_layer(self, layer: str) -> None:
         shown = self.monad_board.toggle_layer(layer)
