@@ -48,7 +48,8 @@ down the rows), `w` `e` `z` `x` move it NW NE SW SE.  Digits type how many units
 - `m` queues MINE, `b` queues BUILD;
 - Space then a direction key (left, right, `w`, `e`, `z`, `x`) queues a MOVE that way, or in one key
   Shift+left/right and `W` `E` `Z` `X`;
-- Backspace takes back the last command on the cursor's cell (else the last one), Escape clears the count;
+- Backspace takes back the last command on the cursor's cell (else the last one), Escape clears the count,
+  Tab (Shift+Tab) puts the cursor on the next (previous) cell of your units not yet commanded;
 - Enter ends your turn: the queued commands are sent as one move (`pass` with none).
 
 Queued commands show on the map in the warning colour: an arrow (ASCII: the direction's letters) for a
