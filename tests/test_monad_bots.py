@@ -570,3 +570,43 @@ def test_tournament_in_worker_processes():
     standings, results = tournament(["swarm", "random"], rounds=1, jobs=2, options={"turns": 100})
     assert [r.error for r in results] == ["", ""]
     assert sum(s.games for s in standings) == 4
+
+
+MONAD1_FRAMES = """\
+import struct, sys
+import msgpack
+
+def frame(body):
+    sys.stdout.buffer.write(struct.pack("<i", len(body)) + body)
+    sys.stdout.buffer.flush()
+
+def read():
+    (size,) = struct.unpack("<i", sys.stdin.buffer.read(4))
+    return msgpack.unpackb(sys.stdin.buffer.read(size), raw=False)
+
+me, players, params = read(), read(), read()
+turn = 0
+while True:
+    read()
+    turn += 1
+    if turn == 1:
+        frame(msgpack.packb([{"l": [0, 0], "c": "MINE", "d": 7, "n": 1}] * 20000))  # about 300 KB
+    elif turn == 3:
+        sys.stdout.buffer.write(struct.pack("<i", -5))
+        sys.stdout.buffer.flush()
+    else:
+        frame(msgpack.packb([]))
+"""
+
+
+def test_monad1_oversized_frame_is_skipped_and_a_negative_length_stops_the_bot(tmp_path):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    (folder / "bot.py").write_text(MONAD1_FRAMES)
+    bot = Monad1Bot(folder, max_message=64 * 1024)
+    match, _events = play([bot, "greedy"], turns=5)
+    mine = moves_of(match, 0)
+    assert mine[0].startswith("fault too much output")
+    assert mine[1] == "pass"  # the stream stayed in step past the skipped frame
+    assert mine[2].startswith("fault garbage: a frame of negative length")
+    assert mine[3].startswith("fault out: garbage")

@@ -27,8 +27,9 @@ Mining pays one resource a unit a turn, and a hive costs 100.
 
 Unit counts grow past what the move notation writes in one number (nine
 digits): the bots then give a cell several commands (:func:`_parts`).
-random and greedy stop BUILDing on a hive of a million units, swarm at about
-10**11 (a hundred commands), which keeps their matches fast.
+random and greedy BUILD with at most a million units a hive, swarm with about
+10**11 (a hundred commands): their matches stay fast, and swarm still outgrows
+a bot that multiplies without bound until its moves no longer fit the notation.
 """
 
 from __future__ import annotations
@@ -42,11 +43,13 @@ from ...rules.monad.engine import DIRECTIONS, HIVE_COST, Board, Command, neighbo
 _MOVE = "MOVE"
 #: The largest count the move notation writes (nine digits); more units take several commands.
 LARGEST_COUNT = 999_999_999
-#: random and greedy BUILD on a hive only while it holds fewer units (their matches stay fast).
+#: random and greedy give BUILD to at most this many units of a hive (one command: their matches stay fast).
 BOOST_CAP = 1_000_000
-#: swarm multiplies further at home (up to about a hundred commands a turn for it), which outgrows
-#: a bot that cannot write its counts past the notation's nine digits.
+#: swarm BUILDs with up to this many units at home (a hundred commands): even past it, its count
+#: grows by a fifth of that a turn, ahead of a bot whose moves no longer fit the notation.
 SWARM_BOOST_CAP = 100 * LARGEST_COUNT
+#: An attack force is at most this (a move's text stays well inside the notation's 200,000 characters).
+SWARM_MAX_FORCE = 1000 * LARGEST_COUNT
 
 
 class Strategy(Protocol):
@@ -151,8 +154,8 @@ class RandomStrategy:
                     commands += _move(board, cell, n, rng.choice(options))
             elif kind == 1:
                 commands += _act(board, cell, n, "MINE")
-            elif board.hive[cell] < 0 or board.units[cell] < BOOST_CAP:
-                commands += _act(board, cell, n, "BUILD")
+            else:
+                commands += _act(board, cell, min(n, BOOST_CAP) if board.hive[cell] >= 0 else n, "BUILD")
         return commands
 
 
@@ -193,9 +196,8 @@ class GreedyStrategy:
                 continue
             n = units[cell]
             if hive[cell] == seat:
-                boost = max(min(n, self.keep), n // 2)
-                if n < BOOST_CAP:
-                    commands += _act(board, cell, boost, "BUILD")
+                boost = min(max(min(n, self.keep), n // 2), BOOST_CAP)
+                commands += _act(board, cell, boost, "BUILD")
                 rest = n - boost
                 if rest and to_mine is not None:
                     direction = paths.step(cell, to_mine)
@@ -288,6 +290,7 @@ class SwarmStrategy:
             return self._found_first(board, seat, mine, paths, bank)
         home = max(my_hives, key=lambda c: (units[c] if owner[c] == seat else 0, -c))
         home_units = units[home] if owner[home] == seat else 0
+        most = SWARM_MAX_FORCE
         hive_set = frozenset(my_hives)
         if self.target >= 0 and (owner[self.target] == seat or (hive[self.target] < 0 and owner[self.target] < 0)):
             self.target = -1  # taken or emptied: choose again
@@ -310,7 +313,7 @@ class SwarmStrategy:
                 out = 0
                 if cell == home and attack_now and to_target is not None:
                     # Enough for the target with room to spare; the rest stays home and keeps multiplying.
-                    out = min(n - int(n * self.reserve), int(need * self.margin * 2) + 1)
+                    out = min(n - int(n * self.reserve), int(need * self.margin * 2) + 1, most)
                     direction = paths.step(cell, to_target)
                     if out > 0 and direction >= 0:
                         commands += _move(board, cell, out, direction)
@@ -324,8 +327,8 @@ class SwarmStrategy:
                         commands += _move(board, cell, out, direction)
                     else:
                         out = 0
-                if n - out > 0 and n < SWARM_BOOST_CAP:
-                    commands += _act(board, cell, n - out, "BUILD")
+                if n - out > 0:
+                    commands += _act(board, cell, min(n - out, SWARM_BOOST_CAP), "BUILD")
                 continue
             # away from the hives: an army strikes the nearest enemy it can beat, else comes home
             if n > self.party or to_hive[cell] > 4:
