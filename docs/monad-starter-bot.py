@@ -9,9 +9,9 @@ def turn(observation):
     me, commands = observation["me"], []
     for y, row in enumerate(observation["cells"]):
         for x, cell in enumerate(row):
-            n = min(cell.get("units", 0), 999_999_999)  # a command's count has at most 9 digits
             if cell.get("owner") != me:
                 continue
+            n = cell["units"]
             if cell.get("hive") == me or (observation["resources"][me] >= 100 and "hive" not in cell):
                 commands.append([x, y, n, "BUILD"])
             elif cell["resources"] > 0:

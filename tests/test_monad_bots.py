@@ -203,7 +203,7 @@ def test_program_runs_in_its_folder_with_a_clean_environment(tmp_path, monkeypat
     assert Path(seen["cwd"]) == folder.resolve()
     assert seen["env"]["HOME"] == str(folder.resolve())
     assert "SECRET_TOKEN" not in seen["env"]
-    assert set(seen["env"]) - {"LC_CTYPE"} <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED"}
+    assert set(seen["env"]) - {"LC_CTYPE"} <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE"}
 
 
 def test_an_unknown_bot_is_one_clear_error():
@@ -513,14 +513,14 @@ def test_environment_for_tests_is_not_leaking_os_environ():
     from termgames.ai.monad.process import clean_environment
 
     env = clean_environment(Path("/tmp"))
-    assert set(env) == {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED"}
+    assert set(env) == {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE"}
     assert env["PATH"] == os.environ.get("PATH", os.defpath)
 
 
 def test_commands_the_notation_cannot_carry_are_garbage(tmp_path):
-    behaviour = "if turn == 2:\n    print(json.dumps([[1, 1, 10**12, 'MINE']]), flush=True)\n    continue"
+    behaviour = "if turn == 2:\n    print(json.dumps([[10**12, 1, 1, 'MINE']]), flush=True)\n    continue"
     match, _events = play([json_bot(tmp_path, behaviour), "greedy"], turns=3)
-    assert moves_of(match, 0)[1].startswith("fault garbage: a number over 999,999,999")
+    assert moves_of(match, 0)[1].startswith("fault garbage: a number too long")
     assert replayed(match).state.board == match.board
 
 

@@ -40,7 +40,7 @@ from ...rules.monad import (
     outcome,
     resolve_turn,
 )
-from ...rules.monad.engine import MAX_MOVE_TEXT
+from ...rules.monad.engine import MAX_MOVE_TEXT, fits_notation
 from .adapters import BotAdapter, Fault, make_adapter, seat_names
 
 FAULT_PREFIX = "fault "
@@ -221,8 +221,8 @@ class MonadMatch:
             text = ""
             if not isinstance(answer, Fault):
                 # What the record cannot hold, the turn cannot have: every record must replay.
-                if not all(map(_writable, answer)):
-                    answer = Fault(f"garbage: a number over {_LARGEST:,} in a command (the notation's limit)")
+                if not all(map(fits_notation, answer)):
+                    answer = Fault("garbage: a number too long for the notation in a command")
                 else:
                     text = format_commands(answer)
                     if len(text) > MAX_MOVE_TEXT:
@@ -318,16 +318,6 @@ class MonadMatch:
                 "winners": [self.names[seat] for seat in self.winners],
             }
         return record
-
-
-#: The move notation reads at most nine digits a number: a record must replay.
-_LARGEST = 999_999_999
-
-
-def _writable(command: Command) -> bool:
-    return (
-        -_LARGEST <= command.n <= _LARGEST and -_LARGEST <= command.x <= _LARGEST and -_LARGEST <= command.y <= _LARGEST
-    )
 
 
 def _number(value: float) -> int | float:

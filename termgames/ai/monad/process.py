@@ -74,13 +74,17 @@ def clean_environment(folder: Path) -> dict[str, str]:
     """The whole environment a bot gets: a search path, a home (its folder) and a UTF-8 locale.
 
     ``PYTHONUNBUFFERED`` spares Python bot authors a forgotten ``flush()``
-    (their answer would otherwise sit in a buffer until the turn times out).
+    (their answer would otherwise sit in a buffer until the turn times out);
+    ``PYTHONDONTWRITEBYTECODE`` keeps Python from writing ``__pycache__``
+    folders next to the modules a bot imports, which may lie outside its
+    folder (the original samples import ``game`` through a symlink).
     """
     return {
         "PATH": os.environ.get("PATH", os.defpath),
         "HOME": str(folder),
         "LANG": "C.UTF-8",
         "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
     }
 
 

@@ -25,11 +25,9 @@ Mining pays one resource a unit a turn, and a hive costs 100.
   the field strikes the nearest enemy hive (or units) it outnumbers, or
   comes home.
 
-Unit counts grow past what the move notation writes in one number (nine
-digits): the bots then give a cell several commands (:func:`_parts`).
-random and greedy BUILD with at most a million units a hive, swarm with about
-10**11 (a hundred commands): their matches stay fast, and swarm still outgrows
-a bot that multiplies without bound until its moves no longer fit the notation.
+Unit counts grow without bound (BUILD multiplies units by about 1.2 a
+turn).  random and greedy BUILD with at most a million units a hive, swarm
+with about 10**11: their matches stay fast with small integers.
 """
 
 from __future__ import annotations
@@ -38,18 +36,15 @@ import random
 from collections import deque
 from typing import Protocol
 
-from ...rules.monad.engine import DIRECTIONS, HIVE_COST, Board, Command, neighbour_table
+from ...rules.monad.engine import DIRECTIONS, HIVE_COST, LARGEST_COUNT, Board, Command, neighbour_table
 
 _MOVE = "MOVE"
-#: The largest count the move notation writes (nine digits); more units take several commands.
-LARGEST_COUNT = 999_999_999
 #: random and greedy give BUILD to at most this many units of a hive (one command: their matches stay fast).
 BOOST_CAP = 1_000_000
-#: swarm BUILDs with up to this many units at home (a hundred commands): even past it, its count
-#: grows by a fifth of that a turn, ahead of a bot whose moves no longer fit the notation.
-SWARM_BOOST_CAP = 100 * LARGEST_COUNT
-#: An attack force is at most this (a move's text stays well inside the notation's 200,000 characters).
-SWARM_MAX_FORCE = 1000 * LARGEST_COUNT
+#: swarm BUILDs with up to this many units at home: even past it, its count grows by a fifth of that a turn.
+SWARM_BOOST_CAP = 10**11
+#: An attack force is at most this (small integers keep its matches fast).
+SWARM_MAX_FORCE = 10**12
 
 
 class Strategy(Protocol):
@@ -121,7 +116,7 @@ def _act(board: Board, cell: int, n: int, action: str) -> list[Command]:
 
 
 def _parts(n: int) -> list[int]:
-    """``n`` as counts the notation can write (at most nine digits): a cell may get several commands."""
+    """``n`` as counts the notation can write: a cell may get several commands."""
     if n <= LARGEST_COUNT:
         return [n]
     whole, rest = divmod(n, LARGEST_COUNT)
