@@ -212,3 +212,12 @@ def test_a_runner_match_feeds_the_live_screen_turn_by_turn():
     assert feed.finished and "30 turns" in feed.result
     last = feed.board_json(30)
     assert feed.frame(30).totals[1] == (last["resources"]["swarm"], last["units"]["swarm"], last["hives"]["swarm"])
+
+
+def test_huge_unit_counts_stay_short():
+    from termgames.widgets.monad_board import count_text, short_count
+
+    assert [short_count(n) for n in (42, 12_345, 4_500_000, 10**15)] == ["42", "12.3k", "4.5M", "1.0e15"]
+    assert short_count(10**5000) == "~1e5000"  # no str() of a 5001-digit int (Python refuses past 4300)
+    assert count_text(10**5000, 2) == "++" and count_text(99, 2) == "99"
+    assert chart([1, 10**3, 10**10, 10**20], 4, 10**20, ascii_only=False) == "▁▂▄█"  # log scale

@@ -25,7 +25,7 @@ from textual.widgets import Footer, Static
 from ..match import Match
 from ..rules import RuleError
 from ..rules.monad import Command, MonadState, board_json, format_commands
-from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard
+from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
 from ..widgets.panel import update_if_changed
 from .dialogs import HelpScreen
 from .game import GameScreen, title_line
@@ -38,7 +38,7 @@ from .monad_watch import (
     totals_text,
 )
 
-MAX_COUNT = 9999
+MAX_COUNT = 10**12  # typed counts; "all" (nothing typed) takes any number of units
 
 SEAT_KEYS = """\
 At your seat: arrows or `h` `j` `k` `l` move the cursor (left/right are W/E, up/down go straight up and
@@ -215,7 +215,7 @@ class MonadScreen(GameScreen):
         spot = self.monad_board.cursor_xy()
         free = self.available(*spot) if spot else 0
         units = "all" if self.count is None else str(self.count)
-        text = Text(f"units: {units} of {free}", style="bold" if self.count is not None else "")
+        text = Text(f"units: {units} of {short_count(max(0, free))}", style="bold" if self.count is not None else "")
         if self.moving:
             text.append("\nmove: which way?", style="bold reverse")
         return text

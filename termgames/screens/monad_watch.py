@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from ..widgets.monad_board import MonadBoard, seat_letter
+from ..widgets.monad_board import MonadBoard, seat_letter, short_count
 from ..widgets.palette import Palette, next_palette, use_ascii_scrollbars
 from ..widgets.panel import update_if_changed
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
@@ -92,13 +92,13 @@ def totals_text(names: Sequence[str], totals: Sequence[Totals], palette: Palette
         look = seat_style(palette, seat)
         if compact:
             label = f"{seat_letter(seat)} {name[:4]}"
-            figures = f" {units}u {hives}h"
-            with_resources = f"{figures} {resources}r"
+            figures = f" {short_count(units)}u {short_count(hives)}h"
+            with_resources = f"{figures} {short_count(resources)}r"
             text.append(label, style=look)
             text.append(with_resources if len(label + with_resources) <= COMPACT_WIDTH else figures)
         else:
             text.append(f"{seat_letter(seat)} {name[:16]}", style=look)
-            text.append(f"\n  {resources}r {units}u {hives}h")
+            text.append(f"\n  {short_count(resources)}r {short_count(units)}u {short_count(hives)}h")
     return text
 
 
@@ -206,7 +206,11 @@ def follow(
 
 
 def chart(values: Sequence[int], width: int, top: int, ascii_only: bool) -> str:
-    """A sparkline of ``values`` squeezed into ``width`` characters (each the largest of its span)."""
+    """A sparkline of ``values`` squeezed into ``width`` characters (each the largest of its span).
+
+    Past a thousand the scale is logarithmic (by bit length: exact enough for a sparkline, and cheap for
+    the huge counts units reach when hives are fed with BUILD).
+    """
     if not values:
         return ""
     marks = ASCII_SPARKS if ascii_only else SPARKS
@@ -214,7 +218,11 @@ def chart(values: Sequence[int], width: int, top: int, ascii_only: bool) -> str:
         spans = [values[len(values) * i // width : len(values) * (i + 1) // width] for i in range(width)]
         values = [max(span) for span in spans if span]
     top = max(1, top)
-    return "".join(marks[min(len(marks) - 1, value * (len(marks) - 1) // top)] if value else " " for value in values)
+    steps = len(marks) - 1
+    if top > 1000:
+        scale = top.bit_length()
+        return "".join(marks[min(steps, value.bit_length() * steps // scale)] if value else " " for value in values)
+    return "".join(marks[min(steps, value * steps // top)] if value else " " for value in values)
 
 
 class MapArea(VerticalScroll, can_focus=False):
@@ -355,11 +363,11 @@ class MonadWatchScreen(Screen):
         top_hives = max((max(series) for series in hives), default=1)
         room = self.query_one("#chart", Static).content_size.width - 2
         width = room if room > 4 else CHART_WIDTH
-        text = Text(f"units, max {top_units}", style="dim")
+        text = Text(f"units, max {short_count(top_units)}", style="dim")
         for seat in seats:
             text.append(f"\n{seat_letter(seat)} ", style=self.seat_style(seat))
             text.append(chart(units[seat], width, top_units, self.ascii_only), style=self.seat_style(seat))
-        text.append(f"\nhives, max {top_hives}", style="dim")
+        text.append(f"\nhives, max {short_count(top_hives)}", style="dim")
         for seat in seats:
             text.append(f"\n{seat_letter(seat)} ", style=self.seat_style(seat))
             text.append(chart(hives[seat], width, top_hives, self.ascii_only), style=self.seat_style(seat))

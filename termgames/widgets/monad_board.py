@@ -60,8 +60,22 @@ def step_cell(x: int, y: int, key: str, width: int, height: int) -> tuple[int, i
 
 
 def count_text(units: int, room: int) -> str:
-    text = str(units)
-    return text if len(text) <= room else "+" * room
+    """``units`` in ``room`` characters, ``++`` when it has more digits (never writes out a huge number)."""
+    return str(units) if units < 10**room else "+" * room
+
+
+def short_count(number: int) -> str:
+    """A count of any size in a few characters: 9999, 12.3k, 4.5M, 7.8G, then 1.2e15 (units can grow past
+    thousands of digits, and Python will not even write out an int of more than 4300)."""
+    if number < 10_000:
+        return str(number)
+    for size, suffix in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
+        if number < size * 1000 and number >= size:
+            return f"{number / size:.1f}{suffix}"
+    if number.bit_length() < 3000:
+        digits = str(number)
+        return f"{digits[0]}.{digits[1]}e{len(digits) - 1}"
+    return f"~1e{int(number.bit_length() * 0.30103)}"
 
 
 def resource_level(resources: int) -> str:
@@ -318,6 +332,6 @@ def describe_cell(cell: dict[str, Any]) -> str:
     if cell.get("hive") is not None:
         parts.append(f"{cell['hive']}'s hive ({cell.get('production', 0)} production)")
     if cell.get("owner") is not None and cell.get("units"):
-        parts.append(f"{cell['units']} units of {cell['owner']}")
+        parts.append(f"{short_count(int(cell['units']))} units of {cell['owner']}")
     parts.append(f"{cell.get('resources', 0)} resources")
     return ", ".join(parts)
