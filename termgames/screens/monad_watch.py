@@ -98,7 +98,7 @@ def totals_text(names: Sequence[str], totals: Sequence[Totals], palette: Palette
             text.append(with_resources if len(label + with_resources) <= COMPACT_WIDTH else figures)
         else:
             text.append(f"{seat_letter(seat)} {name[:16]}", style=look)
-            text.append(f"\n  {short_count(resources)}r {short_count(units)}u {short_count(hives)}h")
+            text.append(f"\n {short_count(resources)}r {short_count(units)}u {short_count(hives)}h")
     return text
 
 
