@@ -19,7 +19,8 @@ SIZE = (100, 32)
 
 @pytest.fixture(autouse=True)
 def quick_ai(monkeypatch):
-    monkeypatch.setattr("termgames.server.hub.AI_MIN_SECONDS", 0.0)
+    monkeypatch.setattr("termgames.server.hub.AI_MIN_SECONDS", 0.0, raising=False)
+    monkeypatch.setattr("termgames.rules.monad.Monad.ai_move_seconds", 0.0, raising=False)  # the turn runner's pace
 
 
 def make_hub(folder) -> Hub:

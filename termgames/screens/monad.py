@@ -28,13 +28,14 @@ from ..rules.monad import Command, MonadState, board_json, format_commands
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
 from ..widgets.panel import update_if_changed
 from .dialogs import HelpScreen
-from .game import GameScreen, title_line
+from .game import GameScreen
 from .monad_watch import (
     WATCH_KEYS,
     MapArea,
     MonadWatchScreen,
     TurnFeed,
     json_totals,
+    players_title,
     totals_text,
 )
 
@@ -85,7 +86,7 @@ def replay_screen(match: Match, source: str = "", *, ascii_only: bool = False, p
     game = match.game
     return MonadWatchScreen(
         feed_from_match(match),
-        title_line(f"Replay: {game.title}", match, ascii_only),
+        players_title(f"Replay: {game.title}", match.seats, ascii_only),
         ascii_only=ascii_only,
         palette=palette,
         rules=(game.rules_text(), WATCH_KEYS),
@@ -95,6 +96,8 @@ def replay_screen(match: Match, source: str = "", *, ascii_only: bool = False, p
 class MonadScreen(GameScreen):
     board_class = MonadBoard
     replay_screen = staticmethod(replay_screen)
+    #: What the map's marks mean, after the key table (``termgames rules``, the ``?`` help).
+    HELP_NOTES = SEAT_KEYS
     #: Nothing is focused at first, so every key reaches the screen: at a shared table the first focusable
     #: widget is the (hidden) chat line, which would take the digits and Enter.
     AUTO_FOCUS = ""
@@ -152,8 +155,9 @@ class MonadScreen(GameScreen):
     # -- layout --------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        match = self.table.match
-        yield Static(title_line(match.game.title, match, self.ascii_only), id="game-title", markup=False)
+        # The tables being reworked name their seats themselves; today's reach them through their match.
+        seats = getattr(self.table, "seats", None) or self.table.match.seats
+        yield Static(players_title(self.table.game.title, seats, self.ascii_only), id="game-title", markup=False)
         with Horizontal(id="game-body"):
             with MapArea(id="board-area"):
                 yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
@@ -357,7 +361,13 @@ class MonadScreen(GameScreen):
         self.notify(f"{layer}: {'on' if shown else 'off'}", timeout=1.5)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(self.table.game.rules_text(), SEAT_KEYS))
+        try:  # the key table written from the bindings, where the screens have one (termgames/screens/keys.py)
+            from .keys import keys_markdown  # type: ignore[import-not-found,unused-ignore]  # lands with gb2
+        except ImportError:
+            keys = SEAT_KEYS
+        else:
+            keys = keys_markdown(type(self), SEAT_KEYS)
+        self.app.push_screen(HelpScreen(self.table.game.rules_text(), keys))
 
     def move_at_cursor(self, view: Any) -> str | None:
         return format_commands(self.queued)

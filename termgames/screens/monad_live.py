@@ -16,7 +16,13 @@ from typing import Any
 from textual.app import App
 
 from ..rules.monad import board_json
-from .monad_watch import WATCH_KEYS, MonadWatchScreen, TurnFeed, watch_turns
+from .monad_watch import (
+    WATCH_KEYS,
+    MonadWatchScreen,
+    TurnFeed,
+    players_title,
+    watch_turns,
+)
 
 #: How long quitting waits for the runner to stop (a program bot may be within its turn time).
 STOP_WAIT = 5.0
@@ -61,8 +67,7 @@ def watch(match: Any, *, ascii_only: bool | None = None, palette: str = "default
     game = match.game
     feed = TurnFeed(match.names, board_json)
 
-    separator = "  -  " if ascii_only else "  ·  "
-    title = f"{game.title} live{separator}" + "  vs  ".join(match.names)
+    title = players_title(f"{game.title} live", match.names, ascii_only)
     screen = MonadWatchScreen(
         feed, title, live=True, ascii_only=ascii_only, palette=palette, rules=(game.rules_text(), WATCH_KEYS)
     )

@@ -225,8 +225,15 @@ def chart(values: Sequence[int], width: int, top: int, ascii_only: bool) -> str:
     return "".join(marks[min(steps, value * steps // top)] if value else " " for value in values)
 
 
-class MapArea(VerticalScroll, can_focus=False):
-    """The scrolling box of the map (and panel): never focused, so the arrow keys stay the screen's."""
+class MapArea(VerticalScroll, can_focus=False, inherit_bindings=False):
+    """The scrolling box of the map (and panel): never focused and without keys, so the arrow keys stay
+    the screen's even when the map itself has the focus (a click)."""
+
+
+def players_title(title: str, seats: Sequence[Any], ascii_only: bool = False) -> str:
+    """The header as the game screens write it: the title and who plays (names, or seats that ``describe()``)."""
+    separator = "  -  " if ascii_only else "  ·  "
+    return f"{title}{separator}" + "  vs  ".join(s if isinstance(s, str) else s.describe() for s in seats)
 
 
 class GoToTurnScreen(GoToMoveScreen):
