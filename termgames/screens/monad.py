@@ -156,7 +156,9 @@ class MonadScreen(GameScreen):
 
     def compose(self) -> ComposeResult:
         # The tables being reworked name their seats themselves; today's reach them through their match.
-        seats = getattr(self.table, "seats", None) or self.table.match.seats
+        seats = getattr(self.table, "seats", None)
+        if seats is None:
+            seats = self.table.match.seats  # type: ignore[attr-defined,unused-ignore]
         yield Static(players_title(self.table.game.title, seats, self.ascii_only), id="game-title", markup=False)
         with Horizontal(id="game-body"):
             with MapArea(id="board-area"):

@@ -225,9 +225,13 @@ def chart(values: Sequence[int], width: int, top: int, ascii_only: bool) -> str:
     return "".join(marks[min(steps, value * steps // top)] if value else " " for value in values)
 
 
-class MapArea(VerticalScroll, can_focus=False, inherit_bindings=False):
-    """The scrolling box of the map (and panel): never focused and without keys, so the arrow keys stay
-    the screen's even when the map itself has the focus (a click)."""
+try:  # the game screens' own box for a board, where they have one (the reworked game screen)
+    from ..widgets.board import BoardArea as MapArea  # type: ignore[attr-defined,unused-ignore]
+except ImportError:
+
+    class MapArea(VerticalScroll, can_focus=False, inherit_bindings=False):  # type: ignore[no-redef,unused-ignore]
+        """The scrolling box of the map (and panel): never focused and without keys, so the arrow keys stay
+        the screen's even when the map itself has the focus (a click)."""
 
 
 def players_title(title: str, seats: Sequence[Any], ascii_only: bool = False) -> str:
