@@ -424,7 +424,11 @@ def test_canonical_text_reads_back_the_same_commands(items: list[tuple[int, int,
 
 
 @pytest.mark.parametrize(
-    "text", ["3,4 2 MOVE", "3,4 2 MOVE UP", "1,1 1 MOVE EE", "1,1 1 MINEX", "1,1 1 MINE; 2,2 1 JUMP", "3,4 MINE", "x,4 2 MINE", "3,4 2 MINE NE", "3,4 2 JUMP", "hello"]
+    "text",
+    [
+        "3,4 2 MOVE", "3,4 2 MOVE UP", "1,1 1 MOVE EE", "1,1 1 MINEX", "1,1 1 MINE; 2,2 1 JUMP",
+        "3,4 MINE", "x,4 2 MINE", "3,4 2 MINE NE", "3,4 2 JUMP", "hello",
+    ],
 )
 def test_unreadable_commands_are_rule_errors(text: str) -> None:
     with pytest.raises(RuleError):

@@ -25,9 +25,11 @@ replays to the same boards (the tests check it).
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from ...records import FORMAT, VERSION
 from ...rules.monad import (
@@ -259,10 +261,8 @@ class MonadMatch:
     def close(self) -> None:
         """Stop every bot (kills their processes); safe to call again."""
         for adapter in self.adapters:
-            try:
+            with contextlib.suppress(Exception):  # closing the others matters more than why one failed
                 adapter.close()
-            except Exception:  # noqa: BLE001, S110 - closing the others matters more than why one failed
-                pass
 
     # -- results -------------------------------------------------------------
 
@@ -303,7 +303,7 @@ class MonadMatch:
             "game": self.game.name,
             "options": dict(self.options),
             "seats": seats,
-            "seed": self.seed,
+            "seed": str(self.seed),  # version 2 writes seeds as strings of digits
             "moves": [
                 {"seat": self.names[seat], "move": move, "time": ""}
                 for turn in self.moves

@@ -118,7 +118,8 @@ def report_lines(report: TurnReport, board: Board, names: Sequence[str], turn: i
             )
         elif kind == PRODUCED:
             _, cell, seat, made = event
-            lines.append(f"turn {turn}: {names[seat]}'s hive at {cell_name(board, cell)} made {made} unit{'s' if made != 1 else ''}")
+            units = f"{made} unit{'s' if made != 1 else ''}"
+            lines.append(f"turn {turn}: {names[seat]}'s hive at {cell_name(board, cell)} made {units}")
     return lines
 
 
@@ -360,7 +361,8 @@ class MonadState(State):
                     f"({board.hive_counts[w]} hives, {board.unit_totals[w]} units)"
                 )
             who = " and ".join(names[s] for s in winners)
-            return f"Game over after {board.turn} turns: a draw between {who} ({board.unit_totals[winners[0]]} units each)"
+            each = board.unit_totals[winners[0]]
+            return f"Game over after {board.turn} turns: a draw between {who} ({each} units each)"
         waiting = self.to_move()
         who = " and ".join(names[s] for s in waiting)
         if viewer is not None and viewer >= 0 and self.pending[viewer] is not None:
@@ -411,10 +413,6 @@ class MonadState(State):
 
 class Monad(Game):
     name = "monad"
-    title = "Monad"
-    summary = "Program bots that mine, build hives and fight on a hex map; turns are simultaneous."
-    min_seats = 2
-    max_seats = 4
     option_specs = (
         OptionSpec("width", "int", DEFAULT_SIZE, "columns of the map", minimum=6, maximum=60),
         OptionSpec("height", "int", DEFAULT_SIZE, "rows of the map", minimum=6, maximum=60),
@@ -428,8 +426,6 @@ class Monad(Game):
         ),
         OptionSpec("turns", "int", DEFAULT_LIMIT, "turn limit", minimum=1, maximum=100_000),
     )
-    ai_levels = ("random", "greedy", "swarm")
-    default_level = "greedy"
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MonadState:
         board = make_map(

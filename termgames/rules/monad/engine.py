@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from ..base import RuleError
+from ..base import RuleError, seeded_rng
 
 DIRECTIONS = ("E", "W", "NE", "NW", "SE", "SW")
 ACTIONS = ("MOVE", "MINE", "BUILD")
@@ -430,7 +430,8 @@ def make_map(
     start_index = [y * width + x for x, y in starts]
     if len(set(start_index)) != players:
         raise RuleError(f"a {width}x{height} map is too small for {players} players")
-    rng = random.Random(f"monad-map:{seed}:{width}x{height}:{players}:{obstacles!r}")
+    # From the table's seed through the rules' one random source (base.seeded_rng), like every draw.
+    rng = seeded_rng(seed, f"monad-map:{width}x{height}:{players}:{obstacles!r}")
     density = obstacles
     for attempt in range(60):
         if players == 2:
@@ -669,9 +670,9 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
                 if hive_list is None:
                     hive_list = list(hive)
                 hive_list[cell] = seat
-                bank = bank[:seat] + (bank[seat] - HIVE_COST,) + bank[seat + 1 :]
+                bank = (*bank[:seat], bank[seat] - HIVE_COST, *bank[seat + 1:])
                 if not had_hive[seat]:
-                    had_hive = had_hive[:seat] + (True,) + had_hive[seat + 1 :]
+                    had_hive = (*had_hive[:seat], True, *had_hive[seat + 1:])
                 new_hives.append(cell)
                 events.append((HIVE_BUILT, cell, seat))
             bonus[cell] = bonus.get(cell, 0) + command.n
