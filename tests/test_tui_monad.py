@@ -156,7 +156,7 @@ async def test_replay_of_a_monad_record_steps_whole_turns(tmp_path):
     match = Match("monad", {}, [SeatInfo("ann"), SeatInfo("bob")], 7)
     for turn in range(4):
         match.play(1, "pass")
-        match.play(0, "1,1 1 BUILD" if turn == 0 else "1,1 1 MINE")
+        match.play(0, "1,1 1 BUILD" if turn == 0 else "5,5 1 MINE")
     feed = feed_from_match(match)
     assert len(feed) == 5 and [feed.frame(i).turn for i in range(5)] == [0, 1, 2, 3, 4]
     assert feed.frame(1).commands[0] == ("1,1 1 BUILD",)
@@ -169,5 +169,6 @@ async def test_replay_of_a_monad_record_steps_whole_turns(tmp_path):
         await pilot.press("l")
         assert screen.index == 1 and "A1" in "\n".join(screen.board.text_lines())
         await pilot.press("l", "l")
-        # The BUILD of turn 1 then MINE on the hive: the rules drop it, and the screen says why.
-        assert "dropped:" in str(screen.query_one("#dropped").render())
+        # MINE where ann has no units: the rules drop it (ruling 4), and the screen says why.
+        dropped = str(screen.query_one("#dropped").render())
+        assert "dropped:" in dropped and "5,5" in dropped
