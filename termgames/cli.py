@@ -220,10 +220,22 @@ def rules(game: str = typer.Argument(..., help="The game (see termgames list).")
     except RuleError as error:
         fail(str(error))
     text = back_end.rules_text()
-    keys = back_end.keys_text()
+    keys = screen_keys(game)
     if keys:
         text += "\n\n## Keys\n\n" + keys
     Console().print(Markdown(text))
+
+
+def screen_keys(game: str) -> str:
+    """The keys of ``game``'s screen, from its bindings (imports Textual: only for the commands that show them)."""
+    from .screens import game_screen_class
+    from .screens.keys import keys_markdown
+
+    try:
+        screen_class = game_screen_class(game)
+    except LookupError:
+        return ""  # a game without a screen of its own yet
+    return keys_markdown(screen_class, screen_class.HELP_NOTES)
 
 
 @app.command(context_settings=GAME_OPTIONS)

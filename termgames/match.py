@@ -24,10 +24,15 @@ AI = "ai"
 
 
 @dataclass(frozen=True)
-class SeatInfo:
-    """Who sits in a seat: a name, and whether a human or an AI (with its level) plays it."""
+class Seat:
+    """Who sits in a seat: a name, and whether a human or an AI (with its level) plays it.
 
-    name: str
+    The one seat model of every front end: a match's seats, a record's, a
+    shared table's.  Only a shared table has open seats (``name`` None, a human
+    seat anyone may take); a match names every seat (see :meth:`named`).
+    """
+
+    name: str | None = None
     kind: str = HUMAN
     level: str | None = None
 
@@ -35,17 +40,38 @@ class SeatInfo:
     def is_ai(self) -> bool:
         return self.kind == AI
 
+    @property
+    def is_open(self) -> bool:
+        return not self.is_ai and self.name is None
+
+    def named(self, name: str) -> Seat:
+        """This seat, or an open seat, with a name."""
+        return replace(self, name=name)
+
     def spec(self) -> str:
         """The ``--player`` text that gives this seat back: ``NAME[:ai[:LEVEL]]``."""
         if not self.is_ai:
-            return self.name
+            return self.name or ""
         return f"{self.name}:ai:{self.level}" if self.level else f"{self.name}:ai"
 
     def describe(self) -> str:
-        return f"{self.name} (AI, {self.level})" if self.is_ai else self.name
+        if self.is_ai:
+            return f"{self.name} (AI, {self.level})"
+        return self.name or "open seat"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "level": self.level}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Seat:
+        return cls(data.get("name"), data.get("kind", HUMAN), data.get("level"))
 
 
-def parse_player(text: str, game: Game) -> SeatInfo:
+#: The seat's former name in the mid-end, kept for branches written before the two seat models became one.
+SeatInfo = Seat
+
+
+def parse_player(text: str, game: Game) -> Seat:
     """Parse ``NAME[:ai[:LEVEL]]`` or ``NAME:LEVEL`` (``cpu:greedy``); the level defaults to the game's default;
     the name must pass ``check_name``."""
     parts = text.strip().split(":")
@@ -58,20 +84,42 @@ def parse_player(text: str, game: Game) -> SeatInfo:
     except BadName as error:
         raise RuleError(str(error)) from None
     if len(parts) == 1:
-        return SeatInfo(name)
+        return Seat(name)
     if len(parts) == 2 and parts[1].strip().lower() in game.ai_levels:
-        return SeatInfo(name, AI, parts[1].strip().lower())  # NAME:LEVEL, e.g. cpu:greedy
+        return Seat(name, AI, parts[1].strip().lower())  # NAME:LEVEL, e.g. cpu:greedy
     if parts[1].strip().lower() not in (AI, HUMAN) or len(parts) > 3:
         raise RuleError(f"--player {shown} should look like NAME, NAME:ai, NAME:ai:LEVEL or NAME:LEVEL")
     if parts[1].strip().lower() == HUMAN:
         if len(parts) == 3:
             raise RuleError(f"--player {shown}: a human seat has no level")
-        return SeatInfo(name)
-    return SeatInfo(name, AI, game.check_level(parts[2] if len(parts) == 3 else None))
+        return Seat(name)
+    return Seat(name, AI, game.check_level(parts[2] if len(parts) == 3 else None))
 
 
-def default_seats(game: Game, count: int | None = None) -> list[SeatInfo]:
-    return [SeatInfo(name) for name in default_seat_names(count or game.min_seats)]
+def default_seats(game: Game, count: int | None = None) -> list[Seat]:
+    return [Seat(name) for name in default_seat_names(count or game.min_seats)]
+
+
+@dataclass(frozen=True)
+class PreparedMove:
+    """A move checked against a position, with the state it leads to, ready to record.
+
+    Working it out is pure (states never change), so it may run in a worker
+    thread; recording it (:meth:`Match.record`) is done where the match lives.
+    """
+
+    before: State
+    seat: int
+    #: The move as given, and as the rules write it down.
+    text: str
+    normalised: str
+    after: State
+
+
+def prepare_move(state: State, seat: int, move: str) -> PreparedMove:
+    """Check ``move`` by ``seat`` in ``state`` (RuleError if illegal) without recording it anywhere."""
+    after = state.apply(seat, move)
+    return PreparedMove(state, seat, move, state.normalise_move(seat, move), after)
 
 
 @dataclass(frozen=True)
@@ -105,13 +153,15 @@ class Match:
         self,
         game: Game | str,
         options: dict[str, Any] | None,
-        seats: Sequence[SeatInfo],
+        seats: Sequence[Seat],
         seed: int,
     ) -> None:
         self.game = get_game(game) if isinstance(game, str) else game
-        self.seats: tuple[SeatInfo, ...] = tuple(seats)
+        self.seats: tuple[Seat, ...] = tuple(seats)
+        if any(seat.name is None for seat in self.seats):
+            raise RuleError("every seat of a match has a name")
         self.seed = int(seed)
-        initial = self.game.new(options or {}, [seat.name for seat in self.seats], self.seed)
+        initial = self.game.new(options or {}, list(self.names), self.seed)
         self.options: dict[str, Any] = dict(initial.options)
         self.states: list[State] = [initial]
         self.moves: list[MoveRecord] = []
@@ -123,7 +173,7 @@ class Match:
         cls,
         game: Game | str,
         options: dict[str, Any] | None,
-        seats: Sequence[SeatInfo],
+        seats: Sequence[Seat],
         seed: int,
         moves: Sequence[MoveRecord],
     ) -> Match:
@@ -150,7 +200,7 @@ class Match:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(seat.name for seat in self.seats)
+        return tuple(seat.name or "" for seat in self.seats)
 
     @property
     def over(self) -> bool:
@@ -204,13 +254,22 @@ class Match:
         ``time`` None stamps now; any text, even empty, is kept as given, so a
         replayed record whose moves carry no time does not gain one.
         """
-        before = self.state
-        after = before.apply(seat, move)
-        text = before.normalise_move(seat, move)
-        drawn = before.drawn(seat, text, after)
-        self.states.append(after)
-        self.moves.append(MoveRecord(seat, text, now_iso() if time is None else time, drawn))
-        return after
+        return self.record(prepare_move(self.state, seat, move), time)
+
+    def record(self, prepared: PreparedMove, time: str | None = None) -> State:
+        """Record a move prepared (maybe in a thread) against this match; RuleError if illegal now.
+
+        Prepared against an earlier position (another seat of a simultaneous
+        turn moved meanwhile), it is checked again against the current one.
+        """
+        if prepared.before is not self.state:
+            prepared = prepare_move(self.state, prepared.seat, prepared.text)
+        drawn = prepared.before.drawn(prepared.seat, prepared.normalised, prepared.after)
+        self.states.append(prepared.after)
+        self.moves.append(
+            MoveRecord(prepared.seat, prepared.normalised, now_iso() if time is None else time, drawn)
+        )
+        return prepared.after
 
     def truncate(self, ply: int) -> None:
         """Undo back to the position after ``ply`` moves."""

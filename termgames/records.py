@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .match import AI, HUMAN, Match, MoveRecord, SeatInfo
+from .match import AI, HUMAN, Match, MoveRecord, Seat
 from .paths import write_atomically
 from .rules import RuleError, get_game
 from .untrusted import printable, quoted, shorten_quotes
@@ -101,7 +101,7 @@ def from_dict(data: Any) -> Match:
         raise RecordError(str(error)) from None
     options = _need(data, "options", dict)
     seed = _seed(data, version)
-    seats: list[SeatInfo] = []
+    seats: list[Seat] = []
     for number, seat in enumerate(_need(data, "seats", list), start=1):
         if not isinstance(seat, dict):
             raise RecordError(f"seat {number} is not an object")
@@ -118,7 +118,7 @@ def from_dict(data: Any) -> Match:
                 level = game.check_level(level)
             except RuleError as error:
                 raise RecordError(f"seat {number}: {error}") from None
-        seats.append(SeatInfo(name, kind, level if kind == AI else None))
+        seats.append(Seat(name, kind, level if kind == AI else None))
     names = [seat.name for seat in seats]
     moves: list[MoveRecord] = []
     for number, move in enumerate(_need(data, "moves", list), start=1):
@@ -320,7 +320,7 @@ def _file_mode(file: Path) -> int:
 def new_save_path(folder: Path, match: Match) -> Path:
     """A fresh file name in ``folder`` for a new game: game, date and players."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    players = "-".join(seat.name for seat in match.seats)
+    players = "-".join(match.names)
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in players)[:40]
     base = folder / f"{match.game.name}-{stamp}-{safe}.json"
     path, n = base, 2

@@ -15,10 +15,10 @@ import tempfile
 import pytest
 
 from termgames import records
-from termgames.match import AI, Match, SeatInfo
+from termgames.match import AI, Match, Seat
 from termgames.records import FORMAT, VERSION, RecordError
 
-SEATS = [SeatInfo("ann"), SeatInfo("bot", AI, "hard")]
+SEATS = [Seat("ann"), Seat("bot", AI, "hard")]
 
 
 def make_match(seed: int = 3, chooser_seed: int = 1, limit: int | None = None, size: int = 5) -> Match:

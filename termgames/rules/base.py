@@ -433,6 +433,11 @@ class Game(ABC):
     name: ClassVar[str]
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     presets: ClassVar[tuple[Preset, ...]] = ()
+    #: The least time each AI move stays "thinking" on every front end, so players can follow it.
+    ai_move_seconds: ClassVar[float] = 0.35
+    #: The move an AI seat plays for itself when its bot fails or answers an illegal move, followed by
+    #: the reason (Monad: ``fault REASON``, the turn goes on without it); None: the game waits instead.
+    fault_move: ClassVar[str | None] = None
     compound_flags: ClassVar[tuple[CompoundFlag, ...]] = ()
 
     # -- from the descriptor -------------------------------------------------
@@ -648,9 +653,6 @@ class Game(ABC):
     def rules_text(self) -> str:
         """The rules, the rulings a player would notice and the notation, as Markdown."""
 
-    def keys_text(self) -> str:
-        """The game's own keys beyond the common ones, as Markdown (may be empty)."""
-        return ""
 
 
 def default_seat_names(count: int) -> list[str]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from ..match import parse_player
+from ..match import Seat, parse_player
 from ..report import move_report, to_move_text, view_json, view_text
 from ..rules import RuleError, get_game
 from ..rules.base import ALL
 from ..untrusted import printable, safe_json
-from .hub import Hub, LiveTable, Seat
+from .hub import Hub, LiveTable
 
 EXIT_USAGE = 2
 
@@ -94,7 +94,7 @@ def _challenge(hub: Hub, player: str, args: list[str]) -> Result:
     seats = [Seat(name=player)]
     for text in names:
         info = parse_player(text, game)
-        seats.append(Seat(info.kind, info.name, info.level))
+        seats.append(info)
     table = hub.create_table(game.name, options, seats, creator=player)
     return _ok(f"{table.id}: {table.match.describe()}; {to_move_text(table.match)}")
 

@@ -1,10 +1,13 @@
 """The server's memory: an embedded SQLite database in WAL mode.
 
-Three tables: ``players`` (name -> the SSH key that claimed it, trust on
-first use), ``tables`` (game, options, seed and seats of each shared table)
-and ``moves`` (one row per ply).  A move row is written in the transaction
-that accepts the move, and ``(table_id, ply)`` is the primary key, so two
-moves for the same ply can never both be stored.  WAL with
+Four tables: ``players`` (name -> the SSH key that claimed it, trust on
+first use), ``tables`` (game, options, seed and seats of each shared table),
+``moves`` (one row per ply) and ``at_table`` (the table each player's screen
+was at, so a dropped connection or a restarted server brings them back
+there).  A move row is written in the transaction that accepts the move, and
+``(table_id, ply)`` is the primary key, so two moves for the same ply can
+never both be stored.  Only the event loop's thread uses the store
+(:func:`require_thread`).  WAL with
 ``synchronous=NORMAL`` survives the process being killed at any moment: a
 committed move is never lost, an uncommitted one was never accepted.
 """
@@ -13,8 +16,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from ..match import MoveRecord, now_iso
@@ -47,7 +52,23 @@ CREATE TABLE IF NOT EXISTS moves (
     time TEXT NOT NULL,
     PRIMARY KEY (table_id, ply)
 );
+CREATE TABLE IF NOT EXISTS at_table (
+    player TEXT PRIMARY KEY,
+    table_id INTEGER NOT NULL
+);
 """
+
+
+def require_thread(owner: threading.Thread, what: str) -> None:
+    """Fail loudly when ``what`` is reached from a thread other than ``owner`` (the event loop's).
+
+    The store, the hub's broadcasts and the lobby news are written for one
+    thread: a worker thread (an AI, a long search) that reached them would race
+    the loop.  The check is one comparison, so it stays on outside tests too.
+    """
+    current = threading.current_thread()
+    if current is not owner:
+        raise RuntimeError(f"{what} reached from thread {current.name!r}, not the event loop's ({owner.name!r})")
 
 
 @dataclass
@@ -70,7 +91,9 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # The server runs on one asyncio loop; AI threads never touch the store.
+        #: The thread of the server's event loop: the only one that may use the store (``require_thread``).
+        self.thread = threading.current_thread()
+        # require_thread does sqlite3's same-thread check, with a message that names the thread at fault.
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -82,13 +105,15 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def _transaction(self):
+    def _transaction(self) -> _Transaction:
+        require_thread(self.thread, "the store")
         return _Transaction(self.db)
 
     # -- players -------------------------------------------------------------
 
     def account(self, name: str) -> tuple[str, str] | None:
         """The account ``name`` is, as ``(name as registered, key)``: names are one account per folded form."""
+        require_thread(self.thread, "the store")
         row = self.db.execute(
             "SELECT name, key FROM players WHERE fold_name(name) = ? ORDER BY since LIMIT 1", (fold_name(name),)
         ).fetchone()
@@ -101,6 +126,7 @@ class Store:
 
     def key_of(self, name: str) -> str | None:
         """The key of the account ``name`` is (``Alice`` is ``alice``), None when nobody has it."""
+        require_thread(self.thread, "the store")
         found = self.account(name)
         return found[1] if found else None
 
@@ -123,7 +149,8 @@ class Store:
                 "INSERT INTO tables (game, options, seed, seats, creator, created) VALUES (?, ?, ?, ?, ?, ?)",
                 (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso()),
             )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT sets it
+        return cursor.lastrowid
 
     def update_seats(self, table_id: int, seats: list[dict[str, Any]]) -> None:
         with self._transaction():
@@ -147,7 +174,21 @@ class Store:
             self.db.execute("DELETE FROM moves WHERE table_id = ? AND ply >= ?", (table_id, ply))
             self.db.execute("UPDATE tables SET finished = 0 WHERE id = ?", (table_id,))
 
+    def set_at_table(self, player: str, table_id: int | None) -> None:
+        """Remember the table ``player``'s screen is at (None: the lobby)."""
+        with self._transaction():
+            if table_id is None:
+                self.db.execute("DELETE FROM at_table WHERE player = ?", (player,))
+            else:
+                self.db.execute("INSERT OR REPLACE INTO at_table (player, table_id) VALUES (?, ?)", (player, table_id))
+
+    def at_table(self, player: str) -> int | None:
+        require_thread(self.thread, "the store")
+        row = self.db.execute("SELECT table_id FROM at_table WHERE player = ?", (player,)).fetchone()
+        return int(row[0]) if row else None
+
     def load_tables(self) -> list[StoredTable]:
+        require_thread(self.thread, "the store")
         tables: dict[int, StoredTable] = {}
         for row in self.db.execute(
             "SELECT id, game, options, seed, seats, creator, created, finished FROM tables ORDER BY id"
@@ -202,5 +243,7 @@ class _Transaction:
     def __enter__(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")
 
-    def __exit__(self, kind, value, traceback) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")

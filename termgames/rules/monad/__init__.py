@@ -428,6 +428,8 @@ class Monad(Game):
         ),
         OptionSpec("turns", "int", DEFAULT_LIMIT, "turn limit", minimum=1, maximum=100_000),
     )
+    #: A computer seat whose bot fails sends ``fault REASON`` (the turn runner does): the turn goes on without it.
+    fault_move = FAULT
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MonadState:
         board = make_map(
