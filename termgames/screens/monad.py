@@ -25,13 +25,12 @@ from textual.widgets import Footer, Static
 from ..match import Match
 from ..rules import RuleError
 from ..rules.monad import Command, MonadState, board_json, format_commands
+from ..widgets.board import BoardArea
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
 from ..widgets.panel import update_if_changed
-from .dialogs import HelpScreen
 from .game import GameScreen
 from .monad_watch import (
     WATCH_KEYS,
-    MapArea,
     MonadWatchScreen,
     TurnFeed,
     json_totals,
@@ -155,13 +154,11 @@ class MonadScreen(GameScreen):
     # -- layout --------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        # The tables being reworked name their seats themselves; today's reach them through their match.
-        seats = getattr(self.table, "seats", None)
-        if seats is None:
-            seats = self.table.match.seats  # type: ignore[attr-defined,unused-ignore]
-        yield Static(players_title(self.table.game.title, seats, self.ascii_only), id="game-title", markup=False)
+        yield Static(
+            players_title(self.table.game.title, self.table.seats, self.ascii_only), id="game-title", markup=False
+        )
         with Horizontal(id="game-body"):
-            with MapArea(id="board-area"):
+            with BoardArea(id="board-area"):
                 yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line")
             with Vertical(id="side-panel"):
@@ -361,15 +358,6 @@ class MonadScreen(GameScreen):
     def action_layer(self, layer: str) -> None:
         shown = self.monad_board.toggle_layer(layer)
         self.notify(f"{layer}: {'on' if shown else 'off'}", timeout=1.5)
-
-    def action_help(self) -> None:
-        try:  # the key table written from the bindings, where the screens have one (termgames/screens/keys.py)
-            from .keys import keys_markdown  # type: ignore[import-not-found,unused-ignore]  # lands with gb2
-        except ImportError:
-            keys = SEAT_KEYS
-        else:
-            keys = keys_markdown(type(self), SEAT_KEYS)
-        self.app.push_screen(HelpScreen(self.table.game.rules_text(), keys))
 
     def move_at_cursor(self, view: Any) -> str | None:
         return format_commands(self.queued)

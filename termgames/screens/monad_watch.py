@@ -19,11 +19,12 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
+from ..widgets.board import BoardArea
 from ..widgets.monad_board import MonadBoard, seat_letter, short_count
 from ..widgets.palette import Palette, next_palette, use_ascii_scrollbars
 from ..widgets.panel import update_if_changed
@@ -225,15 +226,6 @@ def chart(values: Sequence[int], width: int, top: int, ascii_only: bool) -> str:
     return "".join(marks[min(steps, value * steps // top)] if value else " " for value in values)
 
 
-try:  # the game screens' own box for a board, where they have one (the reworked game screen)
-    from ..widgets.board import BoardArea as MapArea  # type: ignore[attr-defined,unused-ignore]
-except ImportError:
-
-    class MapArea(VerticalScroll, can_focus=False, inherit_bindings=False):  # type: ignore[no-redef,unused-ignore]
-        """The scrolling box of the map (and panel): never focused and without keys, so the arrow keys stay
-        the screen's even when the map itself has the focus (a click)."""
-
-
 def players_title(title: str, seats: Sequence[Any], ascii_only: bool = False) -> str:
     """The header as the game screens write it: the title and who plays (names, or seats that ``describe()``)."""
     separator = "  -  " if ascii_only else "  ·  "
@@ -297,9 +289,9 @@ class MonadWatchScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(self.title_text, id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with MapArea(id="board-area"):
+            with BoardArea(id="board-area"):
                 yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
-            with MapArea(id="side-panel"):
+            with BoardArea(id="side-panel"):
                 yield Static("", id="status")
                 yield Static("", id="totals")
                 yield Static("", id="chart")
@@ -475,7 +467,8 @@ class MonadWatchScreen(Screen):
             if yes:
                 self.app.exit()
 
-        question = "Stop watching? (the match stops too)" if self.live and not self.feed.finished else "Leave the replay?"
+        running = self.live and not self.feed.finished
+        question = "Stop watching? (the match stops too)" if running else "Leave the replay?"
         self.app.push_screen(ConfirmScreen(question), answer)
 
 
