@@ -27,14 +27,8 @@ class PassBot:
 
 @pytest.fixture(autouse=True)
 def quick_bots(monkeypatch):
-    # The computer seats move from the game screen to one turn runner (termgames/turns.py): patch where they are.
-    for target in ("termgames.turns.make_bot", "termgames.screens.game.make_bot"):
-        try:
-            monkeypatch.setattr(target, lambda game, level, seed=None: PassBot())
-        except (ImportError, AttributeError):
-            pass
-    monkeypatch.setattr("termgames.rules.monad.Monad.ai_move_seconds", 0.0, raising=False)
-    monkeypatch.setattr("termgames.screens.game.AI_MIN_SECONDS", 0.0, raising=False)
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: PassBot())
+    monkeypatch.setattr("termgames.rules.monad.Monad.ai_move_seconds", 0.0)
 
 
 def seat_app(tmp_path: Path, options=None, ascii=False) -> tuple[TermgamesApp, Match]:

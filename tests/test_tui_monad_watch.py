@@ -14,7 +14,9 @@ from termgames.widgets.monad_board import MonadBoard, step_cell
 
 
 def fake_board(turn: int = 0, width: int = 20, height: int = 20, names=("ann", "bob")) -> dict[str, Any]:
-    cells: list[list[dict[str, Any]]] = [[{"resources": (x * 7 + y * 3) % 51} for x in range(width)] for y in range(height)]
+    cells: list[list[dict[str, Any]]] = [
+        [{"resources": (x * 7 + y * 3) % 51} for x in range(width)] for y in range(height)
+    ]
     cells[1][1].update(owner=names[0], units=12, hive=names[0], production=3)
     cells[height - 2][width - 2].update(owner=names[1], units=150)
     cells[5][5].update(owner=names[0], units=3 + turn)
@@ -34,7 +36,10 @@ def fake_board(turn: int = 0, width: int = 20, height: int = 20, names=("ann", "
 def fake_feed(turns: int = 30) -> TurnFeed:
     feed = TurnFeed(["ann", "bob"])
     for turn in range(turns):
-        dropped = [["5,5 9 MOVE E: only 3 units there"] if turn % 3 == 1 else [], ["fault timeout"] if turn == 2 else []]
+        dropped = [
+            ["5,5 9 MOVE E: only 3 units there"] if turn % 3 == 1 else [],
+            ["fault timeout"] if turn == 2 else [],
+        ]
         feed.append(fake_board(turn), dropped=dropped)
     feed.finish("ann wins")
     return feed
