@@ -332,6 +332,7 @@ def describe_cell(cell: dict[str, Any]) -> str:
     if cell.get("hive") is not None:
         parts.append(f"{cell['hive']}'s hive ({cell.get('production', 0)} production)")
     if cell.get("owner") is not None and cell.get("units"):
-        parts.append(f"{short_count(int(cell['units']))} units of {cell['owner']}")
+        units = int(cell["units"])
+        parts.append(f"{short_count(units)} {'unit' if units == 1 else 'units'} of {cell['owner']}")
     parts.append(f"{cell.get('resources', 0)} resources")
     return ", ".join(parts)
