@@ -1,4 +1,4 @@
-"""Random keystrokes in every server screen (lobby, new table, each game's shared screen) give no traceback."""
+"""Random keystrokes in every screen (lobby, new table, each game on the server and at one keyboard): no traceback."""
 
 from __future__ import annotations
 
@@ -53,3 +53,24 @@ async def test_random_keys_in_each_game_screen_and_the_lobby(tmp_path, game_name
     finally:
         hub.close()
         hub.store.close()
+
+
+@pytest.mark.parametrize("game_name", game_names())
+async def test_random_keys_in_each_game_screen_at_one_keyboard(tmp_path, game_name):
+    from termgames.app import TermgamesApp
+    from termgames.launch import Launch
+    from termgames.match import Match
+
+    game = get_game(game_name)
+    names = ["ann", "bob", "cid", "dee", "eve", "fay"][: game.min_seats]
+    match = Match(game_name, {}, [Seat(name) for name in names], 14)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "game.json"))
+    generator = random.Random(f"{game_name}:local")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(PRESSES):
+            key = generator.choice(KEYS)
+            key = "escape" if key in ("q", "ctrl+c") else key  # quitting ends the test's app, not a fault
+            await pilot.press(key)
+            assert app._exception is None, f"{key!r} raised"
+            assert app.is_running, f"the app stopped after {key!r}"
