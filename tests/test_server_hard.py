@@ -240,3 +240,16 @@ async def test_connections_not_signed_in_are_limited_per_address(tmp_path, keys)
         assert (await command(server.port, "alice", keys["alice"], "tables")).exit_status == 0
     finally:
         await server.close()
+
+
+def test_a_finished_tables_record_is_0600_in_a_0700_folder(tmp_path):
+    hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
+    try:
+        table = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+        hub.finished(table)  # what the hub does when a game ends: the record holds every hidden board
+        path = hub.record_path(table)
+        assert path is not None and path.exists()
+        assert mode(path) == 0o600 and mode(path.parent) == 0o700
+    finally:
+        hub.close()
+        hub.store.close()
