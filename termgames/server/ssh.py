@@ -26,6 +26,7 @@ import re
 import secrets
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -302,7 +303,7 @@ class GameSession(asyncssh.SSHServerSession):
                 if self.chan is not None:
                     with contextlib.suppress(Exception):
                         self.chan.write_stderr(b"\r\ntermgames: too much input, connection closed\r\n")
-                    self.chan.close()
+                        self.chan.close()
                 return
             delay = self.input_budget.wait_for_bytes(min(INPUT_CHUNK, len(self._pending)))
             if delay:
@@ -373,16 +374,22 @@ class AuthThrottle:
     trying keys or names against accounts gets ``max_failures`` tries a ``window`` and is then cut off.
     """
 
-    def __init__(self, max_failures: int = MAX_AUTH_FAILURES, window: float = AUTH_FAILURE_WINDOW) -> None:
+    def __init__(
+        self,
+        max_failures: int = MAX_AUTH_FAILURES,
+        window: float = AUTH_FAILURE_WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.max_failures = max_failures
         self.window = window
+        self._clock = clock
         self._failures: dict[str, deque[float]] = {}
 
     def _recent(self, address: str) -> deque[float]:
         times = self._failures.get(address)
         if times is None:
             return deque()
-        cutoff = time.monotonic() - self.window
+        cutoff = self._clock() - self.window
         while times and times[0] < cutoff:
             times.popleft()
         if not times:
@@ -390,7 +397,7 @@ class AuthThrottle:
         return times
 
     def failed(self, address: str) -> None:
-        self._failures.setdefault(address, deque()).append(time.monotonic())
+        self._failures.setdefault(address, deque()).append(self._clock())
         if len(self._failures) > 100_000:  # a flood of addresses must not fill memory either: forget the oldest
             del self._failures[next(iter(self._failures))]
 
