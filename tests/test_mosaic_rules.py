@@ -146,6 +146,18 @@ def test_a_player_with_no_placeable_tile_passes_and_building_ends_when_no_one_ca
     assert state.hands == ((), ())
 
 
+def test_a_player_with_an_empty_hand_passes_in_her_building_turn() -> None:
+    # Ruling 3 ("a player with none passes") and the guide's loop (every player in turn) skip no one:
+    # a, whose hand is empty while b still has tiles, is asked to pass rather than skipped.
+    state = building_state(["a", "b"], "0,0: 1111 1211", [[], ["1121", "1111"]], turn=1, last_placed=(0, 1))
+    state = play(state, state.legal_moves()[0])
+    assert state.phase == "building" and state.turn == 0
+    assert state.legal_moves() == ["pass"]
+    assert "must pass" in refusal(state, "1111@1,1")
+    state = play(state, "pass")
+    assert state.turn == 1 and len(state.legal_moves()) >= 1
+
+
 def test_building_ends_when_the_hands_are_empty_and_alteration_starts_with_the_first_player() -> None:
     state = GAME.new({}, ["a", "b"], 3)
     rng = random.Random(3)

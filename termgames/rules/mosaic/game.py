@@ -501,7 +501,7 @@ class MosaicState(State):
     # -- building ----------------------------------------------------------
 
     def _next_builder(self, state: MosaicState) -> MosaicState:
-        """The next seat with tiles to place, or the alteration phase (ruling 6)."""
+        """The next seat (who passes if she cannot place a tile), or the alteration phase (ruling 6)."""
         if not any(state.hands):
             return state._start_alteration()
         if not any(building_options(state.board, hand, state.last_placed) for hand in state.hands if hand):
@@ -509,12 +509,9 @@ class MosaicState(State):
             emptied = tuple(() for _hand in state.hands)
             note = f"; no one can place a tile, so {len(left)} tiles stay out of play"
             return replace(state, hands=emptied, out_of_play=left, last_action=state.last_action + note)._start_alteration()
-        seat = self.turn
-        for _ in range(self.players):
-            seat = (seat + 1) % self.players
-            if state.hands[seat]:
-                return replace(state, turn=seat, kind=PLACE_KIND)
-        raise AssertionError("some hand has tiles")
+        # Every player takes her turn, an empty hand included: ruling 3 ("a player with none passes") and the
+        # guide's building loop ("CurrentPlayer is Next Player(CurrentPlayer)") skip no one.
+        return replace(state, turn=(self.turn + 1) % self.players, kind=PLACE_KIND)
 
     def _start_alteration(self) -> MosaicState:
         state = replace(

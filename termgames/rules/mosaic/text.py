@@ -131,8 +131,8 @@ wins. With `--max-routines N` the game ends after N alteration routines
 ## Building phase
 
 In turn, from player 1, place one tile of your hand (Steps SH and P in one
-move). You may choose only a tile that has a legal position; with none you
-must `pass`. The phase ends when every hand is empty, or when no player can
+move). You may choose only a tile that has a legal position; with none (an
+empty hand too) you must `pass`. The phase ends when every hand is empty, or when no player can
 place a tile (the tiles left stay out of play).
 
 ## Alteration phase
