@@ -389,6 +389,17 @@ def test_two_checks_in_a_row_at_the_winning_score_win() -> None:
     assert state.is_over() and state.won_by == 0 and state.winners() == (0,)
 
 
+def test_a_pass_is_no_alteration_routine_for_max_routines() -> None:
+    # Ruling 5 ends the game "after N alteration routines" and ruling 7 says a passing player's score is
+    # "still checked": a pass is not a routine, so with --max-routines 1 the game goes on after a's pass.
+    board = "0,0: 2112 1121 2111\n1,0: 1221 2222 1212"
+    state = alteration_state(["a", "b"], board, turn=0, options={"max_routines": 1})
+    assert state.legal_moves() == ["pass"]
+    state = play(state, "pass")
+    assert not state.is_over() and state.routines == 0 and state.turn == 1
+    assert state.legal_moves() == ["edge 0,1 0,2"]
+
+
 def test_max_routines_ends_the_game_with_the_highest_score() -> None:
     state = alteration_state(["a", "b"], EXACT, turn=0, options={"max_routines": 1})
     state = play(state, "edge -2,0 -1,0", "take -1,2", "take -2,2", "2122@0,-1", "2121@-1,-1")

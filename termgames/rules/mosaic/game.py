@@ -256,7 +256,7 @@ class MosaicState(State):
     #: Tiles moved or placed during this subroutine: the next one resolves those left mismatched.
     subroutine_placed: frozenset[Tile] = frozenset()
     r_steps: int = 0
-    #: Alteration routines finished (a pass counts as one).
+    #: Alteration routines finished (a pass is none).
     routines: int = 0
     #: Alteration passes in a row (every player passing in one round ends the game).
     passes: int = 0
@@ -634,7 +634,9 @@ class MosaicState(State):
         score = self.scores()[initiator]
         streak = self.streaks[initiator] + 1 if score >= self.winning_score else 0
         streaks = self.streaks[:initiator] + (streak,) + self.streaks[initiator + 1 :]
-        routines = self.routines + 1
+        # A pass is no alteration routine (ruling 7: "her score is *still* checked"), so it does not count
+        # towards --max-routines (ruling 5: "after N alteration routines").
+        routines = self.routines if passed else self.routines + 1
         common: dict[str, Any] = {
             "streaks": streaks,
             "routines": routines,
