@@ -79,6 +79,23 @@ def test_notation_is_normalised_and_nonsense_refused() -> None:
     assert "not side by side" in refusal(state, "edge 0,0 1,1")
 
 
+def test_moves_take_ascii_digits_only_and_messages_quote_little() -> None:
+    state = GAME.new({}, ["a", "b"], 5)
+    tile = state.legal_moves()[0].split("@")[0]
+    arabic = str.maketrans("0123456789", "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669")
+    fullwidth = str.maketrans("0123456789", "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19")
+    for digits in (arabic, fullwidth):
+        assert "not a Mosaic move" in refusal(state, f"{tile}@0,0".translate(digits))
+        assert "not a Mosaic move" in refusal(state, f"{tile}@{'0,0'.translate(digits)}")
+        assert "not a Mosaic move" in refusal(state, "take 1,2".translate(digits))
+    assert state.apply(0, f"{tile}@0,0").board == {(0, 0): parse_tile(tile)}
+    with pytest.raises(RuleError):
+        parse_tile("1121".translate(arabic))
+    long_move = "x" * 5000
+    message = refusal(state, long_move)
+    assert len(message) < 200 and "x" * 57 + "..." in message
+
+
 # --------------------------------------------------------------------------
 # Building phase constraints
 # --------------------------------------------------------------------------
