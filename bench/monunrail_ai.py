@@ -28,8 +28,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 
-from termgames.ai.monunrail import make_bot  # noqa: E402
-from termgames.rules.monunrail import (  # noqa: E402
+from termgames.ai import make_bot
+from termgames.rules.monunrail import (
     KIND_OF_MASK,
     MonUnrail,
     ParsedMove,
@@ -40,7 +40,7 @@ from termgames.rules.monunrail import (  # noqa: E402
     start_grid,
     trace_circuit,
 )
-from termgames.rules.monunrail_solver import Solver  # noqa: E402
+from termgames.rules.monunrail_solver import Solver
 
 
 def random_move(view, rng: random.Random, solver: Solver, careful: bool) -> str:
@@ -71,7 +71,7 @@ def random_move(view, rng: random.Random, solver: Solver, careful: bool) -> str:
 def play(game: MonUnrail, level: str, seed: int, careful: bool) -> tuple[bool, list[float], str]:
     state = game.new({}, ["bot", "random"] if seed % 2 == 0 else ["random", "bot"], seed)
     bot_seat = 0 if seed % 2 == 0 else 1
-    bot = make_bot(level, seed)
+    bot = make_bot("monunrail", level, seed)
     rng = random.Random(seed)
     solver = Solver()
     times = []
@@ -122,7 +122,8 @@ def survey_search(games: int, seed: int) -> None:
         nodes = sorted(n for _, n in rows)
         print(
             f"Impossible search, {len(rows)} positions {label}: "
-            f"mean {statistics.mean(seconds) * 1000:.1f} ms, p95 {seconds[int(0.95 * (len(seconds) - 1))] * 1000:.1f} ms, "
+            f"mean {statistics.mean(seconds) * 1000:.1f} ms, "
+            f"p95 {seconds[int(0.95 * (len(seconds) - 1))] * 1000:.1f} ms, "
             f"max {seconds[-1] * 1000:.1f} ms; nodes mean {statistics.mean(nodes):.0f}, max {nodes[-1]}"
         )
 
@@ -140,7 +141,10 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--search", type=int, default=20, help="games of the search survey (0: none)")
     args = parser.parse_args(argv)
-    print(f"MonUnrail AI ({args.level}) vs {args.opponent} player, Python {platform.python_version()}, solver: {Solver().implementation}")
+    print(
+        f"MonUnrail AI ({args.level}) vs {args.opponent} player, Python {platform.python_version()}, "
+        f"solver: {Solver().implementation}"
+    )
     game = MonUnrail()
     if args.search:
         from termgames.rules.monunrail import _path_tables

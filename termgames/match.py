@@ -9,13 +9,15 @@ end (``termgames.rules``) only knows how to apply one move to one state.
 
 from __future__ import annotations
 
-import random
+import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
-from typing import Any, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from .rules import Game, RuleError, State, View, Viewer, get_game
 from .rules.base import ALL, default_seat_names
+from .untrusted import BadName, check_name, normal_name, printable, quoted
 
 HUMAN = "human"
 AI = "ai"
@@ -44,25 +46,25 @@ class SeatInfo:
 
 
 def parse_player(text: str, game: Game) -> SeatInfo:
-    """Parse ``NAME[:ai[:LEVEL]]``; the level defaults to the game's default."""
+    """Parse ``NAME[:ai[:LEVEL]]``; the level defaults to the game's default; the name must pass ``check_name``."""
     parts = text.strip().split(":")
-    name = parts[0].strip()
+    name = normal_name(parts[0])
+    shown = quoted(text)
     if not name:
-        raise RuleError(f"--player {text!r} has no name")
+        raise RuleError(f"--player {shown} has no name")
+    try:
+        check_name(name)
+    except BadName as error:
+        raise RuleError(str(error)) from None
     if len(parts) == 1:
         return SeatInfo(name)
     if parts[1].strip().lower() not in (AI, HUMAN) or len(parts) > 3:
-        raise RuleError(f"--player {text!r} should look like NAME, NAME:ai or NAME:ai:LEVEL")
+        raise RuleError(f"--player {shown} should look like NAME, NAME:ai or NAME:ai:LEVEL")
     if parts[1].strip().lower() == HUMAN:
         if len(parts) == 3:
-            raise RuleError(f"--player {text!r}: a human seat has no level")
+            raise RuleError(f"--player {shown}: a human seat has no level")
         return SeatInfo(name)
-    if not game.ai_levels:
-        raise RuleError(f"{game.title} has no AI yet")
-    level = parts[2].strip().lower() if len(parts) == 3 else game.default_level
-    if level not in game.ai_levels:
-        raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {level!r}")
-    return SeatInfo(name, AI, level)
+    return SeatInfo(name, AI, game.check_level(parts[2] if len(parts) == 3 else None))
 
 
 def default_seats(game: Game, count: int | None = None) -> list[SeatInfo]:
@@ -74,14 +76,23 @@ class MoveRecord:
     seat: int
     move: str
     time: str
+    #: What the move drew at random (``State.drawn``), None when it drew nothing: a record keeps it, so
+    #: that what happened is written down and an edited seed cannot re-roll it.
+    drawn: str | None = None
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+#: Bits of a fresh seed: every hidden random outcome of a game comes from its seed, so it must be beyond
+#: guessing (31 bits were searched in an hour on two cores).
+SEED_BITS = 128
 
 
 def random_seed() -> int:
-    return random.SystemRandom().randrange(1, 2**31)
+    """A fresh secret seed of :data:`SEED_BITS` bits from the operating system's secure source."""
+    return secrets.randbits(SEED_BITS) | 1  # never 0: "no seed" must not be mistaken for one
 
 
 class Match:
@@ -112,14 +123,20 @@ class Match:
         seats: Sequence[SeatInfo],
         seed: int,
         moves: Sequence[MoveRecord],
-    ) -> "Match":
+    ) -> Match:
         """Rebuild a match by applying every move again (RuleError names the first bad one)."""
         match = cls(game, options, seats, seed)
         for number, record in enumerate(moves, start=1):
             try:
                 match.play(record.seat, record.move, time=record.time)
             except RuleError as error:
-                raise RuleError(f"move {number} ({record.move!r}) is illegal: {error}") from None
+                raise RuleError(f"move {number} ({quoted(record.move)}) is illegal: {error}") from None
+            drawn = match.moves[-1].drawn
+            if record.drawn is not None and record.drawn != drawn:
+                raise RuleError(
+                    f"move {number} ({quoted(record.move)}) drew {quoted(drawn or '')}, not the "
+                    f"{quoted(record.drawn)} stored with it (was the seed changed?)"
+                )
         return match
 
     # -- queries -----------------------------------------------------------
@@ -158,7 +175,20 @@ class Match:
             view = state.view(viewer)
         # Redact as of that ply: a replay must not leak what was hidden then.
         log = state.redact_log([(record.seat, record.move) for record in self.moves[:at]], viewer)
-        return replace(view, moves=log)
+        # Names came from players and files: a screen, the CLI and the server all draw them from here.
+        return replace(view, moves=log, players=tuple(printable(name) for name in view.players))
+
+    def bot_seed(self, seat: int) -> int:
+        """The seed of the computer player in ``seat``: from the table's secret seed through ``State.rng``.
+
+        A bot's moves are public and follow from its seed, so its seed must tell nothing about the table's
+        (``seed + seat`` would hand over every hidden board to whoever recovers one bot's seed).
+        """
+        return self.states[0].rng(f"bot:{seat}").getrandbits(64)
+
+    def setup_drawn(self) -> str | None:
+        """What setting the game up drew at random (``State.setup_drawn``), None when nothing."""
+        return self.states[0].setup_drawn()
 
     def human_seats(self) -> list[int]:
         return [i for i, seat in enumerate(self.seats) if not seat.is_ai]
@@ -174,12 +204,10 @@ class Match:
         before = self.state
         after = before.apply(seat, move)
         text = before.normalise_move(seat, move)
+        drawn = before.drawn(seat, text, after)
         self.states.append(after)
-        self.moves.append(MoveRecord(seat, text, now_iso() if time is None else time))
+        self.moves.append(MoveRecord(seat, text, now_iso() if time is None else time, drawn))
         return after
-
-    def play_as(self, name: str, move: str) -> State:
-        return self.play(self.seat_of(name), move)
 
     def truncate(self, ply: int) -> None:
         """Undo back to the position after ``ply`` moves."""

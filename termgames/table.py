@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .match import Match
-from .records import save
+from .records import RecordError, dumps, load, locked, read_bytes, save
 from .rules import View, Viewer
 
 
@@ -22,7 +22,12 @@ class LocalTable:
         self.match = match
         self.save_path = save_path
         self._last_human: int | None = None
+        #: What this table last read or wrote at ``save_path``: a save replaces only that.
+        self._on_disk: bytes | None = None
+        #: What the player must hear about saving (a record changed on disk, a folder not writable).
+        self.notice = ""
         if save_path is not None:
+            self._on_disk = self._disk_copy_of_this_game(save_path)
             self.save()
 
     # -- who sits where ----------------------------------------------------
@@ -81,5 +86,64 @@ class LocalTable:
         return done
 
     def save(self) -> None:
-        if self.save_path is not None:
-            save(self.save_path, self.match)
+        """Save under the record's lock, never over a record that changed on disk since it was read.
+
+        A correspondence move may have come in (``termgames move``): then both are kept, this game under a
+        new name beside it, and :attr:`notice` says so.  A save that fails is a notice too, not a crash.
+        """
+        path = self.save_path
+        if path is None:
+            return
+        try:
+            with locked(path):
+                current = _bytes_or_none(path)
+                if current is not None and current != self._on_disk:
+                    path = self._keep_both(path)
+                save(path, self.match)
+                self._on_disk = read_bytes(path)
+        except (RecordError, OSError) as error:
+            self.notice = f"Not saved: {error}"
+
+    def take_notice(self) -> str:
+        """The notice about saving, once."""
+        notice, self.notice = self.notice, ""
+        return notice
+
+    def _keep_both(self, path: Path) -> Path:
+        from .records import new_save_path
+
+        fresh = new_save_path(path.parent, self.match)
+        self.notice = (
+            f"{path.name} changed on disk since this game read it (a move came in?). Both are kept: "
+            f"this game goes on in {fresh.name}"
+        )
+        self.save_path = fresh
+        self._on_disk = None
+        return fresh
+
+    def _disk_copy_of_this_game(self, path: Path) -> bytes | None:
+        """The record at ``path`` if it holds this very game (what the screen resumed), else None."""
+        current = _bytes_or_none(path)
+        if current is None:
+            return None
+        if current == dumps(self.match).encode("utf-8"):
+            return current
+        try:
+            there = load(path)
+        except RecordError:
+            return None
+        same = (
+            there.game.name == self.match.game.name
+            and there.seed == self.match.seed
+            and there.seats == self.match.seats
+            and there.options == self.match.options
+            and [(m.seat, m.move) for m in there.moves] == [(m.seat, m.move) for m in self.match.moves]
+        )
+        return current if same else None
+
+
+def _bytes_or_none(path: Path) -> bytes | None:
+    try:
+        return read_bytes(path)
+    except RecordError:
+        return None

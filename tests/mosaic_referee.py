@@ -103,7 +103,7 @@ def holes(board: dict[Pos, Tile], aside: Iterable[Pos] = ()) -> set[Pos]:
             if p in board or p in skip or p in found:
                 continue
             pr, pc = p
-            beside = ((pr - 1, pc) in board) + ((pr, pc + 1) in board) + ((pr + 1, pc) in board) + ((pr, pc - 1) in board)
+            beside = sum(q in board for q in ((pr - 1, pc), (pr, pc + 1), (pr + 1, pc), (pr, pc - 1)))
             if beside >= 3:
                 found.add(p)
     return found
@@ -498,7 +498,9 @@ class Referee:
         # The tiles to resolve are those mismatched now; mismatches the resolver's own replacements make are
         # new ones, for the player after her ("This placement of tiles may create new mismatches, which the
         # next player must resolve").
-        self.placed_before = {t for p, t in self.board.items() if t in self.placed_now and mismatched_sides(self.board, p)}
+        self.placed_before = {
+            t for p, t in self.board.items() if t in self.placed_now and mismatched_sides(self.board, p)
+        }
         self.placed_now = set()
         self.player = (self.player + 1) % self.players
         self.subroutine = "MM"

@@ -134,10 +134,7 @@ def test_beats_random_on_a_small_board(level):
         while not match.over:
             seat = match.state.to_move()[0]
             view = match.view(seat)
-            if seat == ai_seat:
-                move = bot.choose(view)
-            else:
-                move = view.board.names[chooser.choice(sorted(view.legal_cells()))]
+            move = bot.choose(view) if seat == ai_seat else view.board.names[chooser.choice(sorted(view.legal_cells()))]
             match.play(seat, move)
         wins += ai_seat in match.state.winners()
     assert wins >= 5

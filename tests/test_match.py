@@ -45,7 +45,7 @@ def test_new_match():
 def test_play_records_normalised_moves_and_times():
     match = small_match()
     match.play(0, " c3 ", time="2024-01-02T03:04:05+00:00")
-    match.play_as("bob", "a1")
+    match.play(match.seat_of("bob"), "a1")
     assert [m.move for m in match.moves] == ["C3", "A1"]
     assert [m.seat for m in match.moves] == [0, 1]
     assert match.moves[0].time == "2024-01-02T03:04:05+00:00"
@@ -62,7 +62,7 @@ def test_a_refused_move_changes_nothing():
             match.play(seat, move)
         assert match.states == states and match.moves == moves
     with pytest.raises(RuleError, match="no player 'carol'"):
-        match.play_as("carol", "A1")
+        match.play(match.seat_of("carol"), "A1")
 
 
 def test_replay_names_the_first_bad_move():

@@ -24,7 +24,7 @@ def quick(level: str, seed: int, samples: int = 40):
 
 
 def play_out(options: dict, players: int, seed: int, bots: dict[int, object], stop: int | None = None) -> Match:
-    """A game where ``bots`` play their seats and the other seats play ``random``; every move is checked by the rules."""
+    """A game where ``bots`` play their seats and the other seats ``random``; the rules check every move."""
     match = Match("mono", options, [SeatInfo(f"p{i + 1}") for i in range(players)], seed)
     while not match.over and (stop is None or len(match.moves) < stop):
         seat = match.state.to_move()[0]
@@ -121,7 +121,7 @@ def test_a_region_completely_shown_leaves_no_doubt_next_to_it():
     state = match.state
     view = replace(state.view(0), boards=(state.view(0).boards[0], board))
     beliefs = cell_beliefs(view, 1, samples=60)
-    for cell, belief in enumerate(beliefs):
+    for belief in beliefs:
         if belief is not None:
             assert belief[0] in (1, 2, 3, 4, 6)
 

@@ -29,8 +29,11 @@ EXAMPLES = int(os.environ.get("MOSAIC_REFEREE_EXAMPLES", "3"))
 def engine_position(board: dict[str, Any], names: list[str], scores: dict[str, Any], over: bool,
                     winners: list[str]) -> dict[str, Any]:
     """The engine's ``show --json`` reduced to what the referee tracks."""
+    def reading_order(key: str) -> list[int]:
+        return [int(part) for part in key.split(",")]
+
     return {
-        "tiles": {key: board["tiles"][key] for key in sorted(board["tiles"], key=lambda k: tuple(map(int, k.split(","))))},
+        "tiles": {key: board["tiles"][key] for key in sorted(board["tiles"], key=reading_order)},
         "hands": {name: sorted(board["hands"][name]) for name in names},
         "step": None if over else {"kind": board["step"]["kind"], "player": board["step"]["player"]},
         "scores": {name: int(scores[name]) for name in names},

@@ -209,6 +209,53 @@ def test_challenge_tables_show_and_move(tmp_path):
     assert spectator["viewer"] is None and spectator["board"]["boards"]["bob"][0] == [None] * 5
 
 
+@pytest.mark.parametrize(
+    ("line", "options"),
+    [
+        ("challenge copolymer --rhombus 9 bob", {"shape": "rhombus", "size": 9}),
+        ("challenge copolymer bob --rhombus=7", {"shape": "rhombus", "size": 7}),
+        (
+            "challenge monunrail --supply 4,4,4 bob",
+            {"straights": 4, "turns": 4, "crossroads": 4, "random_supply": False},
+        ),
+        (
+            "challenge monunrail --random-supply bob:ai:easy",
+            {"straights": 8, "turns": 8, "crossroads": 8, "random_supply": True},
+        ),
+        ("challenge mono --size 5 --no-auto bob", {"size": 5, "no_auto": True}),
+    ],
+)
+def test_challenge_reads_options_as_termgames_new_does(tmp_path, line, options):
+    """Compound flags with a value (--rhombus N, --supply S,T,C) work over SSH as on the command line."""
+    hub = make_hub(tmp_path)
+    made = run_command(hub, "alice", line)
+    assert made.status == 0, made.stderr
+    table = hub.table(1)
+    assert {name: table.match.options[name] for name in options} == options
+    words = [word for word in line.split()[2:] if not word.startswith("bob")]
+    assert table.match.options == table.game.parse_cli_options(words)  # what termgames new reads
+    assert table.names[0] == "alice" and table.names[1] == "bob"
+    hub.close()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("challenge copolymer --rhombus bob", "termgames: --rhombus needs a whole number, not 'bob'"),
+        ("challenge copolymer --rhombus", "termgames: --rhombus needs a value"),
+        ("challenge monunrail --supply 4,4 bob", "termgames: --supply needs three values"),
+        ("challenge monunrail --supply 4,4,4 --random-supply bob", "termgames: --random-supply decides"),
+        ("challenge copolymer --bogus bob", "termgames: copolymer has no option '--bogus'"),
+    ],
+)
+def test_challenge_refuses_bad_options_in_one_line(tmp_path, line, message):
+    hub = make_hub(tmp_path)
+    result = run_command(hub, "alice", line)
+    assert result.status == 2 and result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
+    assert not hub.tables
+    hub.close()
+
+
 def test_command_errors_are_one_line_and_status_2(tmp_path):
     hub = make_hub(tmp_path)
     run_command(hub, "alice", "challenge copolymer --size 5 bob")

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-
 from sshterm import command, connect
+
 from termgames.server.ssh import HOST_KEY_NAME, MAX_SIZE, start_server
 
 # 5 regions: a 3x5 board, reading order (top row first).  No row of one is a row of the other.
@@ -207,7 +207,9 @@ async def test_identity_guests_and_what_the_server_refuses(tmp_path, keys):
         await guest.wait_for("signed in as guest-alice-")
         await guest.close()
 
-        async with asyncssh.connect("127.0.0.1", port, username="alice", client_keys=[keys["alice"]], known_hosts=None) as conn:
+        async with asyncssh.connect(
+            "127.0.0.1", port, username="alice", client_keys=[keys["alice"]], known_hosts=None
+        ) as conn:
             with pytest.raises((asyncssh.Error, OSError)):
                 async with conn.start_sftp_client():
                     pass

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from termgames.server.app import ServeApp
-from termgames.server.hub import Hub, Seat
-from termgames.server.store import Store
 from termgames.screens.dialogs import ConfirmScreen
 from termgames.screens.lobby import CreateTableScreen, LobbyScreen
 from termgames.screens.shared_game import SharedGameMixin
+from termgames.server.app import ServeApp
+from termgames.server.hub import Hub, Seat
+from termgames.server.store import Store
 
 SIZE = (100, 32)
 

@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from tui import board_text, settle
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -13,7 +14,6 @@ from termgames.match import Match, SeatInfo
 from termgames.records import load
 from termgames.screens.dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from termgames.screens.game import GameScreen
-from tui import board_text, settle
 
 
 class FirstEmptyBot:
@@ -129,7 +129,7 @@ async def test_undo_in_hot_seat_and_against_the_ai(tmp_path):
 
 
 async def test_saved_after_every_move_and_resumed(tmp_path):
-    app, match, path = new_app(tmp_path)
+    app, _match, path = new_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
         assert [m.move for m in load(path).moves] == ["C3"]
@@ -186,7 +186,7 @@ async def test_quit_asks_first(tmp_path):
 
 
 async def test_palettes_and_ascii_mode(tmp_path):
-    app, match, path = new_app(tmp_path)
+    app, _match, _path = new_app(tmp_path)
     app.ascii = True
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter", "l", "enter")
@@ -200,7 +200,7 @@ async def test_palettes_and_ascii_mode(tmp_path):
             board = app.screen.board
             drawn = "\n".join(board.render_line(y).text for y in range(board.size.height))
             assert drawn.isascii() and "[" in drawn and "X" in drawn
-    app, match, path = new_app(tmp_path)
+    app, _match, _path = new_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
         assert "●" in board_text(app)
@@ -327,7 +327,7 @@ async def test_board_lines_are_drawn_on_the_theme_background(tmp_path):
 
 
 async def test_big_boards_scroll_to_keep_the_cursor_in_sight(tmp_path):
-    app, match, _ = new_app(tmp_path, options={"size": 19})
+    app, _match, _ = new_app(tmp_path, options={"size": 19})
     async with app.run_test(size=(60, 24)) as pilot:
         await pilot.pause()
         area = app.screen.query_one("#board-area")
@@ -342,9 +342,10 @@ async def test_big_boards_scroll_to_keep_the_cursor_in_sight(tmp_path):
 
 
 async def test_enter_does_not_confirm_quitting(tmp_path):
-    app, _, _ = new_app(tmp_path, seats=("ann", "bob"))
+    _app, _, _ = new_app(tmp_path, seats=("ann", "bob"))
     app_unsaved = TermgamesApp(
-        saves_dir=tmp_path, launch=Launch("play", match=Match("copolymer", {"size": 3}, [SeatInfo("a"), SeatInfo("b")], 1))
+        saves_dir=tmp_path,
+        launch=Launch("play", match=Match("copolymer", {"size": 3}, [SeatInfo("a"), SeatInfo("b")], 1)),
     )
     async with app_unsaved.run_test(size=(80, 24)) as pilot:
         await pilot.press("q")

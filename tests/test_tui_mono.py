@@ -208,7 +208,7 @@ async def test_no_hints_forbids_the_overlay(tmp_path, monkeypatch):
 async def test_boards_fit_the_terminal(tmp_path, size, seats, per_row, compact):
     names = ["ann", "bob", "cat", "dan"][:seats]
     layouts = [EXAMPLE, OTHER, EXAMPLE[::-1], OTHER[::-1]]
-    app, match = mono_app(tmp_path, seats=names, moves=[(s, layouts[s]) for s in range(seats)])
+    app, _match = mono_app(tmp_path, seats=names, moves=[(s, layouts[s]) for s in range(seats)])
     async with app.run_test(size=size) as pilot:
         await pilot.press("enter")
         await pilot.pause()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tui import board_text, settle
+
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
 from termgames.match import Match, SeatInfo
 from termgames.records import load
 from termgames.screens.dialogs import ConfirmScreen
 from termgames.screens.monunrail import MonUnrailScreen
-from tui import board_text, settle
 
 #: Four placements that close the loop D2-E2 ... D6-E6 around the starting tiles; the last completes it.
 LOOP = ["D2:T-se,D3:S-v", "E2:T-sw,E3:S-v", "D5:S-v,D6:T-ne", "E5:S-v,E6:T-nw"]
@@ -150,7 +151,7 @@ async def test_completing_by_keyboard_then_a_removal(tmp_path):
 
 
 async def test_the_hint_shows_the_nimber_and_marks_winning_moves(tmp_path):
-    app, match, _ = new_app(tmp_path, moves=LOOP)
+    app, _match, _ = new_app(tmp_path, moves=LOOP)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("n")
@@ -170,7 +171,7 @@ async def test_the_hint_keeps_what_it_solved_for_the_next_game(tmp_path, monkeyp
 
     cache = tmp_path / "nimbers.json.gz"
     monkeypatch.setenv("TERMGAMES_SOLVER_CACHE", str(cache))
-    app, match, _ = new_app(tmp_path, moves=LOOP)
+    app, _match, _ = new_app(tmp_path, moves=LOOP)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("n")
@@ -181,7 +182,7 @@ async def test_the_hint_keeps_what_it_solved_for_the_next_game(tmp_path, monkeyp
 
 
 async def test_the_building_hint_lists_completing_moves(tmp_path):
-    app, match, _ = new_app(tmp_path, moves=LOOP[:3])
+    app, _match, _ = new_app(tmp_path, moves=LOOP[:3])
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("n")

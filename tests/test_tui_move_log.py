@@ -1,4 +1,5 @@
-"""The move log widget: numbered turns, follows the end unless scrolled up, says what is out of sight, highlights a ply."""
+"""The move log widget: numbered turns, follows the end unless scrolled up, says what is out of sight, highlights
+a ply."""
 
 from __future__ import annotations
 

@@ -161,7 +161,7 @@ async def test_resuming_a_sample_copies_it(tmp_path, monkeypatch):
         await saved_listing(app, pilot)
         await pilot.press("tab", "enter")
         await pilot.pause()
-    (kind, match, path), = app.calls
+    (kind, _match, path), = app.calls
     assert kind == "game" and path.parent == saves and path.exists()
     assert (samples / "sample.json").read_bytes() == before
 

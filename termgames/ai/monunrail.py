@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..rules.base import RuleError
 from ..rules.monunrail import (
@@ -81,7 +81,6 @@ LEVELS = {
     "normal": Level("normal", candidates=40, seconds=1.2, pie_playouts=10),
     "hard": Level("hard", candidates=80, seconds=1.4, pie_playouts=16, endgame_completions=12),
 }
-DEFAULT_LEVEL = "normal"
 
 #: Nodes the completion search may spend per question (its typical cost is tens to hundreds).
 NODE_LIMIT = 20_000
@@ -89,11 +88,6 @@ NODE_LIMIT = 20_000
 ENDGAME_NODES = 5_000
 
 
-def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "MonUnrailBot":
-    name = (level or DEFAULT_LEVEL).lower()
-    if name not in LEVELS:
-        raise ValueError(f"MonUnrail's AI levels are {', '.join(LEVELS)}, not {level!r}")
-    return MonUnrailBot(LEVELS[name], random.randrange(2**31) if seed is None else seed)
 
 
 def _components(cells: Iterable[Cell]) -> list[set[Cell]]:
@@ -136,17 +130,16 @@ def _after(grid, supply, items: Placement) -> tuple[list[int], list[int]]:
 
 
 class MonUnrailBot:
-    def __init__(self, level: Level, seed: int) -> None:
-        self.settings = level
-        self.level = level.name
+    def __init__(self, level: str, seed: int) -> None:
+        """The bot of ``level`` (a name from :data:`LEVELS`, checked by :func:`termgames.ai.make_bot`)."""
+        self.settings = LEVELS[level]
+        self.level = level
         self.rng = random.Random(seed)
         self.solver = Solver()
         implementation = getattr(self.solver, "implementation", "pure Python")
         #: Largest piece (tiles) the bot hands to the solver; adapted to measured times.
         self.solve_limit = 17 if implementation == "pure Python" else 26
         self.deadline = 0.0
-        #: What the last decision was based on, for benchmarks and tests.
-        self.last_reason = ""
 
     # -- the solver, within its limit -----------------------------------------
 
@@ -183,7 +176,6 @@ class MonUnrailBot:
         cells = set(view.unrail_cells())
         moves = self.solver.moves(cells)
         if self.settings.blunder and self.rng.random() < self.settings.blunder:
-            self.last_reason = "random removal"
             return _removal_text(self.rng.choice(moves))
         size = _largest(cells)
         if size <= self.solve_limit:
@@ -191,9 +183,7 @@ class MonUnrailBot:
             winning = self.solver.winning_moves(cells)
             self._note_time(size, time.perf_counter() - start)
             if winning:
-                self.last_reason = "winning removal"
                 return _removal_text(self.rng.choice(winning))
-            self.last_reason = "lost position: the removal that keeps most play"
             return _removal_text(self.solver.best_losing_move(cells))
         # Too large to solve in time: cut the largest piece down towards solvable sizes.
         best_key = None
@@ -205,7 +195,6 @@ class MonUnrailBot:
                 best_key, best = key, [move]
             elif key == best_key:
                 best.append(move)
-        self.last_reason = "position too large to solve: cut the largest piece"
         return _removal_text(self.rng.choice(best))
 
     # -- building ----------------------------------------------------------
@@ -231,15 +220,12 @@ class MonUnrailBot:
     def _build(self, view: MonUnrailView) -> str:
         grid, supply = list(view.grid), list(view.supply)
         if self._completable(grid, supply) is False:
-            self.last_reason = "no completion exists: Impossible wins"
             return "impossible"
         if view.pie_offer and self._should_swap(grid, supply):
-            self.last_reason = "the opening looks like a win for its maker: swap"
             return "swap"
         finishes = self._finish_values(grid, supply)
         for items, value in finishes:
             if value == 0:
-                self.last_reason = "completing leaves a removal position worth 0"
                 return _placement_text(items)
         if self.settings.endgame_completions:
             move = self._endgame(grid, supply)
@@ -269,23 +255,17 @@ class MonUnrailBot:
             if any(value == 0 for _, value in self._finish_values(g2, s2)):
                 gifts.append(items)
                 continue
-            self.last_reason = "keeps the track open and completable"
             return _placement_text(items)
         # Nothing safe found: the least bad of completing, gifting and breaking.
         unknown = [items for items, value in finishes if value is None]
         if unknown:
-            self.last_reason = "forced: complete a track of unknown value"
             return _placement_text(self.rng.choice(unknown))
         if gifts:
-            self.last_reason = "forced: a placement the opponent can answer by completing"
             return _placement_text(self.rng.choice(gifts))
         if finishes:
-            self.last_reason = "forced: complete a track worth more than 0"
             return _placement_text(self.rng.choice([items for items, _ in finishes]))
         if breaking:
-            self.last_reason = "forced: every placement breaks the track"
             return _placement_text(self.rng.choice(breaking))
-        self.last_reason = "no placement at all"
         return "impossible"
 
     # -- the pie rule ------------------------------------------------------
@@ -388,7 +368,6 @@ class MonUnrailBot:
                 except SearchLimit:
                     return None
             if good:
-                self.last_reason = "endgame solved: this placement wins"
                 return _placement_text(tuple(sorted(move)))
         return None
 
@@ -400,7 +379,7 @@ def _moves_within(grid, placed: frozenset, completions: list[frozenset]) -> list
     for completion in completions:
         rest = sorted(completion - placed)
         by_index = dict(rest)
-        for index, mask in rest:
+        for index, _mask in rest:
             for step in (1, 8):
                 for length in (1, 2, 3):
                     cells = [index + step * k for k in range(length)]

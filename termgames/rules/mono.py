@@ -21,9 +21,10 @@ Notation (pbmserv's, plus ``hold`` for playing one probe at a time):
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .base import ALL, Game, OptionSpec, RuleError, State, View, Viewer
 
@@ -333,7 +334,8 @@ class MonoView(View):
             "turn": self.turn_values(),
         }
 
-    def board_text(self) -> str:
+    def board_text(self, ascii: bool = False) -> str:
+        """Every board side by side, values as labels and . where hidden (ASCII either way)."""
         assert self.grid is not None
         grid = self.grid
         cell_width = 2
@@ -422,6 +424,12 @@ class MonoState(State):
         done = self.probed[seat]
         return [cell for cell in range(self.grid.cells) if cell not in done]
 
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        if self.layouts[seat] is None:
+            return "".join(label(value) for value in random_layout(self.options["size"], rng))
+        cell = self.grid.names[rng.choice(self.unprobed(seat))]
+        return cell if rng.random() < 0.5 else f"{cell},{END}"
+
     # -- moves -------------------------------------------------------------
 
     def normalise_move(self, seat: int, move: str) -> str:
@@ -439,16 +447,26 @@ class MonoState(State):
             return HIDDEN_LAYOUT
         return move
 
+    def drawn(self, seat: int, move: str, after: State) -> str | None:
+        """A random layout as its layout string; random probes as the positions they probed."""
+        if self.layouts[seat] is None:
+            layout = after.layouts[seat] if isinstance(after, MonoState) else None
+            return "".join(label(value) for value in layout) if move == RANDOM and layout is not None else None
+        if not isinstance(after, MonoState) or len(after.move_probes) <= len(self.move_probes):
+            return None
+        chosen = [self.grid.names[probe.cell] for probe in after.move_probes[-1] if probe.random]
+        return ",".join(chosen) if chosen else None
+
     def _is_layout_text(self, move: str) -> bool:
         return "," not in move and len(move) == self.grid.cells and move not in (RANDOM, END, HOLD)
 
-    def _apply(self, seat: int, move: str) -> "MonoState":
+    def _apply(self, seat: int, move: str) -> MonoState:
         text = move.strip().lower()
         if self.layouts[seat] is None:
             return self._lay_out(seat, text)
         return self._probe_command(seat, text)
 
-    def _lay_out(self, seat: int, text: str) -> "MonoState":
+    def _lay_out(self, seat: int, text: str) -> MonoState:
         regions = self.options["size"]
         if text == RANDOM:
             layout = random_layout(regions, self.rng("layout"))
@@ -465,7 +483,7 @@ class MonoState(State):
             ply=self.ply + 1,
             layouts=tuple(layouts),
             last_action=f"{self.seats[seat]} {how}",
-            move_probes=self.move_probes + ((),),
+            move_probes=(*self.move_probes, ()),
         )
         nxt = seat + 1
         if nxt < len(self.seats):
@@ -498,16 +516,15 @@ class MonoState(State):
             cells.append(cell)
         return cells, keyword
 
-    def _probe_command(self, seat: int, text: str) -> "MonoState":
+    def _probe_command(self, seat: int, text: str) -> MonoState:
         cells, keyword = self._parse_command(seat, text)
         if not cells and keyword == HOLD:
             raise RuleError("'hold' follows the positions to probe, e.g. a3,hold")
         if not cells and keyword == END and self.open_turn is None:
             raise RuleError("a turn probes at least one position")
         left = self.unprobed(seat)
-        if not cells and keyword == RANDOM and not left:
-            if self.open_turn is None:
-                raise RuleError("there is no position left to probe")
+        if not cells and keyword == RANDOM and not left and self.open_turn is None:
+            raise RuleError("there is no position left to probe")
         rng = self.rng("probe")
         values = [p.value for p in self.open_turn.probes] if self.open_turn else []
         probes = list(self.open_turn.probes) if self.open_turn else []
@@ -557,7 +574,7 @@ class MonoState(State):
             probed=tuple(frozenset(probed) if s == seat else self.probed[s] for s in range(len(self.seats))),
             uncovered=tuple(frozenset(u) for u in uncovered),
             random_uncovered=tuple(frozenset(u) for u in random_uncovered),
-            move_probes=self.move_probes + (tuple(probes[len(self.open_turn.probes) if self.open_turn else 0 :]),),
+            move_probes=(*self.move_probes, tuple(probes[len(self.open_turn.probes) if self.open_turn else 0:])),
         )
         if keep_open:
             return replace(state, open_turn=record, last_action=self._describe(record, open_=True))
@@ -566,7 +583,7 @@ class MonoState(State):
         state = replace(
             state,
             open_turn=None,
-            turns=self.turns + (record,),
+            turns=(*self.turns, record),
             totals=tuple(totals),
             last_action=self._describe(record),
         )
@@ -586,7 +603,7 @@ class MonoState(State):
         # Nothing fits: the lowest, which ends the turn (or the first value of the turn).
         return min(options)
 
-    def _next_turn(self, seat: int) -> "MonoState":
+    def _next_turn(self, seat: int) -> MonoState:
         nxt = seat + 1
         if nxt < len(self.seats):
             return replace(self, turn=nxt)
@@ -769,12 +786,6 @@ seen.
 
 class Mono(Game):
     name = "mono"
-    title = "Mono"
-    summary = "Probe your opponents' hidden boards for runs of rising values."
-    min_seats = 2
-    max_seats = 4
-    ai_levels = ("easy", "normal", "hard")
-    default_level = "normal"
     option_specs = (
         OptionSpec("size", "int", 9, "regions", minimum=MIN_REGIONS, maximum=MAX_REGIONS),
         OptionSpec("no_auto", "flag", False, "no automatic random probes"),

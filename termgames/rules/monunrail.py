@@ -1,8 +1,8 @@
 """MonUnrail (ISamEI, ORG Genius Invitational), with the MonUnrail rulings.
 
 Two players build one railway circuit together on an 8 x 7 board from a
-shared supply of tiles, then take it apart.  See ``rules/monunrail.md`` and
-the MonUnrail rulings.
+shared supply of tiles, then take it apart.  :data:`RULES` (``termgames rules
+monunrail``) gives the rules and the rulings a player would notice.
 
 Board
     Columns A-H, rows 1-7, ``A1`` top left.  A cell is ``(column, row)``,
@@ -74,11 +74,12 @@ from __future__ import annotations
 import random
 import re
 from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
-from .base import Game, OptionSpec, RuleError, State, View, Viewer
+from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, seeded_rng
 
 # --------------------------------------------------------------------------
 # Geometry and tiles
@@ -151,8 +152,8 @@ def name_of(index: int) -> str:
 def parse_cell(text: str) -> Cell:
     """``"d4"`` -> ``(3, 3)``; RuleError for anything off the board."""
     word = text.strip().upper()
-    match = re.fullmatch(r"([A-Z])(\d{1,2})", word)
-    if match:
+    match = re.fullmatch(r"([A-Z])([0-9]{1,2})", word)
+    if match and word.isascii():  # upper() turns some letters into ASCII ones (dotless i into I)
         column = ord(match.group(1)) - ord("A")
         row = int(match.group(2)) - 1
         if 0 <= column < COLUMNS and 0 <= row < ROWS:
@@ -340,7 +341,8 @@ def placement_problem(
             have = supply[kind]
             if have == 0:
                 return f"the supply has no {KIND_PLURALS[kind]} left"
-            return f"the supply has only {have} {KIND_PLURALS[kind] if have > 1 else KIND_NAMES[kind]} left, the move needs {needed[kind]}"
+            what = KIND_PLURALS[kind] if have > 1 else KIND_NAMES[kind]
+            return f"the supply has only {have} {what} left, the move needs {needed[kind]}"
     touching = any(grid[NEIGHBOUR[i][side]] for i in indexes for side in SIDES if NEIGHBOUR[i][side] >= 0)
     if not touching:
         return "at least one tile must be placed next to a tile on the board"
@@ -841,6 +843,26 @@ def finishing_placements(grid: Sequence[int], supply: Sequence[int]) -> list[tup
     return result
 
 
+def _steps_of(
+    grid: Sequence[int], supply: Sequence[int], completion: Sequence[tuple[int, int]]
+) -> list[tuple[tuple[int, int], ...]]:
+    """The legal placements of one to three tiles of ``completion`` (one line): a way towards it."""
+    masks = dict(completion)
+    steps = []
+    for index in masks:
+        column, row = cell_of(index)
+        for step_column, step_row in ((1, 0), (0, 1)):
+            line = []
+            for k in range(3):
+                cell = (column + step_column * k, row + step_row * k)
+                if cell[0] >= COLUMNS or cell[1] >= ROWS or index_of(cell) not in masks:
+                    break
+                line.append((index_of(cell), masks[index_of(cell)]))
+                if placement_problem(grid, supply, tuple(line)) is None:
+                    steps.append(tuple(line))
+    return steps
+
+
 def _placement_text(items: Iterable[tuple[int, int]]) -> str:
     return ParsedMove("place", tuple(sorted(items))).text()
 
@@ -1040,7 +1062,9 @@ class MonUnrailView(View):
         return {
             "columns": COLUMNS,
             "rows": ROWS,
-            "tiles": {cell_name(cell): code for cell, code in sorted(self.tiles().items(), key=lambda x: (x[0][1], x[0][0]))},
+            "tiles": {
+                cell_name(cell): code for cell, code in sorted(self.tiles().items(), key=lambda x: (x[0][1], x[0][0]))
+            },
             "start": [cell_name(cell) for cell in self.start_cells],
             "supply": self.supply_left(),
             "phase": self.phase,
@@ -1149,6 +1173,41 @@ class MonUnrailState(State):
             return (0.0, 0.0)
         return tuple(1.0 if seat == self.winner else 0.0 for seat in range(2))
 
+    def setup_drawn(self) -> str | None:
+        """A random supply as its counts, ``S,T,C``."""
+        return ",".join(map(str, self.initial_supply)) if self.options.get("random_supply") else None
+
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        if self.phase == "building":
+            if self.pie_offer and rng.random() < 0.25:
+                return SWAP
+            # Random tiles alone seldom close a circuit: mostly follow a completion, tiles of one line at a time.
+            if rng.random() < 0.8:
+                try:
+                    completion = find_completion(self.grid, self.supply, node_limit=2_000)
+                except SearchLimit:
+                    completion = None
+                if completion:
+                    steps = _steps_of(self.grid, self.supply, completion)
+                    if steps:
+                        return _placement_text(rng.choice(steps))
+            placement = random_placement(self.grid, self.supply, rng)
+            return IMPOSSIBLE if placement is None else _placement_text(placement)
+        lines: list[tuple[int, ...]] = []
+        for index, mask in enumerate(self.grid):
+            if not mask:
+                continue
+            column, row = cell_of(index)
+            for step_column, step_row in ((1, 0), (0, 1)):
+                line: list[int] = []
+                for k in range(3):
+                    cell = (column + step_column * k, row + step_row * k)
+                    if not (cell[0] < COLUMNS and cell[1] < ROWS and self.grid[index_of(cell)]):
+                        break
+                    line.append(index_of(cell))
+                    lines.append(tuple(line))
+        return ParsedMove("remove", tuple((index, 0) for index in rng.choice(lines))).text()
+
     def normalise_move(self, seat: int, move: str) -> str:
         try:
             return parse_move(move).text()
@@ -1157,7 +1216,7 @@ class MonUnrailState(State):
 
     # -- moves -------------------------------------------------------------
 
-    def _apply(self, seat: int, move: str) -> "MonUnrailState":
+    def _apply(self, seat: int, move: str) -> MonUnrailState:
         parsed = parse_move(move)
         problem = _move_problem(self.phase, self.grid, self.supply, self.pie_offer, parsed)
         if problem:
@@ -1384,12 +1443,12 @@ double lines. The corners of a cell mark the cursor `[ ]`, a tile of your
 move `+`, a tile picked for removal `x`, the last move `*` and the cells
 of winning moves `!`. The panel shows the supply left, the pie offer and
 whose opening move it is after a swap.
-"""
+"""  # noqa: E501 -- rows of a Markdown table cannot be wrapped
 
 
 def draw_random_supply(seed: int) -> tuple[int, int, int]:
     """Counts drawn from the seed (ruling 2): 4-12 straights, 4-12 turns, 1-6 crossroads, at least 16 in all."""
-    rng = random.Random(f"{seed}:monunrail-supply")
+    rng = seeded_rng(seed, "monunrail-supply")
     while True:
         counts = (rng.randint(4, 12), rng.randint(4, 12), rng.randint(1, 6))
         if sum(counts) >= 16:
@@ -1398,49 +1457,28 @@ def draw_random_supply(seed: int) -> tuple[int, int, int]:
 
 class MonUnrail(Game):
     name = "monunrail"
-    title = "MonUnrail"
-    summary = "Build a railway circuit together, then take it apart; whoever removes the last tile wins."
-    min_seats = 2
-    max_seats = 2
     option_specs = (
         OptionSpec("straights", "int", DEFAULT_SUPPLY[0], "straights in the supply", minimum=0, maximum=99),
         OptionSpec("turns", "int", DEFAULT_SUPPLY[1], "turns in the supply", minimum=0, maximum=99),
         OptionSpec("crossroads", "int", DEFAULT_SUPPLY[2], "crossroads in the supply", minimum=0, maximum=99),
-        OptionSpec("random_supply", "flag", False, "draw the supply counts from the seed"),
+        OptionSpec(
+            "random_supply", "flag", False, "draw the supply counts from the seed",
+            overrides=("straights", "turns", "crossroads"),
+        ),
     )
-    ai_levels = ("easy", "normal", "hard")
-    default_level = "normal"
-
-    def parse_cli_options(self, args):  # type: ignore[override]
-        # ``--supply S,T,C`` sets the three counts in one flag (ruling 2).
-        value, rest = self.take_flag(args, "--supply", "8,8,8")
-        extra: dict[str, Any] = {}
-        if value is not None:
-            parts = [p.strip() for p in value.split(",")]
-            if len(parts) != 3:
-                raise RuleError(f"--supply needs three counts S,T,C (straights, turns, crossroads), not {value!r}")
-            extra = dict(zip(("straights", "turns", "crossroads"), parts))
-        given = set(extra) | {w.split("=")[0][2:] for w in rest if w.startswith("--")}
-        if "random-supply" in given and given & {"straights", "turns", "crossroads"}:
-            raise RuleError("--random-supply draws the counts itself; do not combine it with --supply")
-        options = super().parse_cli_options(rest)
-        options.update(extra)
-        return self.check_options(options)
-
-    def cli_flags(self) -> list[str]:
-        return ["--supply S,T,C", "--straights N", "--turns N", "--crossroads N", "--random-supply"]
+    # ``--supply S,T,C`` sets the three counts in one flag (ruling 2).
+    compound_flags = (
+        CompoundFlag(
+            "--supply", "S,T,C", "straights, turns and crossroads in the supply",
+            fills=("straights", "turns", "crossroads"), example="8,8,8",
+        ),
+    )
 
     def describe_options(self, options: dict[str, Any]) -> str:
         if options.get("random_supply"):
             return "random supply"
         counts = tuple(options.get(k, d) for k, d in zip(("straights", "turns", "crossroads"), DEFAULT_SUPPLY))
         return "supply {} straights, {} turns, {} crossroads".format(*counts)
-
-    def options_to_cli(self, options: dict[str, Any]) -> list[str]:
-        if options.get("random_supply"):
-            return ["--random-supply"]
-        counts = tuple(options.get(k, d) for k, d in zip(("straights", "turns", "crossroads"), DEFAULT_SUPPLY))
-        return [] if counts == DEFAULT_SUPPLY else ["--supply", ",".join(map(str, counts))]
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MonUnrailState:
         if options["random_supply"]:

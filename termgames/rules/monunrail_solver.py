@@ -7,8 +7,8 @@ wins, so this is an impartial game under normal play and every position has a
 Grundy value (nimber): 0 means the player to move loses against perfect play.
 The value of a position is the XOR of the values of its orthogonally connected
 components, and the value of one component is the mex (least excluded value)
-of the values of the positions one move away.  See ``rules/monunrail.md``,
-"Solving unrailing".
+of the values of the positions one move away: the method of the MonUnrail
+rules' "Solving unrailing" (the author's repository, jakkdl/MonUnrail-nimbers).
 
 Cells are ``(column, row)`` pairs, column 0 = ``A`` and row 0 = row ``1``, so
 ``A1`` is the top left (:func:`cell_name`, :func:`parse_shape`).  No I/O and

@@ -8,6 +8,7 @@ players of hidden-information games) lives here once.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any, ClassVar
 
@@ -25,6 +26,7 @@ from textual.worker import get_current_worker
 from ..ai import make_bot
 from ..rules import RuleError, View, Viewer
 from ..table import LocalTable
+from ..untrusted import printable
 from ..widgets.board import BoardWidget
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
@@ -44,7 +46,7 @@ def title_line(title: str, match, ascii_only: bool = False) -> str:
     """The header: the game's title and who plays it."""
     players = "  vs  ".join(seat.describe() for seat in match.seats)
     separator = "  -  " if ascii_only else "  ·  "
-    return f"{title}{separator}{players}"
+    return printable(f"{title}{separator}{players}")  # names from a record or another player
 
 
 class GameScreen(Screen):
@@ -104,7 +106,15 @@ class GameScreen(Screen):
     def board(self) -> Any:
         return self.query_one("#board")
 
+    def tell_save_notice(self) -> None:
+        """What the table has to say about saving (a record changed on disk, a failed save), as a toast."""
+        take = getattr(self.table, "take_notice", None)  # network tables save on the server
+        notice = take() if take is not None else ""
+        if notice:
+            self.notify(printable(notice), severity="warning", timeout=12, markup=False)
+
     def on_mount(self) -> None:
+        self.tell_save_notice()
         if self.ascii_only:
             use_ascii_scrollbars(self)
         self.set_interval(0.12, self._tick)
@@ -125,6 +135,7 @@ class GameScreen(Screen):
 
     def refresh_view(self) -> None:
         """Redraw from a fresh view of the seat the keyboard belongs to, then let an AI move."""
+        self.tell_save_notice()
         seat = self.table.viewing_seat()
         if self._needs_privacy(seat):
             # The seat that just played sees its turn's result first; Enter then hides everything.
@@ -273,7 +284,7 @@ class GameScreen(Screen):
     def bot_for(self, seat: int) -> Any:
         if seat not in self._bots:
             match = self.table.match
-            self._bots[seat] = make_bot(match.game.name, match.seats[seat].level or "", seed=match.seed + seat)
+            self._bots[seat] = make_bot(match.game.name, match.seats[seat].level or "", seed=match.bot_seed(seat))
         return self._bots[seat]
 
     def maybe_start_ai(self) -> None:
@@ -301,10 +312,8 @@ class GameScreen(Screen):
             self._report(self._ai_moved, seat, generation, move)
 
     def _report(self, callback, *args) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the app closed while the AI was thinking: nothing to tell
             self.app.call_from_thread(callback, *args)
-        except RuntimeError:
-            pass  # the app closed while the AI was thinking: nothing to tell
 
     def _ai_moved(self, seat: int, generation: int, move: str) -> None:
         if generation != self._generation or not self.is_attached:

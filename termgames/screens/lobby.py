@@ -18,9 +18,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..games import GAMES
 from ..match import AI, HUMAN
-from ..rules import REGISTRY, RuleError
-from . import GAME_SCREENS
+from ..rules import RuleError
 from .start import SetupScreen
 
 
@@ -183,7 +183,7 @@ class GameChoiceScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog small-dialog"):
             yield Static("A new table: which game?", classes="dialog-title")
             yield OptionList(
-                *(Option(entry.title, id=name) for name, entry in REGISTRY.items() if name in GAME_SCREENS),
+                *(Option(entry.title, id=name) for name, entry in GAMES.items() if entry.playable),
                 id="game-choice",
             )
 

@@ -285,7 +285,7 @@ class MonUnrailScreen(GameScreen):
         # and every key that could change the game waits (``deciding``).
         try:
             self.table.play(seat, "impossible")
-        except Exception as error:  # noqa: BLE001 - a refusal or a failed save: one line for the player
+        except Exception as error:  # a refusal or a failed save: one line for the player
             self._report(self._impossible_done, str(error))
             return
         self._report(self._impossible_done, "")
@@ -409,7 +409,7 @@ class MonUnrailScreen(GameScreen):
             with self._solver_lock:  # one solver, its memory shared by every hint of the game
                 result = hint_for(view, self.solver())
                 self.keep_solved_shapes()
-        except Exception as error:  # noqa: BLE001 - the hint is a help: its failure must not end the game
+        except Exception as error:  # the hint is a help: its failure must not end the game
             self._report(self._hint_failed, key, str(error))
             return
         if not get_current_worker().is_cancelled:

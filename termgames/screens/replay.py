@@ -12,11 +12,10 @@ from textual.widgets import Footer, Static
 
 from ..match import Match
 from ..rules.base import ALL
-from ..widgets.palette import next_palette, use_ascii_scrollbars
-from . import game_screen_class
-from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from ..widgets.move_log import MoveLog
+from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
+from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH, title_line
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
@@ -44,7 +43,7 @@ class ReplayScreen(Screen):
         self.source = source
         self.ascii_only = ascii_only
         self.palette_name = palette
-        self.ply = 0 if match.moves else 0
+        self.ply = 0
         self.speed_index = 2
         self.timer: Timer | None = None
         # Every seat, a spectator, and everything once the game is over.
@@ -58,7 +57,7 @@ class ReplayScreen(Screen):
         return self.viewers[self.viewer_index]
 
     def compose(self) -> ComposeResult:
-        board_class = game_screen_class(self.match.game.name).board_class
+        board_class = self.match.game.descriptor.board_class()
         title = title_line(f"Replay: {self.match.game.title}", self.match, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):

@@ -10,7 +10,7 @@ from a fresh view of this seat.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from rich.text import Text
 from textual import on
@@ -63,7 +63,9 @@ class SharedGameMixin(Screen):
             return
         if kind in ("moved", "seats"):
             if kind == "seats":
-                self.query_one("#game-title", Static).update(title_line(self.table.game.title, self.table.match, self.ascii_only))
+                self.query_one("#game-title", Static).update(
+                    title_line(self.table.game.title, self.table.match, self.ascii_only)
+                )
             fresh = getattr(self, "_drawn_generation", None) == self.table.live.generation
             if not getattr(self, "_privacy_open", False) and not (fresh and kind == "moved"):
                 self.refresh_view()
@@ -86,7 +88,12 @@ class SharedGameMixin(Screen):
         except Exception:
             return  # not mounted yet
         ascii_only = self.ascii_only  # type: ignore[attr-defined]
-        marks = {"here": "*" if ascii_only else "●", "away": "-" if ascii_only else "○", "open": ".", "ai": "+" if ascii_only else "⚙"}
+        marks = {
+            "here": "*" if ascii_only else "●",
+            "away": "-" if ascii_only else "○",
+            "open": ".",
+            "ai": "+" if ascii_only else "⚙",
+        }
         parts = []
         for seat, (name, state) in enumerate(self.table.presence()):
             you = " (you)" if seat == self.table.seat else ""
@@ -168,7 +175,7 @@ class SharedGameMixin(Screen):
             self.app.leave_table(self)
 
 
-@lru_cache(maxsize=None)
+@cache
 def shared_screen_class(screen_class: type[GameScreen]) -> type[GameScreen]:
     """``screen_class`` with the shared table's additions in front of it."""
     return type(f"Shared{screen_class.__name__}", (SharedGameMixin, screen_class), {})

@@ -1,8 +1,9 @@
 """The front door: choose a game, resume or replay a saved one, and set up a new game.
 
 Both screens talk to the app only through ``open_game``, ``open_replay`` and
-``open_setup`` and read ``app.saves_dir``, so they work the same in the local
-TUI and (later) in a network lobby.
+``open_setup`` and read ``app.saves_dir``.  The network lobby's form for a new
+table (``CreateTableScreen`` in :mod:`.lobby`) is the setup screen with its
+seats read as a table's.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from ..games import GAMES
 from ..match import AI, HUMAN, Match, SeatInfo, random_seed
 from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
-from ..rules import REGISTRY, RuleError, get_game
-from ..rules.base import default_seat_names
-from . import GAME_SCREENS
+from ..rules import RuleError, get_game
+from ..rules.base import OptionSpec, default_seat_names
 
 # --------------------------------------------------------------------------
 # Saved games
@@ -131,9 +132,9 @@ class StartScreen(Screen):
                 yield Label("New game", classes="start-heading")
                 yield OptionList(
                     *(
-                        Option(Text.assemble((entry.title, "bold"), "\n", (entry.summary, "dim")), id=name)
-                        for name, entry in REGISTRY.items()
-                        if name in GAME_SCREENS
+                        Option(Text.assemble((entry.title, "bold"), "\n", (entry.blurb, "dim")), id=name)
+                        for name, entry in GAMES.items()
+                        if entry.playable
                     ),
                     id="games",
                 )
@@ -301,7 +302,9 @@ class SetupScreen(Screen):
                             id="seat-count",
                             compact=True,
                         )
-                kinds = [("Human", HUMAN)] + [(f"AI ({level})", f"ai:{level}") for level in game.ai_levels]
+                kinds = [("Human", HUMAN)] + [
+                    (game.descriptor.level_label(level), f"ai:{level}") for level in game.ai_levels
+                ]
                 names = default_seat_names(game.max_seats)
                 for seat in range(game.max_seats):
                     default_kind = f"ai:{game.default_level}" if seat == 1 and game.ai_levels else HUMAN
@@ -314,13 +317,19 @@ class SetupScreen(Screen):
         yield Button("Start game", variant="primary", id="setup-start")
         yield Footer()
 
-    def _option_row(self, spec) -> ComposeResult:
-        value = self.initial_options[spec.name]
+    def _option_row(self, spec: OptionSpec) -> ComposeResult:
+        value = spec.form_value(self.initial_options[spec.name])
         with Horizontal(classes="setup-row"):
             yield Label(spec.name.replace("_", " ").capitalize(), classes="setup-label")
             widget_id = f"option-{spec.name}"
             if spec.kind == "choice":
-                yield Select([(choice, choice) for choice in spec.choices], value=value, allow_blank=False, id=widget_id, compact=True)
+                yield Select(
+                    [(choice, choice) for choice in spec.choices],
+                    value=value,
+                    allow_blank=False,
+                    id=widget_id,
+                    compact=True,
+                )
                 help_text = spec.help
             elif spec.kind == "flag":
                 # The word says the state: the box's X alone differs only by colour.
@@ -328,7 +337,7 @@ class SetupScreen(Screen):
                 help_text = spec.help
             else:
                 kind = "number" if spec.kind == "float" else "integer"
-                yield Input(str(value), type=kind, id=widget_id, compact=True)
+                yield Input(value, type=kind, id=widget_id, compact=True)
                 bounds = f"{spec.minimum}-{spec.maximum}" if spec.minimum is not None else ""
                 help_text = f"{spec.help} ({bounds})" if bounds else spec.help
             yield Static(help_text, classes="setup-help")
@@ -344,19 +353,15 @@ class SetupScreen(Screen):
             return self.game.min_seats
         return int(self.query_one("#seat-count", Select).value)
 
+    def _option_widget(self, name: str) -> Input | Select[Any] | Checkbox:
+        widget = self.query_one(f"#option-{name}")
+        assert isinstance(widget, (Input, Select, Checkbox))
+        return widget
+
     def read_options(self) -> dict[str, Any]:
         """The options as typed; raises RuleError with the reason when they make no game."""
-        raw: dict[str, Any] = {}
-        for spec in self.game.option_specs:
-            widget = self.query_one(f"#option-{spec.name}")
-            if isinstance(widget, Input):
-                text = widget.value.strip()
-                if not text:
-                    raise RuleError(f"{spec.name} needs a number")
-                raw[spec.name] = text
-            else:
-                raw[spec.name] = widget.value
-        return self.game.check_options(raw)
+        raw = {spec.name: self._option_widget(spec.name).value for spec in self.game.option_specs}
+        return self.game.options_from_form(raw)
 
     def read_seats(self) -> list[SeatInfo]:
         seats = []
@@ -405,12 +410,9 @@ class SetupScreen(Screen):
     def preset_pressed(self, event: Button.Pressed) -> None:
         flag = "--" + (event.button.id or "").removeprefix("preset-")
         preset = next(p for p in self.game.presets if p.flag == flag)
+        specs = {spec.name: spec for spec in self.game.option_specs}
         for name, value in preset.values.items():
-            widget = self.query_one(f"#option-{name}")
-            if isinstance(widget, Input):
-                widget.value = str(value)
-            else:
-                widget.value = value
+            self._option_widget(name).value = specs[name].form_value(value)
         self.refresh_summary()
 
     @on(Button.Pressed, "#setup-start")

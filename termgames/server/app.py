@@ -3,7 +3,7 @@
 One :class:`ServeApp` per SSH channel, all on the server's loop.  The hub
 talks to an app only by posting messages (``TableEvent``, ``LobbyChanged``):
 a hub callback runs in whatever app's context caused the change, and must
-never touch another app's widgets (see the SSH notes, pitfall d).
+never touch another app's widgets.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ class LobbyChanged(Message):
 class ServeApp(TermgamesApp):
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "app.tcss")
 
-    def __init__(self, *, hub: Hub, player: str, guest: bool = False, ascii: bool = False, palette: str = "default") -> None:
+    def __init__(
+        self, *, hub: Hub, player: str, guest: bool = False, ascii: bool = False, palette: str = "default"
+    ) -> None:
         super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
         self.hub = hub
         self.player = player

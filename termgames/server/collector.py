@@ -23,7 +23,7 @@ collection still pauses every screen, 0.3-1.4 s at 30 sessions.
 from __future__ import annotations
 
 import gc
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 #: gc's third threshold: young (generation 1) collections between two full ones (Python's default: 10).
 FULL_AFTER_YOUNG = 1000

@@ -19,15 +19,17 @@ import re
 import sqlite3
 import time
 from collections import deque
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
 from ..match import AI, HUMAN, Match, SeatInfo, random_seed
 from ..records import save
 from ..rules import RuleError, View, Viewer, get_game
 from ..rules.base import ALL
+from ..untrusted import is_usable_name
 from .store import Store, StoredTable
 
 log = logging.getLogger("termgames.server")
@@ -48,7 +50,7 @@ OPEN_PREFIX = "seat-"
 
 def valid_player_name(name: str) -> bool:
     """A name a player may register: letters, digits, ``_.-``; not a guest's or an open seat's."""
-    if not _NAME.fullmatch(name):
+    if not _NAME.fullmatch(name) or not is_usable_name(name):
         return False
     lowered = name.lower()
     return not lowered.startswith(GUEST_PREFIX) and not re.fullmatch(r"seat-\d+", lowered)
@@ -75,7 +77,7 @@ class Seat:
         return {"kind": self.kind, "name": self.name, "level": self.level}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Seat":
+    def from_dict(cls, data: dict[str, Any]) -> Seat:
         return cls(data.get("kind", HUMAN), data.get("name"), data.get("level"))
 
     def describe(self) -> str:
@@ -109,7 +111,7 @@ class UndoRequest:
 
 
 class LiveTable:
-    def __init__(self, hub: "Hub", stored: StoredTable) -> None:
+    def __init__(self, hub: Hub, stored: StoredTable) -> None:
         self.hub = hub
         self.id = stored.id
         self.game = get_game(stored.game)
@@ -330,10 +332,10 @@ class LiveTable:
         from ..ai import make_bot
 
         if seat not in self._bots:
-            self._bots[seat] = make_bot(self.game.name, self.seats[seat].level or "", seed=self.seed + seat)
+            self._bots[seat] = make_bot(self.game.name, self.seats[seat].level or "", seed=self.match.bot_seed(seat))
         return self._bots[seat]
 
-    def _ai_answered(self, future: "asyncio.Future[str]", seat: int, generation: int) -> None:
+    def _ai_answered(self, future: asyncio.Future[str], seat: int, generation: int) -> None:
         self._ai_busy = False
         if future.cancelled() or self.hub.closed:
             return
@@ -415,15 +417,17 @@ class Hub:
         for seat in seats:
             if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
+            if seat.kind == HUMAN and seat.name is not None:
+                seat.name = self.store.account_name(seat.name)  # bob's seat is Bob's when Bob registered it
             if seat.kind == AI:
-                if not game.ai_levels:
-                    raise RuleError(f"{game.title} has no AI yet")
-                if seat.level not in game.ai_levels:
+                if seat.level != game.check_level(seat.level):
                     raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {seat.level!r}")
                 if not seat.name:
                     raise RuleError("an AI seat needs a name")
         seed = random_seed() if seed is None else seed
-        stored = StoredTable(0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False)
+        stored = StoredTable(
+            0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False
+        )
         probe = LiveTable(self, stored)  # checks seat count, names and options before anything is stored
         table_id = self.store.create_table(game.name, probe.match.options, seed, stored.seats, creator)
         stored.id = table_id

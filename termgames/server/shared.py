@@ -9,7 +9,7 @@ the states, which hold hidden boards).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..match import SeatInfo
 from ..rules import RuleError, View, Viewer
@@ -20,7 +20,7 @@ from .hub import LiveTable
 class PublicMatch:
     """What a screen may read of a shared match: public facts only."""
 
-    def __init__(self, shared: "SharedTable") -> None:
+    def __init__(self, shared: SharedTable) -> None:
         self._shared = shared
 
     @property
@@ -56,8 +56,6 @@ class PublicMatch:
 class SharedTable:
     """One player's (or spectator's) place at a :class:`LiveTable`; also its hub subscriber."""
 
-    #: Game screens ask other players before an undo at a shared table.
-    shared = True
     save_path = None
 
     def __init__(self, live: LiveTable, player: str, seat: Viewer, on_event: Callable[[str, str], None]) -> None:

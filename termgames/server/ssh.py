@@ -1,7 +1,6 @@
 """The SSH front door: asyncssh server, identities, and one Textual app per SSH channel.
 
-Everything runs on one asyncio loop in one process (see
-``shared/notes/ssh-and-textual.md``): each interactive channel gets a fresh
+Everything runs on one asyncio loop in one process: each interactive channel gets a fresh
 :class:`~termgames.server.app.ServeApp` whose Textual driver is the channel
 itself (:class:`ChannelDriver`).  The pitfalls of hosting several Textual apps
 on one loop are handled here: Textual's eager task factory is refused (it
@@ -69,7 +68,15 @@ def clamp_size(width: int, height: int) -> tuple[int, int]:
 class ChannelDriver(Driver):
     """Textual's terminal is one SSH channel: frames go out with ``chan.write``, keys come in through ``feed``."""
 
-    def __init__(self, app: Any, *, debug: bool = False, mouse: bool = False, size: tuple[int, int] | None = None, session: "GameSession") -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        debug: bool = False,
+        mouse: bool = False,
+        size: tuple[int, int] | None = None,
+        session: GameSession,
+    ) -> None:
         super().__init__(app, debug=debug, mouse=False, size=size)
         self._session = session
         session.driver = self  # keys and resizes from the channel come here
@@ -127,7 +134,7 @@ class ChannelDriver(Driver):
 
 
 class GameSession(asyncssh.SSHServerSession):
-    def __init__(self, service: "TermgamesServer", player: str, guest: bool) -> None:
+    def __init__(self, service: TermgamesServer, player: str, guest: bool) -> None:
         self.service = service
         self.player = player
         self.guest = guest
@@ -220,11 +227,9 @@ class GameSession(asyncssh.SSHServerSession):
     def write(self, text: str) -> None:
         if self.closed or self.chan is None:
             return
-        try:
+        # The client may have gone away mid-frame: the app learns it from connection_lost.
+        with contextlib.suppress(Exception):
             self.chan.write(text.encode("utf-8", "replace"))
-        except Exception:
-            # The client went away mid-frame: the app learns it from connection_lost.
-            pass
 
     def _exit(self, status: int) -> None:
         if self.closed or self.chan is None:
@@ -244,7 +249,7 @@ def _guest_name(username: str) -> str:
 
 
 class PlayerConnection(asyncssh.SSHServer):
-    def __init__(self, service: "TermgamesServer") -> None:
+    def __init__(self, service: TermgamesServer) -> None:
         self.service = service
         self.conn: asyncssh.SSHServerConnection | None = None
         self.username = ""
@@ -290,7 +295,8 @@ class PlayerConnection(asyncssh.SSHServer):
             if not self.service.store.claim(self.username, self._key):
                 self.conn.close()  # another key claimed the name a moment ago
                 return
-            self.player, self.guest = self.username, False
+            # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
+            self.player, self.guest = self.service.store.account_name(self.username), False
         else:
             self.player, self.guest = _guest_name(self.username), True
         log.info("%s signed in%s", self.player, " as a guest" if self.guest else "")

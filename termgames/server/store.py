@@ -18,22 +18,26 @@ from pathlib import Path
 from typing import Any
 
 from ..match import MoveRecord, now_iso
+from ..untrusted import fold_name
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS players (
-    name TEXT PRIMARY KEY,
-    key TEXT NOT NULL,
-    since TEXT NOT NULL
-);
+#: Seeds are text: SQLite's INTEGER holds 64 bits and seeds have 128.
+_TABLES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     game TEXT NOT NULL,
     options TEXT NOT NULL,
-    seed INTEGER NOT NULL,
+    seed TEXT NOT NULL,
     seats TEXT NOT NULL,
     creator TEXT NOT NULL,
     created TEXT NOT NULL,
     finished INTEGER NOT NULL DEFAULT 0
+)"""
+
+SCHEMA = _TABLES_SCHEMA + """;
+CREATE TABLE IF NOT EXISTS players (
+    name TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    since TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS moves (
     table_id INTEGER NOT NULL REFERENCES tables(id),
@@ -72,6 +76,8 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
+        _seeds_as_text(self.db)
+        self.db.create_function("fold_name", 1, fold_name, deterministic=True)
 
     def close(self) -> None:
         self.db.close()
@@ -81,23 +87,41 @@ class Store:
 
     # -- players -------------------------------------------------------------
 
+    def account(self, name: str) -> tuple[str, str] | None:
+        """The account ``name`` is, as ``(name as registered, key)``: names are one account per folded form."""
+        row = self.db.execute(
+            "SELECT name, key FROM players WHERE fold_name(name) = ? ORDER BY since LIMIT 1", (fold_name(name),)
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def account_name(self, name: str) -> str:
+        """``name`` as its account was registered (``alice`` -> ``Alice``); ``name`` itself when unknown."""
+        found = self.account(name)
+        return found[0] if found else name
+
     def key_of(self, name: str) -> str | None:
-        row = self.db.execute("SELECT key FROM players WHERE name = ?", (name,)).fetchone()
-        return row[0] if row else None
+        """The key of the account ``name`` is (``Alice`` is ``alice``), None when nobody has it."""
+        found = self.account(name)
+        return found[1] if found else None
 
     def claim(self, name: str, key: str) -> bool:
-        """Give ``name`` to ``key`` unless another key has it; True when ``key`` owns it now."""
+        """Give ``name`` to ``key`` unless another key has it (in any case); True when ``key`` owns it now."""
         with self._transaction():
-            self.db.execute("INSERT OR IGNORE INTO players (name, key, since) VALUES (?, ?, ?)", (name, key, now_iso()))
+            if self.account(name) is None:
+                self.db.execute(
+                    "INSERT OR IGNORE INTO players (name, key, since) VALUES (?, ?, ?)", (name, key, now_iso())
+                )
         return self.key_of(name) == key
 
     # -- tables --------------------------------------------------------------
 
-    def create_table(self, game: str, options: dict[str, Any], seed: int, seats: list[dict[str, Any]], creator: str) -> int:
+    def create_table(
+        self, game: str, options: dict[str, Any], seed: int, seats: list[dict[str, Any]], creator: str
+    ) -> int:
         with self._transaction():
             cursor = self.db.execute(
                 "INSERT INTO tables (game, options, seed, seats, creator, created) VALUES (?, ?, ?, ?, ?, ?)",
-                (game, json.dumps(options), seed, json.dumps(seats), creator, now_iso()),
+                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso()),
             )
         return int(cursor.lastrowid)
 
@@ -129,7 +153,7 @@ class Store:
             "SELECT id, game, options, seed, seats, creator, created, finished FROM tables ORDER BY id"
         ):
             tables[row[0]] = StoredTable(
-                row[0], row[1], json.loads(row[2]), row[3], json.loads(row[4]), row[5], row[6], bool(row[7])
+                row[0], row[1], json.loads(row[2]), int(row[3]), json.loads(row[4]), row[5], row[6], bool(row[7])
             )
         for table_id, _ply, seat, move, time in self.db.execute(
             "SELECT table_id, ply, seat, move, time FROM moves ORDER BY table_id, ply"
@@ -137,6 +161,36 @@ class Store:
             if table_id in tables:
                 tables[table_id].moves.append(MoveRecord(seat, move, time))
         return list(tables.values())
+
+
+def _seeds_as_text(db: sqlite3.Connection) -> None:
+    """Move a database made before seeds were text (``seed INTEGER``) to ``seed TEXT``, keeping every row.
+
+    An INTEGER column turns a 128-bit seed written as text into a REAL (15 digits kept): the column's type
+    must change, and SQLite changes a column's type only by copying the table.
+    """
+    columns = {row[1]: str(row[2]).upper() for row in db.execute("PRAGMA table_info(tables)")}
+    if columns.get("seed") == "TEXT":
+        return
+    db.execute("PRAGMA foreign_keys=OFF")  # the moves rows point at tables(id) while the table is copied
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # SQLite's own recipe: a new table, the rows copied, the old one dropped, the new one renamed
+            # (renaming the old one instead would make the moves' REFERENCES follow it).
+            db.execute(_TABLES_SCHEMA.replace("IF NOT EXISTS tables", "tables_new", 1))
+            db.execute(
+                "INSERT INTO tables_new (id, game, options, seed, seats, creator, created, finished) "
+                "SELECT id, game, options, CAST(seed AS TEXT), seats, creator, created, finished FROM tables"
+            )
+            db.execute("DROP TABLE tables")
+            db.execute("ALTER TABLE tables_new RENAME TO tables")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    finally:
+        db.execute("PRAGMA foreign_keys=ON")
 
 
 class _Transaction:

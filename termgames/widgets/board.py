@@ -72,10 +72,6 @@ class BoardWidget(StylePerPass, Widget):
         self.palette_name = name
         self.redraw()
 
-    def set_ascii(self, ascii_only: bool) -> None:
-        self.ascii_only = ascii_only
-        self.redraw()
-
     def redraw(self) -> None:
         self.set_lines(self.build_lines() if self.view is not None else [])
 

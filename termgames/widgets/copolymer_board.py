@@ -172,7 +172,9 @@ class CopolymerBoard(BoardWidget):
             background = palette.highlight_bg if cell in recent and owner is not None else None
             if owner is not None:
                 mark = marks.seats[owner]
-                look = style(palette.seat(owner), background, bold=True, underline=cell in recent and background is None)
+                look = style(
+                    palette.seat(owner), background, bold=True, underline=cell in recent and background is None
+                )
                 if background is not None and step > 1:
                     put(line, x - 1, "   ", style(None, background))  # the last turn's claims as tiles
             elif cell in obliging:

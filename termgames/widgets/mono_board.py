@@ -10,8 +10,9 @@ holds is drawn, so a hidden cell can never show.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from rich.style import Style
 from textual.app import ComposeResult
@@ -172,10 +173,7 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
     full = own or view.viewer == ALL  # every value of this board is in the view
     active = look.cursor is not None and board.interactive
     values: Sequence[int | None] | None
-    if own and look.draft is not None:
-        values = look.draft
-    else:
-        values = view.boards[seat] or None
+    values = look.draft if own and look.draft is not None else view.boards[seat] or None
     uncovered = view.uncovered[seat]
     random_cells = view.random_uncovered[seat]
     several = len(view.players) > 2
@@ -478,12 +476,6 @@ class MonoBoards(Widget):
             slot.palette_name = name
         self.redraw()
 
-    def set_ascii(self, ascii_only: bool) -> None:
-        self.ascii_only = ascii_only
-        for slot in self.slots:
-            slot.ascii_only = ascii_only
-        self.redraw()
-
     def recent_cells(self) -> tuple[int | None, frozenset[int]]:
         """Who played the turn on show (the open one, else the last) and the positions it probed."""
         view = self.view
@@ -587,8 +579,14 @@ class MonoBoards(Widget):
         if view is None or view.grid is None:
             return []
         if self.draft is not None:
-            return [("Your layout:", style(bold=True)),
-                    ("\nregion k is k connected\ncells labelled k. Type a\nlabel into each cell; + -\nstep it, Backspace clears;\nR: a random layout", style())]
+            return [
+                ("Your layout:", style(bold=True)),
+                (
+                    "\nregion k is k connected\ncells labelled k. Type a\nlabel into each cell; + -\n"
+                    "step it, Backspace clears;\nR: a random layout",
+                    style(),
+                ),
+            ]
         lines: list[list[Piece]] = []
         record = view.open_turn
         if record is not None:

@@ -115,7 +115,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=False):
             self.scroll_to(y=0, animate=False, immediate=True)
             return
         turn, count = 0, 0
-        for turn, key in enumerate(self._keys):
+        for turn, key in enumerate(self._keys):  # noqa: B007 -- the turn where the loop stops is the answer
             count += len(key[2])
             if count >= ply:
                 break

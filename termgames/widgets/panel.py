@@ -82,5 +82,7 @@ class SidePanel(Vertical):
         update_if_changed(self.query_one("#status", Static), status, grow_only=True)
         update_if_changed(self.query_one("#legend", Static), legend or "", grow_only=True)
         update_if_changed(self.query_one("#scores", Static), scores_text(view), grow_only=True)
-        update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"), grow_only=True)
+        update_if_changed(
+            self.query_one("#last-action", Static), Text(view.last_action, style="italic"), grow_only=True
+        )
         self.query_one(MoveLog).show(log_view or view, highlight_ply, follow=follow_log)

@@ -67,7 +67,9 @@ def board_drawing(view: MosaicView, ascii: bool = False) -> str:
         lines.append(f"mismatched sides (!): {listing}")
     if view.routines or step.phase == "alteration":
         limit = f" of {view.max_routines}" if view.max_routines else ""
-        lines.append(f"alteration routines played: {view.routines}{limit}; {view.winning_score} points twice in a row win")
+        lines.append(
+            f"alteration routines played: {view.routines}{limit}; {view.winning_score} points twice in a row win"
+        )
     lines.append(view.status)
     if view.legal and not view.over:
         shown = ", ".join(view.legal[:12])
@@ -132,8 +134,8 @@ wins. With `--max-routines N` the game ends after N alteration routines
 
 In turn, from player 1, place one tile of your hand (Steps SH and P in one
 move). You may choose only a tile that has a legal position; with none (an
-empty hand too) you must `pass`. The phase ends when every hand is empty, or when no player can
-place a tile (the tiles left stay out of play).
+empty hand too) you must `pass`. The phase ends when every hand is empty, or
+when no player can place a tile (the tiles left stay out of play).
 
 ## Alteration phase
 
