@@ -12,8 +12,13 @@ Readings where the texts are open (each argued in the commit that settled it):
 * Ruling 8: tiles moved into place earlier in the routine (by Step R or placed back from the hand) and
   replacements that would leave too many holes (ruling 9) are no candidates; "as few differences as
   possible" is taken over the tiles that remain.  A first Step R is offered only if the second can follow.
-* Ruling 10: tiles moved by Step R count as placed; mismatched tiles are resolved in reading order, one
-  cured by an earlier replacement being skipped; the cap is 4 x the tiles in play.
+* Ruling 9: with no perfect way and no hole, a placement may leave at most as many holes as tiles still to
+  come (Shape Constraint 2 is judged after the last one; the guide relaxes colours, never shapes); a tile goes
+  to a clean spot if it has one, else where it mismatches least.
+* Ruling 10: tiles moved by Step R count as placed; the tiles a mismatch subroutine resolves are those
+  mismatched when the previous subroutine ended, in reading order, rescanned after every Step R (the guide's
+  "while (there is a possible replacement)"), one cured by an earlier replacement being skipped; the cap is
+  4 x the tiles in play.  Out-of-play tiles (ruling 6) leave the hands.
 * Ruling 5/7: a pass is no alteration routine (ruling 7: "her score is *still* checked"), so it does not
   count for ``--max-routines``; "every player passes in one round" is as many passes in a row as players.
 """
