@@ -79,6 +79,23 @@ def test_notation_is_normalised_and_nonsense_refused() -> None:
     assert "not side by side" in refusal(state, "edge 0,0 1,1")
 
 
+def test_moves_take_ascii_digits_only_and_messages_quote_little() -> None:
+    state = GAME.new({}, ["a", "b"], 5)
+    tile = state.legal_moves()[0].split("@")[0]
+    arabic = str.maketrans("0123456789", "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669")
+    fullwidth = str.maketrans("0123456789", "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19")
+    for digits in (arabic, fullwidth):
+        assert "not a Mosaic move" in refusal(state, f"{tile}@0,0".translate(digits))
+        assert "not a Mosaic move" in refusal(state, f"{tile}@{'0,0'.translate(digits)}")
+        assert "not a Mosaic move" in refusal(state, "take 1,2".translate(digits))
+    assert state.apply(0, f"{tile}@0,0").board == {(0, 0): parse_tile(tile)}
+    with pytest.raises(RuleError):
+        parse_tile("1121".translate(arabic))
+    long_move = "x" * 5000
+    message = refusal(state, long_move)
+    assert len(message) < 200 and "x" * 57 + "..." in message
+
+
 # --------------------------------------------------------------------------
 # Building phase constraints
 # --------------------------------------------------------------------------
@@ -144,6 +161,18 @@ def test_a_player_with_no_placeable_tile_passes_and_building_ends_when_no_one_ca
     assert state.phase == "alteration" and state.turn == 0 and state.kind == "SE"
     assert state.out_of_play == (parse_tile("2222"),)
     assert state.hands == ((), ())
+
+
+def test_a_player_with_an_empty_hand_passes_in_her_building_turn() -> None:
+    # Ruling 3 ("a player with none passes") and the guide's loop (every player in turn) skip no one:
+    # a, whose hand is empty while b still has tiles, is asked to pass rather than skipped.
+    state = building_state(["a", "b"], "0,0: 1111 1211", [[], ["1121", "1111"]], turn=1, last_placed=(0, 1))
+    state = play(state, state.legal_moves()[0])
+    assert state.phase == "building" and state.turn == 0
+    assert state.legal_moves() == ["pass"]
+    assert "must pass" in refusal(state, "1111@1,1")
+    state = play(state, "pass")
+    assert state.turn == 1 and len(state.legal_moves()) >= 1
 
 
 def test_building_ends_when_the_hands_are_empty_and_alteration_starts_with_the_first_player() -> None:
@@ -375,6 +404,17 @@ def test_two_checks_in_a_row_at_the_winning_score_win() -> None:
     state = replace(state, streaks=(1, 0))
     state = play(state, "pass")
     assert state.is_over() and state.won_by == 0 and state.winners() == (0,)
+
+
+def test_a_pass_is_no_alteration_routine_for_max_routines() -> None:
+    # Ruling 5 ends the game "after N alteration routines" and ruling 7 says a passing player's score is
+    # "still checked": a pass is not a routine, so with --max-routines 1 the game goes on after a's pass.
+    board = "0,0: 2112 1121 2111\n1,0: 1221 2222 1212"
+    state = alteration_state(["a", "b"], board, turn=0, options={"max_routines": 1})
+    assert state.legal_moves() == ["pass"]
+    state = play(state, "pass")
+    assert not state.is_over() and state.routines == 0 and state.turn == 1
+    assert state.legal_moves() == ["edge 0,1 0,2"]
 
 
 def test_max_routines_ends_the_game_with_the_highest_score() -> None:

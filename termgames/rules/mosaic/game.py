@@ -257,7 +257,7 @@ class MosaicState(State):
     #: Tiles moved or placed during this subroutine: the next one resolves those left mismatched.
     subroutine_placed: frozenset[Tile] = frozenset()
     r_steps: int = 0
-    #: Alteration routines finished (a pass counts as one).
+    #: Alteration routines finished (a pass is none).
     routines: int = 0
     #: Alteration passes in a row (every player passing in one round ends the game).
     passes: int = 0
@@ -510,7 +510,7 @@ class MosaicState(State):
     # -- building ----------------------------------------------------------
 
     def _next_builder(self, state: MosaicState) -> MosaicState:
-        """The next seat with tiles to place, or the alteration phase (ruling 6)."""
+        """The next seat (who passes if she cannot place a tile), or the alteration phase (ruling 6)."""
         if not any(state.hands):
             return state._start_alteration()
         if not any(building_options(state.board, hand, state.last_placed) for hand in state.hands if hand):
@@ -520,12 +520,9 @@ class MosaicState(State):
             return replace(
                 state, hands=emptied, out_of_play=left, last_action=state.last_action + note
             )._start_alteration()
-        seat = self.turn
-        for _ in range(self.players):
-            seat = (seat + 1) % self.players
-            if state.hands[seat]:
-                return replace(state, turn=seat, kind=PLACE_KIND)
-        raise AssertionError("some hand has tiles")
+        # Every player takes her turn, an empty hand included: ruling 3 ("a player with none passes") and the
+        # guide's building loop ("CurrentPlayer is Next Player(CurrentPlayer)") skip no one.
+        return replace(state, turn=(self.turn + 1) % self.players, kind=PLACE_KIND)
 
     def _start_alteration(self) -> MosaicState:
         state = replace(
@@ -648,7 +645,9 @@ class MosaicState(State):
         score = self.scores()[initiator]
         streak = self.streaks[initiator] + 1 if score >= self.winning_score else 0
         streaks = (*self.streaks[:initiator], streak, *self.streaks[initiator + 1:])
-        routines = self.routines + 1
+        # A pass is no alteration routine (ruling 7: "her score is *still* checked"), so it does not count
+        # towards --max-routines (ruling 5: "after N alteration routines").
+        routines = self.routines if passed else self.routines + 1
         common: dict[str, Any] = {
             "streaks": streaks,
             "routines": routines,

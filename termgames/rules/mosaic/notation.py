@@ -17,10 +17,13 @@ from dataclasses import dataclass
 from ..base import RuleError
 from .tiles import Pos, Tile, pos_text, tile_text
 
-_POS = r"(-?\d{1,6})\s*,\s*(-?\d{1,6})"
-_PLACE = re.compile(rf"([1-4]{{4}})\s*@\s*{_POS}")
-_EDGE = re.compile(rf"edge\s+{_POS}\s+{_POS}")
-_TAKE = re.compile(rf"take\s+{_POS}")
+# ASCII digits only ([0-9], re.ASCII): int() would read other scripts' digits (Arabic-Indic, fullwidth) too.
+_POS = r"(-?[0-9]{1,6})\s*,\s*(-?[0-9]{1,6})"
+_PLACE = re.compile(rf"([1-4]{{4}})\s*@\s*{_POS}", re.ASCII)
+_EDGE = re.compile(rf"edge\s+{_POS}\s+{_POS}", re.ASCII)
+_TAKE = re.compile(rf"take\s+{_POS}", re.ASCII)
+#: How much of a refused move a message quotes.
+QUOTE_LIMIT = 60
 
 NOTATION_HELP = "moves are TILE@ROW,COL (1121@0,1), edge ROW,COL ROW,COL, take ROW,COL or pass"
 
@@ -84,4 +87,12 @@ def parse_move(text: str, players: int) -> Move:
     match = _TAKE.fullmatch(cleaned)
     if match:
         return Take((int(match.group(1)), int(match.group(2))))
-    raise RuleError(f"{text.strip()!r} is not a Mosaic move: {NOTATION_HELP}")
+    raise RuleError(f"{quoted(text)} is not a Mosaic move: {NOTATION_HELP}")
+
+
+def quoted(text: str) -> str:
+    """``text`` quoted for a message, cut to :data:`QUOTE_LIMIT` characters (moves come from anyone)."""
+    shown = text.strip()
+    if len(shown) > QUOTE_LIMIT:
+        shown = shown[: QUOTE_LIMIT - 3] + "..."
+    return repr(shown)

@@ -9,17 +9,22 @@ from column COL rightwards, ``....`` (or ``.``) for an empty position::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..base import RuleError
 from .game import ALTERATION, BUILDING, EDGE_KIND, PLACE_KIND, Mosaic, MosaicState
+from .notation import quoted
 from .tiles import Pos, Tile, tile_text
+
+_NUMBER = re.compile(r"-?[0-9]+", re.ASCII)
 
 
 def parse_tile(text: str) -> Tile:
-    if len(text) != 4 or not text.isdigit() or "0" in text:
-        raise RuleError(f"{text!r} is not a tile (four seat numbers N E S W, like 1121)")
+    # ASCII seat digits only: str.isdigit() and int() accept other scripts' digits too.
+    if len(text) != 4 or any(ch not in "1234" for ch in text):
+        raise RuleError(f"{quoted(text)} is not a tile (four seat numbers N E S W, like 1121)")
     return (int(text[0]) - 1, int(text[1]) - 1, int(text[2]) - 1, int(text[3]) - 1)
 
 
@@ -31,6 +36,8 @@ def grid_board(text: str) -> dict[Pos, Tile]:
             continue
         head, _, rest = line.partition(":")
         row_text, _, col_text = head.strip().partition(",")
+        if not (_NUMBER.fullmatch(row_text.strip()) and _NUMBER.fullmatch(col_text.strip())):
+            raise RuleError(f"{quoted(head)} is not a position ROW,COL")
         row, col = int(row_text), int(col_text)
         for offset, token in enumerate(rest.split()):
             if token.strip(".") == "":

@@ -114,7 +114,7 @@ Your score is checked each time an alteration routine **you** started is over
 **{three}** (three) or **{four}** (four) at **two such checks in a row** and you win.
 If every player passes in one round, the game ends and the highest score
 wins. With `--max-routines N` the game ends after N alteration routines
-(a pass counts as one) and the highest score wins.
+(a pass is not one) and the highest score wins.
 
 ## Placement constraints
 
@@ -133,9 +133,9 @@ wins. With `--max-routines N` the game ends after N alteration routines
 ## Building phase
 
 In turn, from player 1, place one tile of your hand (Steps SH and P in one
-move). You may choose only a tile that has a legal position; with none you
-must `pass`. The phase ends when every hand is empty, or when no player can
-place a tile (the tiles left stay out of play).
+move). You may choose only a tile that has a legal position; with none (an
+empty hand too) you must `pass`. The phase ends when every hand is empty, or
+when no player can place a tile (the tiles left stay out of play).
 
 ## Alteration phase
 
@@ -198,6 +198,6 @@ marks a mismatched side, `[R]` the position being replaced and `hole` a hole.
 * Mismatches left by a mismatch subroutine pass to the next player again,
   round the table, until none is left, none has a candidate, or the routine
   has made 4 Step R's per tile in play.
-* A pass in the alteration phase counts as a routine for `--max-routines`.
+* A pass in the alteration phase is no alteration routine: `--max-routines` does not count it.
 * Every move is one step, so undo takes back one step.
 """
