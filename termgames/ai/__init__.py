@@ -17,6 +17,7 @@ from ..rules import View
 BOT_MODULES = {
     "copolymer": "termgames.ai.copolymer",
     "mono": "termgames.ai.mono",
+    "mosaic": "termgames.ai.mosaic",
     "monunrail": "termgames.ai.monunrail",
 }
 

@@ -8,6 +8,7 @@ import importlib
 GAME_SCREENS = {
     "copolymer": "termgames.screens.copolymer:CopolymerScreen",
     "mono": "termgames.screens.mono:MonoScreen",
+    "mosaic": "termgames.screens.mosaic:MosaicScreen",
     "monunrail": "termgames.screens.monunrail:MonUnrailScreen",
 }
 
