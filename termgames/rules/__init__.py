@@ -32,6 +32,13 @@ REGISTRY: dict[str, GameEntry] = {
             "Copolymer",
         ),
         GameEntry(
+            "mosaic",
+            "Mosaic",
+            "Build a board of two-coloured tiles, then recolour it edge by edge into large regions. (2-4 players)",
+            "termgames.rules.mosaic",
+            "Mosaic",
+        ),
+        GameEntry(
             "mono",
             "Mono",
             "Probe the hidden boards of your opponents for runs of rising values. (2-4 players)",

@@ -1,0 +1,198 @@
+"""The alteration phase's searches: replacement candidates (Step R) and placing tiles back.
+
+Rulings 8 and 9 decide what the guide leaves open:
+
+* A removed tile's *target* is its pattern with the changing sides recoloured.
+  A candidate is the board tile equal to the target (each colouring exists
+  once); a target with three or four colours (3-4 players) exists nowhere, so
+  the candidates are the tiles with the target's colours on every changing side
+  and the fewest other quarters differing (the Replacement Step Constraint).
+  Tiles moved into place earlier in the routine are not candidates, nor is a
+  replacement that would leave more holes than tiles still to place back.
+* Placing back: if all hand tiles can go back with no mismatch and no hole,
+  only such placements are legal; otherwise holes are filled first with the
+  hole/tile pair of fewest mismatches; a tile with no matching position goes
+  where it has the fewest mismatched sides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Collection, Iterable
+
+from .board import Board, frontier, holes, holes_near, mismatch_count, neighbour_count, orthogonal
+from .tiles import Pos, Tile
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a position being replaced needs: the pattern, and which of its sides change."""
+
+    pos: Pos
+    pattern: Tile
+    changing: tuple[int, ...]
+
+    @property
+    def exact(self) -> bool:
+        """One or two colours: only the tile with exactly this pattern replaces it."""
+        return len(set(self.pattern)) <= 2
+
+
+def moved(board: Board, source: Pos, destination: Pos) -> dict[Pos, Tile]:
+    """The board after the tile at ``source`` moves to the empty ``destination``."""
+    after = dict(board)
+    after[destination] = after.pop(source)
+    return after
+
+
+def candidates(
+    board: Board,
+    target: Target,
+    excluded: Collection[Tile],
+    waiting: Collection[Pos],
+    hand_after: int,
+    base_holes: set[Pos] | None = None,
+) -> list[Pos]:
+    """The board positions of the tiles that may replace ``target`` (ruling 8), sorted.
+
+    ``board`` has ``target.pos`` empty; ``waiting`` are other empty positions
+    still waiting for their own replacement (not holes); ``hand_after`` is
+    how many tiles will wait in hand to go back once this replacement is made.
+    """
+    if base_holes is None:
+        base_holes = holes(board, (*waiting, target.pos))
+
+    def hole_free_enough(source: Pos) -> bool:
+        after = moved(board, source, target.pos)
+        changed = (source, target.pos)
+        affected = {spot for pos in changed for spot in (pos, *orthogonal(pos))}
+        remaining = (base_holes - affected) | holes_near(after, changed, waiting)
+        return len(remaining) <= hand_after
+
+    if target.exact:
+        for pos, tile in board.items():
+            if tile == target.pattern:
+                if tile not in excluded and hole_free_enough(pos):
+                    return [pos]
+                return []
+        return []
+    best: list[Pos] = []
+    best_difference = 5
+    pattern = target.pattern
+    for pos, tile in board.items():
+        if tile in excluded or any(tile[side] != pattern[side] for side in target.changing):
+            continue
+        difference = sum(1 for side in range(4) if tile[side] != pattern[side])
+        if difference > best_difference or not hole_free_enough(pos):
+            continue
+        if difference < best_difference:
+            best, best_difference = [], difference
+        best.append(pos)
+    return sorted(best)
+
+
+# --------------------------------------------------------------------------
+# Placing tiles back (ruling 9)
+# --------------------------------------------------------------------------
+
+
+def _open_spots(board: Board) -> list[Pos]:
+    """Empty positions with at least two of the 8 neighbours (Shape Constraint 1)."""
+    return [pos for pos in frontier(board) if neighbour_count(board, pos) >= 2]
+
+
+def _clean_spots(board: Board, tile: Tile, spots: Iterable[Pos]) -> list[Pos]:
+    return [pos for pos in spots if mismatch_count(board, pos, tile) == 0]
+
+
+def _without(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
+    index = hand.index(tile)
+    return hand[:index] + hand[index + 1 :]
+
+
+def _completes(board: dict[Pos, Tile], rest: tuple[Tile, ...], memo: dict[frozenset[tuple[Pos, Tile]], bool],
+               key: frozenset[tuple[Pos, Tile]]) -> bool:
+    """Whether the tiles of ``rest`` can all go onto ``board`` with no mismatch, leaving no hole."""
+    if key in memo:
+        return memo[key]
+    current_holes = holes(board)
+    if not rest:
+        result = not current_holes
+    elif len(current_holes) > len(rest):
+        result = False
+    else:
+        # With as many holes as tiles, every remaining tile must fill a hole.
+        spots = sorted(current_holes) if len(current_holes) == len(rest) else _open_spots(board)
+        result = False
+        for tile in sorted(set(rest)):
+            for pos in _clean_spots(board, tile, spots):
+                board[pos] = tile
+                found = _completes(board, _without(rest, tile), memo, key | {(pos, tile)})
+                del board[pos]
+                if found:
+                    result = True
+                    break
+            if result:
+                break
+    memo[key] = result
+    return result
+
+
+def perfect_placements(board: Board, hand: tuple[Tile, ...]) -> list[tuple[Tile, Pos]]:
+    """The first placements of every way to put the whole hand back with no mismatch and no hole."""
+    work = dict(board)
+    current_holes = holes(work)
+    if len(current_holes) > len(hand):
+        return []
+    spots = sorted(current_holes) if len(current_holes) == len(hand) else _open_spots(work)
+    memo: dict[frozenset[tuple[Pos, Tile]], bool] = {}
+    found = []
+    for tile in sorted(set(hand)):
+        for pos in _clean_spots(work, tile, spots):
+            work[pos] = tile
+            if _completes(work, _without(hand, tile), memo, frozenset({(pos, tile)})):
+                found.append((tile, pos))
+            del work[pos]
+    return found
+
+
+def placing_back_moves(board: Board, hand: tuple[Tile, ...]) -> list[tuple[Tile, Pos]]:
+    """The legal placements of one hand tile while placing back (ruling 9), sorted."""
+    if not hand:
+        return []
+    perfect = perfect_placements(board, hand)
+    if perfect:
+        return sorted(perfect)
+    tiles = sorted(set(hand))
+    current_holes = holes(board)
+    if current_holes:
+        # Holes first: the hole/tile pairs with the fewest mismatches.
+        pairs = [(mismatch_count(board, pos, tile), tile, pos) for pos in current_holes for tile in tiles]
+        fewest = min(pair[0] for pair in pairs)
+        return sorted((tile, pos) for count, tile, pos in pairs if count == fewest)
+    remaining_after = len(hand) - 1
+    moves: list[tuple[Tile, Pos]] = []
+    spots = _open_spots(board)
+    fallback: list[tuple[tuple[int, int], Tile, Pos]] = []
+    for tile in tiles:
+        options: list[tuple[tuple[int, int], Pos]] = []
+        for pos in spots:
+            after = dict(board)
+            after[pos] = tile
+            excess = max(0, len(holes_near(after, [pos])) - remaining_after)
+            options.append(((excess, mismatch_count(board, pos, tile)), pos))
+        if not options:
+            continue
+        fallback.extend((key, tile, pos) for key, pos in options)
+        clean = [pos for key, pos in options if key == (0, 0)]
+        if clean:
+            moves.extend((tile, pos) for pos in clean)
+            continue
+        best = min(key for key, _pos in options)
+        if best[0] == 0:
+            moves.extend((tile, pos) for key, pos in options if key == best)
+    if not moves and fallback:
+        # Nothing avoids leaving a hole: the least bad placements of any tile.
+        best = min(key for key, _tile, _pos in fallback)
+        moves = [(tile, pos) for key, tile, pos in fallback if key == best]
+    return sorted(moves)
