@@ -213,6 +213,9 @@ def picture_of(view: Any) -> Picture:
         a, b = (_pos(p) for p in edge)
         if a is not None and b is not None:
             picture.selected_edge = (min(a, b), max(a, b))
+            if kind == "R":
+                # The edge's other position waits for its own replacement after this one.
+                picture.targets += [p for p in picture.selected_edge if p not in tiles and p not in picture.targets]
     picture.mismatched_sides = mismatched_sides(picture.tiles)
     return picture
 
@@ -416,7 +419,9 @@ class MosaicBoard(BoardWidget):
             return (-1, 1, -1, 1)
         rows = [r for r, _ in positions]
         cols = [c for _, c in positions]
-        return (min(rows) - 1, max(rows) + 1, min(cols) - 1, max(cols) + 1)
+        # A ring of empty positions around the board only while tiles may be placed (small screens need the room).
+        ring = 1 if picture is not None and (picture.placements or picture.kind in ("SH/P", "P")) else 0
+        return (min(rows) - ring, max(rows) + ring, min(cols) - ring, max(cols) + ring)
 
     def edge_mode(self) -> bool:
         return self.picture is not None and self.picture.kind == "SE" and bool(self.picture.edges)
@@ -698,7 +703,7 @@ class MosaicBoard(BoardWidget):
             pieces.append((f" {name}  ", style()))
         pieces.append(("\n", style()))
         circle = "o" if self.ascii_only else "○"
-        pieces.append((f"{circle} legal  ? to replace  ! hole or mismatch", style(palette.warn)))
+        pieces.append((f"{circle} legal  ? to replace\n! hole, mismatch", style(palette.warn)))
         return pieces
 
 

@@ -785,8 +785,8 @@ class Mosaic(Game):
         ),
     )
     # The computer players (termgames/ai/mosaic.py, the mosaic-play branch) set their levels here.
-    ai_levels = ()
-    default_level = ""
+    ai_levels = ("random", "easy", "normal", "hard")
+    default_level = "normal"
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MosaicState:
         players = len(seats)
