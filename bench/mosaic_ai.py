@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from termgames.ai import make_bot  # noqa: E402
-from termgames.match import Match, SeatInfo  # noqa: E402
+from termgames.ai import make_bot
+from termgames.match import Match, SeatInfo
 
 
 def play(seed: int, levels: list[str], max_routines: int) -> dict:

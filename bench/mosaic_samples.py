@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from termgames import records  # noqa: E402
-from termgames.ai import make_bot  # noqa: E402
-from termgames.match import Match, SeatInfo  # noqa: E402
+from termgames import records
+from termgames.ai import make_bot
+from termgames.match import Match, SeatInfo
 
 
 def play_until(match: Match, bots: list, stop) -> None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 #: Score points one mismatched side left on the board costs the player who leaves it.
 MISMATCH_COST = 3.0
@@ -65,7 +65,7 @@ LEVELS = {
 DEFAULT_LEVEL = "normal"
 
 
-def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "MosaicBot":
+def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> MosaicBot:
     name = (level or DEFAULT_LEVEL).lower()
     if name not in LEVELS:
         raise ValueError(f"Mosaic's AI levels are {', '.join(LEVELS)}, not {level!r}")
@@ -126,11 +126,11 @@ class Replayer:
 
 
 def _new_state(view: Any, hands: tuple[tuple[Any, ...], ...]) -> Any:
-    from ..rules.mosaic import Mosaic
+    from ..rules.mosaic import Mosaic, MosaicState
 
     game = Mosaic()
     options = {"max_routines": int(getattr(view, "max_routines", 0) or 0)}
-    state = game.new(options, list(view.players), 0)
+    state = cast(MosaicState, game.new(options, list(view.players), 0))
     return replace(state, hands=hands)
 
 

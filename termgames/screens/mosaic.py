@@ -9,10 +9,10 @@ region under the cursor with its size and points.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
@@ -77,7 +77,7 @@ class MosaicScreen(GameScreen):
     MosaicScreen #cursor-line { width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "act", "Play step", key_display="Enter"),
         Binding("tab", "jump(True)", "Next legal", key_display="Tab"),
         Binding("shift+tab", "jump(False)", "Previous legal", show=False),

@@ -667,8 +667,8 @@ class MosaicBoard(BoardWidget):
         edge = self.cursor_edge()
         if edge is not None:
             a, b = edge
-            for pos, side in ((a, E if a[0] == b[0] else S), (b, W if a[0] == b[0] else N)):
-                x, y = screen_xy(pos)
+            for end, side in ((a, E if a[0] == b[0] else S), (b, W if a[0] == b[0] else N)):
+                x, y = screen_xy(end)
                 sx, sy = side_cell(side)
                 canvas.restyle(x + sx, y + sy, style(reverse=True, bold=True))
             x, y = screen_xy(a)
