@@ -32,6 +32,13 @@ REGISTRY: dict[str, GameEntry] = {
             "Copolymer",
         ),
         GameEntry(
+            "monad",
+            "Monad",
+            "Bots command units on a hex map: mine, build hives, fight; simultaneous turns. (2-4 players)",
+            "termgames.rules.monad",
+            "Monad",
+        ),
+        GameEntry(
             "mosaic",
             "Mosaic",
             "Build a board of two-coloured tiles, then recolour it edge by edge into large regions. (2-4 players)",

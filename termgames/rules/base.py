@@ -13,6 +13,7 @@ of a spectator.  Undo, saves and replays are all built by the mid-end
 
 from __future__ import annotations
 
+import math
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ class RuleError(ValueError):
 class OptionSpec:
     """One option of a game, shared by the CLI, the setup screen and records.
 
-    ``kind`` is ``"int"``, ``"flag"`` or ``"choice"``.  ``presets`` are
+    ``kind`` is ``"int"``, ``"float"``, ``"flag"`` or ``"choice"``.  ``presets`` are
     extra CLI flags that set several options at once (pbmserv's ``-small``
     becomes ``--small`` -> ``{"size": 9}``).
     """
@@ -52,8 +53,8 @@ class OptionSpec:
     default: Any
     help: str
     choices: tuple[str, ...] = ()
-    minimum: int | None = None
-    maximum: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
 
     @property
     def flag(self) -> str:
@@ -83,6 +84,20 @@ class OptionSpec:
             if self.maximum is not None and number > self.maximum:
                 raise RuleError(f"{self.flag} must be at most {self.maximum}, not {number}")
             return number
+        if self.kind == "float":
+            if isinstance(value, bool):
+                raise RuleError(f"{self.flag} needs a number")
+            try:
+                real = float(value)
+            except (TypeError, ValueError, OverflowError):
+                raise RuleError(f"{self.flag} needs a number such as 0.1, not {value!r}") from None
+            if not math.isfinite(real):
+                raise RuleError(f"{self.flag} needs a finite number, not {value!r}")
+            if self.minimum is not None and real < self.minimum:
+                raise RuleError(f"{self.flag} must be at least {self.minimum}, not {real}")
+            if self.maximum is not None and real > self.maximum:
+                raise RuleError(f"{self.flag} must be at most {self.maximum}, not {real}")
+            return real
         if self.kind == "choice":
             text = str(value).lower()
             if text not in self.choices:
@@ -217,6 +232,15 @@ class State(ABC):
     def normalise_move(self, seat: int, move: str) -> str:
         """The canonical text of ``move`` (what records and logs store)."""
         return move.strip()
+
+    def redact_log(self, moves: Sequence[tuple[int, str]], viewer: Viewer) -> tuple[tuple[int, str], ...]:
+        """The move log (seat, text) as ``viewer`` may see it in this state.
+
+        By default each move is redacted alone (:meth:`redact_move`); games
+        with simultaneous turns hide the moves of the turn not yet resolved,
+        which only the position in the log tells apart.
+        """
+        return tuple((seat, self.redact_move(seat, move, viewer)) for seat, move in moves)
 
     def redact_move(self, seat: int, move: str, viewer: Viewer) -> str:
         """How ``move`` by ``seat`` appears in the log of ``viewer``.
