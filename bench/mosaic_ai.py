@@ -1,7 +1,7 @@
 """Mosaic AI benchmark: the stronger level's win rates, seconds per decision, and whole 3- and 4-player games.
 
     python bench/mosaic_ai.py [--games 100] [--level hard] [--baseline normal] [--workers 2]
-                              [--max-routines 200] [--multi-level normal] [--skip-multi]
+                              [--max-routines 60] [--multi-level normal] [--skip-multi]
 
 Two-player games of ``--level`` against a random player and against
 ``--baseline``, seats alternating (the deal changes with each game's seed);
@@ -89,7 +89,7 @@ def main() -> None:
     parser.add_argument("--level", default="hard")
     parser.add_argument("--baseline", default="normal")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--max-routines", type=int, default=200)
+    parser.add_argument("--max-routines", type=int, default=60)
     parser.add_argument("--multi-level", default="normal")
     parser.add_argument("--skip-duels", action="store_true")
     parser.add_argument("--skip-multi", action="store_true")

@@ -39,6 +39,12 @@ from typing import Any, cast
 MISMATCH_COST = 3.0
 #: A win (or loss) outweighs any score difference.
 WIN_VALUE = 10_000.0
+#: At the winning score with the last check reached too: she wins at her next routine's end unless broken.
+THREAT_VALUE = 2_000.0
+#: Building rollouts: each placement is the best of this many drawn at random.
+BUILD_SAMPLE = 6
+#: At the winning score, first time.
+REACHED_VALUE = 30.0
 
 
 @dataclass(frozen=True)
@@ -52,8 +58,9 @@ class Level:
     width: int = 5
     #: Search: opponents' replies sampled per choice.
     replies: int = 2
-    #: Search: the rollout runs this many routines after the bot's own (the opponents' and the bot's next).
-    depth: int = 2
+    #: Search: runs of the other players' steps (each answered as the normal level would) after the bot's own;
+    #: 2 plays the bot's next run too.
+    depth: int = 1
 
 
 LEVELS = {
@@ -209,12 +216,12 @@ def evaluate(state: Any, me: int) -> float:
     if mismatches and me not in state.to_move():
         value -= MISMATCH_COST * mismatches
     target = state.winning_score
-    # Ruling 5: at or above the winning score at the routine's end counts towards a win.
-    if scores[me] >= target:
-        value += 20.0 * (1 + state.streaks[me])
+    # Ruling 5: a player at the winning score whose last check reached it too wins at her next routine's end
+    # unless someone breaks her region first: nearly a win.  Reaching it once is a first step.
     for seat, score in enumerate(scores):
-        if seat != me and score >= target:
-            value -= 20.0 * (1 + state.streaks[seat])
+        if score >= target:
+            threat = THREAT_VALUE if state.streaks[seat] >= 1 else REACHED_VALUE
+            value += threat if seat == me else -threat
     return value
 
 
@@ -302,44 +309,44 @@ class MosaicBot:
         return scored
 
     def search(self, state: Any, me: int, ranked: list[tuple[float, str, Any]], rng: random.Random) -> str:
-        """Play the best few choices on through the opponents' replies and the bot's next routine."""
+        """Play the best few choices on: the opponents answer as the normal level would, then the bot again."""
         settings = self.settings
         best_move, best_value = ranked[0][1], -float("inf")
+        building = state.phase == "building"
         for value, move, finished in ranked[: settings.width]:
             if time.monotonic() > self._deadline:
                 break
-            outcomes = []
-            for reply in range(settings.replies):
-                outcomes.append(self.rollout(finished, me, rng, explore=reply > 0))
-                if time.monotonic() > self._deadline:
-                    break
-            # The bot's own run counts too: the search refines, it does not forget.
-            total = 0.3 * value + 0.7 * min(outcomes) if outcomes else value
+            outcome = self.build_out(finished, me, rng) if building else self.replies(finished, me, rng)
+            # The bot's own run counts a little: two choices the replies judge alike keep their order.
+            total = outcome + 0.01 * value
             if total > best_value:
                 best_move, best_value = move, total
         return best_move
 
-    def rollout(self, state: Any, me: int, rng: random.Random, explore: bool) -> float:
-        """Play ``depth`` routines on: each player's steps greedily for herself; some replies drawn at random."""
-        routines = state.routines
-        building = state.phase == "building"
-        placed = len(state.board)
-        while not state.is_over():
-            if building and len(state.board) - placed >= len(state.seats) + 1:
-                break
-            if not building and state.routines - routines >= self.settings.depth:
-                break
+    def build_out(self, state: Any, me: int, rng: random.Random) -> float:
+        """Building: the value for ``me`` once the board is built (each placement the best of a few drawn at
+        random) and the first alteration run played: what the board built will be worth is what counts."""
+        while not state.is_over() and state.phase == "building":
             if time.monotonic() > self._deadline:
-                break
+                return evaluate(state, me)
             seat = state.to_move()[0]
             moves = state.legal_moves()
-            if len(moves) == 1:
-                move = moves[0]
-            elif explore and seat != me and rng.random() < 0.5:
-                # A sampled reply: one of the opponent's better moves, not always her greediest.
-                sample = rng.sample(moves, min(len(moves), 6))
-                move = self.greedy_move(state, seat, sample)
-            else:
-                move = self.greedy_move(state, seat, moves)
-            state = self.after(state, move)
+            sample = moves if len(moves) <= BUILD_SAMPLE else rng.sample(moves, BUILD_SAMPLE)
+            state = self.after(state, self.greedy_move(state, seat, sample))
+        if not state.is_over() and time.monotonic() <= self._deadline:
+            state = self.rank(state, state.to_move()[0])[0][2]
+        return evaluate(state, me)
+
+    def replies(self, state: Any, me: int, rng: random.Random) -> float:
+        """The value for ``me`` once the others have answered ``state`` as the normal level would.
+
+        At depth 2 the bot's next run follows, and the others' answers to it.
+        """
+        for depth in range(self.settings.depth):
+            if depth and not state.is_over():
+                state = self.rank(state, me)[0][2]
+            while not state.is_over() and state.to_move() != (me,):
+                if time.monotonic() > self._deadline:
+                    return evaluate(state, me)
+                state = self.rank(state, state.to_move()[0])[0][2]
         return evaluate(state, me)
