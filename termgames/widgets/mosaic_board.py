@@ -700,8 +700,10 @@ class MosaicBoard(BoardWidget):
         pieces: list[Piece] = []
         for seat, name in enumerate(picture.players):
             pieces.append((f" {seat + 1} ", quarter_style(palette, seat)))
-            pieces.append((f" {name}  ", style()))
-        pieces.append(("\n", style()))
+            # Two seats a line: the side panel is narrow.
+            pieces.append((f" {name[:9]:<10}" if seat % 2 == 0 else f" {name}\n", style()))
+        if len(picture.players) % 2:
+            pieces.append(("\n", style()))
         circle = "o" if self.ascii_only else "○"
         pieces.append((f"{circle} legal  ? to replace\n! hole, mismatch", style(palette.warn)))
         return pieces
@@ -729,7 +731,8 @@ def quarter_cells(quarter: int) -> list[tuple[int, int]]:
 
 
 class MosaicHands(BoardWidget):
-    """Every seat's hand (hands are public), each tile a 3 x 3 block; the mover's tiles numbered for the digit keys.
+    """Every seat's hand (hands are public): the mover's tiles as 3 x 3 blocks, numbered for the digit keys; the
+    others' as their notation, each digit on its colour.
 
     The selected hand tile stands in brackets; tiles the mover may select
     carry their number under them, the others a dot (the Mac program's small
@@ -737,7 +740,7 @@ class MosaicHands(BoardWidget):
     """
 
     DEFAULT_CSS = """
-    MosaicHands { width: 1fr; height: auto; padding: 0 1; }
+    MosaicHands { width: 1fr; height: auto; max-height: 60%; padding: 0 1; }
     """
 
     def __init__(self, **kwargs: Any) -> None:
@@ -768,6 +771,16 @@ class MosaicHands(BoardWidget):
             name_look = style(palette.seat(seat), bold=True) if mover else style(palette.label)
             if not hand:
                 lines.append([(f"{name:<{label}}", name_look), ("no tiles", style(palette.label, dim=True))])
+                continue
+            if not mover:
+                # The others' hands in a line or two: each tile its notation, every digit on its colour.
+                per_line = max(1, (room + 1) // 5)
+                for start in range(0, len(hand), per_line):
+                    pieces: list[Piece] = [(f"{name if start == 0 else '':<{label}}", name_look)]
+                    for tile in hand[start:start + per_line]:
+                        pieces += [(str(seat_of + 1), quarter_style(palette, seat_of)) for seat_of in tile]
+                        pieces.append((" ", style()))
+                    lines.append(pieces)
                 continue
             for start in range(0, len(hand), per_row):
                 chunk = hand[start:start + per_row]
