@@ -323,6 +323,9 @@ class MosaicBoard(BoardWidget):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if not self.interactive:
+            self.styles.width = "auto"
+            self.styles.height = "auto"
         self.picture: Picture | None = None
         #: The cursor on the doubled grid: even coordinates a position, one odd an edge.
         self.spot: tuple[int, int] = (0, 0)
@@ -537,7 +540,8 @@ class MosaicBoard(BoardWidget):
         # The whole board in content coordinates: position (r, c) at x0 + (c - left) * step_x.
         full_w = (right - left + 1) * step_x - gap + 2 * gap
         full_h = (bottom - top + 1) * step_y - gap + 2 * gap
-        width, height = self.window()
+        # A board without a cursor (replays) is drawn whole: its container scrolls.
+        width, height = self.window() if self.interactive else (full_w + 2, full_h)
 
         def axis(full: int, room: int, at: int, kept: int | None) -> int:
             """The first content column (line) shown: centred if all fits, else kept or centred on ``at``."""
