@@ -58,6 +58,9 @@ def step_words(picture: Picture, selected: str | None) -> str:
     if picture.kind == "SE":
         return f"Step SE: {name} selects an edge to turn to {name}'s colour"
     if picture.kind == "R":
+        if picture.subroutine == "mismatch" and picture.targets:
+            where = pos_text(picture.targets[0])
+            return f"Step R, mismatch: {name} chooses a replacement for the mismatched tile at {where}"
         if picture.targets:
             return f"Step R: {name} chooses a replacement for the tile that was at {pos_text(picture.targets[0])}"
         return f"Step R: {name} chooses a replacement tile"
@@ -65,7 +68,8 @@ def step_words(picture: Picture, selected: str | None) -> str:
         tile = f" {selected}" if selected else " a hand tile"
         holes = [pos_text(pos) for pos in sorted(picture.holes)]
         hole = f" (hole at {', '.join(holes)})" if holes else ""
-        return f"Step P: {name} places{tile} back into the board{hole}"
+        after = ", resolving the mismatch" if picture.subroutine == "mismatch" else ""
+        return f"Step P: {name} places{tile} back into the board{hole}{after}"
     return f"{name} to move"
 
 

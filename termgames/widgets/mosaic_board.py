@@ -30,13 +30,13 @@ board outgrows the widget it is drawn centred on the cursor.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from rich.style import Style
 from textual.geometry import Region
 
+from ..rules.mosaic import MosaicView
 from .board import BoardWidget, Piece
 from .palette import Palette, style
 
@@ -97,70 +97,12 @@ class Picture:
     mismatched_sides: set[tuple[Pos, int]] = field(default_factory=set)
     selected_edge: Edge | None = None
     can_pass: bool = False
+    #: "initiate", "mismatch" (a mismatch subroutine) or "".
+    subroutine: str = ""
 
     @property
     def mismatched_tiles(self) -> set[Pos]:
         return {pos for pos, _side in self.mismatched_sides}
-
-
-def _attr(obj: Any, *names: str, default: Any = None) -> Any:
-    """The first of ``names`` that ``obj`` has (attribute or mapping key)."""
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if not isinstance(obj, dict) and hasattr(obj, name):
-            value = getattr(obj, name)
-            return value() if callable(value) else value
-    return default
-
-
-def _pos(value: Any) -> Pos | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        row, _, col = value.partition(",")
-        return (int(row), int(col))
-    row, col = value
-    return (int(row), int(col))
-
-
-def _positions(value: Any) -> list[Pos]:
-    if not value:
-        return []
-    if isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(v, int) for v in value):
-        return [(int(value[0]), int(value[1]))]
-    found = []
-    for item in value:
-        pos = _pos(item)
-        if pos is not None:
-            found.append(pos)
-    return found
-
-
-def sides_of(mismatch: Any) -> Iterable[tuple[Pos, int]]:
-    """(position, side) pairs from a mismatch given as a position, (pos, side) or (pos, sides)."""
-    if isinstance(mismatch, tuple) and len(mismatch) == 2 and isinstance(mismatch[0], tuple):
-        pos, sides = mismatch
-        if isinstance(sides, int):
-            yield (pos, sides)
-        elif isinstance(sides, str):
-            for letter in sides:
-                yield (pos, SIDE_NAMES.index(letter.upper()))
-        else:
-            for side in sides:
-                yield (pos, SIDE_NAMES.index(side.upper()) if isinstance(side, str) else int(side))
-
-
-def mismatched_sides(tiles: dict[Pos, Tile]) -> set[tuple[Pos, int]]:
-    """Every side of a tile whose colour differs from its neighbour's facing quarter."""
-    found: set[tuple[Pos, int]] = set()
-    for (row, col), tile in tiles.items():
-        for side, (dr, dc), facing in ((E, (0, 1), W), (S, (1, 0), N)):
-            other = tiles.get((row + dr, col + dc))
-            if other is not None and other[facing] != tile[side]:
-                found.add(((row, col), side))
-                found.add(((row + dr, col + dc), facing))
-    return found
 
 
 def read_legal(picture: Picture) -> None:
@@ -185,38 +127,30 @@ def read_legal(picture: Picture) -> None:
             picture.can_pass = True
 
 
-def picture_of(view: Any) -> Picture:
-    """Read a Mosaic view (or a stand-in with the same attributes) into a Picture."""
-    tiles = {_pos(pos): tuple(tile) for pos, tile in dict(_attr(view, "tiles", "board", default={})).items()}
-    hands = tuple(tuple(tuple(tile) for tile in hand) for hand in _attr(view, "hands", default=()))
-    step = _attr(view, "step", default=None)
-    over = bool(_attr(view, "over", default=False))
-    kind = "" if over or step is None else str(_attr(step, "kind", default=""))
-    player = None if over or step is None else _attr(step, "player", "seat", default=None)
-    if isinstance(player, str):
-        player = list(view.players).index(player) if player in view.players else None
-    legal = [] if over else list(_attr(view, "legal_moves", "legal", default=[]))
+def picture_of(view: MosaicView) -> Picture:
+    """Read a Mosaic view into a Picture."""
+    step = view.step
+    asked = not view.over and step.player is not None
     picture = Picture(
         players=tuple(view.players),
-        tiles=tiles,  # type: ignore[arg-type]  # positions read by _pos are never None here
-        hands=hands,  # type: ignore[arg-type]
-        kind=kind,
-        player=player,
-        legal=legal,
+        tiles=dict(view.tiles),
+        hands=tuple(view.hands),
+        kind=step.kind if asked else "",
+        player=step.player if asked else None,
+        legal=list(view.legal_moves()) if asked else [],
+        subroutine=step.subroutine,
     )
     read_legal(picture)
-    picture.holes = set(_positions(_attr(view, "holes", default=None) or _attr(step, "holes", default=None)))
-    targets = _attr(step, "targets", "replacing", "target", "position", default=None) if step is not None else None
-    picture.targets = _positions(targets)
-    edge = _attr(step, "edge", "selected_edge", default=None) if step is not None else None
-    if edge:
-        a, b = (_pos(p) for p in edge)
-        if a is not None and b is not None:
-            picture.selected_edge = (min(a, b), max(a, b))
-            if kind == "R":
-                # The edge's other position waits for its own replacement after this one.
-                picture.targets += [p for p in picture.selected_edge if p not in tiles and p not in picture.targets]
-    picture.mismatched_sides = mismatched_sides(picture.tiles)
+    picture.holes = set(view.holes)
+    if step.replacing is not None:
+        picture.targets = [step.replacing]
+    if step.edge is not None:
+        a, b = step.edge
+        picture.selected_edge = (min(a, b), max(a, b))
+        if step.kind == "R":
+            # The edge's other position waits for its own replacement after this one.
+            picture.targets += [p for p in picture.selected_edge if p not in view.tiles and p not in picture.targets]
+    picture.mismatched_sides = set(view.mismatches)
     return picture
 
 
@@ -343,7 +277,7 @@ class MosaicBoard(BoardWidget):
 
     def show(self, view: Any) -> None:
         self.view = view
-        self.picture = picture_of(view) if view is not None else None
+        self.picture = picture_of(view) if isinstance(view, MosaicView) else None
         key = None if view is None else (len(getattr(view, "moves", ())), self.picture.kind if self.picture else "")
         if key != self._position_key:
             self._position_key = key
