@@ -17,10 +17,18 @@ Rulings 8 and 9 decide what the guide leaves open:
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import Collection, Iterable
 
-from .board import Board, frontier, holes, holes_near, mismatch_count, neighbour_count, orthogonal
+from .board import (
+    Board,
+    frontier,
+    holes,
+    holes_near,
+    mismatch_count,
+    neighbour_count,
+    orthogonal,
+)
 from .tiles import Pos, Tile
 
 
@@ -45,6 +53,29 @@ def moved(board: Board, source: Pos, destination: Pos) -> dict[Pos, Tile]:
     return after
 
 
+def holes_after_move(board: Board, source: Pos, destination: Pos, base_holes: set[Pos], waiting: Collection[Pos]) -> int:
+    """How many holes the board has once the tile at ``source`` moves to ``destination``.
+
+    ``base_holes`` are the board's holes now (``waiting`` positions aside);
+    only the two changed positions and their neighbours can change, so the
+    board is not copied (this runs for every candidate of every edge).
+    """
+
+    def filled(spot: Pos) -> bool:
+        return spot == destination or (spot != source and spot in board)
+
+    affected = {source, destination}
+    for spot in (source, destination):
+        affected.update(orthogonal(spot))
+    count = sum(1 for spot in base_holes if spot not in affected)
+    for spot in affected:
+        if filled(spot) or spot in waiting:
+            continue
+        if sum(1 for around in orthogonal(spot) if filled(around)) >= 3:
+            count += 1
+    return count
+
+
 def candidates(
     board: Board,
     target: Target,
@@ -63,11 +94,7 @@ def candidates(
         base_holes = holes(board, (*waiting, target.pos))
 
     def hole_free_enough(source: Pos) -> bool:
-        after = moved(board, source, target.pos)
-        changed = (source, target.pos)
-        affected = {spot for pos in changed for spot in (pos, *orthogonal(pos))}
-        remaining = (base_holes - affected) | holes_near(after, changed, waiting)
-        return len(remaining) <= hand_after
+        return holes_after_move(board, source, target.pos, base_holes, waiting) <= hand_after
 
     if target.exact:
         for pos, tile in board.items():
@@ -79,10 +106,11 @@ def candidates(
     best: list[Pos] = []
     best_difference = 5
     pattern = target.pattern
+    changing = target.changing
     for pos, tile in board.items():
-        if tile in excluded or any(tile[side] != pattern[side] for side in target.changing):
+        if tile in excluded or any(tile[side] != pattern[side] for side in changing):
             continue
-        difference = sum(1 for side in range(4) if tile[side] != pattern[side])
+        difference = (tile[0] != pattern[0]) + (tile[1] != pattern[1]) + (tile[2] != pattern[2]) + (tile[3] != pattern[3])
         if difference > best_difference or not hole_free_enough(pos):
             continue
         if difference < best_difference:
@@ -110,49 +138,69 @@ def _without(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
     return hand[:index] + hand[index + 1 :]
 
 
-def _completes(board: dict[Pos, Tile], rest: tuple[Tile, ...], memo: dict[frozenset[tuple[Pos, Tile]], bool],
-               key: frozenset[tuple[Pos, Tile]]) -> bool:
-    """Whether the tiles of ``rest`` can all go onto ``board`` with no mismatch, leaving no hole."""
-    if key in memo:
-        return memo[key]
-    current_holes = holes(board)
-    if not rest:
-        result = not current_holes
-    elif len(current_holes) > len(rest):
+class _Search:
+    """Whether hand tiles can all go back with no mismatch and no hole (ruling 9), memoised by placement set.
+
+    Order matters only for Shape Constraint 1, and a hole (3-4 tiles beside it)
+    always satisfies it, so every hole is filled first, branching only on which
+    tile fills the first hole; tiles left over once no hole is left are tried
+    at every open position in every order (the memo folds the orders).
+    """
+
+    def __init__(self, board: Board) -> None:
+        self.board: dict[Pos, Tile] = dict(board)
+        self.memo: dict[frozenset[tuple[Pos, Tile]], bool] = {}
+
+    def place(self, pos: Pos, tile: Tile, current_holes: set[Pos]) -> set[Pos]:
+        """Put ``tile`` at ``pos`` and return the holes after it."""
+        self.board[pos] = tile
+        after = set(current_holes)
+        after.discard(pos)
+        for spot in orthogonal(pos):
+            if spot not in self.board and sum(1 for around in orthogonal(spot) if around in self.board) >= 3:
+                after.add(spot)
+        return after
+
+    def completes(self, rest: tuple[Tile, ...], current_holes: set[Pos], key: frozenset[tuple[Pos, Tile]]) -> bool:
+        if key in self.memo:
+            return self.memo[key]
         result = False
-    else:
-        # With as many holes as tiles, every remaining tile must fill a hole.
-        spots = sorted(current_holes) if len(current_holes) == len(rest) else _open_spots(board)
-        result = False
-        for tile in sorted(set(rest)):
-            for pos in _clean_spots(board, tile, spots):
-                board[pos] = tile
-                found = _completes(board, _without(rest, tile), memo, key | {(pos, tile)})
-                del board[pos]
+        if not rest:
+            result = not current_holes
+        elif len(current_holes) <= len(rest):
+            for tile, pos in self.next_placements(rest, current_holes):
+                after = self.place(pos, tile, current_holes)
+                found = self.completes(_without(rest, tile), after, key | {(pos, tile)})
+                del self.board[pos]
                 if found:
                     result = True
                     break
-            if result:
-                break
-    memo[key] = result
-    return result
+        self.memo[key] = result
+        return result
+
+    def next_placements(self, rest: tuple[Tile, ...], current_holes: set[Pos]) -> list[tuple[Tile, Pos]]:
+        board = self.board
+        if current_holes:
+            hole = min(current_holes)
+            return [(tile, hole) for tile in rest if mismatch_count(board, hole, tile) == 0]
+        spots = _open_spots(board)
+        return [(tile, pos) for tile in rest for pos in spots if mismatch_count(board, pos, tile) == 0]
 
 
 def perfect_placements(board: Board, hand: tuple[Tile, ...]) -> list[tuple[Tile, Pos]]:
     """The first placements of every way to put the whole hand back with no mismatch and no hole."""
-    work = dict(board)
-    current_holes = holes(work)
+    search = _Search(board)
+    current_holes = holes(board)
     if len(current_holes) > len(hand):
         return []
-    spots = sorted(current_holes) if len(current_holes) == len(hand) else _open_spots(work)
-    memo: dict[frozenset[tuple[Pos, Tile]], bool] = {}
+    spots = sorted(current_holes) if len(current_holes) == len(hand) else _open_spots(board)
     found = []
     for tile in sorted(set(hand)):
-        for pos in _clean_spots(work, tile, spots):
-            work[pos] = tile
-            if _completes(work, _without(hand, tile), memo, frozenset({(pos, tile)})):
+        for pos in _clean_spots(board, tile, spots):
+            after = search.place(pos, tile, current_holes)
+            if search.completes(_without(hand, tile), after, frozenset({(pos, tile)})):
                 found.append((tile, pos))
-            del work[pos]
+            del search.board[pos]
     return found
 
 

@@ -7,8 +7,8 @@ tiles, so a copy costs microseconds).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from .tiles import AROUND, OPPOSITE, STEPS, Pos, Tile
 

@@ -9,11 +9,18 @@ of a routine, the end of the building phase) happen inside ``apply``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, cast
 
 from ..base import Game, OptionSpec, RuleError, State, View, Viewer
-from .alteration import Target, candidates, moved, perfect_placements, placing_back_moves
+from .alteration import (
+    Target,
+    candidates,
+    moved,
+    perfect_placements,
+    placing_back_moves,
+)
 from .board import (
     Board,
     board_mismatches,
@@ -30,10 +37,10 @@ from .board import (
 from .notation import Edge, Move, Pass, Place, Take, parse_move
 from .text import board_drawing, rules_markdown
 from .tiles import (
-    E,
     OPPOSITE,
     SIDE_NAMES,
     WINNING_SCORES,
+    E,
     Pos,
     S,
     Tile,
@@ -96,15 +103,33 @@ def edge_targets(board: Board, edge: tuple[Pos, Pos], colour: int) -> tuple[Targ
     )
 
 
-def first_replacements(board: Board, first: Target, second: Target, excluded: frozenset[Tile],
-                       hand: int) -> list[Pos]:
-    """Step R candidates for the first edge tile after which the second still has one (ruling 7)."""
-    options = candidates(board, first, excluded, (second.pos,), hand)
+def first_replacements(
+    board: Board,
+    first: Target,
+    second: Target,
+    excluded: frozenset[Tile],
+    hand: int,
+    any_one: bool = False,
+    base_holes: set[Pos] | None = None,
+) -> list[Pos]:
+    """Step R candidates for the first edge tile after which the second still has one (ruling 7).
+
+    ``any_one`` stops at the first (Step SE only asks whether there is one);
+    ``base_holes`` are the board's holes, the edge's positions aside, if known.
+    """
+    if base_holes is None:
+        base_holes = holes(board, (first.pos, second.pos))
+    options = candidates(board, first, excluded, (second.pos,), hand, base_holes)
     usable = []
     for source in options:
         after = moved(board, source, first.pos)
-        if candidates(after, second, excluded | {board[source]}, (), hand):
+        changed = (source, first.pos)
+        affected = {spot for pos in changed for spot in (pos, *orthogonal(pos))}
+        after_holes = (base_holes - affected) | holes_near(after, changed, (second.pos,))
+        if candidates(after, second, excluded | {board[source]}, (), hand, after_holes):
             usable.append(source)
+            if any_one:
+                break
     return usable
 
 
@@ -291,6 +316,7 @@ class MosaicState(State):
     def _edge_options(self) -> list[tuple[Pos, Pos]]:
         colour = self.turn
         board = self.board
+        board_holes = holes(board)
         found = []
         for pos in sorted(board):
             tile = board[pos]
@@ -300,8 +326,11 @@ class MosaicState(State):
                     continue
                 edge = (pos, other)
                 first, second = edge_targets(board, edge, colour)
-                rest = {p: t for p, t in board.items() if p not in edge}
-                if first_replacements(rest, first, second, frozenset(), 2):
+                rest = dict(board)
+                del rest[pos], rest[other]
+                affected = {spot for place in edge for spot in (place, *orthogonal(place))}
+                base_holes = (board_holes - affected) | holes_near(rest, edge, edge)
+                if first_replacements(rest, first, second, frozenset(), 2, any_one=True, base_holes=base_holes):
                     found.append(edge)
         return found
 
@@ -404,13 +433,16 @@ class MosaicState(State):
 
     # -- moves -------------------------------------------------------------
 
+    def apply(self, seat: int, move: str) -> MosaicState:
+        return cast(MosaicState, super().apply(seat, move))
+
     def normalise_move(self, seat: int, move: str) -> str:
         try:
             return parse_move(move, self.players).text()
         except RuleError:
             return move.strip()
 
-    def _apply(self, seat: int, move: str) -> "MosaicState":
+    def _apply(self, seat: int, move: str) -> MosaicState:
         parsed = parse_move(move, self.players)
         text = parsed.text()
         if text not in self._cached("legal_set", lambda: frozenset(self.legal_moves())):
@@ -418,7 +450,7 @@ class MosaicState(State):
         after = self._play(parsed)
         return replace(after, ply=self.ply + 1)
 
-    def _play(self, move: Move) -> "MosaicState":
+    def _play(self, move: Move) -> MosaicState:
         name = self.seats[self.turn]
         if self.phase == BUILDING:
             if isinstance(move, Pass):
@@ -444,7 +476,7 @@ class MosaicState(State):
 
     # -- building ----------------------------------------------------------
 
-    def _next_builder(self, state: "MosaicState") -> "MosaicState":
+    def _next_builder(self, state: MosaicState) -> MosaicState:
         """The next seat with tiles to place, or the alteration phase (ruling 6)."""
         if not any(state.hands):
             return state._start_alteration()
@@ -460,7 +492,7 @@ class MosaicState(State):
                 return replace(state, turn=seat, kind=PLACE_KIND)
         raise AssertionError("some hand has tiles")
 
-    def _start_alteration(self) -> "MosaicState":
+    def _start_alteration(self) -> MosaicState:
         state = replace(
             self,
             phase=ALTERATION,
@@ -474,7 +506,7 @@ class MosaicState(State):
 
     # -- alteration --------------------------------------------------------
 
-    def _select_edge(self, move: Edge) -> "MosaicState":
+    def _select_edge(self, move: Edge) -> MosaicState:
         edge = (move.first, move.second)
         first, second = edge_targets(self.board, edge, self.turn)
         board = {pos: tile for pos, tile in self.board.items() if pos not in edge}
@@ -496,7 +528,7 @@ class MosaicState(State):
             last_action=f"{name} selected the edge {pos_text(move.first)}-{pos_text(move.second)}",
         )
 
-    def _replace(self, source: Pos) -> "MosaicState":
+    def _replace(self, source: Pos) -> MosaicState:
         found = self.replacement()
         assert found is not None
         target = found[0]
@@ -524,13 +556,13 @@ class MosaicState(State):
             return state
         return state._start_placing_back()
 
-    def _start_placing_back(self) -> "MosaicState":
+    def _start_placing_back(self) -> MosaicState:
         count = len(self.hand())
         if count == 0:
             return self._end_subroutine()
         return replace(self, kind=PLACE_KIND if count >= 2 else LAST_PLACE_KIND)
 
-    def _place_back(self, move: Place) -> "MosaicState":
+    def _place_back(self, move: Place) -> MosaicState:
         name = self.seats[self.turn]
         board = dict(self.board)
         board[move.pos] = move.tile
@@ -549,7 +581,7 @@ class MosaicState(State):
         )
         return state._start_placing_back()
 
-    def _end_subroutine(self) -> "MosaicState":
+    def _end_subroutine(self) -> MosaicState:
         mismatched = tuple(
             sorted(
                 tile
@@ -575,24 +607,24 @@ class MosaicState(State):
         note = f"; {self.seats[resolver]} must resolve the mismatches"
         return replace(state, last_action=state.last_action + note)
 
-    def _end_routine(self, passed: bool = False) -> "MosaicState":
+    def _end_routine(self, passed: bool = False) -> MosaicState:
         """The routine is over: check the initiator's score (ruling 5), then the next initiator or the end."""
         initiator = self.initiator
         score = self.scores()[initiator]
         streak = self.streaks[initiator] + 1 if score >= self.winning_score else 0
         streaks = self.streaks[:initiator] + (streak,) + self.streaks[initiator + 1 :]
         routines = self.routines + 1
-        common: dict[str, Any] = dict(
-            streaks=streaks,
-            routines=routines,
-            edge=None,
-            pending=(),
-            resolving=(),
-            subroutine="",
-            routine_moved=frozenset(),
-            subroutine_placed=frozenset(),
-            r_steps=0,
-        )
+        common: dict[str, Any] = {
+            "streaks": streaks,
+            "routines": routines,
+            "edge": None,
+            "pending": (),
+            "resolving": (),
+            "subroutine": "",
+            "routine_moved": frozenset(),
+            "subroutine_placed": frozenset(),
+            "r_steps": 0,
+        }
         name = self.seats[initiator]
         if streak >= 2:
             finish = f"{name} reached {int(score)} points at two routine ends in a row"
@@ -787,6 +819,9 @@ class Mosaic(Game):
     # The computer players (termgames/ai/mosaic.py, the mosaic-play branch) set their levels here.
     ai_levels = ("random", "easy", "normal", "hard")
     default_level = "normal"
+
+    def new(self, options: dict[str, Any], seats: Sequence[str], seed: int) -> MosaicState:
+        return cast(MosaicState, super().new(options, seats, seed))
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MosaicState:
         players = len(seats)

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 CELL_WIDTH = 5
 
 
-def _cell_lines(view: "MosaicView", pos: Pos, waiting: set[Pos]) -> tuple[str, str, str]:
+def _cell_lines(view: MosaicView, pos: Pos, waiting: set[Pos]) -> tuple[str, str, str]:
     tile = view.tiles.get(pos)
     if tile is None:
         if pos in waiting:
@@ -26,7 +26,7 @@ def _cell_lines(view: "MosaicView", pos: Pos, waiting: set[Pos]) -> tuple[str, s
     return (f" {mark[0]}{n}  ", f"{w}{mark[3]} {mark[1]}{e}", f" {mark[2]}{s}  ")
 
 
-def board_drawing(view: "MosaicView", ascii: bool = False) -> str:
+def board_drawing(view: MosaicView, ascii: bool = False) -> str:
     """Tiles as 5x3 blocks with one seat number per quarter (N on top, W left, E right, S below)."""
     horizontal, vertical, corner = ("-", "|", "+") if ascii else ("─", "│", "┼")
     step = view.step
