@@ -166,3 +166,20 @@ def test_the_picture_reads_the_legal_moves():
     assert picture.kind == "SH/P" and picture.player == 0
     assert set(picture.placements) == set(match.state.hands[0])
     assert all(spots == {(0, 0)} for spots in picture.placements.values())
+
+
+async def test_a_click_puts_the_cursor_on_the_edge_nearest_it(tmp_path):
+    app, match, _ = new_app(tmp_path, built=True)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.pause()
+        board = app.screen.mosaic_board
+        a, b = min(board.picture.edges)
+        shift_x, shift_y, left, top, step_x, step_y = board._layout
+        x, y = (a[1] - left) * step_x - shift_x, (a[0] - top) * step_y - shift_y
+        # Just inside tile a, on the side facing b.
+        offset = (x + 4, y + 1) if a[0] == b[0] else (x + 2, y + 2)
+        await pilot.click("#board", offset=offset)
+        assert board.cursor_edge() == (a, b)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert match.moves[-1].move == f"edge {a[0]},{a[1]} {b[0]},{b[1]}"

@@ -82,10 +82,10 @@ class MosaicScreen(GameScreen):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "act", "Play step", key_display="Enter"),
-        Binding("tab", "jump(True)", "Next legal", key_display="Tab"),
+        Binding("enter,space", "act", "Play", key_display="Enter"),
+        Binding("tab", "jump(True)", "Legal", key_display="Tab"),
         Binding("shift+tab", "jump(False)", "Previous legal", show=False),
-        Binding("right_square_bracket", "hand(1)", "Hand tile", key_display="[ ]"),
+        Binding("right_square_bracket", "hand(1)", "Tile", key_display="[ ]"),
         Binding("left_square_bracket", "hand(-1)", "Previous hand tile", show=False),
         *(Binding(str(digit), f"pick({digit})", f"Hand tile {digit}", show=False) for digit in range(1, 10)),
         Binding("r", "region", "Region"),

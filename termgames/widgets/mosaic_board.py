@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.style import Style
+from textual.events import Click
 from textual.geometry import Region
 
 from ..rules.mosaic import MosaicView
@@ -272,6 +273,8 @@ class MosaicBoard(BoardWidget):
         self._position_key: Any = None
         #: The last window origin (content x, y of the first drawn character), kept while the cursor is in sight.
         self._origin: tuple[int, int] | None = None
+        #: How the last drawing maps widget cells to positions: shifts, first row and column, pitch.
+        self._layout: tuple[int, int, int, int, int, int] | None = None
 
     # -- attributes down ---------------------------------------------------
 
@@ -458,6 +461,38 @@ class MosaicBoard(BoardWidget):
             return self.size.width, self.size.height
         return 48, 15
 
+    def spot_at(self, x: int, y: int) -> tuple[int, int] | None:
+        """The cursor spot drawn at (x, y): a position, or (while an edge is asked for) its nearest edge."""
+        if self._layout is None:
+            return None
+        shift_x, shift_y, left, top, step_x, step_y = self._layout
+        col, inside_x = divmod(x + shift_x, step_x)
+        row, inside_y = divmod(y + shift_y, step_y)
+        row, col = row + top, col + left
+        if not self.edge_mode():
+            return (2 * row, 2 * col)
+        # The side of the tile nearest the click: each side's distance in tile-widths.
+        sides = {
+            (-1, 0): inside_y / TILE_H,
+            (1, 0): (TILE_H - 1 - inside_y) / TILE_H,
+            (0, -1): inside_x / TILE_W,
+            (0, 1): (TILE_W - 1 - inside_x) / TILE_W,
+        }
+        dr, dc = min(sides, key=lambda step: sides[step])
+        return (2 * row + dr, 2 * col + dc)
+
+    def on_click(self, event: Click) -> None:
+        """A click on the board moves the cursor there."""
+        if self.picture is None or not self.interactive:
+            return
+        offset = event.get_content_offset(self)
+        spot = None if offset is None else self.spot_at(offset.x, offset.y)
+        if spot is not None:
+            self.spot = spot
+            self.redraw()
+            if hasattr(self.screen, "update_panel"):
+                self.screen.update_panel()
+
     def cursor_region(self) -> Region | None:
         return None  # the board keeps its cursor in sight itself
 
@@ -491,6 +526,7 @@ class MosaicBoard(BoardWidget):
         origin_x = axis(full_w, width, int(cursor_x + TILE_W // 2), kept_x if full_w > width else None)
         origin_y = axis(full_h, height, int(cursor_y + TILE_H // 2), kept_y if full_h > height else None)
         self._origin = (origin_x, origin_y)
+        self._layout = (origin_x - gap, origin_y - gap, left, top, step_x, step_y)
         canvas = Canvas(width, height)
 
         def screen_xy(pos: Pos) -> tuple[int, int]:
