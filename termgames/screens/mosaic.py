@@ -89,7 +89,7 @@ class MosaicScreen(GameScreen):
         Binding("left_square_bracket", "hand(-1)", "Previous hand tile", show=False),
         *(Binding(str(digit), f"pick({digit})", f"Hand tile {digit}", show=False) for digit in range(1, 10)),
         Binding("r", "region", "Region"),
-        Binding("g", "grid", "Grid"),
+        Binding("g", "grid", "Grid", show=False),  # a display option (the help lists it): the footer is full at 80
     ]
 
     def compose(self) -> ComposeResult:
