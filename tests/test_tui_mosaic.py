@@ -22,13 +22,15 @@ def quick_ai(monkeypatch):
     monkeypatch.setattr(MosaicScreen, "ai_min_seconds", lambda self: 0.0)
 
 
-def new_app(tmp_path: Path, seats=("ann", "bob"), seed=3, ascii=False, built=False) -> tuple[TermgamesApp, Match, Path]:
+def new_app(tmp_path: Path, seats=("ann", "bob"), seed=3, ascii=False, built=False, until=None
+            ) -> tuple[TermgamesApp, Match, Path]:
     infos = [SeatInfo(name, "ai", "easy") if name.endswith("cpu") else SeatInfo(name) for name in seats]
     match = Match("mosaic", {}, infos, seed)
-    if built:
-        # Bots build the board: the test starts at the alteration phase's first Step SE.
+    if built or until is not None:
+        # Bots play on (by default: build the board, so the test starts at the alteration phase's first Step SE).
+        stop = until or (lambda state: state.phase != "building")
         bots = [make_bot("mosaic", "easy", seed=seat) for seat in range(len(seats))]
-        while match.state.phase == "building":
+        while not stop(match.state) and len(match.moves) < 300:
             seat = match.state.to_move()[0]
             match.play(seat, bots[seat].choose(match.view(seat)))
     path = tmp_path / "game.json"
@@ -183,3 +185,27 @@ async def test_a_click_puts_the_cursor_on_the_edge_nearest_it(tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         assert match.moves[-1].move == f"edge {a[0]},{a[1]} {b[0]},{b[1]}"
+
+
+async def test_a_mismatch_subroutine_is_asked_and_marked(tmp_path):
+    def mismatch(state) -> bool:
+        return state.phase == "alteration" and state.subroutine == "mismatch" and state.kind == "R"
+
+    # Seed 1: the easy bots' third routine leaves a mismatch for bob to resolve.
+    app, match, _ = new_app(tmp_path, seed=1, until=mismatch)
+    assert mismatch(match.state)
+    step = match.state.step()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        board = app.screen.mosaic_board
+        status = text_of(app, "#status")
+        row, col = step.replacing
+        assert "mismatch" in status and f"mismatched tile at {row},{col}" in status
+        assert step.mismatched[0] in board.picture.mismatched_tiles
+        drawn = board_text(app)
+        assert "!" in drawn and "○" in drawn  # the mismatched tile, the candidates
+        played = len(match.moves)
+        await pilot.press("enter")  # the cursor waits on a candidate
+        await pilot.pause()
+        assert len(match.moves) == played + 1 and match.moves[-1].move.startswith("take ")
+        assert match.moves[-1].seat == step.player
