@@ -564,12 +564,16 @@ class MosaicBoard(BoardWidget):
                     mark = "o" if self.ascii_only else "○"
                 elif pos in picture.holes:
                     mark = "!"
+                if mark and selected is not None and pos in legal_spots and pos == self.cursor_position():
+                    # A ghost of the selected hand tile where Enter would place it: its digits, no fill.
+                    for quarter in range(4):
+                        sx, sy = side_cell(quarter)
+                        canvas.put(x + sx, y + sy, str(selected[quarter] + 1),
+                                   style(palette.seat(selected[quarter]), bold=True))
                 if mark:
                     self.draw_outline(canvas, x, y, mark_look, dashed=mark != "?")
-                    if pos in picture.targets and picture.targets[0] == pos and len(picture.targets) > 1:
-                        mark = "?"  # the one asked for now; the others are drawn dimmer below
-                    look = mark_look if (not picture.targets or pos == picture.targets[0] or mark != "?") \
-                        else style(palette.warn, dim=True)
+                    # The position asked for now stands out; one waiting for its turn is dimmer.
+                    look = mark_look if (mark != "?" or pos == picture.targets[0]) else style(palette.warn, dim=True)
                     canvas.put(x + 2, y + 1, mark, look)
         # Legal edges: the two facing digits underlined.
         for a, b in picture.edges:
