@@ -737,3 +737,14 @@ def test_long_moves_are_cut_in_the_log_text() -> None:
     long = "; ".join(f"{x},1 1 MINE" for x in range(12))
     cut = view.log_text(long)
     assert cut.startswith("0,1 1 MINE; 1,1 1 MINE") and cut.endswith("; ... (12 commands)") and len(cut) < 70
+
+
+def test_counts_may_be_long_but_digits_are_ascii():
+    from termgames.rules.monad.engine import parse_commands
+
+    (command,) = parse_commands(f"1,1 {10**30} BUILD")
+    assert command.n == 10**30
+    with pytest.raises(RuleError):
+        parse_commands("1,\u0663 1 MINE")  # an Arabic-Indic three is no digit of the notation
+    with pytest.raises(RuleError):
+        parse_commands(f"{10**12},1 1 MINE")

@@ -209,6 +209,8 @@ def test_exact_replacement_routine_without_mismatch() -> None:
     assert state.kind == "SH/P" and not holes(state.board)
     legal = state.legal_moves()
     assert "2122@0,-1" in legal and all(mismatch_count(state.board, p, t) == 0 for t, p in state.placing_options())
+    # Both tiles can go back with no mismatch and no hole, so only such placements are legal.
+    assert refusal(state, "2122@-3,0") == "Colour Constraint: 2122's W side (b) does not match the tile at -3,-1 (a)"
     state = play(state, "2122@0,-1")
     assert state.kind == "P" and state.legal_moves() == ["2121@-1,-1"]  # the hole 2122 left must be filled
     assert refusal(state, "2121@-4,-1").startswith("Shape Constraint 1")
@@ -240,6 +242,10 @@ def test_three_colour_replacement_takes_the_closest_tiles_then_one_hole_gets_the
     assert refusal(state, "1122@-1,0").startswith("Shape Constraint 2: the hole at 1,1 must be filled first")
     state = play(state, "1111@1,1")
     assert state.kind == "P"
+    # 1122 matches nowhere: it goes where it has the fewest (one) mismatched sides.
+    assert len(state.legal_moves()) == 7
+    assert all(mismatch_count(state.board, p, t) == 1 for t, p in state.placing_options())
+    assert "fewest mismatched sides" in refusal(state, "1122@2,0")  # two mismatched sides there
 
 
 TWO_HOLES = """
@@ -484,3 +490,42 @@ def test_cli_new_move_show(tmp_path: Path) -> None:
 def test_registered() -> None:
     assert isinstance(get_game("mosaic"), Mosaic)
     assert "Shape Constraint 2" in GAME.rules_text()
+
+
+def test_the_view_carries_the_position_for_bots() -> None:
+    match = random_match(2, 30)
+    view = match.view(1)
+    state = view.state()  # type: ignore[attr-defined]  # MosaicView
+    assert state == match.state and state.legal_moves() == list(view.board_json()["legal"])
+
+
+def test_board_text_draws_quarters_holes_and_the_position_being_replaced() -> None:
+    state = alteration_state(["a", "b", "c"], THREE_COLOURS, turn=2)
+    state = play(state, "edge 0,0 0,1", "take -1,2")
+    text = state.view(None).board_text(ascii=True)
+    assert "[R]" in text  # 0,1 waits for its replacement
+    assert "|  3  |" in text and "+-----+" in text  # 3322's N quarter, ASCII grid
+    assert "c to play Step R: choose a replacement for the tile that was at 0,1" in text
+    state = play(state, "take 1,1")
+    assert "hole" in state.view(None).board_text()
+
+
+def test_replaying_checks_each_edge_alone_with_the_same_verdicts() -> None:
+    match = random_match(3, 400, seed=5)
+    replayed = Match.replay("mosaic", match.options, match.seats, match.seed, match.moves)
+    assert replayed.state == match.state
+    # A fresh state (nothing listed yet) refuses an edge the list would not hold, and takes one it holds.
+    checked = 0
+    for state in match.states:
+        if isinstance(state, MosaicState) and state.phase == "alteration" and state.kind == "SE":
+            checked += 1
+            listed = set(state.legal_moves())
+            for move in ("edge 0,0 0,1", "edge 0,0 1,0", "edge -1,0 0,0", "edge 0,-1 0,0"):
+                fresh = replace(state)
+                try:
+                    fresh.apply(state.turn, move)
+                    accepted = True
+                except RuleError:
+                    accepted = False
+                assert accepted == (move in listed), move
+    assert checked >= 3

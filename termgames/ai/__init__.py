@@ -16,6 +16,7 @@ from ..rules import View
 #: game name -> module with ``make_bot(level, seed)``
 BOT_MODULES = {
     "copolymer": "termgames.ai.copolymer",
+    "monad": "termgames.ai.monad",
     "mono": "termgames.ai.mono",
     "mosaic": "termgames.ai.mosaic",
     "monunrail": "termgames.ai.monunrail",

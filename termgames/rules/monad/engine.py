@@ -119,7 +119,17 @@ class Command:
         return self.text()
 
 
-_COMMAND = re.compile(r"(-?\d{1,9})\s*,\s*(-?\d{1,9})\s+(-?\d{1,9})\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?")
+#: Digits the notation reads in a coordinate and in a unit count.  Counts grow without bound (units
+#: given BUILD on their hive multiply by about 1.2 a turn), so they get far more room; 4,000 digits
+#: stay within what int() reads from text by default (4,300).
+COORDINATE_DIGITS = 9
+COUNT_DIGITS = 4000
+LARGEST_COORDINATE = 10**COORDINATE_DIGITS - 1
+LARGEST_COUNT = 10**COUNT_DIGITS - 1
+_XY = rf"(-?[0-9]{{1,{COORDINATE_DIGITS}}})"
+_N = rf"(-?[0-9]{{1,{COUNT_DIGITS}}})"
+# [0-9], not \d: digits of other scripts are no part of the notation.
+_COMMAND = re.compile(rf"{_XY}\s*,\s*{_XY}\s+{_N}\s+([A-Za-z]+)(?:\s+([A-Za-z]+))?", re.ASCII)
 #: Longest move text read: a bot cannot make the engine parse megabytes.
 MAX_MOVE_TEXT = 200_000
 
@@ -138,7 +148,7 @@ def _make_command(x: int, y: int, n: int, action: Any, direction: Any, shown: st
 
 
 #: The canonical notation (what records store), read in one pass over the whole text.
-_CANONICAL = re.compile(r"(-?\d{1,9}),(-?\d{1,9}) (-?\d{1,9}) (?:MOVE (NE|NW|SE|SW|E|W)|(MINE|BUILD))(?:; |$)")
+_CANONICAL = re.compile(rf"{_XY},{_XY} {_N} (?:MOVE (NE|NW|SE|SW|E|W)|(MINE|BUILD))(?:; |$)")
 
 
 def _parse_canonical(text: str) -> tuple[Command, ...] | None:
@@ -190,6 +200,15 @@ def parse_commands(text: str) -> list[Command]:
     if len(text) > MAX_MOVE_TEXT:
         raise RuleError(f"the move is {len(text)} characters long; at most {MAX_MOVE_TEXT} are read")
     return list(_parse_cached(text))
+
+
+def fits_notation(command: Command) -> bool:
+    """Whether the command's numbers can be written in the notation (a record must replay)."""
+    return (
+        abs(command.x) <= LARGEST_COORDINATE
+        and abs(command.y) <= LARGEST_COORDINATE
+        and abs(command.n) <= LARGEST_COUNT
+    )
 
 
 def format_commands(commands: Iterable[Command]) -> str:

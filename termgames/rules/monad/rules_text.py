@@ -59,7 +59,7 @@ A move is the player's commands for one turn, separated by `;`:
 Example: `3,4 2 MOVE NE; 5,5 1 MINE; 1,1 1 BUILD`. Words may be upper or
 lower case, spaces are free around the numbers, and a new line may separate
 commands too; records keep each move in the form above. N is a whole number,
-at least 1; numbers have at most 9 digits. A move that cannot be read at all
+at least 1; coordinates have at most 9 digits and counts at most 4,000. A move that cannot be read at all
 (`3,4 2 JUMP`) is refused and the player sends another.
 
 A cell may get several commands; they are taken in the order given. A command

@@ -22,14 +22,12 @@ from dataclasses import dataclass
 
 from .board import (
     Board,
-    frontier,
     holes,
     holes_near,
     mismatch_count,
-    neighbour_count,
     orthogonal,
 )
-from .tiles import Pos, Tile
+from .tiles import AROUND, Pos, Tile
 
 
 @dataclass(frozen=True)
@@ -125,12 +123,41 @@ def candidates(
 
 
 def _open_spots(board: Board) -> list[Pos]:
-    """Empty positions with at least two of the 8 neighbours (Shape Constraint 1)."""
-    return [pos for pos in frontier(board) if neighbour_count(board, pos) >= 2]
+    """Empty positions with at least two of the 8 neighbours (Shape Constraint 1), sorted."""
+    counts: dict[Pos, int] = {}
+    for r, c in board:
+        for dr, dc in AROUND:
+            pos = (r + dr, c + dc)
+            if pos not in board:
+                counts[pos] = counts.get(pos, 0) + 1
+    return sorted(pos for pos, count in counts.items() if count >= 2)
 
 
 def _clean_spots(board: Board, tile: Tile, spots: Iterable[Pos]) -> list[Pos]:
-    return [pos for pos in spots if mismatch_count(board, pos, tile) == 0]
+    return [pos for _tile, pos in _fitting(board, spots, (tile,))]
+
+
+def _fitting(board: Board, spots: Iterable[Pos], tiles: Iterable[Tile]) -> list[tuple[Tile, Pos]]:
+    """The (tile, spot) pairs with no mismatched side, looking each spot's neighbours up once."""
+    tiles = tuple(tiles)
+    found = []
+    for pos in spots:
+        r, c = pos
+        north, east = board.get((r - 1, c)), board.get((r, c + 1))
+        south, west = board.get((r + 1, c)), board.get((r, c - 1))
+        need_n = north[2] if north is not None else -1
+        need_e = east[3] if east is not None else -1
+        need_s = south[0] if south is not None else -1
+        need_w = west[1] if west is not None else -1
+        for tile in tiles:
+            if (
+                (need_n < 0 or tile[0] == need_n)
+                and (need_e < 0 or tile[1] == need_e)
+                and (need_s < 0 or tile[2] == need_s)
+                and (need_w < 0 or tile[3] == need_w)
+            ):
+                found.append((tile, pos))
+    return found
 
 
 def _without(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
@@ -181,10 +208,8 @@ class _Search:
     def next_placements(self, rest: tuple[Tile, ...], current_holes: set[Pos]) -> list[tuple[Tile, Pos]]:
         board = self.board
         if current_holes:
-            hole = min(current_holes)
-            return [(tile, hole) for tile in rest if mismatch_count(board, hole, tile) == 0]
-        spots = _open_spots(board)
-        return [(tile, pos) for tile in rest for pos in spots if mismatch_count(board, pos, tile) == 0]
+            return _fitting(board, (min(current_holes),), rest)
+        return _fitting(board, _open_spots(board), rest)
 
 
 def perfect_placements(board: Board, hand: tuple[Tile, ...]) -> list[tuple[Tile, Pos]]:

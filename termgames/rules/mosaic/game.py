@@ -196,6 +196,15 @@ class MosaicView(View):
     winning_score: int = 0
     #: Per seat, how many of her routine-end checks in a row reached the winning score.
     streaks: tuple[int, ...] = ()
+    #: The whole position.  Mosaic has no hidden information (hands are public and nothing is
+    #: drawn after the deal), so a bot may search from it instead of rebuilding it from the move log.
+    position: MosaicState | None = field(default=None, compare=False, repr=False)
+
+    def state(self) -> MosaicState:
+        """The position this view shows, to apply moves to (bots' look-ahead)."""
+        if self.position is None:
+            raise ValueError("this view carries no position")
+        return self.position
 
     def legal_moves(self) -> list[str]:
         return list(self.legal)
@@ -259,6 +268,10 @@ class MosaicState(State):
 
     # -- basics ------------------------------------------------------------
 
+    def __hash__(self) -> int:
+        # The generated hash would hash the board dict and fail; equal states share these fields.
+        return hash((self.ply, self.phase, self.kind, self.turn, frozenset(self.board.items()), self.hands))
+
     @property
     def players(self) -> int:
         return len(self.seats)
@@ -314,25 +327,32 @@ class MosaicState(State):
         return self._cached("edges", self._edge_options)
 
     def _edge_options(self) -> list[tuple[Pos, Pos]]:
-        colour = self.turn
         board = self.board
-        board_holes = holes(board)
+        board_holes = self._cached("holes", lambda: holes(board))
         found = []
         for pos in sorted(board):
-            tile = board[pos]
             for side in (E, S):
-                other = neighbour(pos, side)
-                if other not in board or tile[side] == colour or board[other][OPPOSITE[side]] == colour:
-                    continue
-                edge = (pos, other)
-                first, second = edge_targets(board, edge, colour)
-                rest = dict(board)
-                del rest[pos], rest[other]
-                affected = {spot for place in edge for spot in (place, *orthogonal(place))}
-                base_holes = (board_holes - affected) | holes_near(rest, edge, edge)
-                if first_replacements(rest, first, second, frozenset(), 2, any_one=True, base_holes=base_holes):
+                edge = (pos, neighbour(pos, side))
+                if self._edge_selectable(edge, board_holes):
                     found.append(edge)
         return found
+
+    def _edge_selectable(self, edge: tuple[Pos, Pos], board_holes: set[Pos]) -> bool:
+        """Ruling 7: both tiles there, facing quarters not the mover's colour, both replaceable in turn."""
+        colour = self.turn
+        board = self.board
+        first_pos, other = edge
+        side = E if other[1] != first_pos[1] else S
+        if first_pos not in board or other not in board:
+            return False
+        if board[first_pos][side] == colour or board[other][OPPOSITE[side]] == colour:
+            return False
+        first, second = edge_targets(board, edge, colour)
+        rest = dict(board)
+        del rest[first_pos], rest[other]
+        affected = {spot for place in edge for spot in (place, *orthogonal(place))}
+        base_holes = (board_holes - affected) | holes_near(rest, edge, edge)
+        return bool(first_replacements(rest, first, second, frozenset(), 2, any_one=True, base_holes=base_holes))
 
     def replacement(self) -> tuple[Target, list[Pos]] | None:
         """Step R: the position being replaced (its target) and its candidates; None when none is possible."""
@@ -444,8 +464,12 @@ class MosaicState(State):
 
     def _apply(self, seat: int, move: str) -> MosaicState:
         parsed = parse_move(move, self.players)
-        text = parsed.text()
-        if text not in self._cached("legal_set", lambda: frozenset(self.legal_moves())):
+        if isinstance(parsed, Edge) and self.phase == ALTERATION and self.kind == EDGE_KIND and "legal" not in self._cache:
+            # Replays check one edge instead of listing them all (Step SE is the costliest list).
+            edge = (parsed.first, parsed.second)
+            if not self._edge_selectable(edge, self._cached("holes", lambda: holes(self.board))):
+                raise RuleError(self._refusal(parsed))
+        elif parsed.text() not in self._cached("legal_set", lambda: frozenset(self.legal_moves())):
             raise RuleError(self._refusal(parsed))
         after = self._play(parsed)
         return replace(after, ply=self.ply + 1)
@@ -787,6 +811,7 @@ class MosaicState(State):
             max_routines=self.max_routines,
             winning_score=self.winning_score,
             streaks=self.streaks,
+            position=self,
         )
 
 

@@ -186,8 +186,16 @@ marks a mismatched side, `[R]` the position being replaced and `hole` a hole.
 ## Rulings you may notice
 
 * "The last tile placed" (Building Phase Constraint) is the last tile placed by anyone.
-* The edge's upper (or left) tile is replaced first; mismatched tiles are
-  resolved in reading order (top row first, left to right).
-* Mismatches found when a mismatch subroutine ends pass to the next player
-  again, round the table.
+* The edge's upper (or left) tile is replaced first, and a replacement for it
+  is offered only if the other tile can still be replaced afterwards.
+* Mismatched tiles are resolved in reading order (top row first, left to
+  right); a tile whose mismatch an earlier replacement cured is skipped.
+* A tile *moved* into place by Step R counts as placed: if it mismatches (a
+  three- or four-colour replacement, or a neighbour placed later), it is
+  resolved like a placed-back tile.
+* Mismatches left by a mismatch subroutine pass to the next player again,
+  round the table, until none is left, none has a candidate, or the routine
+  has made 4 Step R's per tile in play.
+* A pass in the alteration phase counts as a routine for `--max-routines`.
+* Every move is one step, so undo takes back one step.
 """
