@@ -78,3 +78,11 @@ def test_normal_beats_random():
             match.play(mover, bots[mover].choose(match.view(mover)))
         wins += match.state.winners() == (seat,)
     assert wins == 3
+
+
+def test_a_view_without_its_position_is_rebuilt_from_the_move_log():
+    match = random_game(4, moves=30)
+    seat = match.state.to_move()[0]
+    view = match.view(seat)
+    bare = replace(view, position=None)
+    assert make_bot("mosaic", "normal", seed=2).choose(bare) == make_bot("mosaic", "normal", seed=2).choose(view)

@@ -1,8 +1,9 @@
 """Mosaic's computer players: the guide's tactics, and a search over the opponents' replies.
 
 Mosaic hides nothing (hands are public), so a bot's view tells the whole
-position.  The bot rebuilds the rules' own state from the view's move log
-(:class:`Replayer`) and thinks with the rules' exact legal-move generator:
+position: the bot takes the rules' own state from it (``view.state()``, or,
+for a view that does not carry it, rebuilt from the public move log by
+:class:`Replayer`) and thinks with the rules' exact legal-move generator:
 nothing here re-implements a constraint.
 
 Levels:
@@ -256,9 +257,13 @@ class MosaicBot:
         self.last_nodes = 0
         self._deadline = time.monotonic() + self.settings.seconds
         try:
-            state = self.replayer.state_for(view)
-        except ValueError:
-            return rng.choice(legal)
+            state = view.state()
+        except (AttributeError, ValueError):
+            # A view without its position (one rebuilt from JSON, say): the public move log gives it back.
+            try:
+                state = self.replayer.state_for(view)
+            except ValueError:
+                return rng.choice(legal)
         if self.settings.policy == "greedy":
             return self.greedy_move(state, me)
         ranked = self.rank(state, me)
