@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from rich.style import Style
 from textual.events import Click
@@ -160,34 +160,44 @@ def picture_of(view: MosaicView) -> Picture:
 # --------------------------------------------------------------------------
 
 
+#: The canvas's untouched cell: a space in no style.
+BLANK_STYLE = Style()
+
+
 class Canvas:
-    """A grid of characters and styles, turned into lines of pieces."""
+    """A grid of characters and styles, turned into lines of pieces.
+
+    The same calls as the shared canvas the groundwork branch adds to ``widgets/board.py`` (``put(line, x,
+    text, look)``, ``lines(trim)``), plus ``restyle``: once that lands this class can become a subclass of it.
+    """
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.chars = [[" "] * width for _ in range(height)]
-        self.styles: list[list[Style]] = [[Style()] * width for _ in range(height)]
+        self.styles: list[list[Style]] = [[BLANK_STYLE] * width for _ in range(height)]
 
-    def put(self, x: int, y: int, text: str, look: Style) -> None:
-        if not 0 <= y < self.height:
+    def put(self, line: int, x: int, text: str, look: Style) -> None:
+        """Write ``text`` from column ``x`` of ``line``; what falls off the grid is dropped."""
+        if not 0 <= line < self.height:
             return
         for offset, char in enumerate(text):
             if 0 <= x + offset < self.width:
-                self.chars[y][x + offset] = char
-                self.styles[y][x + offset] = look
+                self.chars[line][x + offset] = char
+                self.styles[line][x + offset] = look
 
-    def restyle(self, x: int, y: int, look: Style) -> None:
-        """Add ``look`` over what is drawn at (x, y)."""
-        if 0 <= y < self.height and 0 <= x < self.width:
-            self.styles[y][x] = self.styles[y][x] + look
+    def restyle(self, line: int, x: int, look: Style) -> None:
+        """Add ``look`` over what is drawn at column ``x`` of ``line``."""
+        if 0 <= line < self.height and 0 <= x < self.width:
+            self.styles[line][x] = self.styles[line][x] + look
 
-    def lines(self, trim: bool = True) -> list[list[Piece]]:
+    def lines(self, trim: Literal["none", "blank"] = "blank") -> list[list[Piece]]:
+        """Each line as pieces of one style; ``"blank"`` drops the cells left untouched at the right of a line."""
         out: list[list[Piece]] = []
         for row_text, row_styles in zip(self.chars, self.styles):
-            end = len("".join(row_text).rstrip()) if trim else self.width
-            # Keep trailing coloured blanks (a quarter's background) even when trimming.
-            while trim and end < self.width and row_styles[end].bgcolor is not None:
-                end += 1
+            end = self.width
+            if trim == "blank":
+                while end > 0 and row_text[end - 1] == " " and row_styles[end - 1] == BLANK_STYLE:
+                    end -= 1
             pieces: list[Piece] = []
             start = 0
             for x in range(1, end + 1):
@@ -223,7 +233,7 @@ def draw_tile(canvas: Canvas, x: int, y: int, tile: Tile, palette: Palette, asci
                 continue  # corners below
             char = str(tile[quarter] + 1) if (dx, dy) in (
                 (middle, 0), (middle, height - 1), (0, row_mid), (width - 1, row_mid)) else " "
-            canvas.put(x + dx, y + dy, char, quarter_style(palette, tile[quarter]))
+            canvas.put(y + dy, x + dx, char, quarter_style(palette, tile[quarter]))
     corners = (
         (0, 0, N, W, "◥", "\\"),
         (width - 1, 0, N, E, "◤", "/"),
@@ -234,9 +244,9 @@ def draw_tile(canvas: Canvas, x: int, y: int, tile: Tile, palette: Palette, asci
         if coloured and not ascii_only:
             # The glyph's ink is the N (or S) quarter, its background the W (or E) one.
             look = style(palette.seat(tile[vertical]), palette.seat(tile[horizontal]))
-            canvas.put(x + dx, y + dy, glyph, look)
+            canvas.put(y + dy, x + dx, glyph, look)
         else:
-            canvas.put(x + dx, y + dy, slash, style(palette.label, dim=palette.label is None))
+            canvas.put(y + dy, x + dx, slash, style(palette.label, dim=palette.label is None))
 
 
 def tile_majority(tile: Tile) -> int:
@@ -547,15 +557,15 @@ class MosaicBoard(BoardWidget):
                 if tile is not None:
                     draw_tile(canvas, x, y, tile, palette, self.ascii_only)
                     if pos in picture.candidates:
-                        canvas.put(x + 2, y + 1, "o" if self.ascii_only else "○", style(INK, palette.warn, bold=True)
+                        canvas.put(y + 1, x + 2, "o" if self.ascii_only else "○", style(INK, palette.warn, bold=True)
                                    if palette.warn else style(bold=True, reverse=True))
                     elif pos in picture.mismatched_tiles:
-                        canvas.put(x + 2, y + 1, "!", style(INK, palette.warn, bold=True)
+                        canvas.put(y + 1, x + 2, "!", style(INK, palette.warn, bold=True)
                                    if palette.warn else style(bold=True, reverse=True))
                     for p, side in picture.mismatched_sides:
                         if p == pos:
                             sx, sy = side_cell(side)
-                            canvas.restyle(x + sx, y + sy, style(reverse=True, underline=True))
+                            canvas.restyle(y + sy, x + sx, style(reverse=True, underline=True))
                     continue
                 mark = ""
                 if pos in picture.targets:
@@ -568,26 +578,26 @@ class MosaicBoard(BoardWidget):
                     # A ghost of the selected hand tile where Enter would place it: its digits, no fill.
                     for quarter in range(4):
                         sx, sy = side_cell(quarter)
-                        canvas.put(x + sx, y + sy, str(selected[quarter] + 1),
+                        canvas.put(y + sy, x + sx, str(selected[quarter] + 1),
                                    style(palette.seat(selected[quarter]), bold=True))
                 if mark:
                     self.draw_outline(canvas, x, y, mark_look, dashed=mark != "?")
                     # The position asked for now stands out; one waiting for its turn is dimmer.
                     look = mark_look if (mark != "?" or pos == picture.targets[0]) else style(palette.warn, dim=True)
-                    canvas.put(x + 2, y + 1, mark, look)
+                    canvas.put(y + 1, x + 2, mark, look)
         # Legal edges: the two facing digits underlined.
         for a, b in picture.edges:
             for pos, side in ((a, E if a[0] == b[0] else S), (b, W if a[0] == b[0] else N)):
                 x, y = screen_xy(pos)
                 sx, sy = side_cell(side)
-                canvas.restyle(x + sx, y + sy, style(underline=True))
+                canvas.restyle(y + sy, x + sx, style(underline=True))
         if picture.selected_edge is not None:
             self.draw_edge_mark(canvas, picture.selected_edge, screen_xy, mark_look, "=")
         # The region highlighted by r: its quarters' digits bold and underlined, the rest of the board dim.
         if self.highlight:
             self.draw_region(canvas, picture, screen_xy)
         self.draw_cursor(canvas, screen_xy)
-        return canvas.lines(trim=False)
+        return canvas.lines(trim="none")
 
     def draw_grid(self, canvas: Canvas, top: int, bottom: int, left: int, right: int, screen_xy) -> None:
         look = style(self.palette.label, dim=self.palette.label is None)
@@ -596,47 +606,47 @@ class MosaicBoard(BoardWidget):
             _x, y0 = screen_xy((row, left))
             for col in range(left, right + 1):
                 x, _ = screen_xy((row, col))
-                canvas.put(x - 1, y0 - 1, cross + horizontal * TILE_W, look)
-            canvas.put(screen_xy((row, right + 1))[0] - 1, y0 - 1, cross, look)
+                canvas.put(y0 - 1, x - 1, cross + horizontal * TILE_W, look)
+            canvas.put(y0 - 1, screen_xy((row, right + 1))[0] - 1, cross, look)
             if row <= bottom:
                 for col in range(left, right + 2):
                     x, y = screen_xy((row, col))
                     for dy in range(TILE_H):
-                        canvas.put(x - 1, y + dy, vertical, look)
+                        canvas.put(y + dy, x - 1, vertical, look)
 
     def draw_outline(self, canvas: Canvas, x: int, y: int, look: Style, dashed: bool) -> None:
         if self.ascii_only:
             corners = ("+", "+", "+", "+")
         else:
             corners = ("┌", "┐", "└", "┘") if not dashed else ("╭", "╮", "╰", "╯")
-        canvas.put(x, y, corners[0], look)
-        canvas.put(x + TILE_W - 1, y, corners[1], look)
-        canvas.put(x, y + TILE_H - 1, corners[2], look)
-        canvas.put(x + TILE_W - 1, y + TILE_H - 1, corners[3], look)
+        canvas.put(y, x, corners[0], look)
+        canvas.put(y, x + TILE_W - 1, corners[1], look)
+        canvas.put(y + TILE_H - 1, x, corners[2], look)
+        canvas.put(y + TILE_H - 1, x + TILE_W - 1, corners[3], look)
 
     def draw_edge_mark(self, canvas: Canvas, edge: Edge, screen_xy, look: Style, char: str) -> None:
         a, b = edge
         x, y = screen_xy(a)
         if a[0] == b[0]:
-            canvas.put(x + TILE_W - 1, y + 1, ">" if self.ascii_only else "▶", look)
+            canvas.put(y + 1, x + TILE_W - 1, ">" if self.ascii_only else "▶", look)
             bx, by = screen_xy(b)
-            canvas.put(bx, by + 1, "<" if self.ascii_only else "◀", look)
+            canvas.put(by + 1, bx, "<" if self.ascii_only else "◀", look)
         else:
-            canvas.put(x + 2, y + TILE_H - 1, "v" if self.ascii_only else "▼", look)
+            canvas.put(y + TILE_H - 1, x + 2, "v" if self.ascii_only else "▼", look)
             bx, by = screen_xy(b)
-            canvas.put(bx + 2, by, "^" if self.ascii_only else "▲", look)
+            canvas.put(by, bx + 2, "^" if self.ascii_only else "▲", look)
 
     def draw_region(self, canvas: Canvas, picture: Picture, screen_xy) -> None:
         for row, col, quarter in self.highlight:
             x, y = screen_xy((row, col))
             for dx, dy in quarter_cells(quarter):
-                canvas.restyle(x + dx, y + dy, style(bold=True, underline=True))
+                canvas.restyle(y + dy, x + dx, style(bold=True, underline=True))
         for pos in picture.tiles:
             x, y = screen_xy(pos)
             for quarter in range(4):
                 if (pos[0], pos[1], quarter) not in self.highlight:
                     for dx, dy in quarter_cells(quarter):
-                        canvas.restyle(x + dx, y + dy, style(dim=True))
+                        canvas.restyle(y + dy, x + dx, style(dim=True))
 
     def draw_cursor(self, canvas: Canvas, screen_xy) -> None:
         if not self.interactive:
@@ -648,15 +658,15 @@ class MosaicBoard(BoardWidget):
             for end, side in ((a, E if a[0] == b[0] else S), (b, W if a[0] == b[0] else N)):
                 x, y = screen_xy(end)
                 sx, sy = side_cell(side)
-                canvas.restyle(x + sx, y + sy, style(reverse=True, bold=True))
+                canvas.restyle(y + sy, x + sx, style(reverse=True, bold=True))
             x, y = screen_xy(a)
             if a[0] == b[0]:
-                canvas.put(x + TILE_W - 1, y, "▼" if not self.ascii_only else "v", look)
-                canvas.put(x + TILE_W - 1, y + TILE_H - 1, "▲" if not self.ascii_only else "^", look)
+                canvas.put(y, x + TILE_W - 1, "▼" if not self.ascii_only else "v", look)
+                canvas.put(y + TILE_H - 1, x + TILE_W - 1, "▲" if not self.ascii_only else "^", look)
                 self._cursor_box = (y, x + TILE_W - 1, 2)
             else:
-                canvas.put(x, y + TILE_H - 1, "▶" if not self.ascii_only else ">", look)
-                canvas.put(x + TILE_W - 1, y + TILE_H - 1, "◀" if not self.ascii_only else "<", look)
+                canvas.put(y + TILE_H - 1, x, "▶" if not self.ascii_only else ">", look)
+                canvas.put(y + TILE_H - 1, x + TILE_W - 1, "◀" if not self.ascii_only else "<", look)
                 self._cursor_box = (y + TILE_H - 1, x, TILE_W)
             return
         pos = self.cursor_position()
@@ -664,10 +674,10 @@ class MosaicBoard(BoardWidget):
             return
         x, y = screen_xy(pos)
         corners = ("[", "]", "[", "]") if self.ascii_only else ("┏", "┓", "┗", "┛")
-        canvas.put(x, y, corners[0], look)
-        canvas.put(x + TILE_W - 1, y, corners[1], look)
-        canvas.put(x, y + TILE_H - 1, corners[2], look)
-        canvas.put(x + TILE_W - 1, y + TILE_H - 1, corners[3], look)
+        canvas.put(y, x, corners[0], look)
+        canvas.put(y, x + TILE_W - 1, corners[1], look)
+        canvas.put(y + TILE_H - 1, x, corners[2], look)
+        canvas.put(y + TILE_H - 1, x + TILE_W - 1, corners[3], look)
         self._cursor_box = (y, x, TILE_W)
 
     def legend(self) -> list[Piece]:
@@ -765,18 +775,18 @@ class MosaicHands(BoardWidget):
                 numbered = mover and bool(picture.placements)
                 canvas = Canvas(label + 4 * len(chunk) + 1, 4 if numbered else 3)
                 if start == 0:
-                    canvas.put(0, 1, name, name_look)
+                    canvas.put(1, 0, name, name_look)
                 for offset, tile in enumerate(chunk):
                     index = start + offset
                     x = label + 4 * offset + 1
                     draw_tile(canvas, x, 0, tile, palette, self.ascii_only, width=3, height=3)
                     if mover and index == self.hand_index:
                         bracket = style(palette.warn, bold=True)
-                        canvas.put(x - 1, 1, "[", bracket)
-                        canvas.put(x + 3, 1, "]", bracket)
+                        canvas.put(1, x - 1, "[", bracket)
+                        canvas.put(1, x + 3, "]", bracket)
                     if numbered:
                         usable = tile in picture.placements
                         text = str(index + 1) if usable and index < 9 else ("*" if usable else ".")
-                        canvas.put(x + 1, 3, text, style(palette.warn, bold=True) if usable else style(dim=True))
+                        canvas.put(3, x + 1, text, style(palette.warn, bold=True) if usable else style(dim=True))
                 lines += canvas.lines()
         return lines
