@@ -38,8 +38,10 @@ KEYS = """\
 - **r** highlights the region under the cursor with its tile count and points (again: the tile's other region, then off)
 - **g** draws a grid line between tiles
 - **u** undoes the step just made (against the computer, back to your last step)
+- a **click** on the board moves the cursor there (while an edge is asked for, to the tile side nearest the click)
 
-On the board: **o** outlines a legal position for the selected hand tile, or marks a candidate replacement;
+On the board: **o** outlines a legal position for the selected hand tile (under the cursor, the tile's
+digits show where Enter would put them), or marks a candidate replacement;
 **?** a position waiting for its replacement; **!** a hole that must be filled, or a mismatched tile (its
 mismatched sides reversed); legal edges have their two facing digits underlined.
 """
