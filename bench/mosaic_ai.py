@@ -10,11 +10,11 @@ then one complete three-player and one four-player game at ``--multi-level``
 the highest score wins when it runs out).  Figures are printed, never
 asserted: speed targets are read here.
 
-Measured on the shared 2-core machine (22:00 UTC, 24 Nov 2026, one worker, --max-routines 60):
-hard against random 100/100 won; hard against normal 84/100 won; hard's seconds per decision
-mean 0.18, 95th percentile 0.70, max 1.73 (against random) and mean 0.15, 95th 0.47, max 1.06
-(against normal); a 60-routine three-player game at normal 46 s (max decision 0.98 s), a
-four-player one 296 s (1436 moves, max decision 1.77 s).
+Measured on the shared 2-core machine (load around 10) at 22:50 UTC, 24 Nov 2026, with
+``--games 100 --workers 2`` (--max-routines 60): hard against random 100/100 won, hard against
+normal 84/100 won; hard's seconds per decision mean 0.32, 95th percentile 0.93, max 1.52 (against
+random) and mean 0.32, 95th 0.92, max 1.71 (against normal); a 60-routine three-player game at
+normal 46 s (457 moves, max decision 1.35 s), a four-player one 222 s (1374 moves, max 1.62 s).
 """
 
 from __future__ import annotations
