@@ -41,9 +41,9 @@ from pathlib import Path
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # bench/monad_engine.py
 
-from termgames.ai.monad.match import MonadMatch  # noqa: E402
-from termgames.ai.monad.tournament import Game, run_games  # noqa: E402
-from termgames.records import loads  # noqa: E402
+from termgames.ai.monad.match import MonadMatch
+from termgames.ai.monad.tournament import Game, run_games
+from termgames.records import loads
 
 
 def engine_alone(turns: int = 2000, seed: int = 1) -> tuple[int, float, float]:

@@ -34,10 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from termgames.ai import make_bot  # noqa: E402
-from termgames.ai.mono_inference import LayoutSampler  # noqa: E402
-from termgames.match import Match, SeatInfo  # noqa: E402
-from termgames.rules.mono import grid_for, random_layout  # noqa: E402
+from termgames.ai import make_bot
+from termgames.ai.mono_inference import LayoutSampler
+from termgames.match import Match, Seat
+from termgames.rules.mono import grid_for, random_layout
 
 
 def options_of(args: argparse.Namespace) -> dict:
@@ -47,7 +47,7 @@ def options_of(args: argparse.Namespace) -> dict:
 def play_one(job: tuple[int, argparse.Namespace]) -> dict:
     game, args = job
     bot_seat = game % args.players
-    seats = [SeatInfo(f"p{i + 1}") for i in range(args.players)]
+    seats = [Seat(f"p{i + 1}") for i in range(args.players)]
     match = Match("mono", options_of(args), seats, game)
     bot = make_bot("mono", args.level, seed=game)
     if args.future_weight is not None:
@@ -58,7 +58,9 @@ def play_one(job: tuple[int, argparse.Namespace]) -> dict:
         bot.settings = replace(bot.settings, samples=args.bot_samples)
     opponents = {}
     if args.opponent != "random":
-        opponents = {seat: make_bot("mono", args.opponent, seed=10_000 * (seat + 1) + game) for seat in range(args.players)}
+        opponents = {
+            seat: make_bot("mono", args.opponent, seed=10_000 * (seat + 1) + game) for seat in range(args.players)
+        }
     decisions: list[float] = []
     turns: list[float] = []
     turn_time = 0.0
@@ -145,7 +147,7 @@ def calibrate_in_play(job: tuple[int, argparse.Namespace]) -> tuple[list[float],
     """A two-player game of the bot against random: at each of its decisions, its layouts against the truth."""
     game, args = job
     bot_seat = game % 2
-    match = Match("mono", {"size": args.size}, [SeatInfo("p1"), SeatInfo("p2")], game)
+    match = Match("mono", {"size": args.size}, [Seat("p1"), Seat("p2")], game)
     bot = make_bot("mono", args.level, seed=game)
     true_share: list[float] = []
     pairs: list[tuple[float, bool]] = []
@@ -183,7 +185,10 @@ def print_reliability(shares: list[float], pairs: list[tuple[float, bool]], what
         if chosen:
             mean_belief = statistics.mean(p for p, _ in chosen)
             came_true = sum(hit for _, hit in chosen) / len(chosen)
-            print(f"{low:3d}-{low + 10:3d} %  {len(chosen):6d}   {100 * came_true:5.1f} %  (mean belief {100 * mean_belief:.1f} %)")
+            print(
+                f"{low:3d}-{low + 10:3d} %  {len(chosen):6d}   {100 * came_true:5.1f} %  "
+                f"(mean belief {100 * mean_belief:.1f} %)"
+            )
 
 
 def calibration(args: argparse.Namespace) -> None:

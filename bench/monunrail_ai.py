@@ -28,19 +28,21 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 
-from termgames.ai.monunrail import make_bot  # noqa: E402
-from termgames.rules.monunrail import (  # noqa: E402
+from termgames.ai import make_bot
+from termgames.rules.monunrail import (
     KIND_OF_MASK,
     MonUnrail,
     ParsedMove,
     cell_name,
-    placements,
-    random_placement,
-    search_nodes,
     start_grid,
     trace_circuit,
 )
-from termgames.rules.monunrail_solver import Solver  # noqa: E402
+from termgames.rules.monunrail_completion import (
+    placements,
+    random_placement,
+    search_nodes,
+)
+from termgames.rules.monunrail_solver import Solver
 
 
 def random_move(view, rng: random.Random, solver: Solver, careful: bool) -> str:
@@ -71,7 +73,7 @@ def random_move(view, rng: random.Random, solver: Solver, careful: bool) -> str:
 def play(game: MonUnrail, level: str, seed: int, careful: bool) -> tuple[bool, list[float], str]:
     state = game.new({}, ["bot", "random"] if seed % 2 == 0 else ["random", "bot"], seed)
     bot_seat = 0 if seed % 2 == 0 else 1
-    bot = make_bot(level, seed)
+    bot = make_bot("monunrail", level, seed)
     rng = random.Random(seed)
     solver = Solver()
     times = []
@@ -122,7 +124,8 @@ def survey_search(games: int, seed: int) -> None:
         nodes = sorted(n for _, n in rows)
         print(
             f"Impossible search, {len(rows)} positions {label}: "
-            f"mean {statistics.mean(seconds) * 1000:.1f} ms, p95 {seconds[int(0.95 * (len(seconds) - 1))] * 1000:.1f} ms, "
+            f"mean {statistics.mean(seconds) * 1000:.1f} ms, "
+            f"p95 {seconds[int(0.95 * (len(seconds) - 1))] * 1000:.1f} ms, "
             f"max {seconds[-1] * 1000:.1f} ms; nodes mean {statistics.mean(nodes):.0f}, max {nodes[-1]}"
         )
 
@@ -140,10 +143,13 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--search", type=int, default=20, help="games of the search survey (0: none)")
     args = parser.parse_args(argv)
-    print(f"MonUnrail AI ({args.level}) vs {args.opponent} player, Python {platform.python_version()}, solver: {Solver().implementation}")
+    print(
+        f"MonUnrail AI ({args.level}) vs {args.opponent} player, Python {platform.python_version()}, "
+        f"solver: {Solver().implementation}"
+    )
     game = MonUnrail()
     if args.search:
-        from termgames.rules.monunrail import _path_tables
+        from termgames.rules.monunrail_completion import _path_tables
 
         _path_tables()  # built once per process (~0.1 s): not part of any search
         survey_search(args.search, args.seed)

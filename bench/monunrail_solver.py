@@ -41,7 +41,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 
-from termgames.rules.monunrail_solver import Solver, compiled_core_available  # noqa: E402
+from termgames.rules.monunrail_solver import Solver, compiled_core_available
 
 DEFAULT = ["2x10", "2x12", "4x5", "5x5", "6x4"]
 KNOWN = {"2x10": 0, "2x12": 0, "4x5": 7, "5x5": 1, "6x4": 0, "4x6": 0, "2x13": 2, "2x14": 0, "3x7": 4}
@@ -49,7 +49,7 @@ KNOWN = {"2x10": 0, "2x12": 0, "4x5": 7, "5x5": 1, "6x4": 0, "4x6": 0, "2x13": 2
 
 def cores_of(solver: Solver) -> str:
     parts = []
-    for (kind, _), core in solver._cores.items():  # noqa: SLF001 (a bench may look inside)
+    for (kind, _), core in solver._cores.items():  # a bench may look inside
         if kind == "c":
             parts.append(f"C core {core.height}x{core.width} frame, {core.memory / 2**20:.0f} MB")
         elif kind == "table":

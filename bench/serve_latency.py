@@ -47,7 +47,9 @@ class Client:
         self.arrived = asyncio.Event()
 
     async def open(self, port: int) -> None:
-        self.conn = await asyncssh.connect("127.0.0.1", port, username=self.name, client_keys=[self.key], known_hosts=None)
+        self.conn = await asyncssh.connect(
+            "127.0.0.1", port, username=self.name, client_keys=[self.key], known_hosts=None
+        )
         self.process = await self.conn.create_process(term_type="xterm-256color", term_size=(100, 30), encoding=None)
         self.reader = asyncio.get_running_loop().create_task(self._read())
 
@@ -149,7 +151,15 @@ async def main() -> None:
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     server = subprocess.Popen(
-        [sys.executable, *(os.environ.get("BENCH_SERVER_PREFIX", "-m termgames").split()), "serve", "--port", str(port), "--data", str(folder)],
+        [
+            sys.executable,
+            *(os.environ.get("BENCH_SERVER_PREFIX", "-m termgames").split()),
+            "serve",
+            "--port",
+            str(port),
+            "--data",
+            str(folder),
+        ],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -170,13 +180,17 @@ async def main() -> None:
             players = [Client(f"p{number}x{i}", asyncssh.generate_private_key("ssh-ed25519")) for i in range(seats)]
             first = players[0]
             names = " ".join(p.name for p in players[1:])
-            async with asyncssh.connect("127.0.0.1", port, username=first.name, client_keys=[first.key], known_hosts=None) as conn:
+            async with asyncssh.connect(
+                "127.0.0.1", port, username=first.name, client_keys=[first.key], known_hosts=None
+            ) as conn:
                 result = await conn.run(f"challenge mono --size {args.size} {names}", check=False)
                 assert result.exit_status == 0, result.stderr
             tables.append((players, []))
             count += seats
         for index in range(max(0, args.clients - count)):
-            tables[index % len(tables)][1].append(Client(f"watcher{index}", asyncssh.generate_private_key("ssh-ed25519")))
+            tables[index % len(tables)][1].append(
+                Client(f"watcher{index}", asyncssh.generate_private_key("ssh-ed25519"))
+            )
 
         everyone = [c for players, watchers in tables for c in players + watchers]
         started = time.perf_counter()
@@ -208,7 +222,9 @@ async def main() -> None:
         server_cpu = cpu_seconds(server.pid)
         own_cpu = time.process_time()
         began = time.perf_counter()
-        made = await asyncio.gather(*(play_table(p, w, args.moves, args.pace, samples, rng, probing) for p, w in tables))
+        made = await asyncio.gather(
+            *(play_table(p, w, args.moves, args.pace, samples, rng, probing) for p, w in tables)
+        )
         elapsed = time.perf_counter() - began
         server_cpu = cpu_seconds(server.pid) - server_cpu
         own_cpu = time.process_time() - own_cpu
@@ -226,12 +242,20 @@ async def main() -> None:
                   f"95th percentile {p95:.0f} ms, max {samples[-1]:.0f} ms (target: 95th < 200 ms)")
         if probing:
             probing.sort()
-            print(f"  probing turns only (the layouts and the switch to probing excluded): median "
-                  f"{statistics.median(probing):.0f} ms, 95th percentile {probing[max(0, int(len(probing) * 0.95) - 1)]:.0f} ms")
+            print(
+                f"  probing turns only (the layouts and the switch to probing excluded): median "
+                f"{statistics.median(probing):.0f} ms, "
+                f"95th percentile {probing[max(0, int(len(probing) * 0.95) - 1)]:.0f} ms"
+            )
         print(f"server CPU with {len(everyone)} clients and no moves: {idle_cpu * 100:.0f}% of a core")
-        print(f"CPU during the moves: server {server_cpu:.1f} s ({server_cpu / max(1, sum(made)) * 1000:.0f} ms a move), "
-              f"the 30 clients {own_cpu:.1f} s, in {elapsed:.1f} s")
-        print(f"server RSS: {idle:.0f} MB idle, {loaded:.0f} MB with {len(everyone)} clients, {after:.0f} MB after the moves")
+        print(
+            f"CPU during the moves: server {server_cpu:.1f} s ({server_cpu / max(1, sum(made)) * 1000:.0f} ms a move), "
+            f"the 30 clients {own_cpu:.1f} s, in {elapsed:.1f} s"
+        )
+        print(
+            f"server RSS: {idle:.0f} MB idle, {loaded:.0f} MB with {len(everyone)} clients, "
+            f"{after:.0f} MB after the moves"
+        )
         print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     finally:
         server.send_signal(signal.SIGTERM)

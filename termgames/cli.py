@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -35,9 +35,18 @@ app = typer.Typer(
 
 
 def fail(message: str) -> NoReturn:
-    """End the command with one readable line and exit status 2."""
-    print(f"termgames: {message}", file=sys.stderr)
+    """End the command with one readable line and exit status 2 (anything from a file or a player escaped)."""
+    from .untrusted import printable
+
+    print(f"termgames: {printable(message, keep_newlines=False)}", file=sys.stderr)
     raise typer.Exit(EXIT_USAGE)
+
+
+def say(text: str) -> None:
+    """Print ``text`` (which may hold names and moves from players and files) with nothing that drives a terminal."""
+    from .untrusted import printable
+
+    print(printable(text))
 
 
 def _game_and_options(game_name: str, extra: list[str]) -> tuple[Any, dict[str, Any]]:
@@ -65,7 +74,7 @@ def _seats(game: Any, players: list[str] | None) -> list[Any]:
     return seats
 
 
-def _load(path: Path) -> "Match":
+def _load(path: Path) -> Match:
     from .records import RecordError, load
 
     try:
@@ -86,13 +95,13 @@ def _wants_ascii(flag: bool) -> bool:
 
 
 def _check_playable(game: str) -> None:
-    from .screens import GAME_SCREENS
+    from .games import describe
 
-    if game not in GAME_SCREENS:
+    if not describe(game).playable:
         fail(f"{game} has no terminal screen yet; play it with termgames new/move/show")
 
 
-def _run_tui(launch: "Launch", saves: Optional[Path], ascii_mode: bool, palette: str) -> None:
+def _run_tui(launch: Launch, saves: Path | None, ascii_mode: bool, palette: str) -> None:
     from .app import TermgamesApp
     from .paths import saves_dir
 
@@ -105,9 +114,14 @@ def _run_tui(launch: "Launch", saves: Optional[Path], ascii_mode: bool, palette:
 # --------------------------------------------------------------------------
 
 PlayerOption = typer.Option(
-    None, "--player", "-p", help="A seat: NAME, NAME:ai or NAME:ai:LEVEL. Repeat once per seat, in seat order."
+    None,
+    "--player",
+    "-p",
+    help="A seat: NAME, NAME:ai, NAME:ai:LEVEL or NAME:LEVEL (cpu:greedy). Repeat once per seat, in seat order.",
 )
-SavesOption = typer.Option(None, "--saves", help="Folder for saved games (default: $TERMGAMES_SAVES or your data folder).")
+SavesOption = typer.Option(
+    None, "--saves", help="Folder for saved games (default: $TERMGAMES_SAVES or your data folder)."
+)
 AsciiOption = typer.Option(False, "--ascii", help="Plain ASCII drawing (automatic when the terminal is not UTF-8).")
 PaletteOption = typer.Option("default", "--palette", help="Colours: default, colourblind or mono.")
 
@@ -125,21 +139,21 @@ _add_monad_commands()
 @app.command("list")
 def list_games() -> None:
     """The games, one line each."""
-    from .rules import REGISTRY
+    from .games import GAMES
 
-    width = max(len(name) for name in REGISTRY)
-    for entry in REGISTRY.values():
-        print(f"{entry.name:<{width}}  {entry.summary}")
+    width = max(len(name) for name in GAMES)
+    for descriptor in GAMES.values():
+        print(f"{descriptor.name:<{width}}  {descriptor.blurb}")
 
 
 @app.command(context_settings=GAME_OPTIONS)
 def play(
     ctx: typer.Context,
-    game: Optional[str] = typer.Argument(None, help="The game (see termgames list); omit it for the start screen."),
-    player: Optional[list[str]] = PlayerOption,
-    load: Optional[Path] = typer.Option(None, "--load", help="Resume a saved game from this record."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
-    saves: Optional[Path] = SavesOption,
+    game: str | None = typer.Argument(None, help="The game (see termgames list); omit it for the start screen."),
+    player: list[str] | None = PlayerOption,
+    load: Path | None = typer.Option(None, "--load", help="Resume a saved game from this record."),
+    seed: int | None = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
+    saves: Path | None = SavesOption,
     ascii_mode: bool = AsciiOption,
     palette: str = PaletteOption,
 ) -> None:
@@ -206,24 +220,36 @@ def rules(game: str = typer.Argument(..., help="The game (see termgames list).")
     except RuleError as error:
         fail(str(error))
     text = back_end.rules_text()
-    keys = back_end.keys_text()
+    keys = screen_keys(game)
     if keys:
         text += "\n\n## Keys\n\n" + keys
     Console().print(Markdown(text))
+
+
+def screen_keys(game: str) -> str:
+    """The keys of ``game``'s screen, from its bindings (imports Textual: only for the commands that show them)."""
+    from .screens import game_screen_class
+    from .screens.keys import keys_markdown
+
+    try:
+        screen_class = game_screen_class(game)
+    except LookupError:
+        return ""  # a game without a screen of its own yet
+    return keys_markdown(screen_class, screen_class.HELP_NOTES)
 
 
 @app.command(context_settings=GAME_OPTIONS)
 def new(
     ctx: typer.Context,
     game: str = typer.Argument(..., help="The game (see termgames list)."),
-    player: Optional[list[str]] = PlayerOption,
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
+    player: list[str] | None = PlayerOption,
+    seed: int | None = typer.Option(None, "--seed", help="Random seed (default: a fresh one)."),
     out: Path = typer.Option(..., "--out", "-o", help="Where to write the new game record."),
     force: bool = typer.Option(False, "--force", help="Overwrite --out if it exists."),
 ) -> None:
     """Start a game record for correspondence play or scripts (pbmserv style)."""
     from .match import Match, random_seed
-    from .records import save
+    from .records import RecordError, save
     from .rules import RuleError
 
     rules_, options = _game_and_options(game, list(ctx.args))
@@ -236,42 +262,58 @@ def new(
         fail(str(error))
     from .report import to_move_text
 
-    save(out, match)
-    print(f"{out}: {match.describe()}; {to_move_text(match)}")
+    try:
+        save(out, match)
+    except RecordError as error:
+        fail(str(error))
+    say(f"{out}: {match.describe()}; {to_move_text(match)}")
 
 
-@app.command()
+#: ``move FILE -A1``: a word that looks like an unknown option is the move (Click would refuse it).
+MOVE_OPTIONS = {"ignore_unknown_options": True}
+
+
+@app.command(context_settings=MOVE_OPTIONS)
 def move(
     file: Path = typer.Argument(..., help="The game record to play in."),
     move_text: str = typer.Argument(..., metavar="MOVE", help="The move in the game's notation."),
-    as_name: Optional[str] = typer.Option(None, "--as", help="The player making the move (default: the one to move)."),
+    as_name: str | None = typer.Option(None, "--as", help="The player making the move (default: the one to move)."),
 ) -> None:
     """Apply one move to a game record. An illegal move leaves the file untouched (exit status 2)."""
-    from .records import save
+    from .records import RecordError, load, locked, save
     from .rules import RuleError
 
-    match = _load(file)
+    # Read, apply and write under the record's lock: a second move at the same moment waits, then is
+    # judged against the position this one left (never both accepted and one lost).
     try:
-        if as_name is None:
-            to_move = match.state.to_move()
-            if len(to_move) != 1:
-                fail("the game is over" if not to_move else "several players are to move; say who with --as NAME")
-            seat = to_move[0]
-        else:
-            seat = match.seat_of(as_name)
-        match.play(seat, move_text)
-    except RuleError as error:
+        with locked(file):
+            try:
+                match = load(file)
+            except RecordError as error:
+                fail(str(error))
+            try:
+                if as_name is None:
+                    to_move = match.state.to_move()
+                    if len(to_move) != 1:
+                        fail("the game is over" if not to_move else "several players are to move; say who: --as NAME")
+                    seat = to_move[0]
+                else:
+                    seat = match.seat_of(as_name)
+                match.play(seat, move_text)
+            except RuleError as error:
+                fail(str(error))
+            save(file, match)
+    except RecordError as error:
         fail(str(error))
     from .report import move_report
 
-    save(file, match)
-    print(move_report(match, seat))
+    say(move_report(match, seat))
 
 
 @app.command()
 def show(
     file: Path = typer.Argument(..., help="A game record."),
-    as_name: Optional[str] = typer.Option(None, "--as", help="Show what this player may see (default: a spectator)."),
+    as_name: str | None = typer.Option(None, "--as", help="Show what this player may see (default: a spectator)."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object instead of text."),
     ascii_mode: bool = AsciiOption,
 ) -> None:
@@ -287,16 +329,20 @@ def show(
     from .report import view_json, view_text
 
     if as_json:
-        print(json.dumps(view_json(match, viewer), ensure_ascii=False))
+        from .untrusted import safe_json
+
+        print(safe_json(view_json(match, viewer)))
         return
-    print(view_text(match, viewer, ascii=_wants_ascii(ascii_mode)))
+    say(view_text(match, viewer, ascii=_wants_ascii(ascii_mode)))
 
 
 @app.command()
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
     port: int = typer.Option(2222, "--port", help="TCP port for SSH."),
-    data: Optional[Path] = typer.Option(None, "--data", help="Folder for the database, host key and records (default: your data folder's 'server')."),
+    data: Path | None = typer.Option(
+        None, "--data", help="Folder for the database, host key and records (default: your data folder's 'server')."
+    ),
     no_guests: bool = typer.Option(False, "--no-guests", help="Refuse players without an SSH key."),
     colors: str = typer.Option("256", "--colors", help="Colours for every player: 256, truecolor or standard."),
     ascii_mode: bool = AsciiOption,
@@ -306,7 +352,7 @@ def serve(
         fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
     if not 0 < port < 65536:
         fail(f"--port must be between 1 and 65535, not {port}")
-    # One colour depth for the whole process: Rich caches each style's codes (SSH notes, pitfall c).
+    # One colour depth for the whole process: Rich caches each style's codes, so players cannot differ.
     os.environ["TEXTUAL_COLOR_SYSTEM"] = colors
     from .server.run import serve_forever
 
@@ -331,10 +377,14 @@ def solve(
     """
     if game.lower() != "monunrail":
         fail(f"only monunrail positions can be solved, not {game!r}")
+    from .records import RecordError, read_bytes
     from .rules.monunrail_solver import Solver, cell_name, parse_shape
 
     try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+        # A regular file of at most 8 MB, like a record: a FIFO must not hang, /dev/zero not fill memory.
+        text = sys.stdin.read() if file == "-" else read_bytes(file).decode("utf-8")
+    except RecordError as error:
+        fail(str(error))
     except (OSError, UnicodeDecodeError) as error:
         fail(f"cannot read {file}: {getattr(error, 'strerror', None) or error}")
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
@@ -358,8 +408,10 @@ def solve(
         raise typer.Exit(130) from None
     if not no_cache and solver.cache_size > known:
         solver_cache.save(solver)
-    # plain sorting of the names: each move's cells, then the moves
-    named = sorted(sorted(cell_name(cell) for cell in move) for move in moves)
+    # Cells in board order, column then row number (A9 before A10, which sorting the names would swap);
+    # the moves in the order of their sorted cells.
+    ordered = sorted(sorted(move) for move in moves)
+    named = [[cell_name(cell) for cell in move] for move in ordered]
     if as_json:
         print(json.dumps({"nimber": nimber, "winning_moves": named}))
         return

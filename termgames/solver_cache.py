@@ -22,6 +22,7 @@ The rules layer stays free of I/O: this module only moves the plain data of
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -58,7 +59,7 @@ def _read(path: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def load(solver: "Solver", path: Path | None = None) -> int:
+def load(solver: Solver, path: Path | None = None) -> int:
     """Fill ``solver`` from the cache file; the number of shapes read (0 if none or unusable)."""
     path = path if path is not None else default_path()
     if path is None:
@@ -74,7 +75,7 @@ def load(solver: "Solver", path: Path | None = None) -> int:
         return 0
 
 
-def save(solver: "Solver", path: Path | None = None, limit: int = MAX_SHAPES) -> int:
+def save(solver: Solver, path: Path | None = None, limit: int = MAX_SHAPES) -> int:
     """Merge the solver's shapes into the cache file; the number of shapes written.
 
     Never raises for a file system that refuses (read-only, full disk): the
@@ -87,10 +88,8 @@ def save(solver: "Solver", path: Path | None = None, limit: int = MAX_SHAPES) ->
     if old is not None:
         # the solver checks the old entries as it takes them in (a damaged
         # file is dropped from there on) and then holds the union
-        try:
+        with contextlib.suppress(ValueError, TypeError):
             solver.import_cache(old)
-        except (ValueError, TypeError):
-            pass
     data = solver.export_cache()
     # the largest shapes first (they save the most work); the sort is stable
     kept = sorted(data["shapes"], key=lambda entry: -entry[2].bit_count())[: max(0, limit)]

@@ -8,6 +8,7 @@ so a test can read the screen as the player sees it and scan all the output.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 import asyncssh
@@ -64,10 +65,8 @@ class Terminal:
             if left <= 0 or self.closed:
                 raise AssertionError(f"{needle!r} never appeared; the screen:\n{self.text()}")
             self.updated.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.updated.wait(), min(left, 0.5))
-            except asyncio.TimeoutError:
-                pass
         return self.text()
 
     async def press(self, *keys: str, pause: float = 0.05) -> None:

@@ -52,7 +52,9 @@ def test_rules_of_unknown_game_is_one_line():
 
 def test_whole_game_through_new_move_show(tmp_path):
     record = tmp_path / "game.json"
-    result = run("new", "copolymer", "--size", "5", "--seed", "7", "--player", "ann", "--player", "bob", "--out", str(record))
+    result = run(
+        "new", "copolymer", "--size", "5", "--seed", "7", "--player", "ann", "--player", "bob", "--out", str(record)
+    )
     assert result.exit_code == 0, result.output
     data = show_json(record)
     assert data["game"] == "copolymer"
@@ -150,17 +152,26 @@ def test_same_seed_and_moves_give_the_same_record(tmp_path):
     assert a == b
 
 
-def test_help_does_not_import_textual():
+@pytest.mark.parametrize("command", ["--help", "list"])
+def test_help_and_list_import_neither_textual_nor_any_game(command):
+    # The game descriptors name every game's modules as text: listing the games imports none of them.
     code = (
         "import sys\n"
-        "sys.argv = ['termgames', '--help']\n"
+        f"sys.argv = ['termgames', {command!r}]\n"
         "from termgames.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "assert 'textual' not in sys.modules, 'textual imported'\n"
-        "assert 'termgames.rules.copolymer' not in sys.modules\n"
+        "heavy = ('textual', 'termgames.rules', 'termgames.ai', 'termgames.screens', 'termgames.widgets')\n"
+        "bad = [m for m in sys.modules if m.startswith(heavy)]\n"
+        "assert not bad, bad\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+    if command == "list":
+        from termgames.games import GAMES
+
+        assert done.stdout.splitlines() == [
+            f"{name:<{max(map(len, GAMES))}}  {descriptor.blurb}" for name, descriptor in GAMES.items()
+        ]
 
 
 @pytest.mark.parametrize("args", [["play", "--load", "x.json", "copolymer"], ["play", "-p", "a"]])

@@ -1,6 +1,6 @@
 """Copolymer's back end: board geometry, options, the rules' worked examples and properties.
 
-The specification is ``rules/copolymer.md`` (Figures 1, 2a-2d, 3a-3b) and the
+The specification is Mark Steere's Copolymer rules (Figures 1, 2a-2d, 3a-3b) and the
 Copolymer rulings: default board Figure 1 completed (91 cells, rows A-L
 without I), neighbours (r, d-1), (r, d+1), (r-1, d-1), (r-1, d), (r+1, d),
 (r+1, d+1), odd sizes only, and a board that fills during an obligation ends
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgames.match import Match, MoveRecord, SeatInfo
+from termgames.match import Match, MoveRecord, Seat
 from termgames.rules import RuleError, get_game
 from termgames.rules.base import ALL
 from termgames.rules.copolymer import ROW_LETTERS, Copolymer, CopolymerState, board_for
@@ -172,7 +172,7 @@ def test_cli_options(args, shape, size, cells):
     state = GAME.new(options, ["a", "b"], 3)
     assert len(state.owners) == cells
     # The options survive a trip through the CLI flags a record or help would print.
-    assert GAME.parse_cli_options(GAME.options_to_cli(options)) == options
+    assert GAME.parse_cli_options(GAME.option_flags(options)) == options
     assert str(cells) in GAME.describe_options(options)
 
 
@@ -278,7 +278,7 @@ FIGURE_3B = """
     . X x
 """
 
-X, O = 0, 1
+X, O = 0, 1  # noqa: E741 -- the rules' figures name the players x and o
 
 
 def figure_owners(figure: str) -> tuple[int | None, ...]:
@@ -383,7 +383,7 @@ def reachable_by_play(first: int, figure: str, to_move: int) -> list[tuple[int, 
         for name in sorted(left[seat]):
             rest = list(left)
             rest[seat] = left[seat] - {name}
-            found = search(state.apply(seat, name), rest, moves + [(seat, name)])
+            found = search(state.apply(seat, name), rest, [*moves, (seat, name)])
             if found:
                 return found
         return None
@@ -405,7 +405,7 @@ def test_figures_2_and_3_played_through_a_match_when_o_claims_first():
     """The whole worked example by play alone, with o in the first seat (board_text draws it as x)."""
     moves = reachable_by_play(O, FIGURE_2A, to_move=0)
     assert moves is not None
-    match = Match("copolymer", {"size": 5}, [SeatInfo("olga"), SeatInfo("xavier")], 2006)
+    match = Match("copolymer", {"size": 5}, [Seat("olga"), Seat("xavier")], 2006)
     for seat, move in moves:
         match.play(seat, move)
     swap = {X: 1, O: 0, None: None}
@@ -545,9 +545,11 @@ BOARDS = [("hexagon", 3), ("hexagon", 5), ("hexagon", 7), ("rhombus", 3), ("rhom
 def play_random_game(shape: str, size: int, chooser_seed: int, game_seed: int, greed: float):
     """Play a whole game through a Match, checking each move; return the match and its views log."""
     chooser = random.Random(chooser_seed)
-    match = Match("copolymer", {"shape": shape, "size": size}, [SeatInfo("ann"), SeatInfo("bob")], game_seed)
+    match = Match("copolymer", {"shape": shape, "size": size}, [Seat("ann"), Seat("bob")], game_seed)
     cells = match.state.board.cell_count
-    assert match.state.board.cell_count == (size * size if shape == "rhombus" else 3 * ((size + 1) // 2) * ((size - 1) // 2) + 1)
+    assert match.state.board.cell_count == (
+        size * size if shape == "rhombus" else 3 * ((size + 1) // 2) * ((size - 1) // 2) + 1
+    )
     while not match.over:
         assert len(match.moves) < cells, "the game did not end within cell-count moves"
         before = match.state
@@ -629,7 +631,11 @@ def test_replaying_the_moves_gives_the_same_game(board, chooser_seed, game_seed,
     match = play_random_game(shape, size, chooser_seed, game_seed, 0.5)
     match.truncate(int(stop * len(match.moves)))
     again = Match.replay(
-        "copolymer", {"shape": shape, "size": size}, match.seats, game_seed, [MoveRecord(m.seat, m.move, m.time) for m in match.moves]
+        "copolymer",
+        {"shape": shape, "size": size},
+        match.seats,
+        game_seed,
+        [MoveRecord(m.seat, m.move, m.time) for m in match.moves],
     )
     assert again.states == match.states
     assert again.state.owners == match.state.owners

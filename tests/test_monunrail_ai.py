@@ -1,4 +1,5 @@
-"""The MonUnrail computer player: legal moves only, perfect removals, completing only into a 0, Impossible when proven."""
+"""The MonUnrail computer player: legal moves only, perfect removals, completing only into a 0, Impossible when
+proven."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from termgames.rules.monunrail import (
     index_of,
     parse_cell,
     parse_move,
-    random_placement,
     trace_circuit,
+)
+from termgames.rules.monunrail_completion import (
+    random_placement,
 )
 from termgames.rules.monunrail_solver import Solver, parse_shape
 
@@ -38,7 +41,7 @@ def unrailing(cells) -> object:
 
 
 def test_removal_takes_a_winning_move_when_there_is_one():
-    # the death-match position dm1 (monunrail-vectors.md): value 2, five moves to 0
+    # the death-match position dm1 (the author's README vectors): value 2, five moves to 0
     dm1 = {parse_cell(n) for n in "D3 E3 F3 G3 F2 G2 D4 E4 D5 E5".split()}
     expected = {"D3,E3", "F3,G3", "F2,F3", "F2,G2", "G2,G3"}
     for seed in range(4):

@@ -1,6 +1,6 @@
 """MonUnrail's back end: board, notation, every placement rule, the circuit, Impossible, the pie rule, unrailing.
 
-The specification is ``rules/monunrail.md`` and the MonUnrail rulings: 8x7
+The specification is the MonUnrail rules and their rulings: 8x7
 board A1 top left, vertical straights at D4 and E4, a shared visible supply
 (default 8 of each), placements of 1-3 tiles in a line touching the track
 with agreeing sides, a complete track is one circuit through every tile
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.rules import RuleError, get_game
 from termgames.rules.monunrail import (
     KIND_OF_MASK,
@@ -26,16 +26,18 @@ from termgames.rules.monunrail import (
     MonUnrail,
     MonUnrailState,
     cell_of,
-    find_completion,
-    finishing_placements,
     index_of,
     parse_cell,
     parse_move,
-    placements,
-    random_placement,
     start_grid,
     trace_circuit,
     track_problem,
+)
+from termgames.rules.monunrail_completion import (
+    find_completion,
+    finishing_placements,
+    placements,
+    random_placement,
 )
 from termgames.rules.monunrail_solver import Solver
 
@@ -118,13 +120,13 @@ def test_registered_with_its_options():
     options = game.parse_cli_options(["--supply", "6,9,3"])
     assert (options["straights"], options["turns"], options["crossroads"]) == (6, 9, 3)
     assert game.new(options, ["a", "b"], 5).supply == (6, 9, 3)
-    assert game.options_to_cli(options) == ["--supply", "6,9,3"]
+    assert game.option_flags(options) == ["--supply", "6,9,3"]
     # a supply too small for any circuit is a legal (short) game: Impossible wins at once
     tiny = game.new(game.parse_cli_options(["--supply", "8,3,8"]), ["a", "b"], 1)
     assert tiny.apply(0, "impossible").winner == 0
     with pytest.raises(RuleError, match="at most 99"):
         game.parse_cli_options(["--supply", "8,100,8"])
-    with pytest.raises(RuleError, match="three counts"):
+    with pytest.raises(RuleError, match="three values"):
         game.parse_cli_options(["--supply", "8,8"])
     with pytest.raises(RuleError, match="do not combine"):
         game.parse_cli_options(["--random-supply", "--supply", "8,8,8"])
@@ -252,7 +254,7 @@ def test_building_the_example_track_starts_unrailing_with_the_other_player():
     assert [f"{'ABCDEFGH'[c]}{r + 1}" for c, r in view.circuit] == EXAMPLE_LOOP
     assert "completed the track" in state.last_action
     assert view.board_json()["complete"] is True
-    assert Solver().nimber(view.unrail_cells()) == 9  # monunrail-vectors.md
+    assert Solver().nimber(view.unrail_cells()) == 9  # the author's README vectors
     value, winning = view.unrail_hint(Solver())
     assert value == 9 and sorted(winning) == ["B3,C3", "C3,C4", "D3,D4"]
 
@@ -278,7 +280,11 @@ def test_a_crossroads_used_on_one_bar_only_is_not_complete():
     assert trace_circuit(grid) is None
     assert track_problem(grid) == "the crossroads on D3 is used on one bar only"
     # the same with the second bar left open
-    open_bar = {**{k: v for k, v in TWO_LOOPS.items() if k in ("D4", "E4", "D2", "E2", "D5", "E5")}, "D3": "X", "E3": "X"}
+    open_bar = {
+        **{k: v for k, v in TWO_LOOPS.items() if k in ("D4", "E4", "D2", "E2", "D5", "E5")},
+        "D3": "X",
+        "E3": "X",
+    }
     grid = grid_of(open_bar)
     assert trace_circuit(grid) is None
     assert "open" in track_problem(grid)
@@ -348,8 +354,16 @@ def test_impossible_when_no_completion_exists_wins():
         ({"D4": "S-v", "E4": "S-v", "D3": "T-sw"}, (20, 4, 8), False),
         ({"D4": "S-v", "E4": "S-v", "D3": "T-sw"}, (20, 5, 8), True),
         # a long way round from A1 down column A, along row 6 and up column F
-        ({"D4": "S-v", "E4": "S-v", "D3": "S-v", "D2": "S-v", "D1": "T-sw", "C1": "S-h", "B1": "S-h", "A1": "T-se"}, (20, 6, 0), True),
-        ({"D4": "S-v", "E4": "S-v", "D3": "S-v", "D2": "S-v", "D1": "T-sw", "C1": "S-h", "B1": "S-h", "A1": "T-se"}, (20, 5, 0), False),
+        (
+            {"D4": "S-v", "E4": "S-v", "D3": "S-v", "D2": "S-v", "D1": "T-sw", "C1": "S-h", "B1": "S-h", "A1": "T-se"},
+            (20, 6, 0),
+            True,
+        ),
+        (
+            {"D4": "S-v", "E4": "S-v", "D3": "S-v", "D2": "S-v", "D1": "T-sw", "C1": "S-h", "B1": "S-h", "A1": "T-se"},
+            (20, 5, 0),
+            False,
+        ),
     ],
 )
 def test_the_completion_search_decides(tiles, supply, possible):
@@ -430,7 +444,10 @@ def test_whoever_removes_the_last_tile_wins():
 def test_generated_placements_are_legal_and_include_the_finishing_one():
     state = played(EXAMPLE_MOVES[:-1])
     view = state.view(0)
-    generated = [",".join(f"{'ABCDEFGH'[i % 8]}{i // 8 + 1}:{MASK_TYPES[m]}" for i, m in items) for items in placements(state.grid, state.supply)]
+    generated = [
+        ",".join(f"{'ABCDEFGH'[i % 8]}{i // 8 + 1}:{MASK_TYPES[m]}" for i, m in items)
+        for items in placements(state.grid, state.supply)
+    ]
     assert len(generated) == len(set(generated)) > 10
     assert all(view.placement_problem(text) is None for text in generated)
     assert "D5:T-ne,E5:T-nw" in generated
@@ -497,7 +514,7 @@ def test_random_legal_games_end_and_the_last_remover_wins(seed, supply):
 
 def test_random_games_replay_through_a_match():
     state, history = play_random_game(3)
-    match = Match("monunrail", {}, [SeatInfo("ann"), SeatInfo("bob")], 1)
+    match = Match("monunrail", {}, [Seat("ann"), Seat("bob")], 1)
     for seat, move in history:
         match.play(seat, move.lower())
     assert match.over and match.state.winners() == state.winners()
@@ -532,7 +549,8 @@ def test_cli_round_trip_new_move_show(tmp_path):
         assert result.exit_code == 0, result.output
         return json.loads(result.stdout)
 
-    assert run("new", "monunrail", "--supply", "8,8,8", "-p", "ann", "-p", "bob", "--seed", "3", "--out", str(record)).exit_code == 0
+    made = run("new", "monunrail", "--supply", "8,8,8", "-p", "ann", "-p", "bob", "--seed", "3", "--out", str(record))
+    assert made.exit_code == 0
     data = show()
     assert data["game"] == "monunrail" and data["to_move"] == ["ann"]
     assert data["board"]["tiles"] == {"D4": "S-v", "E4": "S-v"}

@@ -1,6 +1,6 @@
 """MonUnrail's removal-phase solver against the published vectors and a reference.
 
-The vectors are those of ``notes/monunrail-vectors.md`` (the author's README
+The vectors are those the author publishes (jakkdl/MonUnrail-nimbers: the README
 tables, the nimber cheat sheet, the death-match position dm1 and the finished
 track of start_of_unrail.png).  The properties compare the fast solver with a
 tiny reference solver written here: plain recursion over frozensets of cells
@@ -9,10 +9,9 @@ with mex, no components, no symmetry, no bit tricks.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import shutil
 import sysconfig
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -57,7 +56,7 @@ def ref_moves(cells: frozenset) -> list[frozenset]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def ref_nimber(cells: frozenset) -> int:
     seen = {ref_nimber(cells - m) for m in ref_moves(cells)}
     g = 0

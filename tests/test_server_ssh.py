@@ -20,8 +20,8 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-
 from sshterm import command, connect
+
 from termgames.server.ssh import HOST_KEY_NAME, MAX_SIZE, start_server
 
 # 5 regions: a 3x5 board, reading order (top row first).  No row of one is a row of the other.
@@ -180,9 +180,10 @@ async def test_drop_reconnect_restart_and_a_correspondence_move(tmp_path, keys):
         assert oct((tmp_path / HOST_KEY_NAME).stat().st_mode & 0o777) == "0o600"
         alice = await connect(server.port, "alice", keys["alice"])
         clients = [alice]
-        await alice.wait_for("your move")
-        await alice.press("enter")
+        # She was at the table when the server stopped: she is back at it, not in the lobby.
+        await alice.wait_for("alice (you)")
         await alice.wait_for("alice to claim")
+        assert "your move" not in alice.text()
         shown = await command(server.port, "alice", keys["alice"], "show 1 --json")
         assert '"moves": ["' in shown.stdout and "E5" in shown.stdout
     finally:
@@ -207,7 +208,9 @@ async def test_identity_guests_and_what_the_server_refuses(tmp_path, keys):
         await guest.wait_for("signed in as guest-alice-")
         await guest.close()
 
-        async with asyncssh.connect("127.0.0.1", port, username="alice", client_keys=[keys["alice"]], known_hosts=None) as conn:
+        async with asyncssh.connect(
+            "127.0.0.1", port, username="alice", client_keys=[keys["alice"]], known_hosts=None
+        ) as conn:
             with pytest.raises((asyncssh.Error, OSError)):
                 async with conn.start_sftp_client():
                     pass

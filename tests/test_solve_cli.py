@@ -85,11 +85,19 @@ def test_moves_and_their_cells_are_sorted():
     moves = data["winning_moves"]
     assert moves == sorted(moves) and all(move == sorted(move) for move in moves)
     assert moves == [["B2"]]
-    # rows past 9: a vertical line of 10, every winning move's names sorted
+    # rows past 9: a vertical line of 10
     data = json.loads(solve("--json", stdin="#\n" * 10).stdout)
-    assert data["nimber"] == 6
-    assert data["winning_moves"] == sorted(data["winning_moves"])
-    assert all(move == sorted(move) for move in data["winning_moves"])
+    assert data == {"nimber": 6, "winning_moves": [["A5", "A6"]]}
+
+
+def test_tall_shapes_sort_cells_by_column_then_row_number():
+    # A vertical line of 12: sorting names as strings would put A10 before A9 and A2.
+    data = json.loads(solve("--json", stdin="#\n" * 12).stdout)
+    assert data["winning_moves"] == [
+        ["A2", "A3"], ["A3", "A4"], ["A4", "A5"], ["A6", "A7"], ["A8", "A9"], ["A9", "A10"], ["A10", "A11"]
+    ]
+    human = solve(stdin="#\n" * 12).stdout
+    assert human.index("A9+A10") < human.index("A10+A11")
 
 
 @pytest.mark.parametrize(

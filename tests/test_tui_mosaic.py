@@ -18,8 +18,7 @@ from termgames.widgets.mosaic_board import MosaicBoard, picture_of
 
 @pytest.fixture(autouse=True)
 def quick_ai(monkeypatch):
-    monkeypatch.setattr("termgames.screens.game.AI_MIN_SECONDS", 0.0)
-    monkeypatch.setattr(MosaicScreen, "ai_min_seconds", lambda self: 0.0)
+    monkeypatch.setattr("termgames.rules.mosaic.Mosaic.ai_move_seconds", 0.0)
 
 
 def new_app(tmp_path: Path, seats=("ann", "bob"), seed=3, ascii=False, built=False, until=None

@@ -3,24 +3,16 @@
 A bot sees a game only through the view of its own seat, exactly what a human
 in that seat would see, and answers with a move in the game's notation.
 Bots are pure Python (no UI, no I/O) and may take a while: front ends run
-them off the UI thread.
+them off the UI thread.  Each game's descriptor (:mod:`termgames.games`) names
+its bot and levels; :func:`make_bot` is the one way to get a bot.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Protocol
 
+from ..games import describe
 from ..rules import View
-
-#: game name -> module with ``make_bot(level, seed)``
-BOT_MODULES = {
-    "copolymer": "termgames.ai.copolymer",
-    "monad": "termgames.ai.monad",
-    "mono": "termgames.ai.mono",
-    "mosaic": "termgames.ai.mosaic",
-    "monunrail": "termgames.ai.monunrail",
-}
 
 
 class Bot(Protocol):
@@ -31,6 +23,9 @@ class Bot(Protocol):
         ...
 
 
-def make_bot(game: str, level: str, seed: int | None = None) -> Bot:
-    module = importlib.import_module(BOT_MODULES[game])
-    return module.make_bot(level, seed)
+def make_bot(game: str, level: str | None = None, seed: int | None = None) -> Bot:
+    """A computer player of ``game`` at ``level`` (its default level when None or "").
+
+    RuleError (a ValueError) names the game's levels when ``level`` is not one.
+    """
+    return describe(game).make_bot(level, seed)

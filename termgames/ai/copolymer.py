@@ -79,24 +79,17 @@ LEVELS = {
     "normal": Level("normal", playouts=2500, seconds=1.0),
     "hard": Level("hard", playouts=8000, seconds=1.8),
 }
-DEFAULT_LEVEL = "normal"
 
 #: Share of a playout's reward that is the winner; the rest is the margin, so
 #: that won (or lost) positions still prefer the bigger (smaller) margin.
 WIN_WEIGHT = 0.9
 
 
-def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "CopolymerBot":
-    name = (level or DEFAULT_LEVEL).lower()
-    if name not in LEVELS:
-        raise ValueError(f"Copolymer's AI levels are {', '.join(LEVELS)}, not {level!r}")
-    return CopolymerBot(LEVELS[name], random.randrange(2**31) if seed is None else seed)
-
-
 class CopolymerBot:
-    def __init__(self, level: Level, seed: int) -> None:
-        self.settings = level
-        self.level = level.name
+    def __init__(self, level: str, seed: int) -> None:
+        """The bot of ``level`` (a name from :data:`LEVELS`, checked by :func:`termgames.ai.make_bot`)."""
+        self.settings = LEVELS[level]
+        self.level = level
         self.seed = seed
         #: Playouts run by the last decision (0 when it needed no search), for benchmarks.
         self.last_playouts = 0
@@ -192,10 +185,7 @@ def is_safe(cell: int, owner: list[int], mine: list[int], theirs: list[int], nei
     """Whether claiming ``cell`` (free for the mover) costs nothing, as :func:`safe_free_claims` says."""
     if mine[cell] >= 2:
         return True
-    for n in neighbours[cell]:
-        if mine[n] == 1 and owner[n] == EMPTY and theirs[n] < 2:
-            return False
-    return True
+    return all(not (mine[n] == 1 and owner[n] == EMPTY and theirs[n] < 2) for n in neighbours[cell])
 
 
 def claim_score(cell: int, owner: list[int], mine: list[int], theirs: list[int], neighbours, settings: Level) -> float:
@@ -224,7 +214,9 @@ def claim_score(cell: int, owner: list[int], mine: list[int], theirs: list[int],
     return score
 
 
-def ranked_claims(owner: list[int], touch, mover: int, after: int, neighbours, rng: random.Random, settings: Level) -> list[int]:
+def ranked_claims(
+    owner: list[int], touch, mover: int, after: int, neighbours, rng: random.Random, settings: Level
+) -> list[int]:
     """The mover's claims best first by :func:`claim_score`, ties in random order.
 
     Free cells before ``after`` are left out (see :class:`Node`) unless
@@ -273,7 +265,7 @@ class Node:
     been searched.
     """
 
-    __slots__ = ("mover", "after", "safe", "moves", "children", "visits", "values", "total")
+    __slots__ = ("after", "children", "mover", "moves", "safe", "total", "values", "visits")
 
     def __init__(self, mover: int, after: int) -> None:
         self.mover = mover

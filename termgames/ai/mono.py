@@ -45,7 +45,6 @@ from functools import lru_cache
 from ..rules.mono import END, HOLD, RANDOM, MonoView, grid_for
 from .mono_inference import LayoutSampler, beliefs_from, consistent
 
-DEFAULT_LEVEL = "normal"
 #: Attempts per layout wanted, at most (see LayoutSampler.samples).
 SAMPLING_EFFORT = 4
 #: Cells of the standard board (nine regions), for which the levels' sample counts are meant.
@@ -79,11 +78,6 @@ LEVELS = {
 }
 
 
-def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "MonoBot":
-    name = (level or DEFAULT_LEVEL).lower()
-    if name not in LEVELS:
-        raise ValueError(f"Mono's AI levels are {', '.join(LEVELS)}, not {level!r}")
-    return MonoBot(LEVELS[name], random.randrange(2**31) if seed is None else seed)
 
 
 # --------------------------------------------------------------------------
@@ -91,7 +85,9 @@ def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> "Mon
 # --------------------------------------------------------------------------
 
 
-def cell_beliefs(view: MonoView, board_seat: int, *, samples: int = 200, seed: int = 0) -> list[tuple[int, float] | None]:
+def cell_beliefs(
+    view: MonoView, board_seat: int, *, samples: int = 200, seed: int = 0
+) -> list[tuple[int, float] | None]:
     """What the bot's inference believes of each hidden cell of ``board_seat``'s board.
 
     One entry per cell, row-major from the top row, as ``view.boards``: None
@@ -108,7 +104,9 @@ def cell_beliefs(view: MonoView, board_seat: int, *, samples: int = 200, seed: i
 
 
 @lru_cache(maxsize=32)
-def _beliefs(regions: int, board: tuple[int | None, ...], samples: int, seed: int) -> tuple[tuple[int, float] | None, ...]:
+def _beliefs(
+    regions: int, board: tuple[int | None, ...], samples: int, seed: int
+) -> tuple[tuple[int, float] | None, ...]:
     known = {cell: value for cell, value in enumerate(board) if value is not None}
     layouts = _sample(regions, known, samples, f"beliefs:{seed}")
     if layouts:
@@ -144,9 +142,10 @@ def _sample(regions: int, known: dict[int, int], count: int, salt: str) -> list[
 
 
 class MonoBot:
-    def __init__(self, level: Level, seed: int) -> None:
-        self.settings = level
-        self.level = level.name
+    def __init__(self, level: str, seed: int) -> None:
+        """The bot of ``level`` (a name from :data:`LEVELS`, checked by :func:`termgames.ai.make_bot`)."""
+        self.settings = LEVELS[level]
+        self.level = level
         self.seed = seed
         #: Layouts of a board after a history of uncovering steps, by a digest of that history.
         self._chain: dict[str, list[tuple[int, ...]]] = {}
@@ -243,7 +242,9 @@ class MonoBot:
 
     # -- decision ------------------------------------------------------------
 
-    def _best_probe(self, view: MonoView, opponents: list[int], worlds, unprobed: list[int], values: list[int]) -> int | None:
+    def _best_probe(
+        self, view: MonoView, opponents: list[int], worlds, unprobed: list[int], values: list[int]
+    ) -> int | None:
         """The probe worth most, or None when ending the turn is worth more than any probe."""
         assert view.grid is not None
         regions = view.grid.regions
@@ -258,11 +259,11 @@ class MonoBot:
         left = []
         for seat in opponents:
             board = view.boards[seat]
-            count = [0] + list(range(1, regions + 1))
+            count = [0, *range(1, regions + 1)]
             for cell in view.probed:
-                value = board[cell]
-                if value is not None:
-                    count[value] -= 1
+                probed_value = board[cell]
+                if probed_value is not None:
+                    count[probed_value] -= 1
             left.append(count)
         weight = self.settings.future_weight / len(opponents)
         if view.final_round:
@@ -284,7 +285,16 @@ class _Search:
     value (the take rule), and the pristine value probing it would spend.
     """
 
-    def __init__(self, worlds, unprobed: list[int], take: str, left: list[list[int]], weight: float, continuation: bool, adaptive: bool = False) -> None:
+    def __init__(
+        self,
+        worlds,
+        unprobed: list[int],
+        take: str,
+        left: list[list[int]],
+        weight: float,
+        continuation: bool,
+        adaptive: bool = False,
+    ) -> None:
         self.worlds = worlds
         self.unprobed = unprobed
         self.continuation = continuation
@@ -363,8 +373,11 @@ class _Search:
                 total += follow(group, cell, value, run + 1 if value == last else 1)
         return total / len(self.worlds)
 
-    def adaptive_run_value(self, group: list[int], probed: int, value: int, run: int, chain: tuple[int, ...] = ()) -> float:
-        """Summed over the worlds of ``group``: the run of ``value`` continued as the bot would, deciding after each probe.
+    def adaptive_run_value(
+        self, group: list[int], probed: int, value: int, run: int, chain: tuple[int, ...] = ()
+    ) -> float:
+        """Summed over the worlds of ``group``: the run of ``value`` continued as the bot would,
+        deciding after each probe.
 
         The next cell is the one most likely to take ``value`` among the
         worlds still possible (those where every cell tried so far did);
@@ -382,13 +395,13 @@ class _Search:
         cell = min(counts, key=lambda c: (-counts[c], c))
         if counts[cell] < len(group) * RUN_LEAST:
             return 0.0
-        before = (probed,) + chain
+        before = (probed, *chain)
         hits = []
         total = 0.0
         for index in group:
             world = self.worlds[index]
             spent = self.cost[index][cell]
-            for board, layout in enumerate(world):
+            for layout in world:
                 region = layout[cell]
                 spent -= 2 * self.weight * sum(1 for other in before if layout[other] == region)
             got = self.taken(index, cell, value)
@@ -398,7 +411,7 @@ class _Search:
             else:
                 total += (1 if got > value else 0) - spent
         if hits:
-            total += self.adaptive_run_value(hits, probed, value, run, chain + (cell,))
+            total += self.adaptive_run_value(hits, probed, value, run, (*chain, cell))
         return max(0.0, total)
 
     def run_value(self, group: list[int], probed: int, value: int, run: int) -> float:

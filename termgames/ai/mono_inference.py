@@ -31,10 +31,9 @@ and filters them, which is exact, and uses this sampler to top them up.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..rules.mono import Grid, _sums
-
 
 #: Shapes of seen regions one attempt may try in all, and per region (before going back one region).
 SHAPES_PER_ATTEMPT = 40
@@ -52,7 +51,9 @@ class LayoutSampler:
 
     # -- public --------------------------------------------------------------
 
-    def samples(self, known: dict[int, int], count: int, rng: random.Random, effort: int = 8, least: int = 8) -> list[tuple[int, ...]]:
+    def samples(
+        self, known: dict[int, int], count: int, rng: random.Random, effort: int = 8, least: int = 8
+    ) -> list[tuple[int, ...]]:
         """Up to ``count`` consistent layouts, within ``effort * count`` attempts.
 
         Views whose layouts are hard to find get fewer samples rather than a
@@ -75,7 +76,8 @@ class LayoutSampler:
     # -- one attempt ---------------------------------------------------------
 
     def _plan(self, known: dict[int, int]) -> list[tuple[int, list[int], list[list[int]], bytearray]]:
-        """Per region seen: its value, its seen cells, those cells in connected groups, and the cells it may not take."""
+        """Per region seen: its value, its seen cells, those cells in connected groups, and the cells it may not
+        take."""
         by_value: dict[int, list[int]] = {}
         for cell in sorted(known):
             by_value.setdefault(known[cell], []).append(cell)
@@ -142,7 +144,9 @@ class LayoutSampler:
             return tuple(values)
         return None
 
-    def _grow_anchored(self, values: list[int], forbidden: bytearray, region: int, groups: list[list[int]], rng: random.Random) -> set[int] | None:
+    def _grow_anchored(
+        self, values: list[int], forbidden: bytearray, region: int, groups: list[list[int]], rng: random.Random
+    ) -> set[int] | None:
         """A connected shape of ``region`` cells holding every group of seen cells of the region."""
         neighbours = self.neighbours
         shape = set(groups[0])
@@ -203,7 +207,9 @@ class LayoutSampler:
                     edge.append(other)
         return shape
 
-    def _fillable(self, values: list[int], shape: set[int], unused: set[int], pending: Sequence[list[int]] = ()) -> bool:
+    def _fillable(
+        self, values: list[int], shape: set[int], unused: set[int], pending: Sequence[list[int]] = ()
+    ) -> bool:
         """Whether the empty board left once ``shape`` is placed can still be filled (necessary conditions).
 
         Each piece must be a sum of unused sizes, and the seen cells of each

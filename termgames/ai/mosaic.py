@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any
 
 #: Score points one mismatched side left on the board costs the player who leaves it.
 MISMATCH_COST = 3.0
@@ -134,11 +134,11 @@ class Replayer:
 
 
 def _new_state(view: Any, hands: tuple[tuple[Any, ...], ...]) -> Any:
-    from ..rules.mosaic import Mosaic, MosaicState
+    from ..rules.mosaic import Mosaic
 
     game = Mosaic()
     options = {"max_routines": int(getattr(view, "max_routines", 0) or 0)}
-    state = cast(MosaicState, game.new(options, list(view.players), 0))
+    state = game.new(options, list(view.players), 0)
     return replace(state, hands=hands)
 
 
@@ -181,7 +181,7 @@ def _first_hands(view: Any, limit: int = 64) -> list[tuple[tuple[Any, ...], ...]
         for chosen in combinations(range(len(rest)), needs[index]):
             picked = [rest[i] for i in chosen]
             others = [tile for i, tile in enumerate(rest) if i not in chosen]
-            share(index + 1, others, hands + [base[index] + picked])
+            share(index + 1, others, [*hands, base[index] + picked])
             if len(found) >= limit:
                 return
 

@@ -6,9 +6,10 @@ runner, the bots and rich come in inside the commands.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -39,12 +40,12 @@ StartLimitOption = typer.Option(10.0, "--start-time", help="Seconds a program bo
 @monad_app.command("match")
 def match_command(
     bots: list[str] = typer.Argument(..., metavar="BOT", help="2 to 4 bots. " + BOT_HELP),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Map seed (default: a fresh one)."),
-    width: Optional[int] = WidthOption,
-    height: Optional[int] = HeightOption,
-    obstacles: Optional[float] = ObstaclesOption,
-    turns: Optional[int] = TurnsOption,
-    out: Optional[Path] = typer.Option(
+    seed: int | None = typer.Option(None, "--seed", help="Map seed (default: a fresh one)."),
+    width: int | None = WidthOption,
+    height: int | None = HeightOption,
+    obstacles: float | None = ObstaclesOption,
+    turns: int | None = TurnsOption,
+    out: Path | None = typer.Option(
         None, "--out", "-o", help="Write the match record here (termgames replay/show/monad trace read it)."
     ),
     watch: bool = typer.Option(False, "--watch", help="Watch the match live in the terminal."),
@@ -78,10 +79,7 @@ def match_command(
         fail(str(error))
     _exit_on_termination()
     try:
-        if watch:
-            result = _watch(match, ascii_mode, palette)
-        else:
-            result = _run_with_progress(match)
+        result = _watch(match, ascii_mode, palette) if watch else _run_with_progress(match)
     except KeyboardInterrupt:
         match.close()
         if out is not None and match.moves:
@@ -108,10 +106,9 @@ def _exit_on_termination() -> None:
 
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
-            try:
+            # ValueError: not the main thread (an embedding program), whose handlers are left alone
+            with contextlib.suppress(ValueError):
                 signal.signal(getattr(signal, name), stop)
-            except ValueError:  # not the main thread (an embedding program): leave its handlers alone
-                pass
 
 
 def _run_with_progress(match: Any) -> Any:
@@ -175,12 +172,12 @@ def _write_record(path: Path, record: dict[str, Any]) -> None:
 def tournament_command(
     bots: list[str] = typer.Argument(..., metavar="BOT", help="2 bots or more. " + BOT_HELP),
     rounds: int = typer.Option(2, "--rounds", help="Map seeds per pairing (each played on both seats)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Matches played at once (default: one per CPU)."),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", help="Matches played at once (default: one per CPU)."),
     seed: int = typer.Option(1, "--seed", help="Seed of the tournament's maps."),
-    width: Optional[int] = WidthOption,
-    height: Optional[int] = HeightOption,
-    obstacles: Optional[float] = ObstaclesOption,
-    turns: Optional[int] = TurnsOption,
+    width: int | None = WidthOption,
+    height: int | None = HeightOption,
+    obstacles: float | None = ObstaclesOption,
+    turns: int | None = TurnsOption,
     out: Path = typer.Option(Path("monad-tournament"), "--out", "-o", help="Write the table to OUT.txt and OUT.csv."),
     turn_time: float = TurnLimitOption,
     start_time: float = StartLimitOption,

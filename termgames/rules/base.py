@@ -9,6 +9,23 @@ Everything outside the back end (screens, bots, the CLI, the network server,
 replays) sees a game only through :meth:`State.view`, the view of one seat or
 of a spectator.  Undo, saves and replays are all built by the mid-end
 (:mod:`termgames.match`) from the seed plus the list of moves.
+
+A new game, file by file (the descriptor in :mod:`termgames.games` says more):
+
+* ``termgames/rules/<game>.py``: subclasses of :class:`Game` (``name``,
+  ``option_specs``, ``presets``, ``compound_flags``, ``_new``,
+  ``rules_text``), :class:`State` (``to_move``, ``is_over``,
+  ``scores``, ``view``, ``_apply``, and ``random_move`` for the contract test;
+  ``redact_move``/``view_all`` when it hides information) and :class:`View`
+  (``board_json``, ``board_text(ascii)``).  Imports: the standard library and
+  ``termgames.rules`` only.
+* ``termgames/ai/<game>.py``: its bot, ``(level, seed) -> Bot``; imports the
+  standard library and ``termgames.rules``.
+* ``termgames/widgets/<game>_board.py`` and ``termgames/screens/<game>.py``:
+  its board widget and game screen (Textual).
+* one :class:`~termgames.games.GameDescriptor` in ``termgames.games.GAMES``:
+  title, summary, seat counts, AI levels and the ``module:attribute`` of each
+  part above.  ``tests/test_game_contract.py`` then checks the game by itself.
 """
 
 from __future__ import annotations
@@ -16,8 +33,14 @@ from __future__ import annotations
 import math
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..untrusted import BadName, check_name, quoted, shorten_quotes
+
+if TYPE_CHECKING:
+    from ..games import GameDescriptor
 
 #: A seat index (0-based, in seat order) or ``None`` for a spectator.
 Viewer = int | None
@@ -41,11 +64,13 @@ class RuleError(ValueError):
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One option of a game, shared by the CLI, the setup screen and records.
+    """One option of a game, shared by the CLI, the setup form, records and the server.
 
-    ``kind`` is ``"int"``, ``"float"``, ``"flag"`` or ``"choice"``.  ``presets`` are
-    extra CLI flags that set several options at once (pbmserv's ``-small``
-    becomes ``--small`` -> ``{"size": 9}``).
+    ``kind`` is ``"int"`` (``--size 9``), ``"float"`` (``--obstacles 0.1``), ``"flag"`` (``--no-auto``, a switch)
+    or ``"choice"`` (``--shape rhombus``).  ``overrides`` names options this one
+    makes meaningless when it is on (``--random-supply`` and the counts): a
+    command line may not give them together, and :meth:`Game.check_options`
+    sets them to their defaults.
     """
 
     name: str
@@ -55,13 +80,26 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
+    overrides: tuple[str, ...] = ()
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
-    def coerce(self, value: Any) -> Any:
-        """Turn ``value`` (text from the CLI or JSON from a record) into this option's type."""
+    @property
+    def usage(self) -> str:
+        """The flag as help and errors list it: ``--size N``, ``--shape hexagon|rhombus``, ``--no-auto``."""
+        if self.kind == "flag":
+            return self.flag
+        return f"{self.flag} {'|'.join(self.choices) if self.kind == 'choice' else 'N'}"
+
+    def coerce(self, value: Any, flag: str = "") -> Any:
+        """Turn ``value`` (text from the CLI or a form, JSON from a record) into this option's type.
+
+        ``flag`` is how errors name the option when it came through another
+        flag (``--supply``'s counts); by default its own flag.
+        """
+        flag = flag or self.flag
         if self.kind == "flag":
             if isinstance(value, bool):
                 return value
@@ -69,50 +107,116 @@ class OptionSpec:
                 return True
             if isinstance(value, str) and value.lower() in ("0", "false", "no", "off"):
                 return False
-            raise RuleError(f"{self.flag} is a switch and takes no value")
+            raise RuleError(f"{flag} is a switch and takes no value")
         if self.kind == "int":
             if isinstance(value, bool):
-                raise RuleError(f"{self.flag} needs a whole number")
+                raise RuleError(f"{flag} needs a whole number")
             if isinstance(value, float) and not value.is_integer():
-                raise RuleError(f"{self.flag} needs a whole number, not {value!r}")
+                raise RuleError(f"{flag} needs a whole number, not {value!r}")
+            if isinstance(value, str) and not value.isascii():
+                # int() reads every script's digits (int("٣") is 3); players write ASCII ones.
+                raise RuleError(f"{flag} needs a whole number in ASCII digits, not {quoted(value)}")
             try:
                 number = int(value)
             except (TypeError, ValueError, OverflowError):
-                raise RuleError(f"{self.flag} needs a whole number, not {value!r}") from None
+                raise RuleError(f"{flag} needs a whole number, not {value!r}") from None
             if self.minimum is not None and number < self.minimum:
-                raise RuleError(f"{self.flag} must be at least {self.minimum}, not {number}")
+                raise RuleError(f"{flag} must be at least {self.minimum}, not {number}")
             if self.maximum is not None and number > self.maximum:
-                raise RuleError(f"{self.flag} must be at most {self.maximum}, not {number}")
+                raise RuleError(f"{flag} must be at most {self.maximum}, not {number}")
             return number
         if self.kind == "float":
             if isinstance(value, bool):
-                raise RuleError(f"{self.flag} needs a number")
+                raise RuleError(f"{flag} needs a number")
+            if isinstance(value, str) and not value.isascii():
+                raise RuleError(f"{flag} needs a number in ASCII digits, not {quoted(value)}")
             try:
                 real = float(value)
             except (TypeError, ValueError, OverflowError):
-                raise RuleError(f"{self.flag} needs a number such as 0.1, not {value!r}") from None
+                raise RuleError(f"{flag} needs a number such as 0.1, not {value!r}") from None
             if not math.isfinite(real):
-                raise RuleError(f"{self.flag} needs a finite number, not {value!r}")
+                raise RuleError(f"{flag} needs a finite number, not {value!r}")
             if self.minimum is not None and real < self.minimum:
-                raise RuleError(f"{self.flag} must be at least {self.minimum}, not {real}")
+                raise RuleError(f"{flag} must be at least {self.minimum}, not {real}")
             if self.maximum is not None and real > self.maximum:
-                raise RuleError(f"{self.flag} must be at most {self.maximum}, not {real}")
+                raise RuleError(f"{flag} must be at most {self.maximum}, not {real}")
             return real
         if self.kind == "choice":
             text = str(value).lower()
             if text not in self.choices:
-                raise RuleError(f"{self.flag} must be one of {', '.join(self.choices)}, not {value!r}")
+                raise RuleError(f"{flag} must be one of {', '.join(self.choices)}, not {value!r}")
             return text
         raise AssertionError(f"unknown option kind {self.kind}")
+
+    @property
+    def is_number(self) -> bool:
+        return self.kind not in ("flag", "choice")
+
+    def form_value(self, value: Any) -> Any:
+        """What the setup form's widget for this option holds for ``value``: text, a switch or a choice."""
+        return str(value) if self.is_number else value
+
+    def from_form(self, raw: Any) -> Any:
+        """The form widget's value back as an option value (RuleError when it makes none)."""
+        if not self.is_number:
+            return self.coerce(raw)
+        if not str(raw).strip():
+            raise RuleError(f"{self.name.replace('_', ' ')} needs a number")
+        return self.coerce(str(raw).strip())
 
 
 @dataclass(frozen=True)
 class Preset:
-    """A CLI flag that stands for several option values (``--small``)."""
+    """A CLI switch that stands for several option values (``--small`` -> ``{"size": 9}``)."""
 
     flag: str
     values: dict[str, Any]
     help: str
+
+
+@dataclass(frozen=True)
+class CompoundFlag:
+    """A CLI flag whose one value stands for several options: ``--rhombus 9``, ``--supply 8,8,8``.
+
+    The value is split at commas into one part per name in ``fills`` (each
+    read by that option's spec); ``fixed`` are the other options it sets
+    (``--rhombus`` sets the shape).  It cannot be combined on one command line
+    with any other flag that sets one of the same options.
+    """
+
+    flag: str
+    #: How help shows the value: ``N``, ``S,T,C``.
+    metavar: str
+    help: str
+    fills: tuple[str, ...]
+    fixed: dict[str, Any] = field(default_factory=dict)
+    #: A value for "needs a value, e.g. ..." errors.
+    example: str = ""
+
+    @property
+    def usage(self) -> str:
+        return f"{self.flag} {self.metavar}"
+
+    @property
+    def sets(self) -> frozenset[str]:
+        return frozenset(self.fills) | frozenset(self.fixed)
+
+    def read(self, value: str) -> dict[str, Any]:
+        """The raw option values ``value`` stands for (checked by the options' specs afterwards)."""
+        parts = [part.strip() for part in value.split(",")] if len(self.fills) > 1 else [value.strip()]
+        if len(parts) != len(self.fills):
+            count = ("no", "one", "two", "three", "four")[len(self.fills)] if len(self.fills) < 5 else len(self.fills)
+            raise RuleError(f"{self.flag} needs {count} values {self.metavar} ({', '.join(self.fills)}), not {value!r}")
+        return {**self.fixed, **dict(zip(self.fills, parts))}
+
+    def describes(self, options: dict[str, Any], defaults: dict[str, Any]) -> bool:
+        """Whether this flag is the way to write ``options`` (its fixed values hold and it changes something)."""
+        if any(options.get(name) != value for name, value in self.fixed.items()):
+            return False
+        return any(options.get(name) != defaults.get(name) for name in self.sets)
+
+    def write(self, options: dict[str, Any]) -> list[str]:
+        return [self.flag, ",".join(str(options[name]) for name in self.fills)]
 
 
 # --------------------------------------------------------------------------
@@ -150,8 +254,12 @@ class View:
         """The board in the JSON shape ``termgames show --json`` prints."""
         raise NotImplementedError
 
-    def board_text(self) -> str:
-        """The board as plain text, for ``termgames show``."""
+    def board_text(self, ascii: bool = False) -> str:
+        """The board as plain text, for ``termgames show``.
+
+        ``ascii`` asks for ASCII characters only (a terminal that is not
+        UTF-8, ``show --ascii``); a board drawn in ASCII anyway ignores it.
+        """
         raise NotImplementedError
 
     def log_text(self, move: str, ply: int | None = None) -> str:
@@ -211,7 +319,7 @@ class State(ABC):
 
     # -- moves -------------------------------------------------------------
 
-    def apply(self, seat: int, move: str) -> "State":
+    def apply(self, seat: int, move: str) -> State:
         """Check ``move`` by ``seat`` fully and return the next state."""
         if not 0 <= seat < len(self.seats):
             raise RuleError(f"there is no seat {seat + 1}")
@@ -223,10 +331,14 @@ class State(ABC):
         text = move.strip()
         if not text:
             raise RuleError("the move is empty")
-        return self._apply(seat, text)
+        try:
+            return self._apply(seat, text)
+        except RuleError as error:
+            # A refusal quotes the move; a 100 kB move must not come back whole.
+            raise RuleError(shorten_quotes(str(error))) from None
 
     @abstractmethod
-    def _apply(self, seat: int, move: str) -> "State":
+    def _apply(self, seat: int, move: str) -> State:
         """Apply a move whose seat has already been checked to be on turn."""
 
     def normalise_move(self, seat: int, move: str) -> str:
@@ -251,9 +363,51 @@ class State(ABC):
         """
         return move
 
+    def drawn(self, seat: int, move: str, after: State) -> str | None:
+        """What ``move`` by ``seat`` drew at random when it turned this state into ``after``, as text.
+
+        None when the move drew nothing (the default).  Records keep it beside the move: a record then
+        says what happened, and loading checks that the seed still draws it, so editing a record's seed
+        cannot re-roll a random outcome that was already played (Mono's ``random`` layouts and probes).
+        """
+        return None
+
+    def setup_drawn(self) -> str | None:
+        """What setting up this (initial) state drew at random from the seed, as text; None when nothing."""
+        return None
+
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        """A legal move for ``seat`` (on turn), drawn from ``rng``: quick, with no strategy.
+
+        The contract test (``tests/test_game_contract.py``) plays seeded
+        random games with it; for a game that does not override it, the test
+        plays the first AI level of its descriptor instead, which is slower.
+        A game with hidden moves should draw them explicitly (Mono: a layout
+        string, not ``random``) so that the test can vary what a seat hides.
+        """
+        raise NotImplementedError
+
     def rng(self, salt: str = "") -> random.Random:
-        """A random source for this ply, fixed by the seed: replays draw the same numbers."""
-        return random.Random(f"{self.seed}:{self.ply}:{salt}")
+        """A random source for this ply, fixed by the seed: replays draw the same numbers.
+
+        Every hidden random outcome comes from here (or from :func:`seeded_rng` where no state exists
+        yet): drawn from the table's secret seed, never from something guessable such as ``seed + seat``.
+        """
+        return seeded_rng(self.seed, f"{self.ply}:{salt}")
+
+
+def seeded_rng(seed: int, salt: str) -> random.Random:
+    """The random source named ``salt`` of the game whose secret seed is ``seed``.
+
+    ``random.Random`` hashes a text seed with SHA-512, so its numbers tell nothing usable about the seed,
+    and two salts give unrelated numbers.
+    """
+    return random.Random(f"{seed}:{salt}")
+
+
+def _and(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(words) if len(words) < 3 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _flag_value(flag: str, eq: str, inline: str, items: list[str], hint: str = "") -> str:
@@ -266,20 +420,75 @@ def _flag_value(flag: str, eq: str, inline: str, items: list[str], hint: str = "
 
 
 class Game(ABC):
-    """One back end: the static description of a game and its factory."""
+    """One back end: the rules of a game, its options and its factory.
 
+    What the rest of termgames needs to know about a game without importing
+    it (title, summary, seat counts, AI levels, the modules of its screen and
+    bots) is in its descriptor (:mod:`termgames.games`); the properties below
+    read it from there, so it is written once.  (A throwaway game in a test,
+    never registered, may set them as class attributes instead.)
+    """
+
+    #: The descriptor's name: the key this class is registered under in ``termgames.games.GAMES``.
     name: ClassVar[str]
-    title: ClassVar[str]
-    summary: ClassVar[str]
-    min_seats: ClassVar[int] = 2
-    max_seats: ClassVar[int] = 2
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     presets: ClassVar[tuple[Preset, ...]] = ()
-    #: AI levels offered, weakest first; the default is ``default_level``.
-    ai_levels: ClassVar[tuple[str, ...]] = ()
-    default_level: ClassVar[str] = ""
+    #: The least time each AI move stays "thinking" on every front end, so players can follow it.
+    ai_move_seconds: ClassVar[float] = 0.35
+    #: The move an AI seat plays for itself when its bot fails or answers an illegal move, followed by
+    #: the reason (Monad: ``fault REASON``, the turn goes on without it); None: the game waits instead.
+    fault_move: ClassVar[str | None] = None
+    compound_flags: ClassVar[tuple[CompoundFlag, ...]] = ()
+
+    # -- from the descriptor -------------------------------------------------
+
+    @property
+    def descriptor(self) -> GameDescriptor:
+        from ..games import GAMES  # here, not at the top: termgames.games imports nothing of the rules
+
+        try:
+            return GAMES[self.name]
+        except KeyError:
+            raise LookupError(f"{self.name!r} has no descriptor in termgames.games.GAMES") from None
+
+    @property
+    def title(self) -> str:
+        return self.descriptor.title
+
+    @property
+    def summary(self) -> str:
+        return self.descriptor.summary
+
+    @property
+    def min_seats(self) -> int:
+        return self.descriptor.min_seats
+
+    @property
+    def max_seats(self) -> int:
+        return self.descriptor.max_seats
+
+    @property
+    def ai_levels(self) -> tuple[str, ...]:
+        """AI levels offered, weakest first (or named bots); the default is ``default_level``."""
+        return self.descriptor.ai_levels
+
+    @property
+    def default_level(self) -> str:
+        return self.descriptor.default_level
+
+    def check_level(self, level: str | None) -> str:
+        """The AI level ``level`` names (the default level when None or empty); RuleError if there is none."""
+        from ..games import checked_level
+
+        return checked_level(self.title, self.ai_levels, self.default_level, level)
 
     # -- options -----------------------------------------------------------
+    #
+    # The grammar is data (``option_specs``, ``presets``, ``compound_flags``);
+    # these methods are its only readers and writers.  The CLI and the SSH
+    # ``challenge`` command parse with :meth:`take_cli_options`, the setup
+    # form goes through :meth:`OptionSpec.form_value`/:meth:`options_from_form`,
+    # records and the server through :meth:`check_options`.
 
     def default_options(self) -> dict[str, Any]:
         return {spec.name: spec.default for spec in self.option_specs}
@@ -293,83 +502,121 @@ class Game(ABC):
         result = self.default_options()
         for name, value in options.items():
             result[name] = specs[name].coerce(value)
+        for spec in self.option_specs:
+            if result[spec.name]:
+                result.update((name, specs[name].default) for name in spec.overrides)
         self._check_option_combination(result)
         return result
 
-    def _check_option_combination(self, options: dict[str, Any]) -> None:
+    def _check_option_combination(self, options: dict[str, Any]) -> None:  # noqa: B027 -- a hook, empty by default
         """Refuse combinations that make no game (even cell counts, ...)."""
 
-    @staticmethod
-    def take_flag(args: Sequence[str], flag: str, example: str) -> tuple[str | None, list[str]]:
-        """Split off a game's own flag with a value (``--rhombus 9``, ``--supply=8,8,8``): (its value, the rest).
+    def take_cli_options(self, args: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+        """Read the option flags among ``args``: (the checked options, the words that are not options).
 
-        For flags that stand for several options at once, which a game maps
-        itself before :meth:`parse_cli_options` reads the rest.
+        ``--size 9``, ``--size=9``, switches, presets and compound flags, in
+        any order; a word that starts with ``-`` and is none of them is an
+        error, any other word is returned (the SSH ``challenge`` command's
+        player names).
         """
-        value: str | None = None
+        specs = {spec.flag: spec for spec in self.option_specs}
+        by_name = {spec.name: spec for spec in self.option_specs}
+        presets = {preset.flag: preset for preset in self.presets}
+        compounds = {compound.flag: compound for compound in self.compound_flags}
+        options: dict[str, Any] = {}
+        given: list[tuple[str, frozenset[str]]] = []  # each flag and the options it set
         rest: list[str] = []
         items = list(args)
         while items:
             word = items.pop(0)
-            name, eq, inline = word.partition("=")
-            if name != flag:
-                rest.append(word)
-            else:
-                value = _flag_value(flag, eq, inline, items, f", e.g. {flag} {example}")
-        return value, rest
-
-    def parse_cli_options(self, args: Sequence[str]) -> dict[str, Any]:
-        """Parse game options written as CLI flags (``--size 9``, ``--small``)."""
-        specs = {spec.flag: spec for spec in self.option_specs}
-        presets = {preset.flag: preset for preset in self.presets}
-        options: dict[str, Any] = {}
-        items = list(args)
-        while items:
-            word = items.pop(0)
             flag, eq, inline = word.partition("=")
-            if flag in presets and not eq:
+            if not word.startswith("-"):
+                rest.append(word)
+            elif flag in presets and not eq:
                 options.update(presets[flag].values)
-                continue
-            spec = specs.get(flag)
-            if spec is None:
+                given.append((flag, frozenset(presets[flag].values)))
+            elif flag in compounds:
+                compound = compounds[flag]
+                value = _flag_value(flag, eq, inline, items, f", e.g. {flag} {compound.example or compound.metavar}")
+                for name, raw in compound.read(value).items():
+                    options[name] = by_name[name].coerce(raw, flag)
+                given.append((flag, compound.sets))
+            elif flag in specs:
+                spec = specs[flag]
+                if spec.kind == "flag":
+                    options[spec.name] = spec.coerce(inline) if eq else True
+                else:
+                    options[spec.name] = spec.coerce(_flag_value(flag, eq, inline, items))
+                given.append((flag, frozenset([spec.name])))
+            else:
                 listing = ", ".join(self.cli_flags()) or "none"
                 raise RuleError(f"{self.name} has no option {flag!r} (its options: {listing})")
-            if spec.kind == "flag":
-                options[spec.name] = spec.coerce(inline) if eq else True
+        self._check_flag_conflicts(given, options)
+        return self.check_options(options), rest
+
+    def _check_flag_conflicts(self, given: list[tuple[str, frozenset[str]]], options: dict[str, Any]) -> None:
+        """Refuse a command line whose flags contradict each other (``--rhombus 7 --size 9``)."""
+        flags_given = {flag for flag, _ in given}
+        for compound in self.compound_flags:
+            if compound.flag not in flags_given:
                 continue
-            options[spec.name] = spec.coerce(_flag_value(flag, eq, inline, items))
-        return self.check_options(options)
+            for flag, names in given:
+                if flag != compound.flag and names & compound.sets:
+                    sets = _and([*compound.fixed, *compound.fills])
+                    raise RuleError(f"{compound.flag} sets the {sets} itself; do not combine it with {flag}")
+        for spec in self.option_specs:
+            if spec.overrides and options.get(spec.name):
+                for flag, names in given:
+                    if names & set(spec.overrides):
+                        decided = _and(spec.overrides)
+                        raise RuleError(f"{spec.flag} decides the {decided} itself; do not combine it with {flag}")
+
+    def parse_cli_options(self, args: Sequence[str]) -> dict[str, Any]:
+        """Parse game options written as CLI flags (``--size 9``, ``--small``, ``--rhombus 9``)."""
+        options, rest = self.take_cli_options(args)
+        if rest:
+            listing = ", ".join(self.cli_flags()) or "none"
+            raise RuleError(f"{self.name} has no option {rest[0]!r} (its options: {listing})")
+        return options
+
+    def option_flags(self, options: dict[str, Any]) -> list[str]:
+        """CLI flags that :meth:`parse_cli_options` reads back as ``options`` (none for the defaults)."""
+        options = self.check_options(options)
+        defaults = self.default_options()
+        done: set[str] = set()
+        words: list[str] = []
+        for compound in self.compound_flags:
+            if compound.describes(options, defaults):
+                words += compound.write(options)
+                done |= compound.sets
+        for spec in self.option_specs:
+            value = options[spec.name]
+            if spec.name in done or value == spec.default:
+                continue
+            if spec.kind == "flag":
+                words.append(spec.flag if value else f"{spec.flag}=off")
+            else:
+                words += [spec.flag, str(value)]
+        return words
+
+    def options_from_form(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """The options a setup form's widget values (one per spec, see :meth:`OptionSpec.form_value`) make."""
+        specs = {spec.name: spec for spec in self.option_specs}
+        # an unknown name is left for check_options to refuse
+        values = {name: specs[name].from_form(value) if name in specs else value for name, value in raw.items()}
+        return self.check_options(values)
 
     def cli_flags(self) -> list[str]:
         """The option flags the CLI takes for this game, for help and error messages."""
-        flags = [spec.flag + ("" if spec.kind == "flag" else " N" if spec.kind == "int" else " X") for spec in self.option_specs]
-        return flags + [preset.flag for preset in self.presets]
+        return (
+            [compound.usage for compound in self.compound_flags]
+            + [preset.flag for preset in self.presets]
+            + [spec.usage for spec in self.option_specs]
+        )
 
     def describe_options(self, options: dict[str, Any]) -> str:
         """A short human text of the options that differ from the defaults."""
-        parts = []
-        for spec in self.option_specs:
-            value = options.get(spec.name, spec.default)
-            if value == spec.default:
-                continue
-            if spec.kind == "flag":
-                parts.append(spec.flag)
-            else:
-                parts.append(f"{spec.flag} {value}")
-        return " ".join(parts) if parts else "standard"
-
-    def options_to_cli(self, options: dict[str, Any]) -> list[str]:
-        args: list[str] = []
-        for spec in self.option_specs:
-            value = options.get(spec.name, spec.default)
-            if value == spec.default:
-                continue
-            if spec.kind == "flag":
-                if value:
-                    args.append(spec.flag)
-            else:
-                args += [spec.flag, str(value)]
-        return args
+        return " ".join(self.option_flags(options)) or "standard"
 
     # -- creation ----------------------------------------------------------
 
@@ -382,8 +629,10 @@ class Game(ABC):
                 wanted = f"{self.min_seats} to {self.max_seats}"
             raise RuleError(f"{self.title} is played by {wanted} players, not {len(names)}")
         for name in names:
-            if not name or not name.strip() or any(c in name for c in " \t\n:,"):
-                raise RuleError(f"{name!r} is not a usable player name (no spaces, commas or colons)")
+            try:
+                check_name(name)
+            except BadName as error:
+                raise RuleError(str(error)) from None
         duplicated = {n for n in names if names.count(n) > 1}
         if duplicated:
             raise RuleError(f"two seats are named {sorted(duplicated)[0]!r}")
@@ -404,9 +653,6 @@ class Game(ABC):
     def rules_text(self) -> str:
         """The rules, the rulings a player would notice and the notation, as Markdown."""
 
-    def keys_text(self) -> str:
-        """The game's own keys beyond the common ones, as Markdown (may be empty)."""
-        return ""
 
 
 def default_seat_names(count: int) -> list[str]:

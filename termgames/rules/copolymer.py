@@ -2,8 +2,8 @@
 
 Two players claim cells of a honeycomb with an odd number of cells.  A claim
 that touches two or more enemy cells obliges the same player to claim again;
-once every cell is claimed the majority wins.  See ``rules/copolymer.md`` and
-the Copolymer rulings.
+once every cell is claimed the majority wins.  :data:`RULES` (``termgames rules
+copolymer``) gives the rules and the rulings a player would notice.
 
 Cells are named by row letter (A, B, ... without I) and diagonal number, as in
 the rules' Figure 1: ``F6`` is the centre of the standard board.  A move is
@@ -12,11 +12,12 @@ one cell name; a forced extra claim is simply the same seat's next move.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from .base import Game, OptionSpec, Preset, RuleError, State, View, Viewer
+from .base import CompoundFlag, Game, OptionSpec, Preset, RuleError, State, View, Viewer
 
 ROW_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # pbmserv skips I
 MAX_ROWS = len(ROW_LETTERS)
@@ -122,13 +123,13 @@ class CopolymerView(View):
             for name, owner in zip(self.board.names, self.owners)
         }
 
-    def board_text(self) -> str:
-        """The honeycomb as in the rules' figures: x for the first seat, o for the second."""
+    def board_text(self, ascii: bool = False) -> str:
+        """The honeycomb as in the rules' figures: x for the first seat, o for the second (ASCII either way)."""
         assert self.board is not None
         marks = "xo"
         lines = []
         width = self.board.width
-        for r, (letter, first, last) in enumerate(self.board.rows):
+        for letter, first, last in self.board.rows:
             row = [" "] * width
             for d in range(first, last + 1):
                 cell = self.board.index[f"{letter}{d}"]
@@ -136,7 +137,7 @@ class CopolymerView(View):
                 row[self.board.column(cell)] = "." if owner is None else marks[owner]
             lines.append(f"{letter} " + "".join(row).rstrip())
         legend = f"x = {self.players[0]}, o = {self.players[1]}"
-        return "\n".join(lines + ["", legend, self.status])
+        return "\n".join([*lines, "", legend, self.status])
 
 
 # --------------------------------------------------------------------------
@@ -161,6 +162,9 @@ class CopolymerState(State):
 
     def to_move(self) -> tuple[int, ...]:
         return () if self.is_over() else (self.turn,)
+
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        return self.board.names[rng.choice([i for i, owner in enumerate(self.owners) if owner is None])]
 
     def is_over(self) -> bool:
         return None not in self.owners
@@ -189,7 +193,7 @@ class CopolymerState(State):
 
     # -- moves -------------------------------------------------------------
 
-    def _apply(self, seat: int, move: str) -> "CopolymerState":
+    def _apply(self, seat: int, move: str) -> CopolymerState:
         cell = self.parse_cell(move)
         name = self.board.names[cell]
         owner = self.owners[cell]
@@ -298,27 +302,8 @@ cells, rows A-L). Options:
 * Even cell counts are refused: they would allow a tie.
 """
 
-KEYS = """\
-| key | action |
-|---|---|
-| left/right, h l, a d | move along the row |
-| up/down, k j | move to the nearest cell of the row above/below |
-| w e | hex: up-left, up-right |
-| z x | hex: down-left, down-right |
-| keypad 7 9 1 3 (Home PgUp End PgDn) | hex: up-left, up-right, down-left, down-right |
-| Enter, Space | claim the cell under the cursor |
-
-Cells marked `!` would oblige you to claim again: they touch two or more of
-your opponent's cells. The claims of the last turn are highlighted.
-"""
-
-
 class Copolymer(Game):
     name = "copolymer"
-    title = "Copolymer"
-    summary = "Claim cells of a honeycomb; touching two enemy cells earns another claim."
-    min_seats = 2
-    max_seats = 2
     option_specs = (
         OptionSpec("shape", "choice", "hexagon", "board shape", choices=("hexagon", "rhombus")),
         OptionSpec("size", "int", 11, "rows of the board (odd)", minimum=3, maximum=MAX_ROWS),
@@ -328,22 +313,12 @@ class Copolymer(Game):
         Preset("--medium", {"size": 13}, "hexagon of 13 rows"),
         Preset("--large", {"size": 19}, "hexagon of 19 rows"),
     )
-    ai_levels = ("easy", "normal", "hard")
-    default_level = "normal"
-
-    def parse_cli_options(self, args):  # type: ignore[override]
-        # ``--rhombus N`` is pbmserv's NxN board: shape and size in one flag.
-        value, rest = self.take_flag(args, "--rhombus", "9")
-        options = super().parse_cli_options(rest)
-        if value is None:
-            return options
-        if any(flag.split("=")[0] in ("--size", "--small", "--medium", "--large") for flag in rest):
-            raise RuleError("--rhombus sets the size itself; do not combine it with --size or --small/--medium/--large")
-        options.update(shape="rhombus", size=value)
-        return self.check_options(options)
-
-    def cli_flags(self) -> list[str]:
-        return ["--small", "--medium", "--large", "--size N", "--rhombus N"]
+    # pbmserv's NxN board: shape and size in one flag.
+    compound_flags = (
+        CompoundFlag(
+            "--rhombus", "N", "an N by N rhombus (N odd)", fills=("size",), fixed={"shape": "rhombus"}, example="9"
+        ),
+    )
 
     def describe_options(self, options: dict[str, Any]) -> str:
         shape = options.get("shape", "hexagon")
@@ -352,13 +327,6 @@ class Copolymer(Game):
         if shape == "rhombus":
             return f"{size}x{size} rhombus, {cells} cells"
         return f"hexagon of {size} rows, {cells} cells"
-
-    def options_to_cli(self, options: dict[str, Any]) -> list[str]:
-        if options.get("shape") == "rhombus":
-            return ["--rhombus", str(options["size"])]
-        if options.get("size", 11) != 11:
-            return ["--size", str(options["size"])]
-        return []
 
     def _check_option_combination(self, options: dict[str, Any]) -> None:
         size = options["size"]
@@ -374,5 +342,3 @@ class Copolymer(Game):
     def rules_text(self) -> str:
         return RULES
 
-    def keys_text(self) -> str:
-        return KEYS

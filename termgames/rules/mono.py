@@ -21,9 +21,10 @@ Notation (pbmserv's, plus ``hold`` for playing one probe at a time):
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .base import ALL, Game, OptionSpec, RuleError, State, View, Viewer
 
@@ -333,7 +334,8 @@ class MonoView(View):
             "turn": self.turn_values(),
         }
 
-    def board_text(self) -> str:
+    def board_text(self, ascii: bool = False) -> str:
+        """Every board side by side, values as labels and . where hidden (ASCII either way)."""
         assert self.grid is not None
         grid = self.grid
         cell_width = 2
@@ -422,6 +424,12 @@ class MonoState(State):
         done = self.probed[seat]
         return [cell for cell in range(self.grid.cells) if cell not in done]
 
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        if self.layouts[seat] is None:
+            return "".join(label(value) for value in random_layout(self.options["size"], rng))
+        cell = self.grid.names[rng.choice(self.unprobed(seat))]
+        return cell if rng.random() < 0.5 else f"{cell},{END}"
+
     # -- moves -------------------------------------------------------------
 
     def normalise_move(self, seat: int, move: str) -> str:
@@ -439,16 +447,26 @@ class MonoState(State):
             return HIDDEN_LAYOUT
         return move
 
+    def drawn(self, seat: int, move: str, after: State) -> str | None:
+        """A random layout as its layout string; random probes as the positions they probed."""
+        if self.layouts[seat] is None:
+            layout = after.layouts[seat] if isinstance(after, MonoState) else None
+            return "".join(label(value) for value in layout) if move == RANDOM and layout is not None else None
+        if not isinstance(after, MonoState) or len(after.move_probes) <= len(self.move_probes):
+            return None
+        chosen = [self.grid.names[probe.cell] for probe in after.move_probes[-1] if probe.random]
+        return ",".join(chosen) if chosen else None
+
     def _is_layout_text(self, move: str) -> bool:
         return "," not in move and len(move) == self.grid.cells and move not in (RANDOM, END, HOLD)
 
-    def _apply(self, seat: int, move: str) -> "MonoState":
+    def _apply(self, seat: int, move: str) -> MonoState:
         text = move.strip().lower()
         if self.layouts[seat] is None:
             return self._lay_out(seat, text)
         return self._probe_command(seat, text)
 
-    def _lay_out(self, seat: int, text: str) -> "MonoState":
+    def _lay_out(self, seat: int, text: str) -> MonoState:
         regions = self.options["size"]
         if text == RANDOM:
             layout = random_layout(regions, self.rng("layout"))
@@ -465,7 +483,7 @@ class MonoState(State):
             ply=self.ply + 1,
             layouts=tuple(layouts),
             last_action=f"{self.seats[seat]} {how}",
-            move_probes=self.move_probes + ((),),
+            move_probes=(*self.move_probes, ()),
         )
         nxt = seat + 1
         if nxt < len(self.seats):
@@ -498,16 +516,15 @@ class MonoState(State):
             cells.append(cell)
         return cells, keyword
 
-    def _probe_command(self, seat: int, text: str) -> "MonoState":
+    def _probe_command(self, seat: int, text: str) -> MonoState:
         cells, keyword = self._parse_command(seat, text)
         if not cells and keyword == HOLD:
             raise RuleError("'hold' follows the positions to probe, e.g. a3,hold")
         if not cells and keyword == END and self.open_turn is None:
             raise RuleError("a turn probes at least one position")
         left = self.unprobed(seat)
-        if not cells and keyword == RANDOM and not left:
-            if self.open_turn is None:
-                raise RuleError("there is no position left to probe")
+        if not cells and keyword == RANDOM and not left and self.open_turn is None:
+            raise RuleError("there is no position left to probe")
         rng = self.rng("probe")
         values = [p.value for p in self.open_turn.probes] if self.open_turn else []
         probes = list(self.open_turn.probes) if self.open_turn else []
@@ -557,7 +574,7 @@ class MonoState(State):
             probed=tuple(frozenset(probed) if s == seat else self.probed[s] for s in range(len(self.seats))),
             uncovered=tuple(frozenset(u) for u in uncovered),
             random_uncovered=tuple(frozenset(u) for u in random_uncovered),
-            move_probes=self.move_probes + (tuple(probes[len(self.open_turn.probes) if self.open_turn else 0 :]),),
+            move_probes=(*self.move_probes, tuple(probes[len(self.open_turn.probes) if self.open_turn else 0:])),
         )
         if keep_open:
             return replace(state, open_turn=record, last_action=self._describe(record, open_=True))
@@ -566,14 +583,15 @@ class MonoState(State):
         state = replace(
             state,
             open_turn=None,
-            turns=self.turns + (record,),
+            turns=(*self.turns, record),
             totals=tuple(totals),
             last_action=self._describe(record),
         )
         return state._next_turn(seat)
 
     def _take_value(self, seat: int, cell: int, values: list[int]) -> int:
-        options = [self.layouts[o][cell] for o in range(len(self.seats)) if o != seat]  # type: ignore[index]
+        # Probing starts once every board is laid out: no layout is None here.
+        options = [layout[cell] for o, layout in enumerate(self.layouts) if o != seat and layout is not None]
         take = self.take
         if take == "min":
             return min(options)
@@ -586,7 +604,7 @@ class MonoState(State):
         # Nothing fits: the lowest, which ends the turn (or the first value of the turn).
         return min(options)
 
-    def _next_turn(self, seat: int) -> "MonoState":
+    def _next_turn(self, seat: int) -> MonoState:
         nxt = seat + 1
         if nxt < len(self.seats):
             return replace(self, turn=nxt)
@@ -613,7 +631,7 @@ class MonoState(State):
         return self._view(ALL, reveal_all=True)
 
     def _view(self, viewer: Viewer, reveal_all: bool) -> MonoView:
-        boards = []
+        boards: list[tuple[int | None, ...]] = []
         for seat, layout in enumerate(self.layouts):
             if layout is None:
                 boards.append(())
@@ -735,46 +753,10 @@ overlay (key `d`), for games where everybody should deduce alone.
   no opponent's value fits your list the lowest one is taken and ends the turn.
 """
 
-KEYS = """\
-| key | action |
-|---|---|
-| arrows, h j k l | move on the board under the cursor, and off its edge onto the next opponent's |
-| Tab, Shift+Tab | next, previous opponent's board (3-4 players) |
-| Enter, Space | probe the position (your turn goes on until a decrease) |
-| e | end the turn (pbmserv's `end`) |
-| r | let random probes finish the turn |
-| d | deduction overlay: each hidden cell's likeliest value, marked `?` |
-| layout: 1-9 | put that region label in the cell and move on (reading order) |
-| layout: + - | step the cell's label up or down (boards of 10+ regions) |
-| layout: Backspace | clear the cell (on an empty cell: the one before) |
-| mouse click | put the cursor on a cell |
-| layout: R | a random layout |
-| layout: Enter | confirm the layout once it is valid |
-
-On the boards, `*` after a value marks a cell uncovered by a random probe.
-The side panel lists the turn's values and what they would score now; after a
-turn, the value behind `|` is the one that ended it (it scores nothing).
-On your own board the cells your opponents have uncovered are bright, the
-others dim. With three or four players, an underlined value on an opponent's
-board is one you have not probed yet (you may still probe it). The overlay's
-guesses are italic with a `?`: bold when it is sure, dim when it is unsure;
-the line under the boards gives the odds for the cell under the cursor. A game
-made with `--no-hints` has no overlay.
-
-In hot-seat games a privacy screen hides every board while the keyboard
-passes to the next player. Probes cannot be undone: their values have been
-seen.
-"""
-
-
 class Mono(Game):
     name = "mono"
-    title = "Mono"
-    summary = "Probe your opponents' hidden boards for runs of rising values."
-    min_seats = 2
-    max_seats = 4
-    ai_levels = ("easy", "normal", "hard")
-    default_level = "normal"
+    #: An AI turn is many probes: each value stays in sight long enough to be read.
+    ai_move_seconds = 0.7
     option_specs = (
         OptionSpec("size", "int", 9, "regions", minimum=MIN_REGIONS, maximum=MAX_REGIONS),
         OptionSpec("no_auto", "flag", False, "no automatic random probes"),
@@ -815,8 +797,6 @@ class Mono(Game):
     def rules_text(self) -> str:
         return RULES
 
-    def keys_text(self) -> str:
-        return KEYS
 
 
 def probes_in(record: TurnRecord, grid: Grid) -> Iterable[str]:

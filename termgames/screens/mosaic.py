@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
 from ..rules import View
+from ..rules.mosaic import MosaicView
 from ..widgets.mosaic_board import (
     MosaicBoard,
     MosaicHands,
@@ -25,7 +26,6 @@ from ..widgets.mosaic_board import (
     tile_text,
 )
 from ..widgets.panel import SidePanel
-from .dialogs import HelpScreen
 from .game import GameScreen, title_line
 
 KEYS = """\
@@ -83,6 +83,8 @@ class MosaicScreen(GameScreen):
     MosaicScreen #cursor-line { width: 100%; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
+    HELP_NOTES = KEYS
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "act", "Play", key_display="Enter"),
         Binding("tab", "jump(True)", "Legal", key_display="Tab"),
@@ -95,8 +97,8 @@ class MosaicScreen(GameScreen):
     ]
 
     def compose(self) -> ComposeResult:
-        match = self.table.match
-        yield Static(title_line(match.game.title, match, self.ascii_only), id="game-title", markup=False)
+        yield Static(title_line(self.table.game.title, self.table.seats, self.ascii_only), id="game-title",
+                     markup=False)
         with Horizontal(id="game-body"):
             with Vertical(id="mosaic-left"):
                 yield MosaicBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
@@ -115,10 +117,6 @@ class MosaicScreen(GameScreen):
     def hands(self) -> MosaicHands:
         return self.query_one("#hands", MosaicHands)
 
-    def ai_min_seconds(self) -> float:
-        # A routine is five or more small steps: slow enough to follow each.
-        return 0.5
-
     def scroll_to_cursor(self) -> None:
         """The board centres itself on the cursor: nothing to scroll."""
 
@@ -131,7 +129,7 @@ class MosaicScreen(GameScreen):
     def status_line(self) -> str:
         board = self.mosaic_board
         picture = board.picture
-        if self.thinking is not None or picture is None or self.view is None or self.view.over:
+        if self.table.thinking or picture is None or self.view is None or self.view.over:
             return super().status_line()
         selected = board.selected_tile()
         return step_words(picture, tile_text(selected) if selected else None) or super().status_line()
@@ -144,11 +142,6 @@ class MosaicScreen(GameScreen):
     def action_palette(self) -> None:
         super().action_palette()
         self.hands.set_palette(self.palette_name)
-
-    def action_help(self) -> None:
-        game = self.table.game
-        keys = game.keys_text() or KEYS
-        self.app.push_screen(HelpScreen(game.rules_text(), keys))
 
     # -- keys ------------------------------------------------------------------
 
@@ -281,43 +274,16 @@ class MosaicScreen(GameScreen):
         return None
 
 
-def regions_at(view: Any, pos: tuple[int, int]) -> list[tuple[frozenset[tuple[int, int, int]], str]]:
-    """The regions spanning the tile at ``pos``: their quarters and a line saying whose, how big, how many points."""
+def regions_at(view: MosaicView, pos: tuple[int, int]) -> list[tuple[frozenset[tuple[int, int, int]], str]]:
+    """The regions spanning the tile at ``pos``, biggest first: their quarters, and whose, how big, how much worth."""
     found = []
     for region in view.regions():
-        quarters = frozenset(_quarter(item) for item in _region_quarters(region))
-        if not any((r, c) == pos for r, c, _q in quarters):
+        if pos not in region.tiles:
             continue
-        seat = _region_field(region, "colour", "color", "seat", "owner")
-        name = view.players[seat] if isinstance(seat, int) else str(seat)
-        tiles = _region_field(region, "tiles", "tile_count", "size")
-        count = tiles if isinstance(tiles, int) else len(tiles) if tiles is not None else len({(r, c) for r, c, _ in quarters})
-        points = _region_field(region, "points", "score")
-        points = points if isinstance(points, int) else count * count
-        found.append((quarters, f"region of {name}: {count} tile{'s' if count != 1 else ''}, {points} points"))
-    # The tile's biggest region first.
+        quarters = frozenset((row, col, quarter) for (row, col), quarter in region.quarters)
+        count = len(region.tiles)
+        tiles = f"{count} tile{'s' if count != 1 else ''}"
+        text = f"region of {view.players[region.colour]}: {tiles}, {region.points} points"
+        found.append((quarters, text))
     found.sort(key=lambda item: -len(item[0]))
     return found
-
-
-def _region_field(region: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(region, dict) and name in region:
-            return region[name]
-        if hasattr(region, name):
-            return getattr(region, name)
-    return None
-
-
-def _quarter(item: Any) -> tuple[int, int, int]:
-    """A quarter as (row, col, quarter), from that or ((row, col), quarter)."""
-    if len(item) == 2:
-        (row, col), quarter = item
-    else:
-        row, col, quarter = item
-    return (int(row), int(col), int(quarter))
-
-
-def _region_quarters(region: Any) -> Any:
-    return _region_field(region, "quarters", "cells") or ()
-

@@ -1,8 +1,9 @@
 """The front door: choose a game, resume or replay a saved one, and set up a new game.
 
 Both screens talk to the app only through ``open_game``, ``open_replay`` and
-``open_setup`` and read ``app.saves_dir``, so they work the same in the local
-TUI and (later) in a network lobby.
+``open_setup`` and read ``app.saves_dir``.  The network lobby's form for a new
+table (``CreateTableScreen`` in :mod:`.lobby`) is the setup screen with its
+seats read as a table's.
 """
 
 from __future__ import annotations
@@ -10,23 +11,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, Select, Static
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Footer,
+    Input,
+    Label,
+    OptionList,
+    Select,
+    Static,
+)
 from textual.widgets.option_list import Option
 
-from ..match import AI, HUMAN, Match, SeatInfo, random_seed
+from ..games import GAMES
+from ..match import AI, HUMAN, Match, Seat, random_seed
 from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
-from ..rules import REGISTRY, RuleError, get_game
-from ..rules.base import default_seat_names
-from . import GAME_SCREENS
+from ..rules import RuleError, get_game
+from ..rules.base import OptionSpec, default_seat_names
+from .base import AppScreen
 
 # --------------------------------------------------------------------------
 # Saved games
@@ -67,7 +77,7 @@ class SavedGame:
     def title(self) -> str:
         if self.match is None:
             return self.path.name
-        players = " vs ".join(seat.name for seat in self.match.seats)
+        players = " vs ".join(seat.name or "(open)" for seat in self.match.seats)
         return f"{self.match.game.title}: {players}"
 
 
@@ -97,7 +107,7 @@ def read_saved_games(folder: Path, samples: Path | None) -> list[SavedGame]:
 # --------------------------------------------------------------------------
 
 
-class StartScreen(Screen):
+class StartScreen(AppScreen[None]):
     """Pick a game to set up, or a saved game to resume or replay."""
 
     DEFAULT_CSS = """
@@ -131,9 +141,9 @@ class StartScreen(Screen):
                 yield Label("New game", classes="start-heading")
                 yield OptionList(
                     *(
-                        Option(Text.assemble((entry.title, "bold"), "\n", (entry.summary, "dim")), id=name)
-                        for name, entry in REGISTRY.items()
-                        if name in GAME_SCREENS
+                        Option(Text.assemble((entry.title, "bold"), "\n", (entry.blurb, "dim")), id=name)
+                        for name, entry in GAMES.items()
+                        if entry.playable
                     ),
                     id="games",
                 )
@@ -197,7 +207,8 @@ class StartScreen(Screen):
 
     @on(OptionList.OptionSelected, "#games")
     def game_chosen(self, event: OptionList.OptionSelected) -> None:
-        self.app.open_setup(event.option.id)
+        if event.option.id is not None:  # every game's option has its name as its id
+            self.app.open_setup(event.option.id)
 
     @on(OptionList.OptionSelected, "#saved")
     def saved_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -240,7 +251,7 @@ class StartScreen(Screen):
 # --------------------------------------------------------------------------
 
 
-class SetupScreen(Screen):
+class SetupScreen(AppScreen[None]):
     """Options and seats for a new game of one kind."""
 
     DEFAULT_CSS = """
@@ -301,7 +312,9 @@ class SetupScreen(Screen):
                             id="seat-count",
                             compact=True,
                         )
-                kinds = [("Human", HUMAN)] + [(f"AI ({level})", f"ai:{level}") for level in game.ai_levels]
+                kinds = [("Human", HUMAN)] + [
+                    (game.descriptor.level_label(level), f"ai:{level}") for level in game.ai_levels
+                ]
                 names = default_seat_names(game.max_seats)
                 for seat in range(game.max_seats):
                     default_kind = f"ai:{game.default_level}" if seat == 1 and game.ai_levels else HUMAN
@@ -314,21 +327,27 @@ class SetupScreen(Screen):
         yield Button("Start game", variant="primary", id="setup-start")
         yield Footer()
 
-    def _option_row(self, spec) -> ComposeResult:
-        value = self.initial_options[spec.name]
+    def _option_row(self, spec: OptionSpec) -> ComposeResult:
+        value = spec.form_value(self.initial_options[spec.name])
         with Horizontal(classes="setup-row"):
             yield Label(spec.name.replace("_", " ").capitalize(), classes="setup-label")
             widget_id = f"option-{spec.name}"
             if spec.kind == "choice":
-                yield Select([(choice, choice) for choice in spec.choices], value=value, allow_blank=False, id=widget_id, compact=True)
+                yield Select(
+                    [(choice, choice) for choice in spec.choices],
+                    value=value,
+                    allow_blank=False,
+                    id=widget_id,
+                    compact=True,
+                )
                 help_text = spec.help
             elif spec.kind == "flag":
                 # The word says the state: the box's X alone differs only by colour.
                 yield Checkbox("on" if value else "off", value=bool(value), id=widget_id, compact=True)
                 help_text = spec.help
             else:
-                kind = "number" if spec.kind == "float" else "integer"
-                yield Input(str(value), type=kind, id=widget_id, compact=True)
+                kind: Literal["number", "integer"] = "number" if spec.kind == "float" else "integer"
+                yield Input(value, type=kind, id=widget_id, compact=True)
                 bounds = f"{spec.minimum}-{spec.maximum}" if spec.minimum is not None else ""
                 help_text = f"{spec.help} ({bounds})" if bounds else spec.help
             yield Static(help_text, classes="setup-help")
@@ -342,32 +361,28 @@ class SetupScreen(Screen):
     def seat_count(self) -> int:
         if self.game.min_seats == self.game.max_seats:
             return self.game.min_seats
-        return int(self.query_one("#seat-count", Select).value)
+        return int(str(self.query_one("#seat-count", Select).value))  # the Select offers counts, never blank
+
+    def _option_widget(self, name: str) -> Input | Select[Any] | Checkbox:
+        widget = self.query_one(f"#option-{name}")
+        assert isinstance(widget, (Input, Select, Checkbox))
+        return widget
 
     def read_options(self) -> dict[str, Any]:
         """The options as typed; raises RuleError with the reason when they make no game."""
-        raw: dict[str, Any] = {}
-        for spec in self.game.option_specs:
-            widget = self.query_one(f"#option-{spec.name}")
-            if isinstance(widget, Input):
-                text = widget.value.strip()
-                if not text:
-                    raise RuleError(f"{spec.name} needs a number")
-                raw[spec.name] = text
-            else:
-                raw[spec.name] = widget.value
-        return self.game.check_options(raw)
+        raw = {spec.name: self._option_widget(spec.name).value for spec in self.game.option_specs}
+        return self.game.options_from_form(raw)
 
-    def read_seats(self) -> list[SeatInfo]:
+    def read_seats(self) -> list[Seat]:
         seats = []
         for seat in range(self.seat_count()):
             name = self.query_one(f"#seat-name-{seat}", Input).value.strip()
             kind = str(self.query_one(f"#seat-kind-{seat}", Select).value)
             if kind.startswith("ai:"):
-                seats.append(SeatInfo(name, AI, kind.removeprefix("ai:")))
+                seats.append(Seat(name, AI, kind.removeprefix("ai:")))
             else:
-                seats.append(SeatInfo(name))
-        self.game.check_seats([seat.name for seat in seats])
+                seats.append(Seat(name))
+        self.game.check_seats([seat.name or "" for seat in seats])  # names read from the form: never None
         return seats
 
     def refresh_summary(self) -> bool:
@@ -405,12 +420,9 @@ class SetupScreen(Screen):
     def preset_pressed(self, event: Button.Pressed) -> None:
         flag = "--" + (event.button.id or "").removeprefix("preset-")
         preset = next(p for p in self.game.presets if p.flag == flag)
+        specs = {spec.name: spec for spec in self.game.option_specs}
         for name, value in preset.values.items():
-            widget = self.query_one(f"#option-{name}")
-            if isinstance(widget, Input):
-                widget.value = str(value)
-            else:
-                widget.value = value
+            self._option_widget(name).value = specs[name].form_value(value)
         self.refresh_summary()
 
     @on(Button.Pressed, "#setup-start")

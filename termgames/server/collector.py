@@ -23,7 +23,7 @@ collection still pauses every screen, 0.3-1.4 s at 30 sessions.
 from __future__ import annotations
 
 import gc
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 #: gc's third threshold: young (generation 1) collections between two full ones (Python's default: 10).
 FULL_AFTER_YOUNG = 1000
@@ -80,5 +80,5 @@ def divide_without_cycles() -> None:
             return [self]
         return divide(self, cuts)
 
-    Strip.divide = divide_uncut_alone  # type: ignore[method-assign]
+    Strip.divide = divide_uncut_alone  # type: ignore[method-assign]  # patching Textual's method is the point
     _strips_patched = True

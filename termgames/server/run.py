@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -31,10 +32,8 @@ def serve_forever(host: str, port: int, data: Path | None, *, allow_guests: bool
             "and guests can sign in without a key (--no-guests refuses them)",
             file=sys.__stderr__,
         )
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve(host, port, folder, allow_guests, ascii))
-    except KeyboardInterrupt:
-        pass
 
 
 async def _serve(host: str, port: int, folder: Path, allow_guests: bool, ascii: bool) -> None:

@@ -1,7 +1,6 @@
 """The SSH front door: asyncssh server, identities, and one Textual app per SSH channel.
 
-Everything runs on one asyncio loop in one process (see
-``shared/notes/ssh-and-textual.md``): each interactive channel gets a fresh
+Everything runs on one asyncio loop in one process: each interactive channel gets a fresh
 :class:`~termgames.server.app.ServeApp` whose Textual driver is the channel
 itself (:class:`ChannelDriver`).  The pitfalls of hosting several Textual apps
 on one loop are handled here: Textual's eager task factory is refused (it
@@ -69,7 +68,15 @@ def clamp_size(width: int, height: int) -> tuple[int, int]:
 class ChannelDriver(Driver):
     """Textual's terminal is one SSH channel: frames go out with ``chan.write``, keys come in through ``feed``."""
 
-    def __init__(self, app: Any, *, debug: bool = False, mouse: bool = False, size: tuple[int, int] | None = None, session: "GameSession") -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        debug: bool = False,
+        mouse: bool = False,
+        size: tuple[int, int] | None = None,
+        session: GameSession,
+    ) -> None:
         super().__init__(app, debug=debug, mouse=False, size=size)
         self._session = session
         session.driver = self  # keys and resizes from the channel come here
@@ -127,7 +134,7 @@ class ChannelDriver(Driver):
 
 
 class GameSession(asyncssh.SSHServerSession):
-    def __init__(self, service: "TermgamesServer", player: str, guest: bool) -> None:
+    def __init__(self, service: TermgamesServer, player: str, guest: bool) -> None:
         self.service = service
         self.player = player
         self.guest = guest
@@ -184,14 +191,15 @@ class GameSession(asyncssh.SSHServerSession):
         from .app import ServeApp
 
         app = ServeApp(hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii)
-        app.driver_class = partial(ChannelDriver, session=self)  # Textual only calls it
+        # Textual only calls driver_class: a partial with the session stands in for the class.
+        app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see the line above
         self.app = app
         try:
             await app.run_async(size=self.size)
         except Exception:
             log.exception("the app of %s failed", self.player)
         finally:
-            app.release_tables(dropped=self.closed)
+            app.release_tables()
             self.service.sessions.discard(self)
             self._exit(0)
 
@@ -220,11 +228,9 @@ class GameSession(asyncssh.SSHServerSession):
     def write(self, text: str) -> None:
         if self.closed or self.chan is None:
             return
-        try:
+        # The client may have gone away mid-frame: the app learns it from connection_lost.
+        with contextlib.suppress(Exception):
             self.chan.write(text.encode("utf-8", "replace"))
-        except Exception:
-            # The client went away mid-frame: the app learns it from connection_lost.
-            pass
 
     def _exit(self, status: int) -> None:
         if self.closed or self.chan is None:
@@ -244,7 +250,7 @@ def _guest_name(username: str) -> str:
 
 
 class PlayerConnection(asyncssh.SSHServer):
-    def __init__(self, service: "TermgamesServer") -> None:
+    def __init__(self, service: TermgamesServer) -> None:
         self.service = service
         self.conn: asyncssh.SSHServerConnection | None = None
         self.username = ""
@@ -290,7 +296,8 @@ class PlayerConnection(asyncssh.SSHServer):
             if not self.service.store.claim(self.username, self._key):
                 self.conn.close()  # another key claimed the name a moment ago
                 return
-            self.player, self.guest = self.username, False
+            # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
+            self.player, self.guest = self.service.store.account_name(self.username), False
         else:
             self.player, self.guest = _guest_name(self.username), True
         log.info("%s signed in%s", self.player, " as a guest" if self.guest else "")
@@ -322,17 +329,22 @@ def load_host_key(folder: Path) -> asyncssh.SSHKey:
 _textual_patched = False
 
 
+def _no_redirect(_target: object) -> contextlib.nullcontext[None]:
+    return contextlib.nullcontext()
+
+
 def _share_the_loop_with_textual(loop: asyncio.AbstractEventLoop) -> None:
     """Make one loop safe for many Textual apps next to asyncssh (see the module doc)."""
     global _textual_patched
     # Textual >= 8 makes the running loop's tasks eager on Python 3.12+, which hangs asyncssh's auth.
-    loop.set_task_factory = lambda factory: None  # type: ignore[method-assign]
+    loop.set_task_factory = lambda factory: None  # type: ignore[method-assign]  # patching the loop is the point
     if not _textual_patched:
         import textual.app as textual_app
 
         # Each app swaps sys.stdout/stderr for its lifetime; overlapping apps would restore them out of order.
-        textual_app.redirect_stdout = lambda _target: contextlib.nullcontext()  # type: ignore[assignment]
-        textual_app.redirect_stderr = lambda _target: contextlib.nullcontext()  # type: ignore[assignment]
+        # (Patching Textual's module: the type checker rightly says these are classes, not functions.)
+        textual_app.redirect_stdout = _no_redirect  # type: ignore[misc, assignment]  # see the line above
+        textual_app.redirect_stderr = _no_redirect  # type: ignore[misc, assignment]  # see the line above
         divide_without_cycles()
         _textual_patched = True
 

@@ -30,6 +30,7 @@ board outgrows the widget it is drawn centred on the cursor.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -44,6 +45,8 @@ from .palette import Palette, style
 Pos = tuple[int, int]
 Tile = tuple[int, int, int, int]
 Edge = tuple[Pos, Pos]
+#: Maps a board position to the (x, line) of its block in the widget.
+ScreenXY = Callable[[Pos], tuple[int, int]]
 
 N, E, S, W = 0, 1, 2, 3
 SIDE_NAMES = ("N", "E", "S", "W")
@@ -599,7 +602,7 @@ class MosaicBoard(BoardWidget):
         self.draw_cursor(canvas, screen_xy)
         return canvas.lines(trim="none")
 
-    def draw_grid(self, canvas: Canvas, top: int, bottom: int, left: int, right: int, screen_xy) -> None:
+    def draw_grid(self, canvas: Canvas, top: int, bottom: int, left: int, right: int, screen_xy: ScreenXY) -> None:
         look = style(self.palette.label, dim=self.palette.label is None)
         vertical, horizontal, cross = ("|", "-", "+") if self.ascii_only else ("│", "─", "┼")
         for row in range(top, bottom + 2):
@@ -624,7 +627,7 @@ class MosaicBoard(BoardWidget):
         canvas.put(y + TILE_H - 1, x, corners[2], look)
         canvas.put(y + TILE_H - 1, x + TILE_W - 1, corners[3], look)
 
-    def draw_edge_mark(self, canvas: Canvas, edge: Edge, screen_xy, look: Style, char: str) -> None:
+    def draw_edge_mark(self, canvas: Canvas, edge: Edge, screen_xy: ScreenXY, look: Style, char: str) -> None:
         a, b = edge
         x, y = screen_xy(a)
         if a[0] == b[0]:
@@ -636,7 +639,7 @@ class MosaicBoard(BoardWidget):
             bx, by = screen_xy(b)
             canvas.put(by, bx + 2, "^" if self.ascii_only else "▲", look)
 
-    def draw_region(self, canvas: Canvas, picture: Picture, screen_xy) -> None:
+    def draw_region(self, canvas: Canvas, picture: Picture, screen_xy: ScreenXY) -> None:
         for row, col, quarter in self.highlight:
             x, y = screen_xy((row, col))
             for dx, dy in quarter_cells(quarter):
@@ -648,7 +651,7 @@ class MosaicBoard(BoardWidget):
                     for dx, dy in quarter_cells(quarter):
                         canvas.restyle(y + dy, x + dx, style(dim=True))
 
-    def draw_cursor(self, canvas: Canvas, screen_xy) -> None:
+    def draw_cursor(self, canvas: Canvas, screen_xy: ScreenXY) -> None:
         if not self.interactive:
             return
         look = style(self.palette.warn, self.palette.cursor_bg, bold=True, reverse=self.palette.cursor_bg is None)

@@ -12,12 +12,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ...games import GAMES
 from ...rules.monad.engine import Board, board_from_json, format_commands
 from .strategies import STRATEGIES, Strategy
 
 #: The built-in bots, weakest first (the levels of ``termgames play monad -p NAME:ai:LEVEL``).
 LEVELS = tuple(STRATEGIES)
-DEFAULT_LEVEL = "greedy"
+DEFAULT_LEVEL = GAMES["monad"].default_level
 
 
 def make_strategy(level: str, seed: int | None = None) -> Strategy:
@@ -49,11 +50,4 @@ def _board_of(view: Any) -> Board:
     return board_from_json(view.board_json(), view.players)
 
 
-def make_bot(level: str | None = DEFAULT_LEVEL, seed: int | None = None) -> MonadBot:
-    name = (level or DEFAULT_LEVEL).lower()
-    if name not in STRATEGIES:
-        raise ValueError(f"Monad's built-in bots are {', '.join(LEVELS)}, not {level!r}")
-    return MonadBot(name, seed)
-
-
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "STRATEGIES", "MonadBot", "make_bot", "make_strategy"]
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "STRATEGIES", "MonadBot", "make_strategy"]

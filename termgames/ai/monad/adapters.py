@@ -35,9 +35,10 @@ import shutil
 import sys
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import msgpack  # type: ignore[import-untyped]  # msgpack ships no type information
 
@@ -121,7 +122,7 @@ class BotAdapter(ABC):
         self.send(board)
         return self.receive()
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 -- a hook: most adapters hold nothing to release
         """Release the bot (kill its processes); safe to call twice."""
 
 
@@ -143,7 +144,7 @@ def commands_from(value: Any) -> list[Command]:
         value = value["commands"]
     if not isinstance(value, (list, tuple)):
         # ValueError, not TypeError: one error kind for every unreadable answer
-        raise ValueError(f"expected a list of commands, got {type(value).__name__}")  # noqa: TRY004
+        raise ValueError(f"expected a list of commands, got {type(value).__name__}")
     return [coerce_command(item) for item in value]
 
 
@@ -210,7 +211,7 @@ class PythonFileBot(BotAdapter):
             commands = commands_from(value)
         except (ValueError, RuleError) as error:
             return self._fault(f"garbage: {error}")
-        except Exception as error:  # noqa: BLE001 - a bot's bug must not end the match
+        except Exception as error:  # a bot's bug must not end the match
             return self._fault(f"error: {type(error).__name__}: {error}")
         finally:
             took = time.perf_counter() - began
@@ -245,14 +246,14 @@ def load_turn_function(path: Path) -> Callable[[dict[str, Any]], Any]:
         raise BotLoadError(f"{path}: {type(error).__name__}: {error}") from None
     function = getattr(module, "turn", None)
     if callable(function) and not inspect.isclass(function):
-        return function  # type: ignore[no-any-return]  # a bot author's function, typed by the guide only
+        return function  # a bot author's function (callable, checked above), typed by the guide only
     for value in vars(module).values():
         if inspect.isclass(value) and value.__module__ == module_name and callable(getattr(value, "turn", None)):
             try:
-                instance = value()
-            except Exception as error:  # noqa: BLE001
+                instance: Any = value()  # a bot author's class
+            except Exception as error:  # whatever a bot sends, reading it must not end the match
                 raise BotLoadError(f"{path}: {value.__name__}(): {type(error).__name__}: {error}") from None
-            return instance.turn  # type: ignore[no-any-return,attr-defined]  # checked by getattr above
+            return instance.turn  # callable: checked above
     raise BotLoadError(f"{path} defines no turn(observation) function and no class with a turn method")
 
 
@@ -338,7 +339,7 @@ class ProgramBot(BotAdapter):
         self._limit = self.turn_limit
         try:
             return self.decode(message)
-        except Exception as error:  # noqa: BLE001 - whatever a bot sends, reading it must not end the match
+        except Exception as error:
             reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             return self._lost(f"garbage: {reason}")
 
@@ -550,11 +551,11 @@ def monad1_commands(value: Any) -> list[Command]:
     """The commands of an original-protocol answer (ValueError naming the first unreadable one)."""
     if not isinstance(value, (list, tuple)):
         # ValueError, not TypeError: one error kind for every unreadable answer
-        raise ValueError(f"expected a list of commands, got {type(value).__name__}")  # noqa: TRY004
+        raise ValueError(f"expected a list of commands, got {type(value).__name__}")
     commands = []
     for number, item in enumerate(value, start=1):
         if not isinstance(item, dict):
-            raise ValueError(f"command {number} is not a map")  # noqa: TRY004 - idem
+            raise ValueError(f"command {number} is not a map")  # ValueError here too, as above
         try:
             location, action, direction, count = item["l"], item["c"], item.get("d", MONAD1_NONE), item["n"]
         except KeyError as error:

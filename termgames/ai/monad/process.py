@@ -22,14 +22,15 @@ megabytes, or fill its stderr.  :class:`BotProcess` owns one such child:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import os
 import select
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 #: Default cap on one message from a bot (a JSON line or a msgpack frame).
 MAX_MESSAGE = 1 << 20
@@ -133,10 +134,9 @@ class BotProcess:
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             os.set_blocking(stream.fileno(), False)
         # A turn's message (a big map's JSON) goes into the pipe whole, while we wait for another seat.
-        try:
+        # A smaller pipe only means the rest is written when this bot's answer is awaited.
+        with contextlib.suppress(OSError, AttributeError):
             fcntl.fcntl(self._proc.stdin.fileno(), fcntl.F_SETPIPE_SZ, PIPE_SIZE)
-        except (OSError, AttributeError):
-            pass  # a smaller pipe only means the rest is written when this bot's answer is awaited
         self._poll.register(self._proc.stdout.fileno(), _POLL_IN)
         self._poll.register(self._proc.stderr.fileno(), _POLL_IN)
 
@@ -149,20 +149,14 @@ class BotProcess:
         if proc is None:
             return
         _OPEN.discard(self)
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # a process SIGKILL cannot stop
             proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - a process SIGKILL cannot stop
-            pass
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
 
     def stderr_tail(self, lines: int = 1) -> str:
         """The last non-empty lines the bot wrote to stderr (for a crash report)."""
@@ -305,10 +299,8 @@ class BotProcess:
                 chunk = b""
             if not chunk:
                 self._eof = True
-                try:
+                with contextlib.suppress(KeyError):
                     self._poll.unregister(fd)
-                except KeyError:
-                    pass
                 return
             self._inbox += chunk
             self._discard()
@@ -325,10 +317,8 @@ class BotProcess:
             except (BlockingIOError, OSError):
                 return
             if not chunk:
-                try:
+                with contextlib.suppress(KeyError):
                     self._poll.unregister(fd)
-                except KeyError:
-                    pass
                 return
             self._stderr += chunk
             if len(self._stderr) > STDERR_TAIL:

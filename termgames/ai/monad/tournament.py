@@ -18,9 +18,10 @@ import io
 import itertools
 import multiprocessing
 import os
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def play_game(specs: Sequence[str], game: Game, options: dict[str, Any], limits:
         names = ["a", "b"]
         match = MonadMatch([specs[game.first], specs[game.second]], options, game.seed, names=names, **limits)
         result = match.run()
-    except Exception as error:  # noqa: BLE001 - one broken match must not end the tournament
+    except Exception as error:  # one broken match must not end the tournament
         return GameResult(game, 0, 0, (0, 0), f"{type(error).__name__}: {error}")
     outcome = result.winners[0] + 1 if len(result.winners) == 1 else 0
     faults = (result.bots[0].faults, result.bots[1].faults)

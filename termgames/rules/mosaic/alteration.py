@@ -51,7 +51,9 @@ def moved(board: Board, source: Pos, destination: Pos) -> dict[Pos, Tile]:
     return after
 
 
-def holes_after_move(board: Board, source: Pos, destination: Pos, base_holes: set[Pos], waiting: Collection[Pos]) -> int:
+def holes_after_move(
+    board: Board, source: Pos, destination: Pos, base_holes: set[Pos], waiting: Collection[Pos]
+) -> int:
     """How many holes the board has once the tile at ``source`` moves to ``destination``.
 
     ``base_holes`` are the board's holes now (``waiting`` positions aside);
@@ -108,7 +110,9 @@ def candidates(
     for pos, tile in board.items():
         if tile in excluded or any(tile[side] != pattern[side] for side in changing):
             continue
-        difference = (tile[0] != pattern[0]) + (tile[1] != pattern[1]) + (tile[2] != pattern[2]) + (tile[3] != pattern[3])
+        difference = (
+            (tile[0] != pattern[0]) + (tile[1] != pattern[1]) + (tile[2] != pattern[2]) + (tile[3] != pattern[3])
+        )
         if difference > best_difference or not hole_free_enough(pos):
             continue
         if difference < best_difference:

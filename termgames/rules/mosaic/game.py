@@ -9,6 +9,7 @@ of a routine, the end of the building phase) happen inside ``apply``.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -398,6 +399,9 @@ class MosaicState(State):
         """Every legal move of the player to move, canonical text, sorted: exactly what ``apply`` accepts."""
         return list(self._cached("legal", self._legal_moves))
 
+    def random_move(self, seat: int, rng: random.Random) -> str:
+        return rng.choice(self.legal_moves())
+
     def _legal_moves(self) -> tuple[str, ...]:
         if self.phase == OVER:
             return ()
@@ -464,7 +468,12 @@ class MosaicState(State):
 
     def _apply(self, seat: int, move: str) -> MosaicState:
         parsed = parse_move(move, self.players)
-        if isinstance(parsed, Edge) and self.phase == ALTERATION and self.kind == EDGE_KIND and "legal" not in self._cache:
+        if (
+            isinstance(parsed, Edge)
+            and self.phase == ALTERATION
+            and self.kind == EDGE_KIND
+            and "legal" not in self._cache
+        ):
             # Replays check one edge instead of listing them all (Step SE is the costliest list).
             edge = (parsed.first, parsed.second)
             if not self._edge_selectable(edge, self._cached("holes", lambda: holes(self.board))):
@@ -496,7 +505,7 @@ class MosaicState(State):
         return self._place_back(move)
 
     def _hands_with(self, seat: int, hand: tuple[Tile, ...]) -> tuple[tuple[Tile, ...], ...]:
-        return self.hands[:seat] + (hand,) + self.hands[seat + 1 :]
+        return (*self.hands[:seat], hand, *self.hands[seat + 1:])
 
     # -- building ----------------------------------------------------------
 
@@ -508,7 +517,9 @@ class MosaicState(State):
             left = tuple(sorted(tile for hand in state.hands for tile in hand))
             emptied = tuple(() for _hand in state.hands)
             note = f"; no one can place a tile, so {len(left)} tiles stay out of play"
-            return replace(state, hands=emptied, out_of_play=left, last_action=state.last_action + note)._start_alteration()
+            return replace(
+                state, hands=emptied, out_of_play=left, last_action=state.last_action + note
+            )._start_alteration()
         seat = self.turn
         for _ in range(self.players):
             seat = (seat + 1) % self.players
@@ -560,7 +571,7 @@ class MosaicState(State):
         board = dict(self.board)
         hand = self.hand()
         if self.subroutine == "mismatch":
-            hand = hand + (board.pop(target.pos),)
+            hand = (*hand, board.pop(target.pos))
         tile = board[source]
         board = moved(board, source, target.pos)
         action = f"{name} moved {tile_text(tile)} from {pos_text(source)} to {pos_text(target.pos)}"
@@ -636,7 +647,7 @@ class MosaicState(State):
         initiator = self.initiator
         score = self.scores()[initiator]
         streak = self.streaks[initiator] + 1 if score >= self.winning_score else 0
-        streaks = self.streaks[:initiator] + (streak,) + self.streaks[initiator + 1 :]
+        streaks = (*self.streaks[:initiator], streak, *self.streaks[initiator + 1:])
         routines = self.routines + 1
         common: dict[str, Any] = {
             "streaks": streaks,
@@ -827,10 +838,8 @@ def _without(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
 
 class Mosaic(Game):
     name = "mosaic"
-    title = "Mosaic"
-    summary = "Build a board of two-coloured tiles, then recolour it edge by edge into large regions. (2-4 players)"
-    min_seats = 2
-    max_seats = 4
+    #: An alteration routine is five or more small steps: each AI step stays in sight long enough to follow.
+    ai_move_seconds = 0.5
     option_specs = (
         OptionSpec(
             "max_routines",
@@ -841,9 +850,6 @@ class Mosaic(Game):
             maximum=100000,
         ),
     )
-    # The computer players (termgames/ai/mosaic.py, the mosaic-play branch) set their levels here.
-    ai_levels = ("random", "easy", "normal", "hard")
-    default_level = "normal"
 
     def new(self, options: dict[str, Any], seats: Sequence[str], seed: int) -> MosaicState:
         return cast(MosaicState, super().new(options, seats, seed))

@@ -67,7 +67,9 @@ def board_drawing(view: MosaicView, ascii: bool = False) -> str:
         lines.append(f"mismatched sides (!): {listing}")
     if view.routines or step.phase == "alteration":
         limit = f" of {view.max_routines}" if view.max_routines else ""
-        lines.append(f"alteration routines played: {view.routines}{limit}; {view.winning_score} points twice in a row win")
+        lines.append(
+            f"alteration routines played: {view.routines}{limit}; {view.winning_score} points twice in a row win"
+        )
     lines.append(view.status)
     if view.legal and not view.over:
         shown = ", ".join(view.legal[:12])

@@ -1,0 +1,254 @@
+"""The games termgames knows: one :class:`GameDescriptor` per game, in :data:`GAMES`, the only registry.
+
+Everything else finds a game here: the rules (``termgames.rules.get_game``),
+the computer players (``termgames.ai.make_bot``), the screens
+(``termgames.screens.game_screen_class``), ``termgames list``, the start screen
+and the lobby.  A descriptor names its parts as ``"module:attribute"`` text
+and imports them only when asked, so ``termgames --help`` and ``termgames
+list`` import neither Textual nor any game's module.  This module itself
+imports nothing of termgames at load time; the rules may read it.
+
+Adding a game is its modules plus one entry in :data:`GAMES` (a module may
+be a package, ``termgames/rules/<game>/``, when one file is too much):
+
+``termgames/rules/<game>.py`` (required)
+    The back end: a :class:`~termgames.rules.base.Game` subclass (options,
+    seats, ``_new``, ``rules_text``) with its ``State`` and
+    ``View`` subclasses (see :mod:`termgames.rules.base`).  Pure Python: it
+    imports the standard library and ``termgames.rules`` only, never a UI or
+    network library, and does no I/O.  Title, summary, seat counts and AI
+    levels are not written there: the Game reads them from its descriptor.
+``termgames/ai/<game>.py`` (when the game has computer players)
+    The callable named by ``bot``, ``(level, seed) -> Bot`` (a
+    :class:`termgames.ai.Bot`: ``level`` and ``choose(view) -> move``).  It
+    gets a level already checked against ``ai_levels`` and a seed, and
+    imports the standard library and ``termgames.rules`` only: a bot sees
+    the game through its seat's view, as a human would.
+``termgames/widgets/<game>_board.py`` (when the game has a screen)
+    The board widget named by ``board``: Textual's Line API, one widget per
+    board.  Imports textual, rich, ``termgames.widgets`` and ``termgames.rules``.
+``termgames/screens/<game>.py`` (when the game has a screen)
+    The ``GameScreen`` subclass named by ``screen``: draws views and turns
+    keys into moves.  Imports textual, rich, ``termgames.widgets``,
+    ``termgames.screens`` and ``termgames.rules``; never a bot module directly.
+``tests/``
+    The game's own rules tests; ``tests/test_game_contract.py`` runs the
+    contract over every entry of :data:`GAMES` by itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .ai import Bot
+    from .rules.base import Game
+
+
+def checked_level(title: str, levels: Sequence[str], default: str, level: str | None) -> str:
+    """The AI level ``level`` names among ``levels`` (``default`` when None or empty); RuleError if none.
+
+    The one place a seat's level is checked: ``--player NAME:ai:LEVEL``,
+    records, the server's tables (through :meth:`Game.check_level
+    <termgames.rules.base.Game.check_level>`) and ``make_bot``.
+    """
+    from .rules.base import RuleError
+
+    if not levels:
+        raise RuleError(f"{title} has no AI yet")
+    name = (level or "").strip().lower() or default
+    if name not in levels:
+        raise RuleError(f"{title}'s AI levels are {', '.join(levels)}, not {level!r}")
+    return name
+
+
+def load(target: str) -> Any:
+    """The object a ``"package.module:attribute"`` text names, importing its module now."""
+    module_name, _, attribute = target.partition(":")
+    value: Any = importlib.import_module(module_name)
+    for part in attribute.split(".") if attribute else ():
+        value = getattr(value, part)
+    return value
+
+
+@dataclass(frozen=True)
+class GameDescriptor:
+    """Everything termgames needs to know about one game, in one place, importing nothing.
+
+    ``rules``, ``screen``, ``board`` and ``bot`` are ``"module:attribute"``
+    texts, imported on first use.
+    """
+
+    #: The name players type (``termgames new copolymer``), lower case.
+    name: str
+    #: The name as written in titles ("MonUnrail").
+    title: str
+    #: One sentence for ``termgames list``, the start screen and the lobby (the seat count is added).
+    summary: str
+    #: The back end: a :class:`~termgames.rules.base.Game` subclass.
+    rules: str
+    #: The game screen (a ``GameScreen`` subclass); None when the game has none yet (CLI play only).
+    screen: str | None = None
+    #: The board widget the game screen and replays draw with.
+    board: str | None = None
+    #: ``(level, seed) -> Bot``: the computer players; None when the game has none.
+    bot: str | None = None
+    #: AI levels, weakest first (or, with ``levels_are_bots``, the bots by name, simplest first).
+    #: The first is what the contract test plays when the rules offer no ``State.random_move``.
+    ai_levels: tuple[str, ...] = ()
+    #: The level an AI seat gets when none is named (``--player bob:ai``).
+    default_level: str = ""
+    #: True when each level is a different bot named after its strategy (Monad: random, greedy,
+    #: swarm) rather than one bot at several strengths; front ends then label a level "NAME bot".
+    levels_are_bots: bool = False
+    min_seats: int = 2
+    max_seats: int = 2
+    #: True when some seat's view hides what another seat may see (Mono's layouts); the contract
+    #: test then checks that no view depends on what another seat hid.
+    hidden_information: bool = False
+
+    def __post_init__(self) -> None:
+        if self.ai_levels and self.default_level not in self.ai_levels:
+            raise ValueError(f"{self.name}: default level {self.default_level!r} is not one of its levels")
+        if bool(self.ai_levels) != bool(self.bot):
+            raise ValueError(f"{self.name}: AI levels and a bot go together")
+        if bool(self.screen) != bool(self.board):
+            raise ValueError(f"{self.name}: a screen and a board widget go together")
+
+    # -- what players read ---------------------------------------------------
+
+    @property
+    def players_text(self) -> str:
+        """ "2 players", "2-4 players"."""
+        if self.min_seats == self.max_seats:
+            return f"{self.min_seats} players"
+        return f"{self.min_seats}-{self.max_seats} players"
+
+    @property
+    def blurb(self) -> str:
+        """The summary with the seat count: what ``termgames list`` and the start screen show."""
+        return f"{self.summary} ({self.players_text})"
+
+    def level_label(self, level: str) -> str:
+        """How a setup form names an AI of ``level``: "AI (normal)", or "greedy bot" for named bots."""
+        return f"{level} bot" if self.levels_are_bots else f"AI ({level})"
+
+    @property
+    def playable(self) -> bool:
+        """Whether the game has a terminal screen (otherwise termgames new/move/show only)."""
+        return self.screen is not None
+
+    # -- checks --------------------------------------------------------------
+
+    def check_level(self, level: str | None) -> str:
+        """The AI level ``level`` names (the default when None or empty); RuleError if there is none."""
+        return checked_level(self.title, self.ai_levels, self.default_level, level)
+
+    # -- the parts, imported on first use ------------------------------------
+
+    def rules_class(self) -> type[Game]:
+        rules: type[Game] = load(self.rules)  # a Game subclass: the contract test checks it
+        return rules
+
+    def screen_class(self) -> Any:
+        """The game screen class; LookupError if the game has no screen yet."""
+        if self.screen is None:
+            raise LookupError(
+                f"{self.name} cannot be played in the terminal screen yet; use termgames new/move/show"
+            )
+        return load(self.screen)
+
+    def board_class(self) -> Any:
+        if self.board is None:
+            raise LookupError(f"{self.name} has no board widget")
+        return load(self.board)
+
+    def make_bot(self, level: str | None = None, seed: int | None = None) -> Bot:
+        """A computer player of ``level`` (the default level when None); RuleError for an unknown level."""
+        name = self.check_level(level)
+        assert self.bot is not None  # check_level refused a game without levels
+        factory = load(self.bot)
+        bot: Bot = factory(name, random.randrange(2**31) if seed is None else seed)
+        return bot
+
+
+GAMES: dict[str, GameDescriptor] = {
+    descriptor.name: descriptor
+    for descriptor in (
+        GameDescriptor(
+            name="copolymer",
+            title="Copolymer",
+            summary="Claim cells of a honeycomb; touching two enemy cells earns another claim. Majority wins.",
+            rules="termgames.rules.copolymer:Copolymer",
+            screen="termgames.screens.copolymer:CopolymerScreen",
+            board="termgames.widgets.copolymer_board:CopolymerBoard",
+            bot="termgames.ai.copolymer:CopolymerBot",
+            ai_levels=("easy", "normal", "hard"),
+            default_level="normal",
+        ),
+        GameDescriptor(
+            name="monad",
+            title="Monad",
+            summary="Bots command units on a hex map: mine, build hives, fight; simultaneous turns.",
+            rules="termgames.rules.monad:Monad",
+            screen="termgames.screens.monad:MonadScreen",
+            board="termgames.widgets.monad_board:MonadBoard",
+            bot="termgames.ai.monad:MonadBot",
+            ai_levels=("random", "greedy", "swarm"),
+            default_level="greedy",
+            levels_are_bots=True,
+            max_seats=4,
+            hidden_information=True,
+        ),
+        GameDescriptor(
+            name="mosaic",
+            title="Mosaic",
+            summary="Build a board of two-coloured tiles, then recolour it edge by edge into large regions.",
+            rules="termgames.rules.mosaic:Mosaic",
+            screen="termgames.screens.mosaic:MosaicScreen",
+            board="termgames.widgets.mosaic_board:MosaicBoard",
+            bot="termgames.ai.mosaic:make_bot",
+            ai_levels=("random", "easy", "normal", "hard"),
+            default_level="normal",
+            max_seats=4,
+        ),
+        GameDescriptor(
+            name="mono",
+            title="Mono",
+            summary="Probe the hidden boards of your opponents for runs of rising values.",
+            rules="termgames.rules.mono:Mono",
+            screen="termgames.screens.mono:MonoScreen",
+            board="termgames.widgets.mono_board:MonoBoards",
+            bot="termgames.ai.mono:MonoBot",
+            ai_levels=("easy", "normal", "hard"),
+            default_level="normal",
+            max_seats=4,
+            hidden_information=True,
+        ),
+        GameDescriptor(
+            name="monunrail",
+            title="MonUnrail",
+            summary="Build a railway circuit together, then take it apart; the last remover wins.",
+            rules="termgames.rules.monunrail:MonUnrail",
+            screen="termgames.screens.monunrail:MonUnrailScreen",
+            board="termgames.widgets.monunrail_board:MonUnrailBoard",
+            bot="termgames.ai.monunrail:MonUnrailBot",
+            ai_levels=("easy", "normal", "hard"),
+            default_level="normal",
+        ),
+    )
+}
+
+
+def describe(name: str) -> GameDescriptor:
+    """The descriptor of the game ``name`` (any case, spaces ignored); RuleError names the known games."""
+    descriptor = GAMES.get(name.strip().lower())
+    if descriptor is None:
+        from .rules.base import RuleError
+
+        raise RuleError(f"there is no game {name!r} (games: {', '.join(GAMES)})")
+    return descriptor
