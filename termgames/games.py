@@ -209,6 +209,11 @@ GAMES: dict[str, GameDescriptor] = {
             title="Mosaic",
             summary="Build a board of two-coloured tiles, then recolour it edge by edge into large regions.",
             rules="termgames.rules.mosaic:Mosaic",
+            screen="termgames.screens.mosaic:MosaicScreen",
+            board="termgames.widgets.mosaic_board:MosaicBoard",
+            bot="termgames.ai.mosaic:make_bot",
+            ai_levels=("random", "easy", "normal", "hard"),
+            default_level="normal",
             max_seats=4,
         ),
         GameDescriptor(

@@ -1,0 +1,88 @@
+"""Mosaic's computer players: legal moves at every step, determinism, and better than chance."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from termgames.ai import make_bot
+from termgames.ai.mosaic import LEVELS, Replayer
+from termgames.match import Match, SeatInfo
+
+
+def random_game(seed: int, players: int = 2, moves: int = 60) -> Match:
+    match = Match("mosaic", {}, [SeatInfo(f"s{i}") for i in range(players)], seed)
+    rng = random.Random(seed)
+    while not match.over and len(match.moves) < moves:
+        match.play(match.state.to_move()[0], rng.choice(match.state.legal_moves()))
+    return match
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_every_level_plays_legal_moves_at_every_kind_of_step(level):
+    bot = make_bot("mosaic", level, seed=1)
+    bot.settings = replace(bot.settings, seconds=0.15)  # the search is cut short: only legality is tested
+    kinds = set()
+    for seed in (1, 2):
+        match = random_game(seed, moves=0)
+        while not match.over and len(match.moves) < 40:
+            seat = match.state.to_move()[0]
+            view = match.view(seat)
+            kinds.add(view.step.kind)
+            move = bot.choose(view)
+            assert move in view.legal_moves()
+            match.play(seat, move)
+    assert {"SH/P", "SE", "R"} <= kinds
+
+
+def test_the_same_seed_and_position_give_the_same_move():
+    match = random_game(5, moves=20)
+    seat = match.state.to_move()[0]
+    view = match.view(seat)
+    first = make_bot("mosaic", "normal", seed=9).choose(view)
+    second = make_bot("mosaic", "normal", seed=9).choose(view)
+    assert first == second
+    assert make_bot("mosaic", "random", seed=4).choose(view) == make_bot("mosaic", "random", seed=4).choose(view)
+
+
+def test_the_replayer_rebuilds_the_rules_state_from_the_view_in_three_player_games():
+    match = random_game(7, players=3, moves=70)
+    seat = match.state.to_move()[0]
+    state = Replayer().state_for(match.view(seat))
+    assert state.board == match.state.board
+    assert state.legal_moves() == match.state.legal_moves()
+    assert state.hands == match.state.hands
+
+
+def test_a_bot_refuses_to_move_out_of_turn():
+    match = random_game(3, moves=0)
+    with pytest.raises(ValueError):
+        make_bot("mosaic", "normal", seed=1).choose(match.view(1))
+
+
+def test_unknown_level_is_refused():
+    with pytest.raises(ValueError):
+        make_bot("mosaic", "grandmaster", seed=1)
+
+
+def test_normal_beats_random():
+    wins = 0
+    for game in range(3):
+        seat = game % 2
+        match = Match("mosaic", {"max_routines": 30}, [SeatInfo("a"), SeatInfo("b")], game)
+        bots = {seat: make_bot("mosaic", "normal", seed=game), 1 - seat: make_bot("mosaic", "random", seed=game)}
+        while not match.over:
+            mover = match.state.to_move()[0]
+            match.play(mover, bots[mover].choose(match.view(mover)))
+        wins += match.state.winners() == (seat,)
+    assert wins == 3
+
+
+def test_a_view_without_its_position_is_rebuilt_from_the_move_log():
+    match = random_game(4, moves=30)
+    seat = match.state.to_move()[0]
+    view = match.view(seat)
+    bare = replace(view, position=None)
+    assert make_bot("mosaic", "normal", seed=2).choose(bare) == make_bot("mosaic", "normal", seed=2).choose(view)
