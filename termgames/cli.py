@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
+import typer.core
 
 if TYPE_CHECKING:
     from .launch import Launch
@@ -23,6 +24,69 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 
 GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+class GameOptionsCommand(typer.core.TyperCommand):
+    """A command whose game options follow the game's name: ``play GAME --help`` lists that game's options.
+
+    Click answers ``--help`` while it parses, before the command runs; the
+    game's name is picked from the words first so the help can add the
+    game's own options, their ranges and defaults (from its option specs).
+    ``ctx`` and ``formatter`` are typer's vendored click Context and
+    HelpFormatter, private to typer: typed Any.
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from .games import GAMES
+
+        named = [word.strip().lower() for word in args if not word.startswith("-")]
+        ctx.meta["termgames.help_game"] = next((name for name in named if name in GAMES), None)
+        return super().parse_args(ctx, args)
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        super().format_epilog(ctx, formatter)
+        game = ctx.meta.get("termgames.help_game")
+        if game is None:
+            formatter.write_paragraph()
+            formatter.write_text("Game options follow the game's name; termgames play GAME --help lists them.")
+            return
+        from .rules import get_game
+
+        rules = get_game(game)
+        rows = game_option_rows(rules)
+        with formatter.section(f"{rules.title} options"):
+            if rows:
+                formatter.write_dl(rows)
+            else:
+                formatter.write_text("none")
+
+
+def game_option_rows(rules: Any) -> list[tuple[str, str]]:
+    """(usage, help) for each option flag of the game ``rules``, with ranges and defaults, for ``--help``."""
+    rows: list[tuple[str, str]] = []
+    for compound in rules.compound_flags:
+        rows.append((compound.usage, compound.help))
+    for preset in rules.presets:
+        rows.append((preset.flag, preset.help))
+    for spec in rules.option_specs:
+        text = spec.help
+        if spec.kind in ("int", "float"):
+            if spec.minimum is not None and spec.maximum is not None:
+                text += f"; {_number(spec.minimum)} to {_number(spec.maximum)}"
+            elif spec.minimum is not None:
+                text += f"; at least {_number(spec.minimum)}"
+            elif spec.maximum is not None:
+                text += f"; at most {_number(spec.maximum)}"
+        if spec.kind != "flag":
+            text += f" (default: {spec.default})"
+        if spec.overrides:
+            text += f"; replaces {', '.join('--' + name.replace('_', '-') for name in spec.overrides)}"
+        rows.append((spec.usage, text))
+    return rows
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
 
 app = typer.Typer(
     name="termgames",
@@ -143,7 +207,7 @@ def list_games() -> None:
         print(f"{descriptor.name:<{width}}  {descriptor.blurb}")
 
 
-@app.command(context_settings=GAME_OPTIONS)
+@app.command(cls=GameOptionsCommand, context_settings=GAME_OPTIONS)
 def play(
     ctx: typer.Context,
     game: str | None = typer.Argument(None, help="The game (see termgames list); omit it for the start screen."),
@@ -235,7 +299,7 @@ def screen_keys(game: str) -> str:
     return keys_markdown(screen_class, screen_class.HELP_NOTES)
 
 
-@app.command(context_settings=GAME_OPTIONS)
+@app.command(cls=GameOptionsCommand, context_settings=GAME_OPTIONS)
 def new(
     ctx: typer.Context,
     game: str = typer.Argument(..., help="The game (see termgames list)."),

@@ -202,3 +202,33 @@ def test_ascii_is_automatic_when_the_terminal_is_not_utf8(monkeypatch):
     assert cli._wants_ascii(True) is True
     monkeypatch.setattr(cli.sys, "stderr", latin)
     assert cli._wants_ascii(False) is True
+
+
+@pytest.mark.parametrize("command", ["play", "new"])
+def test_game_help_lists_that_games_options_with_their_ranges(command):
+    mono = run(command, "mono", "--help")
+    assert mono.exit_code == 0
+    assert "Mono options:" in mono.stdout
+    assert "--size N" in mono.stdout and "2 to 35" in mono.stdout and "--no-hints" in mono.stdout
+    monunrail = run(command, "monunrail", "--help")
+    assert "--supply S,T,C" in monunrail.stdout and "--random-supply" in monunrail.stdout
+    assert "Mono options:" not in monunrail.stdout
+    # without a game: how to get them
+    assert "termgames play GAME --help" in run(command, "--help").stdout
+
+
+def test_each_invalid_option_names_the_flag_typed_and_contradictions_are_refused(tmp_path):
+    out = str(tmp_path / "x.json")
+    assert one_line_error(run("new", "copolymer", "--rhombus", "2", "--out", out)).startswith(
+        "termgames: --rhombus must be at least 3"
+    )
+    assert "--small and --large both set the size" in one_line_error(
+        run("new", "copolymer", "--small", "--large", "--out", out)
+    )
+    assert "--small and --size" in one_line_error(run("new", "copolymer", "--small", "--size", "11", "--out", out))
+    assert "--take-min and --take-max" in one_line_error(run("new", "mono", "--take-min", "--take-max", "--out", out))
+    # a MonUnrail with too few turns can never close its track: the first player would win at once
+    assert "--supply's turns must be at least 4" in one_line_error(
+        run("new", "monunrail", "--supply", "0,0,0", "--out", out)
+    )
+    assert not Path(out).exists()

@@ -539,7 +539,9 @@ class Game(ABC):
                 compound = compounds[flag]
                 value = _flag_value(flag, eq, inline, items, f", e.g. {flag} {compound.example or compound.metavar}")
                 for name, raw in compound.read(value).items():
-                    options[name] = by_name[name].coerce(raw, flag)
+                    # "--rhombus must be at least 3"; "--supply's turns must be at least 4" when it sets several
+                    named = flag if len(compound.fills) == 1 else f"{flag}'s {name.replace('_', ' ')}"
+                    options[name] = by_name[name].coerce(raw, named)
                 given.append((flag, compound.sets))
             elif flag in specs:
                 spec = specs[flag]
@@ -557,6 +559,13 @@ class Game(ABC):
     def _check_flag_conflicts(self, given: list[tuple[str, frozenset[str]]], options: dict[str, Any]) -> None:
         """Refuse a command line whose flags contradict each other (``--rhombus 7 --size 9``)."""
         flags_given = {flag for flag, _ in given}
+        # Two different flags setting one option (``--small --large``, ``--small --size 11``) contradict
+        # each other: refuse rather than let the last one win silently.
+        for index, (flag, names) in enumerate(given):
+            for other, other_names in given[:index]:
+                if other != flag and names & other_names and not self._compound_or_override(flag, other):
+                    both = _and(sorted(name.replace("_", " ") for name in names & other_names))
+                    raise RuleError(f"{other} and {flag} both set the {both}; give only one of them")
         for compound in self.compound_flags:
             if compound.flag not in flags_given:
                 continue
@@ -570,6 +579,12 @@ class Game(ABC):
                     if names & set(spec.overrides):
                         decided = _and(spec.overrides)
                         raise RuleError(f"{spec.flag} decides the {decided} itself; do not combine it with {flag}")
+
+    def _compound_or_override(self, *flags: str) -> bool:
+        """Whether one of ``flags`` is a compound flag or an overriding switch (refused below with their own words)."""
+        special = {compound.flag for compound in self.compound_flags}
+        special |= {spec.flag for spec in self.option_specs if spec.overrides}
+        return any(flag in special for flag in flags)
 
     def parse_cli_options(self, args: Sequence[str]) -> dict[str, Any]:
         """Parse game options written as CLI flags (``--size 9``, ``--small``, ``--rhombus 9``)."""

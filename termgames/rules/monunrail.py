@@ -1015,6 +1015,10 @@ canonical form: cells top to bottom, left to right.
   the game says whose opening move it now is.
 """
 
+#: The fewest turns that can close a track: a circuit has four corners and only turns make them.
+MIN_TURNS = 4
+
+
 def draw_random_supply(seed: int) -> tuple[int, int, int]:
     """Counts drawn from the seed (ruling 2): 4-12 straights, 4-12 turns, 1-6 crossroads, at least 16 in all."""
     rng = seeded_rng(seed, "monunrail-supply")
@@ -1028,7 +1032,10 @@ class MonUnrail(Game):
     name = "monunrail"
     option_specs = (
         OptionSpec("straights", "int", DEFAULT_SUPPLY[0], "straights in the supply", minimum=0, maximum=99),
-        OptionSpec("turns", "int", DEFAULT_SUPPLY[1], "turns in the supply", minimum=0, maximum=99),
+        # Fewer than MIN_TURNS can never close a track: the first player would win at once by Impossible.
+        OptionSpec(
+            "turns", "int", DEFAULT_SUPPLY[1], "turns in the supply (a track needs 4)", minimum=MIN_TURNS, maximum=99
+        ),
         OptionSpec("crossroads", "int", DEFAULT_SUPPLY[2], "crossroads in the supply", minimum=0, maximum=99),
         OptionSpec(
             "random_supply", "flag", False, "draw the supply counts from the seed",
