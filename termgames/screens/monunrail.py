@@ -105,16 +105,16 @@ whose opening move it is after a swap.
             return (parameters[0] == wanted) == (phase != "unrailing")
         if action in BUILD_ACTIONS:
             return phase == "building"
-        if action == "swap":
-            return self.view.pie_offer
+        if action == "swap":  # not while the computer is still thinking: the swap is the keyboard's own move
+            return self.view.pie_offer and self.my_turn()
         if action == "hint":
             return phase != "over"
-        return True
+        return super().check_action(action, parameters)
 
     def refresh_footer(self) -> None:
         """The footer offers the keys of the phase at hand: redrawn only when that changes."""
         view = self.view
-        state = (view.phase, view.pie_offer) if view is not None else ()
+        state = (view.phase, view.pie_offer, self.my_turn()) if view is not None else ()
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
