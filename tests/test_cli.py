@@ -196,6 +196,10 @@ def test_ascii_is_automatic_when_the_terminal_is_not_utf8(monkeypatch):
 
     latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
     utf8 = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    for name in ("LC_ALL", "LC_CTYPE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setattr(cli, "_python_coerced_locale", lambda: False)
     monkeypatch.setattr(cli.sys, "stdout", utf8)
     monkeypatch.setattr(cli.sys, "stderr", utf8)
     assert cli._wants_ascii(False) is False
@@ -232,3 +236,34 @@ def test_each_invalid_option_names_the_flag_typed_and_contradictions_are_refused
         run("new", "monunrail", "--supply", "0,0,0", "--out", out)
     )
     assert not Path(out).exists()
+
+
+def test_locale_names_whether_glyphs_can_show():
+    from termgames.cli import locale_is_utf8
+
+    assert locale_is_utf8({"LANG": "en_GB.UTF-8"}) is True
+    assert locale_is_utf8({"LANG": "de_DE.utf8@euro"}) is True
+    assert locale_is_utf8({"LANG": "C"}) is False
+    assert locale_is_utf8({"LANG": "C.UTF-8", "LC_ALL": "C"}) is False  # LC_ALL first
+    assert locale_is_utf8({"LANG": "C.UTF-8", "LC_ALL": "POSIX"}) is False
+    assert locale_is_utf8({"LANG": "C.UTF-8", "LC_CTYPE": "fr_FR.ISO-8859-1"}) is False  # then LC_CTYPE
+    assert locale_is_utf8({"LANG": "C", "LC_CTYPE": "C.UTF-8"}) is True
+    assert locale_is_utf8({"LANG": "C", "LC_CTYPE": "C.UTF-8"}, coerced=True) is False  # Python wrote it
+    assert locale_is_utf8({"LANG": "en_US"}) is False  # no charset: an 8-bit one
+    assert locale_is_utf8({}) is None
+
+
+@pytest.mark.parametrize(
+    ("environment", "ascii"),
+    [({"LANG": "C"}, True), ({"LANG": "C", "LC_ALL": "C"}, True), ({"LC_ALL": "POSIX"}, True),
+     ({"LANG": "C.UTF-8"}, False)],
+)
+def test_ascii_is_automatic_under_the_c_locale_which_python_hides(environment, ascii):
+    # A real interpreter: its C-locale coercion (PEP 538) and UTF-8 mode (PEP 540) are what hide the locale.
+    import os
+
+    env = {"PATH": os.environ.get("PATH", ""), **environment}
+    code = "from termgames.cli import _wants_ascii; print(_wants_ascii(False))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.strip() == str(ascii), done.stderr

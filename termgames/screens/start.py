@@ -36,6 +36,7 @@ from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
+from ..widgets.palette import use_ascii_scrollbars
 from .base import AppScreen
 
 # --------------------------------------------------------------------------
@@ -355,6 +356,15 @@ class SetupScreen(AppScreen[None]):
     def on_mount(self) -> None:
         self.refresh_summary()
         self.query_one("#setup-start", Button).focus()
+        if getattr(self.app, "ascii", False):
+            use_ascii_scrollbars(self)
+            for arrow in self.query("SelectCurrent .down-arrow").results(Static):
+                arrow.update("v")  # Textual draws a triangle
+            for arrow in self.query("SelectCurrent .up-arrow").results(Static):
+                arrow.update("^")
+            for checkbox in self.query(Checkbox):
+                checkbox.BUTTON_LEFT, checkbox.BUTTON_RIGHT = "[", "]"  # half blocks by default
+                checkbox.refresh()
 
     # -- reading the form ----------------------------------------------------
 
@@ -399,7 +409,8 @@ class SetupScreen(AppScreen[None]):
         error.update("")
         self.query_one("#setup-start", Button).disabled = False
         players = " vs ".join(seat.describe() for seat in seats)
-        summary.update(f"{self.game.describe_options(options)}  ·  {players}")
+        separator = "  -  " if getattr(self.app, "ascii", False) else "  ·  "
+        summary.update(f"{self.game.describe_options(options)}{separator}{players}")
         return True
 
     # -- events --------------------------------------------------------------
