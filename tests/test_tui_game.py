@@ -174,9 +174,27 @@ async def test_help_opens_and_closes(tmp_path):
         assert isinstance(app.screen, GameScreen)
 
 
+async def test_a_game_joins_the_saves_only_with_its_first_move(tmp_path):
+    app, _, path = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not path.exists()  # started, nothing played: no empty record in the saves list
+        await pilot.press("q")
+        await pilot.pause()
+        assert "Nothing has been played yet" in app.screen.detail
+        await pilot.press("n", "enter")
+        await pilot.pause()
+        assert [m.move for m in load(path).moves] == ["C3"]
+        await pilot.press("u")  # back to no move: the record stays, and says so
+        await pilot.pause()
+        assert load(path).moves == []
+    assert list(tmp_path.glob("*.json")) == [path]
+
+
 async def test_quit_asks_first(tmp_path):
     app, _, path = new_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)

@@ -407,6 +407,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         path = self.table.save_path
         if path is None:
             detail = "This game is not saved: quitting loses it."
+        elif not path.exists() and not self.table.view(None).moves:
+            detail = "Nothing has been played yet: no record is kept."
         elif self.table.over:
             detail = f"The game is saved in\n{path}\n\nReplay it with\ntermgames replay {path}"
         else:
