@@ -63,9 +63,14 @@ class TermgamesApp(App):
         from .screens.replay import ReplayScreen
 
         try:
-            game_screen_class(match.game.name)
+            screen_class = game_screen_class(match.game.name)
         except LookupError as error:
             self.notify(str(error), severity="error")
+            return
+        # A game may replay in its own screen (Monad steps whole turns, not one seat's move at a time).
+        replay_screen = getattr(screen_class, "replay_screen", None)
+        if replay_screen is not None:
+            self.push_screen(replay_screen(match, source, ascii_only=self.ascii, palette=self.palette))
             return
         self.push_screen(ReplayScreen(match, source, ascii_only=self.ascii, palette=self.palette))
 

@@ -213,7 +213,10 @@ def _run_tui(launch: Launch, saves: Path | None, ascii_mode: bool, palette: str)
 # --------------------------------------------------------------------------
 
 PlayerOption = typer.Option(
-    None, "--player", "-p", help="A seat: NAME, NAME:ai or NAME:ai:LEVEL. Repeat once per seat, in seat order."
+    None,
+    "--player",
+    "-p",
+    help="A seat: NAME, NAME:ai, NAME:ai:LEVEL or NAME:LEVEL (cpu:greedy). Repeat once per seat, in seat order.",
 )
 SavesOption = typer.Option(
     None, "--saves", help="Folder for saved games (default: $TERMGAMES_SAVES or your data folder)."

@@ -72,7 +72,8 @@ SeatInfo = Seat
 
 
 def parse_player(text: str, game: Game) -> Seat:
-    """Parse ``NAME[:ai[:LEVEL]]``; the level defaults to the game's default; the name must pass ``check_name``."""
+    """Parse ``NAME[:ai[:LEVEL]]`` or ``NAME:LEVEL`` (``cpu:greedy``); the level defaults to the game's default;
+    the name must pass ``check_name``."""
     parts = text.strip().split(":")
     name = normal_name(parts[0])
     shown = quoted(text)
@@ -84,8 +85,10 @@ def parse_player(text: str, game: Game) -> Seat:
         raise RuleError(str(error)) from None
     if len(parts) == 1:
         return Seat(name)
+    if len(parts) == 2 and parts[1].strip().lower() in game.ai_levels:
+        return Seat(name, AI, parts[1].strip().lower())  # NAME:LEVEL, e.g. cpu:greedy
     if parts[1].strip().lower() not in (AI, HUMAN) or len(parts) > 3:
-        raise RuleError(f"--player {shown} should look like NAME, NAME:ai or NAME:ai:LEVEL")
+        raise RuleError(f"--player {shown} should look like NAME, NAME:ai, NAME:ai:LEVEL or NAME:LEVEL")
     if parts[1].strip().lower() == HUMAN:
         if len(parts) == 3:
             raise RuleError(f"--player {shown}: a human seat has no level")

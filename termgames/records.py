@@ -296,6 +296,9 @@ def locked(path: str | os.PathLike[str]) -> Iterator[None]:
     target = Path(os.path.realpath(file))
     lock_path = target.with_name(f".{target.name}.lock")
     try:
+        # A new game's first save may be the first file of its folder (--saves DIR): the write would make
+        # the folder, so the lock beside it must too.
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
         handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as error:
         raise SaveError(f"cannot lock {file}: {_why(error, lock_path.parent)}") from None

@@ -486,3 +486,12 @@ def test_loading_keeps_moves_without_a_time_as_they_are(unfinished, missing):
             del move["time"]
     match = records.loads(json.dumps(data))
     assert [m.time for m in match.moves] == [""] * len(data["moves"])
+
+
+def test_a_lock_in_a_folder_not_made_yet_makes_it(tmp_path):
+    from termgames.records import locked
+
+    record = tmp_path / "new" / "folder" / "game.json"
+    with locked(record):
+        pass
+    assert record.parent.is_dir()

@@ -157,6 +157,8 @@ class StartScreen(AppScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#games", OptionList).focus()
         self.load_saved_games()
+        if getattr(self.app, "ascii", False):
+            use_ascii_scrollbars(self)
 
     @work(thread=True, exclusive=True, group="saved-games")
     def load_saved_games(self) -> None:
