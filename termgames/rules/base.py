@@ -327,7 +327,7 @@ class State(ABC):
             raise RuleError("the game is over")
         if seat not in self.to_move():
             names = " and ".join(self.seats[s] for s in self.to_move())
-            raise RuleError(f"it is {names}'s turn, not {self.seats[seat]}'s")
+            raise RuleError(f"it is {possessive(names)} turn, not {possessive(self.seats[seat], standing=True)}")
         text = move.strip()
         if not text:
             raise RuleError("the move is empty")
@@ -403,6 +403,30 @@ def seeded_rng(seed: int, salt: str) -> random.Random:
     and two salts give unrelated numbers.
     """
     return random.Random(f"{seed}:{salt}")
+
+
+#: Names that are pronouns take their own possessive: a player named "me" reads "my turn", not "me's turn".
+PRONOUN_POSSESSIVES = {
+    "i": "my", "me": "my", "you": "your", "he": "his", "him": "his", "she": "her", "her": "her",
+    "it": "its", "we": "our", "us": "our", "they": "their", "them": "their",
+}
+
+
+#: The possessives that stand alone ("not yours").
+STANDING_POSSESSIVES = {"my": "mine", "your": "yours", "her": "hers", "our": "ours", "their": "theirs"}
+
+
+def possessive(name: str, standing: bool = False) -> str:
+    """``ann`` -> ``ann's``, ``me`` -> ``my``: how every message says whose turn, board or cell it is.
+
+    ``standing``: the form without its noun ("not yours", "not bob's").
+    """
+    own = PRONOUN_POSSESSIVES.get(name.lower())
+    if own is None:
+        return f"{name}'s"
+    if standing:
+        own = STANDING_POSSESSIVES.get(own, own)
+    return own.capitalize() if name[:1].isupper() else own
 
 
 def _and(words: Sequence[str]) -> str:

@@ -71,7 +71,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, seeded_rng
+from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, possessive, seeded_rng
 
 # --------------------------------------------------------------------------
 # Geometry and tiles
@@ -822,7 +822,9 @@ class MonUnrailState(State):
                 swapped=True,
                 opener=seat,
                 last_cells=(),
-                last_action=f"{who} swapped: the opening move is now {who}'s and {self.seats[other]} moves again",
+                last_action=(
+                    f"{who} swapped: the opening move is now {possessive(who)} and {self.seats[other]} moves again"
+                ),
             )
         if parsed.kind == IMPOSSIBLE:
             from .monunrail_completion import find_completion
@@ -910,7 +912,8 @@ class MonUnrailState(State):
             left = sum(1 for m in self.grid if m)
             return f"{name} to remove 1 to 3 tiles in a line ({left} left)"
         if self.pie_offer:
-            return f"{name} to place tiles, call impossible, or swap (take {self.seats[1 - self.turn]}'s opening move)"
+            opener = possessive(self.seats[1 - self.turn])
+            return f"{name} to place tiles, call impossible, or swap (take {opener} opening move)"
         return f"{name} to place 1 to 3 tiles or call impossible"
 
     def view(self, viewer: Viewer) -> MonUnrailView:

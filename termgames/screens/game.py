@@ -27,6 +27,7 @@ from textual.widgets import Footer, Static
 from ..match import Seat
 from ..messages import CursorMoved, MoveChosen, PanelChanged
 from ..rules import RuleError, Viewer
+from ..rules.base import possessive
 from ..table import Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
@@ -360,7 +361,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         seat = view.viewer
         if seat is None or seat not in view.to_move:
             names = " and ".join(view.players[s] for s in view.to_move)
-            self.say(f"It is {names}'s turn")
+            self.say(f"It is {possessive(names)} turn")
             return
         if move is None:
             move = self.move_at_cursor(view)

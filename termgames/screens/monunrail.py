@@ -22,6 +22,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..ai.monunrail import Hint, HintGiver
+from ..rules.base import possessive
 from ..rules.monunrail import Cell, MonUnrailView, cell_name
 from ..widgets.monunrail_board import KINDS, MonUnrailBoard, kind_of
 from .dialogs import ConfirmScreen
@@ -132,7 +133,7 @@ whose opening move it is after a swap.
             return None
         if not self.my_turn() or view.viewer is None:
             names = " and ".join(view.players[s] for s in view.to_move)
-            self.say(f"It is {names}'s turn")
+            self.say(f"It is {possessive(names)} turn")
             return None
         return view, view.viewer
 
@@ -264,7 +265,7 @@ whose opening move it is after a swap.
             self.say("Swap is only offered once, as the answer to the opening move")
             return
         opener = view.players[1 - seat]
-        detail = f"You take {opener}'s opening move ({view.last_move}) as your own, and {opener} moves again."
+        detail = f"You take {possessive(opener)} opening move ({view.last_move}) as your own, and {opener} moves again."
         self.app.push_screen(ConfirmScreen("Swap (the pie rule)?", detail), self._swap_answer)
 
     def _swap_answer(self, yes: bool | None) -> None:
