@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
+import typer.core
 
 from .server import limits  # constants only: imports nothing of the server
 
@@ -25,6 +27,69 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 
 GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+class GameOptionsCommand(typer.core.TyperCommand):
+    """A command whose game options follow the game's name: ``play GAME --help`` lists that game's options.
+
+    Click answers ``--help`` while it parses, before the command runs; the
+    game's name is picked from the words first so the help can add the
+    game's own options, their ranges and defaults (from its option specs).
+    ``ctx`` and ``formatter`` are typer's vendored click Context and
+    HelpFormatter, private to typer: typed Any.
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from .games import GAMES
+
+        named = [word.strip().lower() for word in args if not word.startswith("-")]
+        ctx.meta["termgames.help_game"] = next((name for name in named if name in GAMES), None)
+        return super().parse_args(ctx, args)
+
+    def format_epilog(self, ctx: Any, formatter: Any) -> None:
+        super().format_epilog(ctx, formatter)
+        game = ctx.meta.get("termgames.help_game")
+        if game is None:
+            formatter.write_paragraph()
+            formatter.write_text("Game options follow the game's name; termgames play GAME --help lists them.")
+            return
+        from .rules import get_game
+
+        rules = get_game(game)
+        rows = game_option_rows(rules)
+        with formatter.section(f"{rules.title} options"):
+            if rows:
+                formatter.write_dl(rows)
+            else:
+                formatter.write_text("none")
+
+
+def game_option_rows(rules: Any) -> list[tuple[str, str]]:
+    """(usage, help) for each option flag of the game ``rules``, with ranges and defaults, for ``--help``."""
+    rows: list[tuple[str, str]] = []
+    for compound in rules.compound_flags:
+        rows.append((compound.usage, compound.help))
+    for preset in rules.presets:
+        rows.append((preset.flag, preset.help))
+    for spec in rules.option_specs:
+        text = spec.help
+        if spec.kind in ("int", "float"):
+            if spec.minimum is not None and spec.maximum is not None:
+                text += f"; {_number(spec.minimum)} to {_number(spec.maximum)}"
+            elif spec.minimum is not None:
+                text += f"; at least {_number(spec.minimum)}"
+            elif spec.maximum is not None:
+                text += f"; at most {_number(spec.maximum)}"
+        if spec.kind != "flag":
+            text += f" (default: {spec.default})"
+        if spec.overrides:
+            text += f"; replaces {', '.join('--' + name.replace('_', '-') for name in spec.overrides)}"
+        rows.append((spec.usage, text))
+    return rows
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
 
 app = typer.Typer(
     name="termgames",
@@ -85,9 +150,43 @@ def _load(path: Path) -> Match:
         fail(str(error))
 
 
+#: What Python writes into LC_CTYPE when it coerces a C locale (PEP 538).
+COERCED_CTYPES = ("C.UTF-8", "C.utf8", "UTF-8")
+
+
+def locale_is_utf8(environ: Mapping[str, str], coerced: bool = False) -> bool | None:
+    """Whether the locale ``environ`` names (LC_ALL, then LC_CTYPE, then LANG, as POSIX reads them) is UTF-8.
+
+    None when none of them is set (the C locale, for POSIX).  ``C`` and
+    ``POSIX`` are ASCII; a locale without a charset (``en_US``) has its
+    language's old 8-bit one.  ``coerced``: Python wrote LC_CTYPE itself at
+    start-up (see :func:`_python_coerced_locale`), so the user's is not there.
+    """
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = environ.get(name, "")
+        if name == "LC_CTYPE" and coerced and value in COERCED_CTYPES:
+            continue
+        if value:
+            charset = value.partition(".")[2].partition("@")[0]
+            return charset.lower().replace("-", "") == "utf8"
+    return None
+
+
+def _python_coerced_locale() -> bool:
+    """Whether Python found the C locale at start-up and hid it (PEP 538 and 540).
+
+    Python then switches on its UTF-8 mode by itself and may write
+    ``LC_CTYPE=C.UTF-8`` into its own environment: neither the streams'
+    encoding nor LC_CTYPE tell what the user set any more.  UTF-8 mode that
+    nobody asked for (``PYTHONUTF8``, ``-X utf8``) gives it away.
+    """
+    asked = "PYTHONUTF8" in os.environ or "utf8" in getattr(sys, "_xoptions", {})
+    return bool(sys.flags.utf8_mode) and not asked
+
+
 def _wants_ascii(flag: bool) -> bool:
-    """ASCII glyphs when asked, or when the terminal cannot take UTF-8."""
-    if flag:
+    """ASCII glyphs when asked, or when the locale (``LANG=C``...) or the terminal cannot take UTF-8."""
+    if flag or not locale_is_utf8(os.environ, _python_coerced_locale()):
         return True
     for stream in (sys.stdout, sys.stderr):
         encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
@@ -124,7 +223,9 @@ PlayerOption = typer.Option(
 SavesOption = typer.Option(
     None, "--saves", help="Folder for saved games (default: $TERMGAMES_SAVES or your data folder)."
 )
-AsciiOption = typer.Option(False, "--ascii", help="Plain ASCII drawing (automatic when the terminal is not UTF-8).")
+AsciiOption = typer.Option(
+    False, "--ascii", help="Plain ASCII drawing (automatic when the locale or the terminal is not UTF-8)."
+)
 PaletteOption = typer.Option("default", "--palette", help="Colours: default, colourblind or mono.")
 
 
@@ -148,7 +249,7 @@ def list_games() -> None:
         print(f"{descriptor.name:<{width}}  {descriptor.blurb}")
 
 
-@app.command(context_settings=GAME_OPTIONS)
+@app.command(cls=GameOptionsCommand, context_settings=GAME_OPTIONS)
 def play(
     ctx: typer.Context,
     game: str | None = typer.Argument(None, help="The game (see termgames list); omit it for the start screen."),
@@ -240,7 +341,7 @@ def screen_keys(game: str) -> str:
     return keys_markdown(screen_class, screen_class.HELP_NOTES)
 
 
-@app.command(context_settings=GAME_OPTIONS)
+@app.command(cls=GameOptionsCommand, context_settings=GAME_OPTIONS)
 def new(
     ctx: typer.Context,
     game: str = typer.Argument(..., help="The game (see termgames list)."),

@@ -246,6 +246,10 @@ class LocalTable:
         path = self.save_path
         if path is None:
             return
+        if not self.match.moves and self._on_disk is None and not path.exists():
+            # A game with no move yet is no saved game: it joins the saves list with its first move
+            # (otherwise every game started and left at once would leave an empty record behind).
+            return
         try:
             with locked(path):
                 current = _bytes_or_none(path)

@@ -196,9 +196,74 @@ def test_ascii_is_automatic_when_the_terminal_is_not_utf8(monkeypatch):
 
     latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
     utf8 = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    for name in ("LC_ALL", "LC_CTYPE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setattr(cli, "_python_coerced_locale", lambda: False)
     monkeypatch.setattr(cli.sys, "stdout", utf8)
     monkeypatch.setattr(cli.sys, "stderr", utf8)
     assert cli._wants_ascii(False) is False
     assert cli._wants_ascii(True) is True
     monkeypatch.setattr(cli.sys, "stderr", latin)
     assert cli._wants_ascii(False) is True
+
+
+@pytest.mark.parametrize("command", ["play", "new"])
+def test_game_help_lists_that_games_options_with_their_ranges(command):
+    mono = run(command, "mono", "--help")
+    assert mono.exit_code == 0
+    assert "Mono options:" in mono.stdout
+    assert "--size N" in mono.stdout and "2 to 35" in mono.stdout and "--no-hints" in mono.stdout
+    monunrail = run(command, "monunrail", "--help")
+    assert "--supply S,T,C" in monunrail.stdout and "--random-supply" in monunrail.stdout
+    assert "Mono options:" not in monunrail.stdout
+    # without a game: how to get them
+    assert "termgames play GAME --help" in run(command, "--help").stdout
+
+
+def test_each_invalid_option_names_the_flag_typed_and_contradictions_are_refused(tmp_path):
+    out = str(tmp_path / "x.json")
+    assert one_line_error(run("new", "copolymer", "--rhombus", "2", "--out", out)).startswith(
+        "termgames: --rhombus must be at least 3"
+    )
+    assert "--small and --large both set the size" in one_line_error(
+        run("new", "copolymer", "--small", "--large", "--out", out)
+    )
+    assert "--small and --size" in one_line_error(run("new", "copolymer", "--small", "--size", "11", "--out", out))
+    assert "--take-min and --take-max" in one_line_error(run("new", "mono", "--take-min", "--take-max", "--out", out))
+    # a MonUnrail with too few turns can never close its track: the first player would win at once
+    assert "--supply's turns must be at least 4" in one_line_error(
+        run("new", "monunrail", "--supply", "0,0,0", "--out", out)
+    )
+    assert not Path(out).exists()
+
+
+def test_locale_names_whether_glyphs_can_show():
+    from termgames.cli import locale_is_utf8
+
+    assert locale_is_utf8({"LANG": "en_GB.UTF-8"}) is True
+    assert locale_is_utf8({"LANG": "de_DE.utf8@euro"}) is True
+    assert locale_is_utf8({"LANG": "C"}) is False
+    assert locale_is_utf8({"LANG": "C.UTF-8", "LC_ALL": "C"}) is False  # LC_ALL first
+    assert locale_is_utf8({"LANG": "C.UTF-8", "LC_ALL": "POSIX"}) is False
+    assert locale_is_utf8({"LANG": "C.UTF-8", "LC_CTYPE": "fr_FR.ISO-8859-1"}) is False  # then LC_CTYPE
+    assert locale_is_utf8({"LANG": "C", "LC_CTYPE": "C.UTF-8"}) is True
+    assert locale_is_utf8({"LANG": "C", "LC_CTYPE": "C.UTF-8"}, coerced=True) is False  # Python wrote it
+    assert locale_is_utf8({"LANG": "en_US"}) is False  # no charset: an 8-bit one
+    assert locale_is_utf8({}) is None
+
+
+@pytest.mark.parametrize(
+    ("environment", "ascii"),
+    [({"LANG": "C"}, True), ({"LANG": "C", "LC_ALL": "C"}, True), ({"LC_ALL": "POSIX"}, True),
+     ({"LANG": "C.UTF-8"}, False)],
+)
+def test_ascii_is_automatic_under_the_c_locale_which_python_hides(environment, ascii):
+    # A real interpreter: its C-locale coercion (PEP 538) and UTF-8 mode (PEP 540) are what hide the locale.
+    import os
+
+    env = {"PATH": os.environ.get("PATH", ""), **environment}
+    code = "from termgames.cli import _wants_ascii; print(_wants_ascii(False))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.strip() == str(ascii), done.stderr

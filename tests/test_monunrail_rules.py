@@ -121,9 +121,16 @@ def test_registered_with_its_options():
     assert (options["straights"], options["turns"], options["crossroads"]) == (6, 9, 3)
     assert game.new(options, ["a", "b"], 5).supply == (6, 9, 3)
     assert game.option_flags(options) == ["--supply", "6,9,3"]
-    # a supply too small for any circuit is a legal (short) game: Impossible wins at once
-    tiny = game.new(game.parse_cli_options(["--supply", "8,3,8"]), ["a", "b"], 1)
-    assert tiny.apply(0, "impossible").winner == 0
+    # a supply too small for any circuit makes no game (Impossible would win at once): refused at creation
+    with pytest.raises(RuleError, match="--supply's turns must be at least 4, not 3"):
+        game.parse_cli_options(["--supply", "8,3,8"])
+    with pytest.raises(RuleError, match="--supply's turns must be at least 4, not 0"):
+        game.parse_cli_options(["--supply", "0,0,0"])
+    with pytest.raises(RuleError, match="--turns must be at least 4"):
+        game.parse_cli_options(["--turns", "2"])
+    with pytest.raises(RuleError, match="at least 4"):
+        game.check_options({"turns": 0})
+    assert game.parse_cli_options(["--supply", "0,4,0"])["turns"] == 4
     with pytest.raises(RuleError, match="at most 99"):
         game.parse_cli_options(["--supply", "8,100,8"])
     with pytest.raises(RuleError, match="three values"):

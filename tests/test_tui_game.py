@@ -174,9 +174,27 @@ async def test_help_opens_and_closes(tmp_path):
         assert isinstance(app.screen, GameScreen)
 
 
+async def test_a_game_joins_the_saves_only_with_its_first_move(tmp_path):
+    app, _, path = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not path.exists()  # started, nothing played: no empty record in the saves list
+        await pilot.press("q")
+        await pilot.pause()
+        assert "Nothing has been played yet" in app.screen.detail
+        await pilot.press("n", "enter")
+        await pilot.pause()
+        assert [m.move for m in load(path).moves] == ["C3"]
+        await pilot.press("u")  # back to no move: the record stays, and says so
+        await pilot.pause()
+        assert load(path).moves == []
+    assert list(tmp_path.glob("*.json")) == [path]
+
+
 async def test_quit_asks_first(tmp_path):
     app, _, path = new_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
@@ -236,12 +254,49 @@ async def test_privacy_screen_between_human_seats(tmp_path):
         assert isinstance(app.screen, PrivacyScreen)
         assert app.screen.player == "bob"
         assert screen.board.text_lines() == []  # nothing of the board shows behind it
-        await pilot.press("space")  # the act key does nothing while hidden
+        await pilot.press("space")  # Space, pressed a moment too late, neither plays nor passes the screen
+        await pilot.pause()
         assert len(match.moves) == 1
+        assert isinstance(app.screen, PrivacyScreen) and screen.board.text_lines() == []
+        for key in ("q", "escape"):  # ask to quit, the boards still hidden; n goes back to the privacy screen
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen) and screen.board.text_lines() == []
+            await pilot.press("n")
+            await pilot.pause()
+            assert isinstance(app.screen, PrivacyScreen)
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is screen and screen.view.viewer == 1
         assert screen.board.text_lines()
+
+
+def footer_text(app) -> str:
+    from textual.widgets import Footer
+
+    lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    return lines[app.screen.query_one(Footer).region.y]
+
+
+async def test_footer_lists_only_the_keys_that_do_something_now(tmp_path, monkeypatch):
+    import random
+
+    app, match, _ = new_app(tmp_path, options={"size": 3})
+    rng = random.Random(1)
+    while len(match.state.to_move()) and len(match.moves) < 6:
+        seat = match.state.to_move()[0]
+        match.play(seat, match.state.random_move(seat, rng))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "Claim" in footer_text(app) and "Undo" in footer_text(app)
+        while not match.over:
+            seat = app.screen.view.viewer
+            app.screen.submit(match.state.random_move(seat, rng))
+            await pilot.pause()
+        await pilot.pause()
+        assert app.screen.view.over
+        assert "Claim" not in footer_text(app)  # nothing left to claim
+        assert "Undo" in footer_text(app) and "Quit" in footer_text(app)
 
 
 async def wait_for(pilot, condition, rounds: int = 100):

@@ -198,7 +198,13 @@ async def test_no_hints_forbids_the_overlay(tmp_path, monkeypatch):
         await pilot.press("enter")
         await pilot.press("d")
         await pilot.pause()
-        assert "--no-hints" in message(app.screen) and not app.screen.overlay
+        assert not app.screen.overlay
+        assert "Deduce" not in screen_text(app).splitlines()[-1]  # the footer offers no key that does nothing
+    app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Deduce" in screen_text(app).splitlines()[-1]  # with hints, it is there
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,7 @@ async def test_an_illegal_placement_is_explained_and_not_applied(tmp_path):
     app, match, path = new_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        saved = path.read_bytes()
+        assert not path.exists()  # no record before the first move
         board = app.screen.rail_board
         await pilot.press("k", "k", "h", "h", "h")  # A1, far from every tile
         assert board.cursor_name() == "A1"
@@ -99,7 +99,7 @@ async def test_an_illegal_placement_is_explained_and_not_applied(tmp_path):
         await pilot.press("enter")
         await pilot.pause()
     assert match.moves == []
-    assert path.read_bytes() == saved
+    assert not path.exists()  # nothing was applied, so nothing saved
 
 
 async def test_the_pie_swap(tmp_path):
@@ -251,3 +251,39 @@ async def test_the_computer_player_answers_in_its_thread(tmp_path, monkeypatch):
                 break
         assert [m.seat for m in match.moves] == [0, 1]
         assert app.screen.view.to_move == (0,)
+
+
+async def test_the_swap_is_not_offered_while_the_computer_thinks(tmp_path, monkeypatch):
+    import threading
+
+    gate = threading.Event()
+    asked = threading.Event()
+
+    class SlowSwapper:
+        level = "normal"
+
+        def choose(self, view):
+            asked.set()
+            assert gate.wait(5)
+            return "swap"
+
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: SlowSwapper())
+    monkeypatch.setattr("termgames.rules.monunrail.MonUnrail.ai_move_seconds", 0.0)
+    match = Match("monunrail", {}, [Seat("ann"), Seat("cpu", "ai", "normal")], 5)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "g.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        screen.submit(LOOP[0])  # ann opens; the computer may swap and thinks about it
+        for _ in range(100):
+            if asked.is_set():
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+        assert screen.table.thinking
+        assert screen.check_action("swap", ()) is False  # the footer offers ann no swap: it is not hers
+        await pilot.press("s")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        gate.set()
+        await settle(pilot)
+        assert match.moves[-1].move == "swap"

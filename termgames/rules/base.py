@@ -327,7 +327,7 @@ class State(ABC):
             raise RuleError("the game is over")
         if seat not in self.to_move():
             names = " and ".join(self.seats[s] for s in self.to_move())
-            raise RuleError(f"it is {names}'s turn, not {self.seats[seat]}'s")
+            raise RuleError(f"it is {possessive(names)} turn, not {possessive(self.seats[seat], standing=True)}")
         text = move.strip()
         if not text:
             raise RuleError("the move is empty")
@@ -403,6 +403,30 @@ def seeded_rng(seed: int, salt: str) -> random.Random:
     and two salts give unrelated numbers.
     """
     return random.Random(f"{seed}:{salt}")
+
+
+#: Names that are pronouns take their own possessive: a player named "me" reads "my turn", not "me's turn".
+PRONOUN_POSSESSIVES = {
+    "i": "my", "me": "my", "you": "your", "he": "his", "him": "his", "she": "her", "her": "her",
+    "it": "its", "we": "our", "us": "our", "they": "their", "them": "their",
+}
+
+
+#: The possessives that stand alone ("not yours").
+STANDING_POSSESSIVES = {"my": "mine", "your": "yours", "her": "hers", "our": "ours", "their": "theirs"}
+
+
+def possessive(name: str, standing: bool = False) -> str:
+    """``ann`` -> ``ann's``, ``me`` -> ``my``: how every message says whose turn, board or cell it is.
+
+    ``standing``: the form without its noun ("not yours", "not bob's").
+    """
+    own = PRONOUN_POSSESSIVES.get(name.lower())
+    if own is None:
+        return f"{name}'s"
+    if standing:
+        own = STANDING_POSSESSIVES.get(own, own)
+    return own.capitalize() if name[:1].isupper() else own
 
 
 def _and(words: Sequence[str]) -> str:
@@ -539,7 +563,9 @@ class Game(ABC):
                 compound = compounds[flag]
                 value = _flag_value(flag, eq, inline, items, f", e.g. {flag} {compound.example or compound.metavar}")
                 for name, raw in compound.read(value).items():
-                    options[name] = by_name[name].coerce(raw, flag)
+                    # "--rhombus must be at least 3"; "--supply's turns must be at least 4" when it sets several
+                    named = flag if len(compound.fills) == 1 else f"{flag}'s {name.replace('_', ' ')}"
+                    options[name] = by_name[name].coerce(raw, named)
                 given.append((flag, compound.sets))
             elif flag in specs:
                 spec = specs[flag]
@@ -557,6 +583,13 @@ class Game(ABC):
     def _check_flag_conflicts(self, given: list[tuple[str, frozenset[str]]], options: dict[str, Any]) -> None:
         """Refuse a command line whose flags contradict each other (``--rhombus 7 --size 9``)."""
         flags_given = {flag for flag, _ in given}
+        # Two different flags setting one option (``--small --large``, ``--small --size 11``) contradict
+        # each other: refuse rather than let the last one win silently.
+        for index, (flag, names) in enumerate(given):
+            for other, other_names in given[:index]:
+                if other != flag and names & other_names and not self._compound_or_override(flag, other):
+                    both = _and(sorted(name.replace("_", " ") for name in names & other_names))
+                    raise RuleError(f"{other} and {flag} both set the {both}; give only one of them")
         for compound in self.compound_flags:
             if compound.flag not in flags_given:
                 continue
@@ -570,6 +603,12 @@ class Game(ABC):
                     if names & set(spec.overrides):
                         decided = _and(spec.overrides)
                         raise RuleError(f"{spec.flag} decides the {decided} itself; do not combine it with {flag}")
+
+    def _compound_or_override(self, *flags: str) -> bool:
+        """Whether one of ``flags`` is a compound flag or an overriding switch (refused below with their own words)."""
+        special = {compound.flag for compound in self.compound_flags}
+        special |= {spec.flag for spec in self.option_specs if spec.overrides}
+        return any(flag in special for flag in flags)
 
     def parse_cli_options(self, args: Sequence[str]) -> dict[str, Any]:
         """Parse game options written as CLI flags (``--size 9``, ``--small``, ``--rhombus 9``)."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from .base import ALL, Game, OptionSpec, RuleError, State, View, Viewer
+from .base import ALL, Game, OptionSpec, RuleError, State, View, Viewer, possessive
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 MIN_REGIONS, MAX_REGIONS = 2, 35
@@ -676,7 +676,7 @@ class MonoState(State):
             return f"{who} to lay out a board"
         if self.open_turn is not None:
             values = " ".join(label(p.value) for p in self.open_turn.probes)
-            return f"{who}'s turn goes on: {values} (scores {self.open_turn.score})"
+            return f"{possessive(who)} turn goes on: {values} (scores {self.open_turn.score})"
         ending = ", the last round" if self.final_round() else ""
         return f"round {self.round}{ending}: {who} to probe"
 

@@ -71,7 +71,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, seeded_rng
+from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, possessive, seeded_rng
 
 # --------------------------------------------------------------------------
 # Geometry and tiles
@@ -822,7 +822,9 @@ class MonUnrailState(State):
                 swapped=True,
                 opener=seat,
                 last_cells=(),
-                last_action=f"{who} swapped: the opening move is now {who}'s and {self.seats[other]} moves again",
+                last_action=(
+                    f"{who} swapped: the opening move is now {possessive(who)} and {self.seats[other]} moves again"
+                ),
             )
         if parsed.kind == IMPOSSIBLE:
             from .monunrail_completion import find_completion
@@ -910,7 +912,8 @@ class MonUnrailState(State):
             left = sum(1 for m in self.grid if m)
             return f"{name} to remove 1 to 3 tiles in a line ({left} left)"
         if self.pie_offer:
-            return f"{name} to place tiles, call impossible, or swap (take {self.seats[1 - self.turn]}'s opening move)"
+            opener = possessive(self.seats[1 - self.turn])
+            return f"{name} to place tiles, call impossible, or swap (take {opener} opening move)"
         return f"{name} to place 1 to 3 tiles or call impossible"
 
     def view(self, viewer: Viewer) -> MonUnrailView:
@@ -1015,6 +1018,10 @@ canonical form: cells top to bottom, left to right.
   the game says whose opening move it now is.
 """
 
+#: The fewest turns that can close a track: a circuit has four corners and only turns make them.
+MIN_TURNS = 4
+
+
 def draw_random_supply(seed: int) -> tuple[int, int, int]:
     """Counts drawn from the seed (ruling 2): 4-12 straights, 4-12 turns, 1-6 crossroads, at least 16 in all."""
     rng = seeded_rng(seed, "monunrail-supply")
@@ -1028,7 +1035,10 @@ class MonUnrail(Game):
     name = "monunrail"
     option_specs = (
         OptionSpec("straights", "int", DEFAULT_SUPPLY[0], "straights in the supply", minimum=0, maximum=99),
-        OptionSpec("turns", "int", DEFAULT_SUPPLY[1], "turns in the supply", minimum=0, maximum=99),
+        # Fewer than MIN_TURNS can never close a track: the first player would win at once by Impossible.
+        OptionSpec(
+            "turns", "int", DEFAULT_SUPPLY[1], "turns in the supply (a track needs 4)", minimum=MIN_TURNS, maximum=99
+        ),
         OptionSpec("crossroads", "int", DEFAULT_SUPPLY[2], "crossroads in the supply", minimum=0, maximum=99),
         OptionSpec(
             "random_supply", "flag", False, "draw the supply counts from the seed",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -124,21 +125,37 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class PrivacyScreen(ModalScreen[None]):
-    """Hides every board while the keyboard passes between players of a hidden-information game."""
+    """Hides every board while the keyboard passes between players of a hidden-information game.
 
-    BINDINGS = [Binding("enter,space", "ready", "I am NAME")]
+    Only Enter passes it: Space, the other act key, pressed a moment too late
+    by the player who just moved, must not show the next player's board.
+    ``q`` and Esc ask to quit (``ask_quit``, the game screen's question), the
+    boards staying hidden meanwhile.
+    """
 
-    def __init__(self, name: str, result: str = "") -> None:
+    BINDINGS = [
+        Binding("enter", "ready", "I am NAME"),
+        Binding("q,escape", "quit_game", "Quit"),
+    ]
+
+    def __init__(self, name: str, result: str = "", ask_quit: Callable[[], None] | None = None) -> None:
         super().__init__()
         self.player = name
         self.result = result
+        self.ask_quit = ask_quit
+
+    def action_quit_game(self) -> None:
+        if self.ask_quit is not None:
+            self.ask_quit()
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog small-dialog privacy"):
             if self.result:
                 yield Static(self.result, classes="dialog-text", markup=False)
             yield Static(f"Pass the keyboard to {self.player}", classes="dialog-title", markup=False)
-            yield Static(f"{self.player}: press Enter when nobody else is looking", classes="dialog-hint", markup=False)
+            yield Static(
+                f"{self.player}: press Enter when nobody else is looking (q quits)", classes="dialog-hint", markup=False
+            )
 
     def action_ready(self) -> None:
         self.dismiss(None)

@@ -27,6 +27,7 @@ from textual.widgets import Footer, Static
 from ..match import Seat
 from ..messages import CursorMoved, MoveChosen, PanelChanged
 from ..rules import RuleError, Viewer
+from ..rules.base import possessive
 from ..table import Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
@@ -115,6 +116,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         #: A hidden-information turn just ended: the keyboard passes to this seat on Enter.
         self._handover_to: int | None = None
         self._message_is_error = True
+        #: What the footer's keys were last worked out from (``check_action``): refreshed when it changes.
+        self._drawn_footer_state: tuple[object, ...] = ()
 
     # -- layout --------------------------------------------------------------
 
@@ -224,7 +227,9 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self._privacy_open = True
         self.message = ""
         self.board.show(None)
-        self.app.push_screen(PrivacyScreen(self.table.names[seat], result), self._privacy_done)
+        self.app.push_screen(
+            PrivacyScreen(self.table.names[seat], result, ask_quit=self.action_quit_game), self._privacy_done
+        )
 
     def _privacy_done(self, _result: None) -> None:
         self._privacy_open = False
@@ -254,10 +259,38 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
             return f"{status}\n{thinking}"  # a simultaneous turn: the keyboard's seat moves meanwhile
         return thinking
 
+    # -- the footer: only keys that do something now ---------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the act key when it can do nothing now: the game is over, or another seat is to move.
+
+        Textual asks this for every binding it shows or runs; False hides the
+        binding from the footer and lets its key fall through.  Game screens
+        that answer their own actions end with ``super().check_action(...)``.
+        """
+        if not self.is_mounted or self.view is None:
+            return True
+        view = self.view
+        if action == "act":
+            if self._handover_to is not None:
+                return True  # Enter hides the boards for the next player
+            return not view.over and view.viewer is not None and view.viewer in view.to_move
+        return True
+
+    def _footer_state(self) -> tuple[object, ...]:
+        view = self.view
+        if view is None:
+            return ()
+        return (view.over, view.viewer, view.to_move, self._handover_to, self._privacy_open)
+
     def update_panel(self) -> None:
         view = self.view
         if view is None:
             return
+        footer_state = self._footer_state()
+        if footer_state != self._drawn_footer_state:
+            self._drawn_footer_state = footer_state
+            self.refresh_bindings()
         self.query_one(SidePanel).show(view, self.status_line(), Text.assemble(*self.board.legend()))
         update_if_changed(self.query_one("#cursor-line", Static), self.board.cursor_detail())
         look = "bold red" if self._message_is_error else "bold"
@@ -328,7 +361,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         seat = view.viewer
         if seat is None or seat not in view.to_move:
             names = " and ".join(view.players[s] for s in view.to_move)
-            self.say(f"It is {names}'s turn")
+            self.say(f"It is {possessive(names)} turn")
             return
         if move is None:
             move = self.move_at_cursor(view)
@@ -375,6 +408,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         path = self.table.save_path
         if path is None:
             detail = "This game is not saved: quitting loses it."
+        elif not path.exists() and not self.table.view(None).moves:
+            detail = "Nothing has been played yet: no record is kept."
         elif self.table.over:
             detail = f"The game is saved in\n{path}\n\nReplay it with\ntermgames replay {path}"
         else:

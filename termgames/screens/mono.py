@@ -139,9 +139,11 @@ seen.
                 return not laying_out and view is not None and not view.over and view.viewer is not None
             if action == "next_board" and self.view is not None and len(self.view.players) < 3:
                 return False  # one opponent: nothing to switch to
+            if action == "deduce" and self.hints_forbidden():
+                return False  # a game made with --no-hints has no overlay
             view = self.view
             return not laying_out and view is not None and view.phase == "probe" and view.viewer is not None
-        return True
+        return super().check_action(action, parameters)
 
     # -- moves -----------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..ai.monunrail import Hint, HintGiver
+from ..rules.base import possessive
 from ..rules.monunrail import Cell, MonUnrailView, cell_name
 from ..widgets.monunrail_board import KINDS, MonUnrailBoard, kind_of
 from .dialogs import ConfirmScreen
@@ -105,16 +106,16 @@ whose opening move it is after a swap.
             return (parameters[0] == wanted) == (phase != "unrailing")
         if action in BUILD_ACTIONS:
             return phase == "building"
-        if action == "swap":
-            return self.view.pie_offer
+        if action == "swap":  # not while the computer is still thinking: the swap is the keyboard's own move
+            return self.view.pie_offer and self.my_turn()
         if action == "hint":
             return phase != "over"
-        return True
+        return super().check_action(action, parameters)
 
     def refresh_footer(self) -> None:
         """The footer offers the keys of the phase at hand: redrawn only when that changes."""
         view = self.view
-        state = (view.phase, view.pie_offer) if view is not None else ()
+        state = (view.phase, view.pie_offer, self.my_turn()) if view is not None else ()
         if state != self._keys_state:
             self._keys_state = state
             self.refresh_bindings()
@@ -132,7 +133,7 @@ whose opening move it is after a swap.
             return None
         if not self.my_turn() or view.viewer is None:
             names = " and ".join(view.players[s] for s in view.to_move)
-            self.say(f"It is {names}'s turn")
+            self.say(f"It is {possessive(names)} turn")
             return None
         return view, view.viewer
 
@@ -264,7 +265,7 @@ whose opening move it is after a swap.
             self.say("Swap is only offered once, as the answer to the opening move")
             return
         opener = view.players[1 - seat]
-        detail = f"You take {opener}'s opening move ({view.last_move}) as your own, and {opener} moves again."
+        detail = f"You take {possessive(opener)} opening move ({view.last_move}) as your own, and {opener} moves again."
         self.app.push_screen(ConfirmScreen("Swap (the pie rule)?", detail), self._swap_answer)
 
     def _swap_answer(self, yes: bool | None) -> None:

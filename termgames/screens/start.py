@@ -36,6 +36,7 @@ from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
+from ..widgets.palette import use_ascii_scrollbars
 from .base import AppScreen
 
 # --------------------------------------------------------------------------
@@ -156,6 +157,8 @@ class StartScreen(AppScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#games", OptionList).focus()
         self.load_saved_games()
+        if getattr(self.app, "ascii", False):
+            use_ascii_scrollbars(self)
 
     @work(thread=True, exclusive=True, group="saved-games")
     def load_saved_games(self) -> None:
@@ -355,6 +358,15 @@ class SetupScreen(AppScreen[None]):
     def on_mount(self) -> None:
         self.refresh_summary()
         self.query_one("#setup-start", Button).focus()
+        if getattr(self.app, "ascii", False):
+            use_ascii_scrollbars(self)
+            for arrow in self.query("SelectCurrent .down-arrow").results(Static):
+                arrow.update("v")  # Textual draws a triangle
+            for arrow in self.query("SelectCurrent .up-arrow").results(Static):
+                arrow.update("^")
+            for checkbox in self.query(Checkbox):
+                checkbox.BUTTON_LEFT, checkbox.BUTTON_RIGHT = "[", "]"  # half blocks by default
+                checkbox.refresh()
 
     # -- reading the form ----------------------------------------------------
 
@@ -399,7 +411,8 @@ class SetupScreen(AppScreen[None]):
         error.update("")
         self.query_one("#setup-start", Button).disabled = False
         players = " vs ".join(seat.describe() for seat in seats)
-        summary.update(f"{self.game.describe_options(options)}  ·  {players}")
+        separator = "  -  " if getattr(self.app, "ascii", False) else "  ·  "
+        summary.update(f"{self.game.describe_options(options)}{separator}{players}")
         return True
 
     # -- events --------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any
 from textual.events import Click
 
 from ..messages import CursorMoved, MoveChosen
+from ..rules.base import possessive
 from ..rules.copolymer import CopolymerView
 from .board import BoardWidget, Canvas, Piece
 from .palette import style
@@ -75,7 +76,7 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         name = view.board.names[cell]
         owner = view.owners[cell]
         if owner is not None:
-            return f"cursor {name}: {view.players[owner]}'s"
+            return f"cursor {name}: {possessive(view.players[owner], standing=True)}"
         if cell in view.obliging and not view.over:
             return f"cursor {name}: empty, earns another claim"
         return f"cursor {name}: empty"

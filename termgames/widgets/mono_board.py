@@ -20,7 +20,7 @@ from textual.events import Click
 from textual.geometry import Region
 
 from ..messages import CursorMoved
-from ..rules.base import ALL
+from ..rules.base import ALL, possessive
 from ..rules.mono import Grid, MonoView, Probe, column_name, label
 from ..rules.mono import _component as connected_part
 from .board import Board, BoardWidget, Canvas, Piece
@@ -566,7 +566,7 @@ class MonoBoards(Board[MonoView]):
         record = view.open_turn
         if record is not None:
             yours = record.seat == view.viewer and self.interactive
-            who = "Your turn" if yours else f"{view.players[record.seat]}'s turn"
+            who = "Your turn" if yours else f"{possessive(view.players[record.seat])} turn"
             lines.append([(f"{who}: ", style(bold=True)), *self.values_pieces(record.probes)])
             lines.append([(f"  scores {record.score} if it ends now", style())])
         elif view.phase == "probe" and self.interactive and view.viewer is not None and view.viewer in view.to_move:
@@ -606,10 +606,10 @@ class MonoBoards(Board[MonoView]):
             return []
         if view.final_round:
             return [("Last round: ", style(self.palette.warn, bold=True)),
-                    (f"the game ends\nafter {view.players[-1]}'s turn", style())]
+                    (f"the game ends\nafter {possessive(view.players[-1])} turn", style())]
         hidden = [view.grid.cells - len(view.uncovered[seat]) for seat in range(len(view.players))]
         seat = min(range(len(hidden)), key=lambda s: (hidden[s], s))
-        whose = "yours" if seat == view.viewer else f"{view.players[seat]}'s"
+        whose = "yours" if seat == view.viewer else possessive(view.players[seat], standing=True)
         if hidden.count(hidden[seat]) == len(hidden):
             whose = "each"
         return [(f"End: the round a board is\nuncovered ({whose}: {hidden[seat]} left)", style())]

@@ -28,6 +28,7 @@ from textual.events import Click
 from textual.geometry import Region
 
 from ..messages import CursorMoved
+from ..rules.base import possessive
 from ..rules.monunrail import (
     COLUMN_LETTERS,
     COLUMNS,
@@ -279,10 +280,10 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
                 move = self.pending_text()
                 pieces += [("Move   ", bold), (move or "Space adds a tile", plain if move else label), ("\n", plain)]
             if view.pie_offer:
-                opener = view.players[1 - view.to_move[0]] if view.to_move else ""
-                pieces += [("Pie: ", style(palette.warn, bold=True)), (f"s takes {opener}'s opening\n", plain)]
+                opener = possessive(view.players[1 - view.to_move[0]]) if view.to_move else ""
+                pieces += [("Pie: ", style(palette.warn, bold=True)), (f"s takes {opener} opening\n", plain)]
             elif view.swapped and view.opener is not None:
-                pieces += [("Swapped: ", bold), (f"opening is {view.players[view.opener]}'s\n", plain)]
+                pieces += [("Swapped: ", bold), (f"opening is {possessive(view.players[view.opener])}\n", plain)]
         elif view.phase == "unrailing":
             left = len(view.unrail_cells())
             pieces += [("Tiles left ", bold), (f"{left}\n", plain)]

@@ -99,9 +99,10 @@ class AsciiScrollBarRender(ScrollBarRender):
 
 
 def use_ascii_scrollbars(screen: Widget) -> None:
-    """Give every scrolling container of ``screen`` (and the screen) plain scroll bars."""
+    """Give every scrolling container and scroll view (option lists, logs) of ``screen`` plain scroll bars."""
     from textual.containers import ScrollableContainer
+    from textual.scroll_view import ScrollView
 
-    for widget in [screen, *screen.query(ScrollableContainer)]:
+    for widget in [screen, *screen.query(ScrollableContainer), *screen.query(ScrollView)]:
         widget.vertical_scrollbar.renderer = AsciiScrollBarRender
         widget.horizontal_scrollbar.renderer = AsciiScrollBarRender
