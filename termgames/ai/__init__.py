@@ -3,7 +3,9 @@
 A bot sees a game only through the view of its own seat, exactly what a human
 in that seat would see, and answers with a move in the game's notation.
 Bots are pure Python (no UI, no I/O) and may take a while: front ends run
-them off the UI thread.  Each game's descriptor (:mod:`termgames.games`) names
+them off the UI thread, and every decision honours a :class:`~.budget.Deadline`
+(:data:`~.budget.TIME_CAP`, 2 s, when none is given; a front end may pass its
+own and call ``stop()`` on it to have the move now).  Each game's descriptor (:mod:`termgames.games`) names
 its bot and levels; :func:`make_bot` is the one way to get a bot.
 """
 
@@ -13,13 +15,20 @@ from typing import Protocol
 
 from ..games import describe
 from ..rules import View
+from .budget import TIME_CAP, Deadline
+
+__all__ = ["TIME_CAP", "Bot", "Deadline", "make_bot"]
 
 
 class Bot(Protocol):
     level: str
 
-    def choose(self, view: View) -> str:
-        """The move to play in the position ``view`` shows (the bot's seat is ``view.viewer``)."""
+    def choose(self, view: View, deadline: Deadline | None = None) -> str:
+        """The move to play in the position ``view`` shows (the bot's seat is ``view.viewer``).
+
+        The search stops when ``deadline`` expires (or is stopped) and the
+        best move found so far is played; None means :data:`TIME_CAP` seconds.
+        """
         ...
 
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..rules.mono import END, HOLD, RANDOM, MonoView, grid_for
+from .budget import SEARCH_SHARE, Deadline, deadline_for
 from .mono_inference import LayoutSampler, beliefs_from, consistent
 
 #: Attempts per layout wanted, at most (see LayoutSampler.samples).
@@ -125,15 +126,18 @@ def _counting_beliefs(regions: int, board: tuple[int | None, ...]) -> list[tuple
     return [None if shown is not None else (value, count / total) for shown in board]
 
 
-def _sample(regions: int, known: dict[int, int], count: int, salt: str) -> list[tuple[int, ...]]:
+def _sample(
+    regions: int, known: dict[int, int], count: int, salt: str, deadline: Deadline | None = None
+) -> list[tuple[int, ...]]:
     """Up to ``count`` layouts consistent with ``known``, drawn from a source fixed by ``salt`` and ``known``.
 
     Four attempts a layout at most (one attempt takes about half a
     millisecond on the standard board): a view whose layouts are hard to
-    find gets fewer of them, not a slow answer.
+    find gets fewer of them, not a slow answer; fewer still when ``deadline``
+    expires.
     """
     rng = random.Random(f"{salt}:{regions}:{sorted(known.items())}")
-    return LayoutSampler(grid_for(regions)).samples(known, count, rng, effort=SAMPLING_EFFORT)
+    return LayoutSampler(grid_for(regions)).samples(known, count, rng, effort=SAMPLING_EFFORT, deadline=deadline)
 
 
 # --------------------------------------------------------------------------
@@ -150,7 +154,11 @@ class MonoBot:
         #: Layouts of a board after a history of uncovering steps, by a digest of that history.
         self._chain: dict[str, list[tuple[int, ...]]] = {}
 
-    def choose(self, view: MonoView) -> str:
+    def choose(self, view: MonoView, deadline: Deadline | None = None) -> str:
+        """The next move; within ``deadline`` (:data:`~.budget.TIME_CAP` when None): layouts are drawn in
+        the first half of its search share, probes scored in the rest, the best so far played when it expires."""
+        deadline = deadline_for(deadline)
+        search = deadline.within(deadline.remaining() * SEARCH_SHARE)
         me = view.viewer
         if view.grid is None or me is None or me < 0 or me not in view.to_move:
             raise ValueError("the bot is asked for a move when it is not its turn")
@@ -163,11 +171,11 @@ class MonoBot:
             return END if record is not None else RANDOM
         values = [probe.value for probe in record.probes] if record else []
         opponents = [seat for seat in range(len(view.players)) if seat != me and view.laid_out[seat]]
-        worlds = self._worlds(view, opponents, record)
+        worlds = self._worlds(view, opponents, record, search.share(0.5))
         if not worlds:
             # No consistent layout found (practically never): let chance finish the turn.
             return RANDOM
-        cell = self._best_probe(view, opponents, worlds, unprobed, values)
+        cell = self._best_probe(view, opponents, worlds, unprobed, values, search)
         if cell is None:
             return END
         return f"{grid.names[cell]},{HOLD}"
@@ -183,18 +191,22 @@ class MonoBot:
 
     # -- samples -------------------------------------------------------------
 
-    def _worlds(self, view: MonoView, opponents: list[int], record) -> list[tuple[tuple[int, ...], ...]]:
+    def _worlds(
+        self, view: MonoView, opponents: list[int], record, deadline: Deadline | None = None
+    ) -> list[tuple[tuple[int, ...], ...]]:
         """Joint samples: one layout per opponent board, each consistent with what the view shows."""
         assert view.grid is not None
         # Larger boards cost more a layout: fewer layouts, so that a decision keeps its pace.
         scale = min(1.0, STANDARD_CELLS / view.grid.cells) / len(opponents)
         least = MIN_SAMPLES if view.grid.cells <= 2 * STANDARD_CELLS else MIN_SAMPLES // 2
         count = max(least, int(self.settings.samples * scale))
-        per_board = [self._layouts(view, seat, record, count) for seat in opponents]
+        per_board = [self._layouts(view, seat, record, count, deadline) for seat in opponents]
         size = min(len(layouts) for layouts in per_board)
         return [tuple(layouts[i] for layouts in per_board) for i in range(size)]
 
-    def _layouts(self, view: MonoView, seat: int, record, count: int) -> list[tuple[int, ...]]:
+    def _layouts(
+        self, view: MonoView, seat: int, record, count: int, deadline: Deadline | None = None
+    ) -> list[tuple[int, ...]]:
         """Layouts of ``seat``'s board consistent with the view, followed along the game.
 
         The board became known step by step: each finished turn of another
@@ -205,7 +217,11 @@ class MonoBot:
         (from the plain random-layout prior) stay while they agree, which is
         exact conditioning.  Each step's layouts depend only on the seed and
         the steps so far, all read from the view: the same view gets the same
-        layouts, whether the bot followed the game or not.
+        layouts, whether the bot followed the game or not (unless a deadline
+        cut a top-up short).  The walk starts from the latest step still
+        remembered: a long game (35 regions) has more steps than the memory
+        holds, and walking again from the first step, drawing at every step
+        whose layouts were forgotten, once took 74 s for one decision.
         """
         assert view.grid is not None
         regions = view.grid.regions
@@ -214,25 +230,32 @@ class MonoBot:
         if record is not None:
             steps += [[probe.cell] for probe in record.probes]
         history = hashlib.blake2b(f"{self.seed}:{seat}:{regions}:{count}".encode(), digest_size=16)
-        key = history.hexdigest()
-        layouts = self._chain.get(key)
-        if layouts is None:
-            layouts = _sample(regions, {}, count, key)
-            self._remember(key, layouts)
+        keys = [history.hexdigest()]
+        uncovered_at: list[dict[int, int]] = [{}]
         known: dict[int, int] = {}
         for cells in steps:
             uncovered = {cell: value for cell in cells if cell not in known and (value := board[cell]) is not None}
             known.update(uncovered)
+            uncovered_at.append(uncovered)
             history.update((",".join(map(str, cells)) + ";").encode())
-            key = history.hexdigest()
-            cached = self._chain.get(key)
-            if cached is not None:
-                layouts = cached
+            keys.append(history.hexdigest())
+        done = next((step for step in range(len(keys) - 1, -1, -1) if keys[step] in self._chain), None)
+        if done is None:
+            done = 0
+            self._remember(keys[0], _sample(regions, {}, count, keys[0], deadline))
+        layouts = self._chain[keys[done]]
+        seen = {cell: value for step in uncovered_at[: done + 1] for cell, value in step.items()}
+        for step in range(done + 1, len(keys)):
+            if deadline is not None and deadline.expired() and step < len(keys) - 1:
+                # Out of time (a fresh bot in a long game): the steps left filter at once, with one top-up.
                 continue
+            uncovered = {cell: value for later in uncovered_at[done + 1 : step + 1] for cell, value in later.items()}
+            seen.update(uncovered)
             layouts = [layout for layout in layouts if consistent(layout, uncovered)]
             if len(layouts) < (count + 1) // 2:
-                layouts = layouts + _sample(regions, known, count - len(layouts), key)
-            self._remember(key, layouts)
+                layouts = layouts + _sample(regions, seen, count - len(layouts), keys[step], deadline)
+            self._remember(keys[step], layouts)
+            done = step
         return layouts
 
     def _remember(self, key: str, layouts: list[tuple[int, ...]]) -> None:
@@ -243,9 +266,19 @@ class MonoBot:
     # -- decision ------------------------------------------------------------
 
     def _best_probe(
-        self, view: MonoView, opponents: list[int], worlds, unprobed: list[int], values: list[int]
+        self,
+        view: MonoView,
+        opponents: list[int],
+        worlds,
+        unprobed: list[int],
+        values: list[int],
+        deadline: Deadline | None = None,
     ) -> int | None:
-        """The probe worth most, or None when ending the turn is worth more than any probe."""
+        """The probe worth most, or None when ending the turn is worth more than any probe.
+
+        When ``deadline`` expires the best of the probes scored so far is
+        played: the cells most likely to continue the run are scored first.
+        """
         assert view.grid is not None
         regions = view.grid.regions
         take = view.take if len(opponents) > 1 else "min"
@@ -270,7 +303,9 @@ class MonoBot:
             weight = 0.0  # no later turn to keep anything for
         search = _Search(worlds, unprobed, take, left, weight, self.settings.continuation, self.settings.adaptive)
         best_cell, best_score = None, 0.0
-        for cell in sorted(unprobed):
+        for cell in search.promising_first(sorted(unprobed), last):
+            if deadline is not None and deadline.expired() and (best_cell is not None or last is not None):
+                break
             score = search.probe_value(cell, last, run)
             if (best_cell is None and last is None) or score > best_score + 1e-9:
                 best_cell, best_score = cell, score
@@ -339,6 +374,14 @@ class _Search:
                 self.fixed.append(fixed if take != "best" else None)
             self.cost.append(cost)
             self.where.append(where)
+
+    def promising_first(self, cells: list[int], last: int | None) -> list[int]:
+        """``cells`` with those most often taking ``last`` (the run's value) or more first, then the cheapest."""
+        worlds = range(len(self.worlds))
+        if last is None:
+            return sorted(cells, key=lambda cell: sum(self.cost[index][cell] for index in worlds))
+        hits = {cell: sum(1 for index in worlds if self.taken(index, cell, last) == last) for cell in cells}
+        return sorted(cells, key=lambda cell: -hits[cell])
 
     def taken(self, index: int, cell: int, last: int | None) -> int:
         fixed = self.fixed[index]
