@@ -42,7 +42,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..rules.mono import END, HOLD, RANDOM, MonoView, grid_for
+from ..rules.mono import END, HOLD, RANDOM, MonoView, grid_for, label
 from .budget import SEARCH_SHARE, Deadline, deadline_for
 from .mono_inference import LayoutSampler, beliefs_from, consistent
 
@@ -70,12 +70,14 @@ class Level:
     continuation: bool = True
     #: Whether that run is followed deciding after each probe (else: one order of cells, cut where best).
     adaptive: bool = False
+    #: Random layouts of its own board the bot draws, keeping the one hardest to probe (0: "random").
+    layout_candidates: int = 0
 
 
 LEVELS = {
     "easy": Level("easy", samples=24, future_weight=0.3, continuation=False),
     "normal": Level("normal", samples=150, future_weight=0.45),
-    "hard": Level("hard", samples=400, future_weight=0.45, adaptive=True),
+    "hard": Level("hard", samples=400, future_weight=0.45, adaptive=True, layout_candidates=200),
 }
 
 
@@ -163,7 +165,7 @@ class MonoBot:
         if view.grid is None or me is None or me < 0 or me not in view.to_move:
             raise ValueError("the bot is asked for a move when it is not its turn")
         if not view.laid_out[me]:
-            return RANDOM
+            return self._own_layout(view, search)
         grid = view.grid
         unprobed = [cell for cell in range(grid.cells) if cell not in view.probed]
         record = view.open_turn if view.open_turn is not None and view.open_turn.seat == me else None
@@ -173,12 +175,38 @@ class MonoBot:
         opponents = [seat for seat in range(len(view.players)) if seat != me and view.laid_out[seat]]
         worlds = self._worlds(view, opponents, record, search.share(0.5))
         if not worlds:
-            # No consistent layout found (practically never): let chance finish the turn.
-            return RANDOM
+            # No consistent layout found in time (rare, on the largest boards): keep the run, or probe one cell.
+            return END if record is not None else f"{grid.names[unprobed[0]]},{HOLD}"
         cell = self._best_probe(view, opponents, worlds, unprobed, values, search)
         if cell is None:
             return END
         return f"{grid.names[cell]},{HOLD}"
+
+    def _own_layout(self, view: MonoView, deadline: Deadline) -> str:
+        """The bot's own board: ``random``, or the hardest to probe of a few random layouts.
+
+        Probers score by finding a region and following it; a region whose
+        cells lie far apart (a long border with other regions) is hard to
+        follow, for a person and for the sampler (which expects the
+        generator's compact shapes).  Of ``layout_candidates`` layouts drawn
+        as the generator draws them, the one with the longest border is kept.
+        """
+        candidates = self.settings.layout_candidates
+        if not candidates or view.grid is None:
+            return RANDOM
+        grid = view.grid
+        rng = random.Random(f"{self.seed}:layout:{grid.regions}")
+        # The sampler with nothing seen is the generator, and quicker than the rules' (which restarts).
+        layouts = LayoutSampler(grid).samples({}, candidates, rng, effort=SAMPLING_EFFORT, least=1, deadline=deadline)
+        if not layouts:
+            return RANDOM
+        best, best_border = None, -1
+        for layout in layouts:
+            border = sum(layout[other] != layout[cell] for cell in range(grid.cells) for other in grid.neighbours[cell])
+            if border > best_border:
+                best, best_border = layout, border
+        assert best is not None
+        return "".join(label(value) for value in best)
 
     def layouts(self, view: MonoView, board_seat: int) -> list[tuple[int, ...]]:
         """The layouts of ``board_seat``'s board the bot reasons with in ``view`` (for measuring them)."""

@@ -67,8 +67,8 @@ class LayoutSampler:
         slow answer; still, the search goes on (up to twice as long)
         until it has ``least`` of them.  The work is counted in attempts, not
         seconds, so the same arguments always give the same layouts, unless
-        ``deadline`` expires first: then the layouts found so far (at least
-        one, when one is found within ``effort * count`` attempts).
+        ``deadline`` expires first: then the layouts found so far (after at
+        least ``effort`` attempts when none is found yet).
         """
         plan = self._plan(known)
         found: list[tuple[int, ...]] = []
@@ -80,7 +80,7 @@ class LayoutSampler:
             layout = self._attempt(plan, rng, trouble)
             if layout is not None:
                 found.append(layout)
-            if deadline is not None and (found or attempts >= limit) and deadline.expired():
+            if deadline is not None and (found or attempts >= effort) and deadline.expired():
                 break
         return found
 
