@@ -273,8 +273,10 @@ class MonoBot:
             self._remember(keys[0], _sample(regions, {}, count, keys[0], deadline))
         layouts = self._chain[keys[done]]
         seen = {cell: value for step in uncovered_at[: done + 1] for cell, value in step.items()}
+        out_of_time = False
         for step in range(done + 1, len(keys)):
-            if deadline is not None and deadline.expired() and step < len(keys) - 1:
+            out_of_time = out_of_time or (deadline is not None and deadline.expired())
+            if out_of_time and step < len(keys) - 1:
                 # Out of time (a fresh bot in a long game): the steps left filter at once, with one top-up.
                 continue
             uncovered = {cell: value for later in uncovered_at[done + 1 : step + 1] for cell, value in later.items()}
