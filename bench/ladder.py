@@ -1,7 +1,7 @@
 """The ladder: every AI level of a game against every other and a random player, on all cores.
 
     python bench/ladder.py GAME [--games 100] [--workers N] [--largest] [--seed S] [--save-slowest FILE]
-                                [GAME OPTION FLAGS, e.g. --size 35]
+                                [--only LEVEL,LEVEL...] [--plies N] [GAME OPTION FLAGS, e.g. --size 35]
 
 A round robin of the game's levels plus ``random`` (a player who moves at
 random: :meth:`State.random_move`, or Mono's own ``random`` turn, the random
@@ -19,7 +19,9 @@ to game.  Printed, never asserted (issue 16's targets are read here):
 
 Option flags after the game are the game's own (``--size 35``);
 ``--largest`` sets every numeric option to its maximum instead (the largest
-board the game offers), for decision times.  Everything is a function of
+board the game offers), for decision times; ``--plies N`` stops every game
+after N plies (times only: such games have no result); ``--only`` plays the
+pairings among the participants it names.  Everything is a function of
 ``--seed``: the same command plays the same games.
 """
 
@@ -56,6 +58,8 @@ class Job:
     #: Participant per seat: a level or RANDOM.
     seats: tuple[str, str]
     seed: int
+    #: Plies after which the game stops unfinished (0: play it out), for decision times on the largest boards.
+    plies: int = 0
 
 
 @dataclass
@@ -84,7 +88,7 @@ def play(job: Job) -> Outcome:
     rng = random.Random(f"random player:{job.seed}")
     outcome = Outcome(job, (), ())
     moves: list[tuple[int, str]] = []
-    while not match.over:
+    while not match.over and not (job.plies and len(moves) >= job.plies):
         seat = match.state.to_move()[0]
         bot = bots.get(seat)
         if bot is None:
@@ -100,7 +104,7 @@ def play(job: Job) -> Outcome:
         match.play(seat, move)
         moves.append((seat, move))
     outcome.scores = tuple(match.state.scores())
-    outcome.winners = tuple(match.state.winners())
+    outcome.winners = tuple(match.state.winners()) if match.over else ()
     return outcome
 
 
@@ -133,12 +137,12 @@ def participants(game_name: str) -> list[str]:
     return [RANDOM] + [level for level in levels if level != RANDOM]
 
 
-def jobs_for(game_name: str, options: dict[str, Any], games: int, seed: int) -> list[Job]:
+def jobs_for(game_name: str, options: dict[str, Any], games: int, seed: int, plies: int = 0) -> list[Job]:
     jobs = []
     for low, high in combinations(participants(game_name), 2):
         for index in range(games):
             seats = (high, low) if index % 2 == 0 else (low, high)
-            jobs.append(Job(game_name, options, seats, seed * 1_000_003 + index))
+            jobs.append(Job(game_name, options, seats, seed * 1_000_003 + index, plies))
     return jobs
 
 
@@ -158,6 +162,8 @@ def ratings(outcomes: list[Outcome], names: list[str], seed: int) -> dict[str, t
     order = list(outcomes)
     random.Random(seed).shuffle(order)
     for outcome in order:
+        if not outcome.winners:
+            continue  # stopped unfinished (--plies)
         a, b = outcome.job.seats
         ranks = [0 if seat in outcome.winners else 1 for seat in range(2)]
         [[new_a], [new_b]] = model.rate([[rated[a]], [rated[b]]], ranks=ranks)
@@ -174,6 +180,9 @@ def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], arg
     print(f"## {describe(game_name).title} ladder, {flags or 'default options'}: {games} games a pairing, "
           f"seats alternated, {args.workers} workers, {time.strftime('%Y-%m-%d', time.gmtime())}")
     print()
+    if args.plies:
+        print(f"(games stopped after {args.plies} plies: decision times only, scores meaningless)")
+        print()
     print("| pairing | score of the first | 95 % interval | points ratio |")
     print("|---|---|---|---|")
     for low, high in combinations(names, 2):
@@ -239,13 +248,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--largest", action="store_true", help="every numeric option at its maximum")
+    parser.add_argument("--plies", type=int, default=0,
+                        help="stop each game after this many plies: decision times only, no results")
     parser.add_argument("--only", default="", help="comma-separated participants: pairings among them only")
     parser.add_argument("--save-slowest", default="", help="write the slowest decision's position to this file")
     args, rest = parser.parse_known_args()
     game_name = describe(args.game).name
     game = get_game(game_name)
     options = largest_options(game_name) if args.largest else game.parse_cli_options(rest)
-    jobs = jobs_for(game_name, options, args.games, args.seed)
+    jobs = jobs_for(game_name, options, args.games, args.seed, args.plies)
     if args.only:
         keep = set(args.only.split(","))
         jobs = [job for job in jobs if set(job.seats) <= keep]
