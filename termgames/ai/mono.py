@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..rules.mono import END, HOLD, RANDOM, MonoView, grid_for, label
-from .budget import SEARCH_SHARE, Deadline, deadline_for
+from .budget import SEARCH_SHARE, TIME_CAP, Deadline, deadline_for
 from .mono_inference import LayoutSampler, beliefs_from, consistent
 
 #: Attempts per layout wanted, at most (see LayoutSampler.samples).
@@ -111,7 +111,8 @@ def _beliefs(
     regions: int, board: tuple[int | None, ...], samples: int, seed: int
 ) -> tuple[tuple[int, float] | None, ...]:
     known = {cell: value for cell, value in enumerate(board) if value is not None}
-    layouts = _sample(regions, known, samples, f"beliefs:{seed}")
+    # The overlay waits for this: no longer than a bot's decision (fewer layouts on the largest boards).
+    layouts = _sample(regions, known, samples, f"beliefs:{seed}", Deadline(TIME_CAP * SEARCH_SHARE))
     if layouts:
         return tuple(beliefs_from(layouts, board))
     return tuple(_counting_beliefs(regions, board))
