@@ -13,7 +13,9 @@ to game.  Printed, never asserted (issue 16's targets are read here):
 * a rating per level (openskill's Plackett-Luce model, every game once, in
   a fixed shuffled order), random included;
 * seconds per decision of each level (one ``choose`` call): mean, 95th
-  percentile and max, and where the slowest decision happened (game seed,
+  percentile and max of the wall clock, and the most processor time one
+  decision took (on a shared machine the wall clock also counts the other
+  processes' turns), and where the slowest decision happened (game seed,
   seats, ply: ``--save-slowest FILE`` writes it as JSON, replayable by the
   tests).
 
@@ -67,8 +69,10 @@ class Outcome:
     job: Job
     scores: tuple[float, ...]
     winners: tuple[int, ...]
-    #: Per participant, the seconds of each decision.
+    #: Per participant, the seconds of each decision (wall clock).
     times: dict[str, list[float]] = field(default_factory=dict)
+    #: Per participant, the processor seconds of each decision (what the machine's other load does not inflate).
+    cpu_times: dict[str, list[float]] = field(default_factory=dict)
     #: The slowest decision: (seconds, seat, moves before it).
     slowest: tuple[float, int, list[tuple[int, str]]] | None = None
 
@@ -95,10 +99,11 @@ def play(job: Job) -> Outcome:
             move = RANDOM if job.game == "mono" else match.state.random_move(seat, rng)
         else:
             view = match.view(seat)
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             move = bot.choose(view)
             spent = time.perf_counter() - started
             outcome.times.setdefault(job.seats[seat], []).append(spent)
+            outcome.cpu_times.setdefault(job.seats[seat], []).append(time.process_time() - cpu_started)
             if outcome.slowest is None or spent > outcome.slowest[0]:
                 outcome.slowest = (spent, seat, list(moves))
         match.play(seat, move)
@@ -195,21 +200,23 @@ def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], arg
         lo, hi = wilson(score, len(played))
         points_high = sum(o.scores[o.job.seats.index(high)] for o in played)
         points_low = sum(o.scores[o.job.seats.index(low)] for o in played)
-        ratio = f"{points_high / points_low:.2f}x" if points_low > 0 else "-"
+        points_game = any(score not in (0, 1) for o in played for score in o.scores)
+        ratio = f"{points_high / points_low:.2f}x" if points_game and points_low > 0 else "-"
         print(f"| {high} vs {low} | {score:g} of {len(played)} ({100 * score / max(1, len(played)):.0f} %) "
               f"| {100 * lo:.0f}-{100 * hi:.0f} % | {ratio} |")
     print()
-    print("| level | rating (openskill mu ± sigma) | seconds a decision: mean | p95 | max | decisions |")
-    print("|---|---|---|---|---|---|")
+    print("| level | rating (openskill mu ± sigma) | seconds a decision: mean | p95 | max | max CPU | decisions |")
+    print("|---|---|---|---|---|---|---|")
     rated = ratings(outcomes, names, args.seed)
     for name in names:
         mu, sigma, _ = rated[name]
         times = [t for o in outcomes for t in o.times.get(name, [])]
+        cpu = [t for o in outcomes for t in o.cpu_times.get(name, [])]
         if times:
             figures = (f"{statistics.mean(times):.3f} | {percentile(times, 0.95):.3f} | {max(times):.3f} "
-                       f"| {len(times)}")
+                       f"| {max(cpu):.3f} | {len(times)}")
         else:
-            figures = "- | - | - | -"
+            figures = "- | - | - | - | -"
         print(f"| {name} | {mu:.1f} ± {sigma:.1f} | {figures} |")
     slowest = max((o for o in outcomes if o.slowest), key=lambda o: o.slowest[0] if o.slowest else 0.0,
                   default=None)
@@ -232,7 +239,9 @@ def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], arg
             }
             Path(args.save_slowest).write_text(json.dumps(record, indent=1) + "\n")
     print()
-    print(f"command: python bench/ladder.py {' '.join(sys.argv[1:])}; wall time {wall:.0f} s")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"command: python bench/ladder.py {' '.join(sys.argv[1:])}; wall time {wall:.0f} s, "
+          f"load average {load:.1f} on {os.cpu_count()} cores")
 
 
 def describe_options(game_name: str, options: dict[str, Any]) -> str:

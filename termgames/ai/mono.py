@@ -176,8 +176,10 @@ class MonoBot:
         opponents = [seat for seat in range(len(view.players)) if seat != me and view.laid_out[seat]]
         worlds = self._worlds(view, opponents, record, search.share(0.5))
         if not worlds:
-            # No consistent layout found in time (rare, on the largest boards): keep the run, or probe one cell.
-            return END if record is not None else f"{grid.names[unprobed[0]]},{HOLD}"
+            # No consistent layout found in time (late in games on the largest boards): follow regions by their
+            # shapes alone.
+            cell = follow_regions(view, opponents, unprobed, values)
+            return END if cell is None else f"{grid.names[cell]},{HOLD}"
         cell = self._best_probe(view, opponents, worlds, unprobed, values, search)
         if cell is None:
             return END
@@ -341,6 +343,42 @@ class MonoBot:
             if (best_cell is None and last is None) or score > best_score + 1e-9:
                 best_cell, best_score = cell, score
         return best_cell
+
+
+def follow_regions(view: MonoView, opponents: list[int], unprobed: list[int], values: list[int]) -> int | None:
+    """A probe chosen from the shapes of regions alone, when no layout can be drawn (late on 35 regions).
+
+    A region is connected, so a cell next to a seen cell of value k with
+    cells of k still unseen is likely to hold k.  A turn goes on with the
+    run's value while such a cell is left, and ends otherwise (what is
+    pristine stays for later); its first probe goes next to the region with
+    most cells unseen, or where nothing is seen when no region has room.
+    With several opponents the first board's shapes are followed.
+    """
+    assert view.grid is not None
+    neighbours = view.grid.neighbours
+    board = view.boards[opponents[0]]
+    missing = [0, *range(1, view.grid.regions + 1)]
+    for value in board:
+        if value is not None:
+            missing[value] -= 1
+
+    def beside(value: int) -> list[int]:
+        """Unprobed cells next to a seen cell of ``value``, those with most such neighbours first."""
+        counted = {cell: sum(board[other] == value for other in neighbours[cell]) for cell in unprobed}
+        return sorted((cell for cell, count in counted.items() if count), key=lambda cell: (-counted[cell], cell))
+
+    if values:
+        run_value = values[-1]
+        following = beside(run_value) if missing[run_value] > 0 else []
+        return following[0] if following else None
+    for value in sorted(range(1, len(missing)), key=lambda value: (-missing[value], -value)):
+        if missing[value] <= 0:
+            break
+        following = beside(value)
+        if following:
+            return following[0]
+    return min(unprobed, key=lambda cell: (sum(board[other] is not None for other in neighbours[cell]), cell))
 
 
 class _Search:
