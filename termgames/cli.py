@@ -114,6 +114,16 @@ AsciiOption = typer.Option(False, "--ascii", help="Plain ASCII drawing (automati
 PaletteOption = typer.Option("default", "--palette", help="Colours: default, colourblind or mono.")
 
 
+def _add_monad_commands() -> None:
+    # The monad sub-app's modules import only typer at their top: --help stays fast.
+    from .monad_cli import monad_app
+
+    app.add_typer(monad_app, name="monad")
+
+
+_add_monad_commands()
+
+
 @app.command("list")
 def list_games() -> None:
     """The games, one line each."""

@@ -153,9 +153,7 @@ class Match:
         else:
             view = state.view(viewer)
         # Redact as of that ply: a replay must not leak what was hidden then.
-        log = tuple(
-            (record.seat, state.redact_move(record.seat, record.move, viewer)) for record in self.moves[:at]
-        )
+        log = state.redact_log([(record.seat, record.move) for record in self.moves[:at]], viewer)
         return replace(view, moves=log)
 
     def human_seats(self) -> list[int]:

@@ -30,6 +30,7 @@ A new game, file by file (the descriptor in :mod:`termgames.games` says more):
 
 from __future__ import annotations
 
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -63,7 +64,7 @@ class RuleError(ValueError):
 class OptionSpec:
     """One option of a game, shared by the CLI, the setup form, records and the server.
 
-    ``kind`` is ``"int"`` (``--size 9``), ``"flag"`` (``--no-auto``, a switch)
+    ``kind`` is ``"int"`` (``--size 9``), ``"float"`` (``--obstacles 0.1``), ``"flag"`` (``--no-auto``, a switch)
     or ``"choice"`` (``--shape rhombus``).  ``overrides`` names options this one
     makes meaningless when it is on (``--random-supply`` and the counts): a
     command line may not give them together, and :meth:`Game.check_options`
@@ -75,8 +76,8 @@ class OptionSpec:
     default: Any
     help: str
     choices: tuple[str, ...] = ()
-    minimum: int | None = None
-    maximum: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
     overrides: tuple[str, ...] = ()
 
     @property
@@ -119,6 +120,20 @@ class OptionSpec:
             if self.maximum is not None and number > self.maximum:
                 raise RuleError(f"{flag} must be at most {self.maximum}, not {number}")
             return number
+        if self.kind == "float":
+            if isinstance(value, bool):
+                raise RuleError(f"{flag} needs a number")
+            try:
+                real = float(value)
+            except (TypeError, ValueError, OverflowError):
+                raise RuleError(f"{flag} needs a number such as 0.1, not {value!r}") from None
+            if not math.isfinite(real):
+                raise RuleError(f"{flag} needs a finite number, not {value!r}")
+            if self.minimum is not None and real < self.minimum:
+                raise RuleError(f"{flag} must be at least {self.minimum}, not {real}")
+            if self.maximum is not None and real > self.maximum:
+                raise RuleError(f"{flag} must be at most {self.maximum}, not {real}")
+            return real
         if self.kind == "choice":
             text = str(value).lower()
             if text not in self.choices:
@@ -318,6 +333,15 @@ class State(ABC):
     def normalise_move(self, seat: int, move: str) -> str:
         """The canonical text of ``move`` (what records and logs store)."""
         return move.strip()
+
+    def redact_log(self, moves: Sequence[tuple[int, str]], viewer: Viewer) -> tuple[tuple[int, str], ...]:
+        """The move log (seat, text) as ``viewer`` may see it in this state.
+
+        By default each move is redacted alone (:meth:`redact_move`); games
+        with simultaneous turns hide the moves of the turn not yet resolved,
+        which only the position in the log tells apart.
+        """
+        return tuple((seat, self.redact_move(seat, move, viewer)) for seat, move in moves)
 
     def redact_move(self, seat: int, move: str, viewer: Viewer) -> str:
         """How ``move`` by ``seat`` appears in the log of ``viewer``.

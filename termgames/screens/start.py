@@ -336,7 +336,8 @@ class SetupScreen(Screen):
                 yield Checkbox("on" if value else "off", value=bool(value), id=widget_id, compact=True)
                 help_text = spec.help
             else:
-                yield Input(value, type="integer", id=widget_id, compact=True)
+                kind = "number" if spec.kind == "float" else "integer"
+                yield Input(value, type=kind, id=widget_id, compact=True)
                 bounds = f"{spec.minimum}-{spec.maximum}" if spec.minimum is not None else ""
                 help_text = f"{spec.help} ({bounds})" if bounds else spec.help
             yield Static(help_text, classes="setup-help")
