@@ -4,9 +4,10 @@
                                 [--only LEVEL,LEVEL...] [--plies N] [GAME OPTION FLAGS, e.g. --size 35]
 
 A round robin of the game's levels plus ``random`` (a player who moves at
-random: :meth:`State.random_move`, or Mono's own ``random`` turn, the random
-prober of pbmserv), ``--games`` games per pairing, seats alternated from game
-to game.  Printed, never asserted (issue 16's targets are read here):
+random: :meth:`State.random_move`, Mono's own ``random`` turn, the random
+prober of pbmserv, or the game's own random bot when a level is so named),
+``--games`` games per pairing, seats alternated from game to game.
+Printed, never asserted (issue 16's targets are read here):
 
 * per pairing, the upper level's score (a win 1, a tie 1/2) with its 95 %
   Wilson interval, and in games that score points the points ratio;
@@ -84,10 +85,12 @@ def bot_seed(seed: int, seat: int) -> int:
 def play(job: Job) -> Outcome:
     """One game of ``job``; bots seeded from the game's seed and their seat."""
     match = Match(job.game, job.options, [SeatInfo(f"p{seat + 1}") for seat in range(len(job.seats))], job.seed)
+    # A game whose levels include a random bot (Monad's) plays it as the random player.
+    own_random = RANDOM in describe(job.game).ai_levels
     bots: dict[int, Bot] = {
         seat: make_bot(job.game, level, seed=bot_seed(job.seed, seat))
         for seat, level in enumerate(job.seats)
-        if level != RANDOM
+        if level != RANDOM or own_random
     }
     rng = random.Random(f"random player:{job.seed}")
     outcome = Outcome(job, (), ())
