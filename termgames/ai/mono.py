@@ -28,6 +28,13 @@ What the bot makes of the game:
   round nothing is kept for later.  Levels differ in layouts per decision
   and in how the run is followed; easy does not look past the probe.
 
+When fewer than :data:`MIN_WORLDS` layouts can be drawn in time (late in
+games on the largest boards, where the constraints make layouts rare), the
+bot follows regions by their shapes alone (:func:`follow_regions`).  The
+hard level lays out its own board as the longest-bordered of many layouts
+drawn as the generator draws them: regions that wind are harder to follow.
+Every decision honours a :class:`~.budget.Deadline` (2 s by default).
+
 Layouts are followed along the game (see :meth:`MonoBot._layouts`):
 filtered by every value uncovered, topped up when fewer than half are left.
 Everything a decision uses is a function of the seed and the view alone, so
