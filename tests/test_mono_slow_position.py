@@ -60,3 +60,21 @@ def test_on_a_slow_clock_the_saved_position_stops_at_the_deadline() -> None:
     move = bot.choose(match.view(seat), Deadline(TIME_CAP, clock=clock))
     match.play(seat, move)
     assert 1 < reads < 20  # it looked, and stopped looking once the time was up
+
+
+def test_the_layouts_of_the_saved_position_stop_at_the_deadline() -> None:
+    """35 regions are played by shapes now; the layouts that were slow there still stop at a deadline."""
+    match, record = saved_position()
+    seat = record["seat"]
+    bot = make_bot("mono", record["level"], seed=record["bot_seed"])
+    reads = 0
+
+    def clock() -> float:
+        nonlocal reads
+        reads += 1
+        return float(reads)
+
+    started = time.perf_counter()
+    bot._worlds(match.view(seat), [1 - seat], None, Deadline(TIME_CAP, clock=clock))
+    assert 1 < reads < 20
+    assert time.perf_counter() - started < 5 * TIME_CAP  # generous: the walk over 200 turns took 100 s
