@@ -274,7 +274,11 @@ def main() -> None:
         jobs = [job for job in jobs if set(job.seats) <= keep]
     started = time.perf_counter()
     with Pool(args.workers) as pool:
-        outcomes = list(pool.imap_unordered(play, jobs, chunksize=1))
+        outcomes = []
+        for outcome in pool.imap_unordered(play, jobs, chunksize=1):
+            outcomes.append(outcome)
+            if len(outcomes) % 10 == 0:
+                print(f"{len(outcomes)} of {len(jobs)} games", file=sys.stderr, flush=True)
     outcomes.sort(key=lambda o: (o.job.seats, o.job.seed))
     report(game_name, options, outcomes, args, time.perf_counter() - started)
 

@@ -85,6 +85,8 @@ LEVELS = {
 
 #: Nodes the completion search may spend per question (its typical cost is tens to hundreds).
 NODE_LIMIT = 20_000
+#: Share of the time left that the exact end of building may search before it gives up.
+ENDGAME_SHARE = 1.0
 #: Nodes for listing every completion before the exact endgame (a few tenths of a second at most).
 ENDGAME_NODES = 5_000
 
@@ -336,12 +338,14 @@ class MonUnrailBot:
                 return None
             values[frozenset(completion)] = value
         memo: dict[frozenset, bool] = {}
+        # The exact search may not take all the time left: a search cut short must leave time for candidates.
+        budget = self.deadline.share(ENDGAME_SHARE)
 
         def wins(placed: frozenset) -> bool:
             """Whether the player to move wins once ``placed`` (tiles of some completion) are down."""
             if placed in memo:
                 return memo[placed]
-            if self.deadline.expired():
+            if budget.expired():
                 raise SearchLimit
             alive = [c for c in values if placed <= c]
             if not alive:
