@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from termgames.ai import make_bot
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 
 RANDOM = "random"
 
@@ -41,7 +41,7 @@ def budgeted_bot(level: str, seed: int, playouts: int | None, seconds: float | N
 def play_one(job: tuple[int, argparse.Namespace]) -> dict:
     game, args = job
     bot_seat = game % 2
-    match = Match("copolymer", {"size": args.size}, [SeatInfo("first"), SeatInfo("second")], game)
+    match = Match("copolymer", {"size": args.size}, [Seat("first"), Seat("second")], game)
     bot = budgeted_bot(args.level, game, args.playouts, args.seconds)
     opponent = None if args.opponent == RANDOM else make_bot("copolymer", args.opponent, seed=10_000 + game)
     chooser = random.Random(game)

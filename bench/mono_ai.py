@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from termgames.ai import make_bot
 from termgames.ai.mono_inference import LayoutSampler
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.rules.mono import grid_for, random_layout
 
 
@@ -47,7 +47,7 @@ def options_of(args: argparse.Namespace) -> dict:
 def play_one(job: tuple[int, argparse.Namespace]) -> dict:
     game, args = job
     bot_seat = game % args.players
-    seats = [SeatInfo(f"p{i + 1}") for i in range(args.players)]
+    seats = [Seat(f"p{i + 1}") for i in range(args.players)]
     match = Match("mono", options_of(args), seats, game)
     bot = make_bot("mono", args.level, seed=game)
     if args.future_weight is not None:
@@ -147,7 +147,7 @@ def calibrate_in_play(job: tuple[int, argparse.Namespace]) -> tuple[list[float],
     """A two-player game of the bot against random: at each of its decisions, its layouts against the truth."""
     game, args = job
     bot_seat = game % 2
-    match = Match("mono", {"size": args.size}, [SeatInfo("p1"), SeatInfo("p2")], game)
+    match = Match("mono", {"size": args.size}, [Seat("p1"), Seat("p2")], game)
     bot = make_bot("mono", args.level, seed=game)
     true_share: list[float] = []
     pairs: list[tuple[float, bool]] = []

@@ -34,11 +34,13 @@ from termgames.rules.monunrail import (
     MonUnrail,
     ParsedMove,
     cell_name,
+    start_grid,
+    trace_circuit,
+)
+from termgames.rules.monunrail_completion import (
     placements,
     random_placement,
     search_nodes,
-    start_grid,
-    trace_circuit,
 )
 from termgames.rules.monunrail_solver import Solver
 
@@ -147,7 +149,7 @@ def main(argv: list[str]) -> int:
     )
     game = MonUnrail()
     if args.search:
-        from termgames.rules.monunrail import _path_tables
+        from termgames.rules.monunrail_completion import _path_tables
 
         _path_tables()  # built once per process (~0.1 s): not part of any search
         survey_search(args.search, args.seed)

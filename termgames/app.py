@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import App
 
 from .launch import Launch
@@ -31,7 +32,7 @@ class TermgamesApp(App):
         self.ascii = ascii
         self.palette = palette
 
-    def on_mount(self) -> None:
+    def on_mount(self, _event: events.Mount) -> None:
         if self.ascii:
             self.add_class("ascii")
         launch = self.launch

@@ -35,9 +35,18 @@ app = typer.Typer(
 
 
 def fail(message: str) -> NoReturn:
-    """End the command with one readable line and exit status 2."""
-    print(f"termgames: {message}", file=sys.stderr)
+    """End the command with one readable line and exit status 2 (anything from a file or a player escaped)."""
+    from .untrusted import printable
+
+    print(f"termgames: {printable(message, keep_newlines=False)}", file=sys.stderr)
     raise typer.Exit(EXIT_USAGE)
+
+
+def say(text: str) -> None:
+    """Print ``text`` (which may hold names and moves from players and files) with nothing that drives a terminal."""
+    from .untrusted import printable
+
+    print(printable(text))
 
 
 def _game_and_options(game_name: str, extra: list[str]) -> tuple[Any, dict[str, Any]]:
@@ -208,10 +217,22 @@ def rules(game: str = typer.Argument(..., help="The game (see termgames list).")
     except RuleError as error:
         fail(str(error))
     text = back_end.rules_text()
-    keys = back_end.keys_text()
+    keys = screen_keys(game)
     if keys:
         text += "\n\n## Keys\n\n" + keys
     Console().print(Markdown(text))
+
+
+def screen_keys(game: str) -> str:
+    """The keys of ``game``'s screen, from its bindings (imports Textual: only for the commands that show them)."""
+    from .screens import game_screen_class
+    from .screens.keys import keys_markdown
+
+    try:
+        screen_class = game_screen_class(game)
+    except LookupError:
+        return ""  # a game without a screen of its own yet
+    return keys_markdown(screen_class, screen_class.HELP_NOTES)
 
 
 @app.command(context_settings=GAME_OPTIONS)
@@ -225,7 +246,7 @@ def new(
 ) -> None:
     """Start a game record for correspondence play or scripts (pbmserv style)."""
     from .match import Match, random_seed
-    from .records import save
+    from .records import RecordError, save
     from .rules import RuleError
 
     rules_, options = _game_and_options(game, list(ctx.args))
@@ -238,36 +259,52 @@ def new(
         fail(str(error))
     from .report import to_move_text
 
-    save(out, match)
-    print(f"{out}: {match.describe()}; {to_move_text(match)}")
+    try:
+        save(out, match)
+    except RecordError as error:
+        fail(str(error))
+    say(f"{out}: {match.describe()}; {to_move_text(match)}")
 
 
-@app.command()
+#: ``move FILE -A1``: a word that looks like an unknown option is the move (Click would refuse it).
+MOVE_OPTIONS = {"ignore_unknown_options": True}
+
+
+@app.command(context_settings=MOVE_OPTIONS)
 def move(
     file: Path = typer.Argument(..., help="The game record to play in."),
     move_text: str = typer.Argument(..., metavar="MOVE", help="The move in the game's notation."),
     as_name: str | None = typer.Option(None, "--as", help="The player making the move (default: the one to move)."),
 ) -> None:
     """Apply one move to a game record. An illegal move leaves the file untouched (exit status 2)."""
-    from .records import save
+    from .records import RecordError, load, locked, save
     from .rules import RuleError
 
-    match = _load(file)
+    # Read, apply and write under the record's lock: a second move at the same moment waits, then is
+    # judged against the position this one left (never both accepted and one lost).
     try:
-        if as_name is None:
-            to_move = match.state.to_move()
-            if len(to_move) != 1:
-                fail("the game is over" if not to_move else "several players are to move; say who with --as NAME")
-            seat = to_move[0]
-        else:
-            seat = match.seat_of(as_name)
-        match.play(seat, move_text)
-    except RuleError as error:
+        with locked(file):
+            try:
+                match = load(file)
+            except RecordError as error:
+                fail(str(error))
+            try:
+                if as_name is None:
+                    to_move = match.state.to_move()
+                    if len(to_move) != 1:
+                        fail("the game is over" if not to_move else "several players are to move; say who: --as NAME")
+                    seat = to_move[0]
+                else:
+                    seat = match.seat_of(as_name)
+                match.play(seat, move_text)
+            except RuleError as error:
+                fail(str(error))
+            save(file, match)
+    except RecordError as error:
         fail(str(error))
     from .report import move_report
 
-    save(file, match)
-    print(move_report(match, seat))
+    say(move_report(match, seat))
 
 
 @app.command()
@@ -289,9 +326,11 @@ def show(
     from .report import view_json, view_text
 
     if as_json:
-        print(json.dumps(view_json(match, viewer), ensure_ascii=False))
+        from .untrusted import safe_json
+
+        print(safe_json(view_json(match, viewer)))
         return
-    print(view_text(match, viewer, ascii=_wants_ascii(ascii_mode)))
+    say(view_text(match, viewer, ascii=_wants_ascii(ascii_mode)))
 
 
 @app.command()
@@ -335,10 +374,14 @@ def solve(
     """
     if game.lower() != "monunrail":
         fail(f"only monunrail positions can be solved, not {game!r}")
+    from .records import RecordError, read_bytes
     from .rules.monunrail_solver import Solver, cell_name, parse_shape
 
     try:
-        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+        # A regular file of at most 8 MB, like a record: a FIFO must not hang, /dev/zero not fill memory.
+        text = sys.stdin.read() if file == "-" else read_bytes(file).decode("utf-8")
+    except RecordError as error:
+        fail(str(error))
     except (OSError, UnicodeDecodeError) as error:
         fail(f"cannot read {file}: {getattr(error, 'strerror', None) or error}")
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors write

@@ -9,7 +9,7 @@ end (``termgames.rules``) only knows how to apply one move to one state.
 
 from __future__ import annotations
 
-import random
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -17,16 +17,22 @@ from typing import Any
 
 from .rules import Game, RuleError, State, View, Viewer, get_game
 from .rules.base import ALL, default_seat_names
+from .untrusted import BadName, check_name, normal_name, printable, quoted
 
 HUMAN = "human"
 AI = "ai"
 
 
 @dataclass(frozen=True)
-class SeatInfo:
-    """Who sits in a seat: a name, and whether a human or an AI (with its level) plays it."""
+class Seat:
+    """Who sits in a seat: a name, and whether a human or an AI (with its level) plays it.
 
-    name: str
+    The one seat model of every front end: a match's seats, a record's, a
+    shared table's.  Only a shared table has open seats (``name`` None, a human
+    seat anyone may take); a match names every seat (see :meth:`named`).
+    """
+
+    name: str | None = None
     kind: str = HUMAN
     level: str | None = None
 
@@ -34,35 +40,83 @@ class SeatInfo:
     def is_ai(self) -> bool:
         return self.kind == AI
 
+    @property
+    def is_open(self) -> bool:
+        return not self.is_ai and self.name is None
+
+    def named(self, name: str) -> Seat:
+        """This seat, or an open seat, with a name."""
+        return replace(self, name=name)
+
     def spec(self) -> str:
         """The ``--player`` text that gives this seat back: ``NAME[:ai[:LEVEL]]``."""
         if not self.is_ai:
-            return self.name
+            return self.name or ""
         return f"{self.name}:ai:{self.level}" if self.level else f"{self.name}:ai"
 
     def describe(self) -> str:
-        return f"{self.name} (AI, {self.level})" if self.is_ai else self.name
+        if self.is_ai:
+            return f"{self.name} (AI, {self.level})"
+        return self.name or "open seat"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "level": self.level}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Seat:
+        return cls(data.get("name"), data.get("kind", HUMAN), data.get("level"))
 
 
-def parse_player(text: str, game: Game) -> SeatInfo:
-    """Parse ``NAME[:ai[:LEVEL]]``; the level defaults to the game's default."""
+#: The seat's former name in the mid-end, kept for branches written before the two seat models became one.
+SeatInfo = Seat
+
+
+def parse_player(text: str, game: Game) -> Seat:
+    """Parse ``NAME[:ai[:LEVEL]]``; the level defaults to the game's default; the name must pass ``check_name``."""
     parts = text.strip().split(":")
-    name = parts[0].strip()
+    name = normal_name(parts[0])
+    shown = quoted(text)
     if not name:
-        raise RuleError(f"--player {text!r} has no name")
+        raise RuleError(f"--player {shown} has no name")
+    try:
+        check_name(name)
+    except BadName as error:
+        raise RuleError(str(error)) from None
     if len(parts) == 1:
-        return SeatInfo(name)
+        return Seat(name)
     if parts[1].strip().lower() not in (AI, HUMAN) or len(parts) > 3:
-        raise RuleError(f"--player {text!r} should look like NAME, NAME:ai or NAME:ai:LEVEL")
+        raise RuleError(f"--player {shown} should look like NAME, NAME:ai or NAME:ai:LEVEL")
     if parts[1].strip().lower() == HUMAN:
         if len(parts) == 3:
-            raise RuleError(f"--player {text!r}: a human seat has no level")
-        return SeatInfo(name)
-    return SeatInfo(name, AI, game.check_level(parts[2] if len(parts) == 3 else None))
+            raise RuleError(f"--player {shown}: a human seat has no level")
+        return Seat(name)
+    return Seat(name, AI, game.check_level(parts[2] if len(parts) == 3 else None))
 
 
-def default_seats(game: Game, count: int | None = None) -> list[SeatInfo]:
-    return [SeatInfo(name) for name in default_seat_names(count or game.min_seats)]
+def default_seats(game: Game, count: int | None = None) -> list[Seat]:
+    return [Seat(name) for name in default_seat_names(count or game.min_seats)]
+
+
+@dataclass(frozen=True)
+class PreparedMove:
+    """A move checked against a position, with the state it leads to, ready to record.
+
+    Working it out is pure (states never change), so it may run in a worker
+    thread; recording it (:meth:`Match.record`) is done where the match lives.
+    """
+
+    before: State
+    seat: int
+    #: The move as given, and as the rules write it down.
+    text: str
+    normalised: str
+    after: State
+
+
+def prepare_move(state: State, seat: int, move: str) -> PreparedMove:
+    """Check ``move`` by ``seat`` in ``state`` (RuleError if illegal) without recording it anywhere."""
+    after = state.apply(seat, move)
+    return PreparedMove(state, seat, move, state.normalise_move(seat, move), after)
 
 
 @dataclass(frozen=True)
@@ -70,14 +124,23 @@ class MoveRecord:
     seat: int
     move: str
     time: str
+    #: What the move drew at random (``State.drawn``), None when it drew nothing: a record keeps it, so
+    #: that what happened is written down and an edited seed cannot re-roll it.
+    drawn: str | None = None
 
 
 def now_iso() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
+#: Bits of a fresh seed: every hidden random outcome of a game comes from its seed, so it must be beyond
+#: guessing (31 bits were searched in an hour on two cores).
+SEED_BITS = 128
+
+
 def random_seed() -> int:
-    return random.SystemRandom().randrange(1, 2**31)
+    """A fresh secret seed of :data:`SEED_BITS` bits from the operating system's secure source."""
+    return secrets.randbits(SEED_BITS) | 1  # never 0: "no seed" must not be mistaken for one
 
 
 class Match:
@@ -87,13 +150,15 @@ class Match:
         self,
         game: Game | str,
         options: dict[str, Any] | None,
-        seats: Sequence[SeatInfo],
+        seats: Sequence[Seat],
         seed: int,
     ) -> None:
         self.game = get_game(game) if isinstance(game, str) else game
-        self.seats: tuple[SeatInfo, ...] = tuple(seats)
+        self.seats: tuple[Seat, ...] = tuple(seats)
+        if any(seat.name is None for seat in self.seats):
+            raise RuleError("every seat of a match has a name")
         self.seed = int(seed)
-        initial = self.game.new(options or {}, [seat.name for seat in self.seats], self.seed)
+        initial = self.game.new(options or {}, list(self.names), self.seed)
         self.options: dict[str, Any] = dict(initial.options)
         self.states: list[State] = [initial]
         self.moves: list[MoveRecord] = []
@@ -105,7 +170,7 @@ class Match:
         cls,
         game: Game | str,
         options: dict[str, Any] | None,
-        seats: Sequence[SeatInfo],
+        seats: Sequence[Seat],
         seed: int,
         moves: Sequence[MoveRecord],
     ) -> Match:
@@ -115,7 +180,13 @@ class Match:
             try:
                 match.play(record.seat, record.move, time=record.time)
             except RuleError as error:
-                raise RuleError(f"move {number} ({record.move!r}) is illegal: {error}") from None
+                raise RuleError(f"move {number} ({quoted(record.move)}) is illegal: {error}") from None
+            drawn = match.moves[-1].drawn
+            if record.drawn is not None and record.drawn != drawn:
+                raise RuleError(
+                    f"move {number} ({quoted(record.move)}) drew {quoted(drawn or '')}, not the "
+                    f"{quoted(record.drawn)} stored with it (was the seed changed?)"
+                )
         return match
 
     # -- queries -----------------------------------------------------------
@@ -126,7 +197,7 @@ class Match:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(seat.name for seat in self.seats)
+        return tuple(seat.name or "" for seat in self.seats)
 
     @property
     def over(self) -> bool:
@@ -154,7 +225,20 @@ class Match:
             view = state.view(viewer)
         # Redact as of that ply: a replay must not leak what was hidden then.
         log = state.redact_log([(record.seat, record.move) for record in self.moves[:at]], viewer)
-        return replace(view, moves=log)
+        # Names came from players and files: a screen, the CLI and the server all draw them from here.
+        return replace(view, moves=log, players=tuple(printable(name) for name in view.players))
+
+    def bot_seed(self, seat: int) -> int:
+        """The seed of the computer player in ``seat``: from the table's secret seed through ``State.rng``.
+
+        A bot's moves are public and follow from its seed, so its seed must tell nothing about the table's
+        (``seed + seat`` would hand over every hidden board to whoever recovers one bot's seed).
+        """
+        return self.states[0].rng(f"bot:{seat}").getrandbits(64)
+
+    def setup_drawn(self) -> str | None:
+        """What setting the game up drew at random (``State.setup_drawn``), None when nothing."""
+        return self.states[0].setup_drawn()
 
     def human_seats(self) -> list[int]:
         return [i for i, seat in enumerate(self.seats) if not seat.is_ai]
@@ -167,12 +251,22 @@ class Match:
         ``time`` None stamps now; any text, even empty, is kept as given, so a
         replayed record whose moves carry no time does not gain one.
         """
-        before = self.state
-        after = before.apply(seat, move)
-        text = before.normalise_move(seat, move)
-        self.states.append(after)
-        self.moves.append(MoveRecord(seat, text, now_iso() if time is None else time))
-        return after
+        return self.record(prepare_move(self.state, seat, move), time)
+
+    def record(self, prepared: PreparedMove, time: str | None = None) -> State:
+        """Record a move prepared (maybe in a thread) against this match; RuleError if illegal now.
+
+        Prepared against an earlier position (another seat of a simultaneous
+        turn moved meanwhile), it is checked again against the current one.
+        """
+        if prepared.before is not self.state:
+            prepared = prepare_move(self.state, prepared.seat, prepared.text)
+        drawn = prepared.before.drawn(prepared.seat, prepared.normalised, prepared.after)
+        self.states.append(prepared.after)
+        self.moves.append(
+            MoveRecord(prepared.seat, prepared.normalised, now_iso() if time is None else time, drawn)
+        )
+        return prepared.after
 
     def truncate(self, ply: int) -> None:
         """Undo back to the position after ``ply`` moves."""

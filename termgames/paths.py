@@ -35,8 +35,10 @@ def bundled_saves() -> Path:
 def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` whole: the old file stays intact until the new one is complete.
 
-    ``mode`` None keeps mkstemp's 0600 (private files: caches, keys).
+    ``mode`` None keeps mkstemp's 0600 (private files: caches, keys).  A symlink is written through: its
+    target is replaced and the link stays a link.
     """
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

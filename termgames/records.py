@@ -8,22 +8,36 @@ flushed and renamed over the target, so a crash never leaves half a file.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import stat
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .match import AI, HUMAN, Match, MoveRecord, SeatInfo
+from .match import AI, HUMAN, Match, MoveRecord, Seat
 from .paths import write_atomically
 from .rules import RuleError, get_game
+from .untrusted import printable, quoted, shorten_quotes
 
 FORMAT = "termgames-record"
-VERSION = 1
+#: Version 2 writes the seed as a string of digits (128-bit seeds round-trip in every JSON reader) and
+#: what each random move drew (``drawn``); version 1 (integer seeds, nothing drawn) still loads.
+VERSION = 2
+VERSIONS = (1, 2)
+#: The largest record read: a long game's record is tens of kilobytes.
+MAX_RECORD_BYTES = 8 * 1024 * 1024
 
 
 class RecordError(Exception):
     """A record that cannot be loaded; ``str()`` is one line naming the problem."""
+
+
+class SaveError(RecordError, OSError):
+    """A record that cannot be written (a read-only file or folder, a full disk): one line, and an OSError."""
 
 
 # --------------------------------------------------------------------------
@@ -41,12 +55,20 @@ def to_dict(match: Match) -> dict[str, Any]:
             {"name": seat.name, "kind": seat.kind, **({"level": seat.level} if seat.level else {})}
             for seat in match.seats
         ],
-        "seed": match.seed,
+        "seed": str(match.seed),
         "moves": [
-            {"seat": match.seats[record.seat].name, "move": record.move, "time": record.time}
+            {
+                "seat": match.seats[record.seat].name,
+                "move": record.move,
+                "time": record.time,
+                **({"drawn": record.drawn} if record.drawn is not None else {}),
+            }
             for record in match.moves
         ],
     }
+    setup = match.setup_drawn()
+    if setup is not None:
+        record["drawn"] = setup
     result = match.result()
     if result is not None:
         record["result"] = result
@@ -69,16 +91,17 @@ def from_dict(data: Any) -> Match:
     if data.get("format") != FORMAT:
         raise RecordError("not a termgames record (no 'format': 'termgames-record')")
     version = data.get("version")
-    if type(version) is not int or version != VERSION:
-        raise RecordError(f"record version {version!r} is not supported (this termgames reads version {VERSION})")
+    if type(version) is not int or version not in VERSIONS:
+        shown = quoted(version) if isinstance(version, str) else shorten_quotes(repr(version)[:80])
+        raise RecordError(f"record version {shown} is not supported (this termgames reads versions 1 and {VERSION})")
     game_name = _need(data, "game", str)
     try:
         game = get_game(game_name)
     except RuleError as error:
         raise RecordError(str(error)) from None
     options = _need(data, "options", dict)
-    seed = _need(data, "seed", int)
-    seats: list[SeatInfo] = []
+    seed = _seed(data, version)
+    seats: list[Seat] = []
     for number, seat in enumerate(_need(data, "seats", list), start=1):
         if not isinstance(seat, dict):
             raise RecordError(f"seat {number} is not an object")
@@ -95,7 +118,7 @@ def from_dict(data: Any) -> Match:
                 level = game.check_level(level)
             except RuleError as error:
                 raise RecordError(f"seat {number}: {error}") from None
-        seats.append(SeatInfo(name, kind, level if kind == AI else None))
+        seats.append(Seat(name, kind, level if kind == AI else None))
     names = [seat.name for seat in seats]
     moves: list[MoveRecord] = []
     for number, move in enumerate(_need(data, "moves", list), start=1):
@@ -109,11 +132,24 @@ def from_dict(data: Any) -> Match:
         time = move.get("time", "")
         if not isinstance(time, str):
             raise RecordError(f"'time' in move {number} has the wrong type")
-        moves.append(MoveRecord(names.index(seat_name), text, time))
+        drawn = move.get("drawn")
+        if drawn is not None and not isinstance(drawn, str):
+            raise RecordError(f"'drawn' in move {number} has the wrong type")
+        moves.append(MoveRecord(names.index(seat_name), text, time, drawn))
+    setup = data.get("drawn")
+    if setup is not None and not isinstance(setup, str):
+        raise RecordError("'drawn' in the record has the wrong type")
     try:
         match = Match.replay(game, options, seats, seed, moves)
     except RuleError as error:
         raise RecordError(str(error)) from None
+    if version >= 2:
+        # Version 2 writes down every random outcome: one that is missing was taken out.
+        for number, (kept, played) in enumerate(zip(moves, match.moves), start=1):
+            if played.drawn is not None and kept.drawn is None:
+                raise RecordError(f"move {number} ({quoted(played.move)}) drew at random; the record does not say what")
+        if setup != match.setup_drawn():
+            raise RecordError("what the game's setup drew does not match the record's 'drawn' (was the seed changed?)")
     stored = data.get("result")
     actual = match.result()
     if stored is not None and stored != actual:
@@ -121,6 +157,17 @@ def from_dict(data: Any) -> Match:
             raise RecordError("the record claims a result but its moves do not finish the game")
         raise RecordError("the record's result does not match its moves (tampered?)")
     return match
+
+
+def _seed(data: dict[str, Any], version: int) -> int:
+    """Version 1 seeds are JSON integers; version 2 writes them as strings of ASCII digits."""
+    if version == 1:
+        return int(_need(data, "seed", int))
+    text = _need(data, "seed", str)
+    digits = text.removeprefix("-")  # --seed takes any integer
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 4000:  # int() reads at most 4300 digits
+        raise RecordError("'seed' in the record is not a string of digits")
+    return int(text)
 
 
 # --------------------------------------------------------------------------
@@ -141,19 +188,53 @@ def loads(text: str) -> Match:
         # json refuses absurd nesting and huge integers with other errors.
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise RecordError(f"not valid JSON ({reason})") from None
+    try:
+        # A \udc80 escape parses to a lone surrogate, which no terminal or file can take: refuse it here.
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        bad = error.object[error.start : error.end]
+        raise RecordError(f"the record holds a lone surrogate ({printable(bad)}), which is not text") from None
     return from_dict(data)
 
 
-def load(path: str | os.PathLike[str]) -> Match:
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the record at ``path``: a regular file (a symlink to one is fine) of at most 8 MB.
+
+    A FIFO, a device (``/dev/zero``) or a folder is refused at once with :class:`RecordError`: the file is
+    opened without blocking and checked before anything is read, and never more than the cap is read.
+    """
     file = Path(path)
     try:
-        raw = file.read_bytes()
+        handle = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise RecordError(f"{file}: no such file") from None
     except IsADirectoryError:
         raise RecordError(f"{file}: is a folder, not a record") from None
     except OSError as error:
         raise RecordError(f"{file}: {error.strerror or error}") from None
+    try:
+        info = os.fstat(handle)
+        if stat.S_ISDIR(info.st_mode):
+            raise RecordError(f"{file}: is a folder, not a record")
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordError(f"{file}: not a regular file")
+        if info.st_size > MAX_RECORD_BYTES:
+            raise RecordError(f"{file}: too large ({info.st_size} bytes; termgames reads at most {MAX_RECORD_BYTES})")
+        os.set_blocking(handle, True)
+        with os.fdopen(handle, "rb", closefd=False) as stream:
+            raw = stream.read(MAX_RECORD_BYTES + 1)
+    except OSError as error:
+        raise RecordError(f"{file}: {error.strerror or error}") from None
+    finally:
+        os.close(handle)
+    if len(raw) > MAX_RECORD_BYTES:  # it grew while we read it
+        raise RecordError(f"{file}: too large (termgames reads at most {MAX_RECORD_BYTES} bytes)")
+    return raw
+
+
+def load(path: str | os.PathLike[str]) -> Match:
+    file = Path(path)
+    raw = read_bytes(file)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -165,11 +246,66 @@ def load(path: str | os.PathLike[str]) -> Match:
 
 
 def save(path: str | os.PathLike[str], match: Match) -> Path:
-    """Write the record atomically: the old file stays whole until the new one is complete."""
+    """Write the record atomically: the old file stays whole until the new one is complete.
+
+    A symlink is written through (its target is replaced, the link stays a link); a record the user may
+    not write is not replaced, and a folder that cannot be written is one line of :class:`RecordError`.
+    """
     file = Path(path)
-    # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
-    write_atomically(file, dumps(match).encode("utf-8"), mode=_file_mode(file))
+    target = Path(os.path.realpath(file))
+    if target.exists():
+        _check_writable(file, target)
+    try:
+        # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
+        write_atomically(target, dumps(match).encode("utf-8"), mode=_file_mode(target))
+    except OSError as error:
+        raise SaveError(f"cannot write {file}: {_why(error, target.parent)}") from None
     return file
+
+
+def _check_writable(file: Path, target: Path) -> None:
+    """Refuse to replace a record its owner made read-only (replacing it needs only the folder's permission)."""
+    try:
+        # Opening for writing asks the kernel itself (os.access would answer for the real user, and root).
+        handle = os.open(target, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise SaveError(f"cannot write {file}: {_why(error, None)}") from None
+    os.close(handle)
+    if not stat.S_ISREG(os.stat(target).st_mode):
+        raise SaveError(f"cannot write {file}: not a regular file")
+
+
+def _why(error: OSError, folder: Path | None) -> str:
+    if isinstance(error, PermissionError) or error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        if folder is not None:
+            return f"the folder {folder} is read-only ({error.strerror})"
+        return f"the file is read-only ({error.strerror})"
+    return error.strerror or str(error)
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the record's lock: read, apply and write under it, so two writers never lose a move.
+
+    The lock is ``fcntl.flock`` on a sidecar file (``.NAME.lock`` beside the record's target): the record
+    itself is replaced by every atomic write, so a lock on it would lock a file that is gone.  A second
+    writer waits here and then reads the record the first one wrote.  The sidecar stays (removing it
+    would let a waiting writer lock a file nobody else sees).
+    """
+    file = Path(path)
+    target = Path(os.path.realpath(file))
+    lock_path = target.with_name(f".{target.name}.lock")
+    try:
+        handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as error:
+        raise SaveError(f"cannot lock {file}: {_why(error, lock_path.parent)}") from None
+    try:
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing the descriptor releases the lock
 
 
 def _file_mode(file: Path) -> int:
@@ -184,7 +320,7 @@ def _file_mode(file: Path) -> int:
 def new_save_path(folder: Path, match: Match) -> Path:
     """A fresh file name in ``folder`` for a new game: game, date and players."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    players = "-".join(seat.name for seat in match.seats)
+    players = "-".join(match.names)
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in players)[:40]
     base = folder / f"{match.game.name}-{stamp}-{safe}.json"
     path, n = base, 2

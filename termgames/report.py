@@ -1,7 +1,9 @@
 """The text and JSON a player reads about a game outside the screens.
 
 ``termgames show``/``move`` and the server's correspondence commands
-(``ssh host show TABLE``) print exactly the same things, from here.
+(``ssh host show TABLE``) print exactly the same things, from here.  Text is
+made safe for a terminal here (``printable``); JSON keeps the exact text and
+is escaped as it is written (``safe_json``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import Any
 
 from .match import Match
 from .rules import Viewer
+from .untrusted import printable
 
 
 def _number(value: float) -> int | float:
@@ -20,7 +23,7 @@ def to_move_text(match: Match) -> str:
     if match.over:
         return "the game is over"
     names = [match.names[s] for s in match.state.to_move()]
-    return " and ".join(names) + " to move"
+    return printable(" and ".join(names) + " to move")
 
 
 def view_json(match: Match, viewer: Viewer) -> dict[str, Any]:
@@ -52,10 +55,10 @@ def view_text(match: Match, viewer: Viewer, ascii: bool = False) -> str:
     if view.moves:
         log = (f"{ply + 1}.{names[seat]}:{view.log_text(text, ply)}" for ply, (seat, text) in enumerate(view.moves))
         lines += ["", "Moves: " + " ".join(log)]
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def move_report(match: Match, seat: int) -> str:
     """The two lines ``termgames move`` prints after ``seat``'s move: what it did, and the status."""
     view = match.view(seat)
-    return "\n".join([view.last_action or f"{match.names[seat]} played {match.moves[-1].move}", view.status])
+    return printable("\n".join([view.last_action or f"{match.names[seat]} played {match.moves[-1].move}", view.status]))

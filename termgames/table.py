@@ -1,18 +1,145 @@
-"""A table: the game a screen plays at, with its seats, saves and undo.
+"""A table: the game a screen plays at, with its seats, its AI players, saves and undo.
 
-The game screen talks only to a table, never to rules or records directly.
-``LocalTable`` is a game on this machine (hot-seat and AI seats, saved after
-every move); a network table (one seat per SSH client) offers the same
-methods, so the screens need not know which they have.
+A game screen talks only to a :class:`Table`, never to rules, records or the
+mid-end (:class:`~termgames.match.Match`) directly.  Two kinds implement it:
+:class:`LocalTable`, a game on this machine (hot-seat and AI seats, saved
+after every move), and the server's
+:class:`~termgames.server.shared.SharedTable`, one player's (or spectator's)
+place at a table on the server.  Both play their AI seats with the one
+:class:`~termgames.turns.TurnRunner`.  Every method is called on the event loop.
+
+Tables tell their watchers of changes with ``listener(kind, text)``, called on
+the loop (:data:`TABLE_EVENTS` lists the kinds); a screen turns them into
+messages to itself.
+
+A new game's screen needs nothing of this beyond ``self.table``: it plays the
+keyboard's seat with :meth:`Table.play` (or :meth:`Table.play_slow` for a
+move whose checking takes long), draws :meth:`Table.view`, and leaves AI seats
+to the table.  Simultaneous turns (several seats in ``to_move()``) need
+nothing either: every AI seat to move decides at once and the human seat is
+asked meanwhile.  What a game may tune is on its ``Game`` class:
+``ai_move_seconds`` (how long an AI move stays "thinking") and ``fault_move``
+(what a failed AI seat plays, so a simultaneous turn goes on).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .match import Match
-from .records import save
-from .rules import View, Viewer
+from .match import Match, PreparedMove, Seat
+from .records import RecordError, dumps, load, locked, read_bytes, save
+from .rules import Game, RuleError, View, Viewer
+from .turns import TurnRunner, undo_ply
+
+#: ``listener(kind, text)``: news of a table, on the loop.
+TableListener = Callable[[str, str], None]
+
+#: What a table tells its watchers.  ``moved``: the position changed (a move, an undo); ``thinking``:
+#: the set of thinking AI seats changed; ``error``: an AI failed (``text`` says how); ``notice``: a line
+#: for everyone.  Shared tables add ``seats``, ``presence``, ``chat`` and ``undo-request``.
+TABLE_EVENTS = ("moved", "thinking", "error", "notice", "seats", "presence", "chat", "undo-request")
+
+
+class Table(Protocol):
+    """What a game screen may ask of the table it plays at."""
+
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        """Who sits where (an open seat of a shared table is named ``seat-N``)."""
+        ...
+
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+    @property
+    def over(self) -> bool: ...
+
+    @property
+    def save_path(self) -> Path | None:
+        """Where the game is saved after every move (None: not saved here)."""
+        ...
+
+    @property
+    def generation(self) -> int:
+        """Bumped by every change of position: a screen compares it with the one it drew."""
+        ...
+
+    @property
+    def thinking(self) -> frozenset[int]:
+        """The AI seats working out a move now."""
+        ...
+
+    def local_humans(self) -> list[int]:
+        """The human seats played at this keyboard."""
+        ...
+
+    def viewing_seat(self) -> Viewer:
+        """Whose view the screen shows now (None: a spectator's)."""
+        ...
+
+    def view(self, viewer: Viewer) -> View:
+        """What ``viewer`` may see (``ALL``: every board, once the game is over)."""
+        ...
+
+    def play(self, seat: int, move: str) -> None:
+        """Play ``move`` for ``seat``; RuleError (one line for the player) and nothing changes if refused."""
+        ...
+
+    async def play_slow(self, seat: int, move: str) -> None:
+        """:meth:`play` for a move whose checking takes long (MonUnrail's Impossible): checked in a worker
+        thread, recorded on the loop; RuleError if refused or if the position changed meanwhile."""
+        ...
+
+    def undo(self) -> str:
+        """Undo as this table allows (at a shared table: ask the others); what happened, for the player.
+
+        RuleError when there is nothing to undo or the undo cannot be asked for."""
+        ...
+
+    def watch(self, listener: TableListener) -> None: ...
+
+    def unwatch(self, listener: TableListener) -> None: ...
+
+    def take_notice(self) -> str:
+        """What the table has to say about saving (a record changed on disk, a failed save), once; often ""."""
+        ...
+
+    def start(self) -> None:
+        """The screen shows the table: AI seats may play."""
+        ...
+
+    def close(self) -> None:
+        """The screen leaves the table."""
+        ...
+
+
+class Listeners:
+    """The watchers of a table; one that raises is dropped, the others still hear."""
+
+    def __init__(self) -> None:
+        self._listeners: list[TableListener] = []
+
+    def add(self, listener: TableListener) -> None:
+        self._listeners.append(listener)
+
+    def remove(self, listener: TableListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def tell(self, kind: str, text: str = "") -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(kind, text)
+            except Exception:  # a watcher that cannot take news is gone
+                self.remove(listener)
 
 
 class LocalTable:
@@ -21,32 +148,48 @@ class LocalTable:
     def __init__(self, match: Match, save_path: Path | None = None) -> None:
         self.match = match
         self.save_path = save_path
-        self._last_human: int | None = None
+        self.runner = TurnRunner(self)
+        self._listeners = Listeners()
+        #: What this table last read or wrote at ``save_path``: a save replaces only that.
+        self._on_disk: bytes | None = None
+        #: What the player must hear about saving (a record changed on disk, a folder not writable).
+        self.notice = ""
         if save_path is not None:
+            self._on_disk = self._disk_copy_of_this_game(save_path)
             self.save()
 
     # -- who sits where ----------------------------------------------------
 
     @property
-    def game(self):
+    def game(self) -> Game:
         return self.match.game
 
     @property
     def names(self) -> tuple[str, ...]:
         return self.match.names
 
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        return self.match.seats
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.match.options
+
+    @property
+    def over(self) -> bool:
+        return self.match.over
+
+    @property
+    def generation(self) -> int:
+        return self.runner.generation
+
+    @property
+    def thinking(self) -> frozenset[int]:
+        return self.runner.thinking
+
     def local_humans(self) -> list[int]:
         return self.match.human_seats()
-
-    def ai_seats(self) -> list[int]:
-        return [seat for seat, info in enumerate(self.match.seats) if info.is_ai]
-
-    def ai_to_move(self) -> int | None:
-        """The AI seat that should move now, if any."""
-        for seat in self.match.state.to_move():
-            if self.match.seats[seat].is_ai:
-                return seat
-        return None
 
     def viewing_seat(self) -> Viewer:
         """Whose view the screen shows: the human to move, else the last human who moved."""
@@ -69,17 +212,116 @@ class LocalTable:
     def play(self, seat: int, move: str) -> None:
         """Apply a move (RuleError says what is wrong, and nothing changes) and save."""
         self.match.play(seat, move)
-        self.save()
+        self._moved()
 
-    def undo(self) -> bool:
-        """Undo: against AIs, back to before the last human move; hot-seat, one move."""
-        humans = self.local_humans()
-        seats = humans if self.ai_seats() and humans else None
-        done = self.match.undo(seats)
-        if done:
-            self.save()
-        return done
+    async def play_slow(self, seat: int, move: str) -> None:
+        self.play_prepared(await self.runner.prepare_in_thread(seat, move))
+
+    def play_prepared(self, prepared: PreparedMove) -> None:
+        self.match.record(prepared)
+        self._moved()
+
+    def undo(self) -> str:
+        """Undo (``termgames.turns.undo_ply``): against AIs, back to before the last human move; hot-seat, one move."""
+        ply = undo_ply(self.match, self.local_humans())
+        if ply is None:
+            raise RuleError("Nothing to undo")
+        self.match.truncate(ply)
+        self.save()
+        self.runner.rewound()
+        self._listeners.tell("moved")
+        return "Undone"
+
+    def _moved(self) -> None:
+        self.save()
+        self.runner.moved()
+        self._listeners.tell("moved")
 
     def save(self) -> None:
-        if self.save_path is not None:
-            save(self.save_path, self.match)
+        """Save under the record's lock, never over a record that changed on disk since it was read.
+
+        A correspondence move may have come in (``termgames move``): then both are kept, this game under a
+        new name beside it, and :attr:`notice` says so.  A save that fails is a notice too, not a crash.
+        """
+        path = self.save_path
+        if path is None:
+            return
+        try:
+            with locked(path):
+                current = _bytes_or_none(path)
+                if current is not None and current != self._on_disk:
+                    path = self._keep_both(path)
+                save(path, self.match)
+                self._on_disk = read_bytes(path)
+        except (RecordError, OSError) as error:
+            self.notice = f"Not saved: {error}"
+
+    def take_notice(self) -> str:
+        """The notice about saving, once."""
+        notice, self.notice = self.notice, ""
+        return notice
+
+    def _keep_both(self, path: Path) -> Path:
+        from .records import new_save_path
+
+        fresh = new_save_path(path.parent, self.match)
+        self.notice = (
+            f"{path.name} changed on disk since this game read it (a move came in?). Both are kept: "
+            f"this game goes on in {fresh.name}"
+        )
+        self.save_path = fresh
+        self._on_disk = None
+        return fresh
+
+    def _disk_copy_of_this_game(self, path: Path) -> bytes | None:
+        """The record at ``path`` if it holds this very game (what the screen resumed), else None."""
+        current = _bytes_or_none(path)
+        if current is None:
+            return None
+        if current == dumps(self.match).encode("utf-8"):
+            return current
+        try:
+            there = load(path)
+        except RecordError:
+            return None
+        same = (
+            there.game.name == self.match.game.name
+            and there.seed == self.match.seed
+            and there.seats == self.match.seats
+            and there.options == self.match.options
+            and [(m.seat, m.move) for m in there.moves] == [(m.seat, m.move) for m in self.match.moves]
+        )
+        return current if same else None
+
+    # -- watchers and the runner ---------------------------------------------
+
+    def watch(self, listener: TableListener) -> None:
+        self._listeners.add(listener)
+
+    def unwatch(self, listener: TableListener) -> None:
+        self._listeners.remove(listener)
+
+    def start(self) -> None:
+        self.runner.start()
+
+    def close(self) -> None:
+        self.runner.stop()
+
+    def ai_may_move(self) -> bool:
+        return True
+
+    def ai_news(self, kind: str, text: str) -> None:
+        self._listeners.tell(kind, text)
+
+
+if TYPE_CHECKING:  # mypy checks here that LocalTable keeps to the protocol
+
+    def _a_local_table_is_a_table(table: LocalTable) -> Table:
+        return table
+
+
+def _bytes_or_none(path: Path) -> bytes | None:
+    try:
+        return read_bytes(path)
+    except RecordError:
+        return None

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from termgames.ai import make_bot
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.rules.copolymer import Copolymer, CopolymerState
 
 LEVELS = ["easy", "normal", "hard"]
@@ -36,7 +36,7 @@ def random_positions(size: int, count: int, seed: int):
     chooser = random.Random(seed)
     found = []
     while len(found) < count:
-        match = Match("copolymer", {"size": size}, [SeatInfo("x"), SeatInfo("o")], chooser.randrange(1000))
+        match = Match("copolymer", {"size": size}, [Seat("x"), Seat("o")], chooser.randrange(1000))
         stop = chooser.randrange(1, match.state.board.cell_count - 1)
         for _ in range(stop):
             seat = match.state.to_move()[0]
@@ -63,7 +63,7 @@ def test_answers_a_legal_cell_in_random_positions(level):
 
 
 def test_a_must_continue_position_is_answered_by_the_obliged_seat():
-    match = Match("copolymer", {"size": 5}, [SeatInfo("x"), SeatInfo("o")], 2)
+    match = Match("copolymer", {"size": 5}, [Seat("x"), Seat("o")], 2)
     for seat, cell in [(0, "C2"), (1, "C3"), (0, "C4"), (1, "A1"), (0, "D3"), (1, "D2")]:
         match.play(seat, cell)
     view = match.view(1)
@@ -128,7 +128,7 @@ def test_beats_random_on_a_small_board(level):
     wins = 0
     for game in range(6):
         ai_seat = game % 2
-        match = Match("copolymer", {"size": 7}, [SeatInfo("a"), SeatInfo("b")], game)
+        match = Match("copolymer", {"size": 7}, [Seat("a"), Seat("b")], game)
         bot = quick(level, seed=game, playouts=300)
         chooser = random.Random(game)
         while not match.over:

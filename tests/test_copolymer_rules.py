@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgames.match import Match, MoveRecord, SeatInfo
+from termgames.match import Match, MoveRecord, Seat
 from termgames.rules import RuleError, get_game
 from termgames.rules.base import ALL
 from termgames.rules.copolymer import ROW_LETTERS, Copolymer, CopolymerState, board_for
@@ -405,7 +405,7 @@ def test_figures_2_and_3_played_through_a_match_when_o_claims_first():
     """The whole worked example by play alone, with o in the first seat (board_text draws it as x)."""
     moves = reachable_by_play(O, FIGURE_2A, to_move=0)
     assert moves is not None
-    match = Match("copolymer", {"size": 5}, [SeatInfo("olga"), SeatInfo("xavier")], 2006)
+    match = Match("copolymer", {"size": 5}, [Seat("olga"), Seat("xavier")], 2006)
     for seat, move in moves:
         match.play(seat, move)
     swap = {X: 1, O: 0, None: None}
@@ -545,7 +545,7 @@ BOARDS = [("hexagon", 3), ("hexagon", 5), ("hexagon", 7), ("rhombus", 3), ("rhom
 def play_random_game(shape: str, size: int, chooser_seed: int, game_seed: int, greed: float):
     """Play a whole game through a Match, checking each move; return the match and its views log."""
     chooser = random.Random(chooser_seed)
-    match = Match("copolymer", {"shape": shape, "size": size}, [SeatInfo("ann"), SeatInfo("bob")], game_seed)
+    match = Match("copolymer", {"shape": shape, "size": size}, [Seat("ann"), Seat("bob")], game_seed)
     cells = match.state.board.cell_count
     assert match.state.board.cell_count == (
         size * size if shape == "rhombus" else 3 * ((size + 1) // 2) * ((size - 1) // 2) + 1

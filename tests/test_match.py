@@ -1,4 +1,4 @@
-"""The mid-end: Match (moves, undo, truncate, views at a ply), SeatInfo and parse_player."""
+"""The mid-end: Match (moves, undo, truncate, views at a ply), Seat and parse_player."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from termgames.match import AI, HUMAN, Match, MoveRecord, SeatInfo, default_seats, parse_player
+from termgames.match import AI, HUMAN, Match, MoveRecord, Seat, default_seats, parse_player
 from termgames.rules import RuleError, get_game
 from termgames.rules.base import ALL
 
@@ -14,7 +14,7 @@ COPOLYMER = get_game("copolymer")
 
 
 def small_match(seats=None, seed: int = 11) -> Match:
-    return Match("copolymer", {"size": 5}, seats or [SeatInfo("ann"), SeatInfo("bob")], seed)
+    return Match("copolymer", {"size": 5}, seats or [Seat("ann"), Seat("bob")], seed)
 
 
 def play_out(match: Match, chooser_seed: int = 0, limit: int | None = None) -> Match:
@@ -68,7 +68,7 @@ def test_a_refused_move_changes_nothing():
 def test_replay_names_the_first_bad_move():
     moves = [MoveRecord(0, "C3", ""), MoveRecord(1, "A1", ""), MoveRecord(0, "A1", "")]
     with pytest.raises(RuleError) as caught:
-        Match.replay("copolymer", {"size": 5}, [SeatInfo("ann"), SeatInfo("bob")], 1, moves)
+        Match.replay("copolymer", {"size": 5}, [Seat("ann"), Seat("bob")], 1, moves)
     assert str(caught.value).startswith("move 3 ('A1') is illegal: A1 is already taken")
 
 
@@ -121,7 +121,7 @@ def test_undo_removes_the_last_move():
 
 
 def test_undo_for_a_human_against_an_ai_removes_the_ai_replies():
-    match = small_match([SeatInfo("ann"), SeatInfo("bot", AI, "easy")])
+    match = small_match([Seat("ann"), Seat("bot", AI, "easy")])
     assert match.human_seats() == [0]
     match.play(0, "C3")
     match.play(1, "A1")
@@ -142,7 +142,7 @@ def test_undo_for_a_human_against_an_ai_removes_the_ai_replies():
 
 
 def test_undo_for_a_seat_that_has_not_moved_does_nothing():
-    match = small_match([SeatInfo("bot", AI, "easy"), SeatInfo("bob")])
+    match = small_match([Seat("bot", AI, "easy"), Seat("bob")])
     match.play(0, "C3")
     assert match.undo(seats=[1]) is False
     assert len(match.moves) == 1
@@ -221,13 +221,13 @@ def test_views_are_what_the_seat_sees():
 @pytest.mark.parametrize(
     ("text", "seat"),
     [
-        ("alice", SeatInfo("alice")),
-        ("  alice ", SeatInfo("alice")),
-        ("alice:human", SeatInfo("alice", HUMAN, None)),
-        ("bob:ai", SeatInfo("bob", AI, COPOLYMER.default_level)),
-        ("bob:ai:hard", SeatInfo("bob", AI, "hard")),
-        ("bob:AI:Easy", SeatInfo("bob", AI, "easy")),
-        ("bob:ai:normal", SeatInfo("bob", AI, "normal")),
+        ("alice", Seat("alice")),
+        ("  alice ", Seat("alice")),
+        ("alice:human", Seat("alice", HUMAN, None)),
+        ("bob:ai", Seat("bob", AI, COPOLYMER.default_level)),
+        ("bob:ai:hard", Seat("bob", AI, "hard")),
+        ("bob:AI:Easy", Seat("bob", AI, "easy")),
+        ("bob:ai:normal", Seat("bob", AI, "normal")),
     ],
 )
 def test_parse_player(text, seat):
@@ -247,9 +247,9 @@ def test_bad_player_specs_are_refused(text):
 
 
 def test_seat_info():
-    bot = SeatInfo("bob", AI, "hard")
+    bot = Seat("bob", AI, "hard")
     assert bot.is_ai and bot.spec() == "bob:ai:hard" and bot.describe() == "bob (AI, hard)"
-    human = SeatInfo("alice")
+    human = Seat("alice")
     assert not human.is_ai and human.kind == HUMAN and human.spec() == "alice" and human.describe() == "alice"
     match = small_match([human, bot])
     assert match.human_seats() == [0]
@@ -258,8 +258,8 @@ def test_seat_info():
 
 def test_bad_seats_are_refused_by_match():
     with pytest.raises(RuleError):
-        Match("copolymer", {}, [SeatInfo("ann")], 1)
+        Match("copolymer", {}, [Seat("ann")], 1)
     with pytest.raises(RuleError):
-        Match("copolymer", {}, [SeatInfo("ann"), SeatInfo("ann")], 1)
+        Match("copolymer", {}, [Seat("ann"), Seat("ann")], 1)
     with pytest.raises(RuleError, match="no game"):
-        Match("chess", {}, [SeatInfo("ann"), SeatInfo("bob")], 1)
+        Match("chess", {}, [Seat("ann"), Seat("bob")], 1)

@@ -36,6 +36,7 @@ from termgames.rules.monad.engine import (
     FIGHT,
     HIVE_DESTROYED,
     HIVE_HELD,
+    NO_EFFECT,
     PRODUCED,
     hex_distance,
     start_cells,
@@ -266,9 +267,10 @@ def test_dropped_commands_and_their_reasons() -> None:
     assert dropped[5] == "4,4 1 MINE: no units of yours there"
     assert dropped[6] == "20,3 1 MINE: 20,3 is off the map"
     assert dropped[7] == "5,5 0 MINE: a command moves at least 1 unit"
-    # 5,5 2 MINE passed the check of the units, then found no resources to mine.
-    assert report.carried[0] == ()
-    assert dropped[8] == "5,5 2 MINE: no resources left there"
+    # 5,5 2 MINE passed ruling 4's check, then found no resources to mine: carried out to no effect, not dropped.
+    assert len(dropped) == 8
+    assert [c.text() for c in report.carried[0]] == ["5,5 2 MINE"]
+    assert (NO_EFFECT, 0, "5,5 2 MINE: no resources left there") in report.events
     assert after.units == board.units
 
 
@@ -294,7 +296,8 @@ def test_build_costs_100_and_needs_them() -> None:
     after, report = resolve_turn(board, [cmds("2,2 1 BUILD"), cmds("7,7 1 BUILD")])
     assert after.hive[22] == 0 and after.hive[77] == -1
     assert after.bank == (50, 99)
-    assert report.dropped[1] == ("7,7 1 BUILD: a hive costs 100 resources, you have 99",)
+    assert report.dropped[1] == ()  # ruling 4 drops none of these: the BUILD is carried out to no effect
+    assert (NO_EFFECT, 1, "7,7 1 BUILD: a hive costs 100 resources, you have 99") in report.events
     assert after.had_hive == (True, False)
 
 
@@ -313,7 +316,8 @@ def test_no_build_when_an_enemy_moved_in() -> None:
     board = position(units={(2, 2): (0, 5), (3, 2): (1, 1)}, bank=(100, 0))
     after, report = resolve_turn(board, [cmds("2,2 5 BUILD"), cmds("3,2 1 MOVE W")])
     assert after.hive[22] == -1 and after.bank == (100, 0)
-    assert report.dropped[0] == ("2,2 5 BUILD: another player's units came into the cell",)
+    assert report.dropped[0] == ()
+    assert (NO_EFFECT, 0, "2,2 5 BUILD: another player's units came into the cell") in report.events
     assert at(after, 2, 2) == (0, 4)
 
 
@@ -336,7 +340,8 @@ def test_a_cell_with_a_hive_cannot_be_mined() -> None:
     board = position(units={(2, 2): (0, 2)}, resources={(2, 2): 30}, bank=(100, 0))
     after, report = resolve_turn(board, [cmds("2,2 1 BUILD; 2,2 1 MINE"), []])
     assert after.resources[22] == 30 and after.bank == (0, 0)
-    assert report.dropped[0] == ("2,2 1 MINE: a cell with a hive cannot be mined",)
+    assert report.dropped[0] == ()
+    assert (NO_EFFECT, 0, "2,2 1 MINE: a cell with a hive cannot be mined") in report.events
 
 
 def test_a_new_hive_produces_from_its_first_turn() -> None:
@@ -376,16 +381,22 @@ def test_turn_limit_most_units_wins_or_draw() -> None:
     assert outcome(after) == (True, (0, 1))
 
 
-def test_everyone_out_is_over_and_a_draw() -> None:
-    board = position(units={(2, 4): (0, 5), (2, 5): (1, 5)})
+def test_everyone_out_goes_on_to_the_turn_limit_and_a_draw() -> None:
+    board = position(units={(2, 4): (0, 5), (2, 5): (1, 5)}, limit=3)
     after, _ = resolve_turn(board, [cmds("2,4 5 MOVE SW"), cmds("2,5 5 MOVE NE")])
+    assert after.unit_totals == (0, 0) and outcome(after) == (False, ())  # ruling 9: only victory or the limit
+    after, _ = resolve_turn(after, [[], []])
+    assert outcome(after) == (False, ())
+    after, _ = resolve_turn(after, [[], []])
     assert outcome(after) == (True, (0, 1))
 
 
-def test_the_last_player_left_without_a_hive_wins() -> None:
-    board = position(units={(2, 4): (0, 6), (2, 5): (1, 5)})
+def test_the_last_player_left_without_a_hive_wins_at_the_limit_or_by_a_hive() -> None:
+    board = position(units={(2, 4): (0, 6), (2, 5): (1, 5)}, bank=(100, 100))
     after, _ = resolve_turn(board, [cmds("2,4 6 MOVE SW"), cmds("2,5 5 MOVE NE")])
-    assert after.hive_counts == (0, 0) and outcome(after) == (True, (0,))
+    assert after.hive_counts == (0, 0) and outcome(after) == (False, ())
+    after, _ = resolve_turn(after, [cmds("2,5 1 BUILD"), []])
+    assert outcome(after) == (True, (0,))  # the only one holding hives; bob holds neither hive nor unit
 
 
 # --------------------------------------------------------------------------
@@ -702,17 +713,18 @@ def test_fault_is_an_empty_move_reported_as_dropped() -> None:
     assert parse_fault("faulty 1,1 1 MINE") is None and parse_fault("FAULT") == "no reason given"
 
 
-def test_seats_that_are_out_are_not_asked() -> None:
+def test_seats_with_nothing_left_still_move_every_turn() -> None:
     game = get_game("monad")
     start = game.new({}, ["ann", "bob", "cy"], 1)
     assert isinstance(start, MonadState)
     board = position(20, 20, 3, units={(5, 5): (0, 2), (15, 5): (2, 1)}, hives={(5, 5): 0})
     state = replace(start, board=board)
-    assert state.to_move() == (0, 2)
-    with pytest.raises(RuleError, match="bob is out of the game"):
-        state.apply(1, "pass")
-    after = state.apply(0, "pass").apply(2, "pass")
+    assert state.to_move() == (0, 1, 2)
+    waiting = state.apply(0, "pass").apply(2, "pass")
+    assert waiting.board.turn == 0 and waiting.to_move() == (1,)  # type: ignore[attr-defined]
+    after = waiting.apply(1, "1,1 1 MINE")
     assert after.board.turn == 1  # type: ignore[attr-defined]
+    assert after.last_report.dropped[1] == ("1,1 1 MINE: no units of yours there",)  # type: ignore[attr-defined]
 
 
 def test_board_json_round_trip_and_observation() -> None:

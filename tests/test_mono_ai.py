@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from termgames.ai import make_bot
 from termgames.ai.mono import cell_beliefs
 from termgames.ai.mono_inference import LayoutSampler, consistent
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.rules.mono import END, HOLD, RANDOM, check_layout, grid_for, random_layout
 
 
@@ -25,7 +25,7 @@ def quick(level: str, seed: int, samples: int = 40):
 
 def play_out(options: dict, players: int, seed: int, bots: dict[int, object], stop: int | None = None) -> Match:
     """A game where ``bots`` play their seats and the other seats ``random``; the rules check every move."""
-    match = Match("mono", options, [SeatInfo(f"p{i + 1}") for i in range(players)], seed)
+    match = Match("mono", options, [Seat(f"p{i + 1}") for i in range(players)], seed)
     while not match.over and (stop is None or len(match.moves) < stop):
         seat = match.state.to_move()[0]
         bot = bots.get(seat)
@@ -65,7 +65,7 @@ def test_the_true_value_gets_a_fair_share_of_belief():
 
 def started(players: int = 2, seed: int = 3, rounds: int = 2) -> Match:
     """A game after every layout and ``rounds`` rounds of random turns."""
-    match = Match("mono", {}, [SeatInfo(f"p{i + 1}") for i in range(players)], seed)
+    match = Match("mono", {}, [Seat(f"p{i + 1}") for i in range(players)], seed)
     for _ in range(players * (rounds + 1)):
         match.play(match.state.to_move()[0], RANDOM)
     return match
@@ -74,7 +74,7 @@ def started(players: int = 2, seed: int = 3, rounds: int = 2) -> Match:
 def test_the_layouts_followed_along_a_game_agree_with_every_board_shown():
     # Three players: each opponent board is uncovered by two players' turns and by the bot's open turn.
     bot = quick("normal", seed=6, samples=60)
-    match = Match("mono", {}, [SeatInfo("a"), SeatInfo("b"), SeatInfo("c")], 12)
+    match = Match("mono", {}, [Seat("a"), Seat("b"), Seat("c")], 12)
     checked = 0
     while checked < 12 and not match.over:
         seat = match.state.to_move()[0]
@@ -152,7 +152,7 @@ def test_the_bot_plays_a_large_board_legally():
 
 
 def test_layout_is_random_and_an_open_turn_can_be_ended():
-    match = Match("mono", {}, [SeatInfo("a"), SeatInfo("b")], 1)
+    match = Match("mono", {}, [Seat("a"), Seat("b")], 1)
     bot = quick("normal", seed=2)
     assert bot.choose(match.view(0)) == RANDOM
     match.play(0, RANDOM)
@@ -186,7 +186,7 @@ def test_the_answer_depends_on_the_view_alone():
 def test_deterministic_for_a_seed_and_a_view(level):
     # A bot that followed the game and a fresh one answer the same view the same way.
     follower = quick(level, seed=11)
-    match = Match("mono", {}, [SeatInfo("a"), SeatInfo("b")], 4)
+    match = Match("mono", {}, [Seat("a"), Seat("b")], 4)
     answers = []
     while len(answers) < 8 and not match.over:
         seat = match.state.to_move()[0]

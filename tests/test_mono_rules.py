@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.rules import RuleError
 from termgames.rules.base import ALL
 from termgames.rules.mono import (
@@ -24,7 +24,7 @@ EXAMPLE = "666699777664999787344999787342955888312555888"
 
 
 def seats(*names):
-    return [SeatInfo(name) for name in names]
+    return [Seat(name) for name in names]
 
 
 def laid_out(names=("fred", "ned"), layouts=None, options=None, seed=1) -> Match:

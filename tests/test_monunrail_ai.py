@@ -17,8 +17,10 @@ from termgames.rules.monunrail import (
     index_of,
     parse_cell,
     parse_move,
-    random_placement,
     trace_circuit,
+)
+from termgames.rules.monunrail_completion import (
+    random_placement,
 )
 from termgames.rules.monunrail_solver import Solver, parse_shape
 

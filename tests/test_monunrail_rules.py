@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.rules import RuleError, get_game
 from termgames.rules.monunrail import (
     KIND_OF_MASK,
@@ -26,16 +26,18 @@ from termgames.rules.monunrail import (
     MonUnrail,
     MonUnrailState,
     cell_of,
-    find_completion,
-    finishing_placements,
     index_of,
     parse_cell,
     parse_move,
-    placements,
-    random_placement,
     start_grid,
     trace_circuit,
     track_problem,
+)
+from termgames.rules.monunrail_completion import (
+    find_completion,
+    finishing_placements,
+    placements,
+    random_placement,
 )
 from termgames.rules.monunrail_solver import Solver
 
@@ -512,7 +514,7 @@ def test_random_legal_games_end_and_the_last_remover_wins(seed, supply):
 
 def test_random_games_replay_through_a_match():
     state, history = play_random_game(3)
-    match = Match("monunrail", {}, [SeatInfo("ann"), SeatInfo("bob")], 1)
+    match = Match("monunrail", {}, [Seat("ann"), Seat("bob")], 1)
     for seat, move in history:
         match.play(seat, move.lower())
     assert match.over and match.state.winners() == state.winners()

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from termgames.match import AI, Match, SeatInfo
+from termgames.match import AI, Match, Seat
 from termgames.records import load
 from termgames.report import view_json, view_text
 from termgames.rules import RuleError
 from termgames.rules.base import ALL
 from termgames.server.commands import run_command
-from termgames.server.hub import Hub, Seat, valid_player_name
+from termgames.server.hub import Hub, valid_player_name
 from termgames.server.shared import SharedTable
 from termgames.server.store import Store
 
@@ -114,16 +114,16 @@ def test_a_shared_table_shows_only_its_own_seat(tmp_path):
     live = hub.create_table("mono", {"size": 5, "no_auto": True}, [Seat(name="alice"), Seat(name="bob")], "alice")
     live.play(0, ALICE_LAYOUT)
     live.play(1, BOB_LAYOUT)
-    shared = SharedTable(live, "alice", 0, lambda kind, text: None)
+    shared = SharedTable(live, "alice", 0)
     for asked in (0, 1, None):
         view = shared.view(asked)
         assert view.viewer == 0
         assert all(value is None for value in view.boards[1])
-    assert not hasattr(shared.match, "seed") and not hasattr(shared.match, "states")
-    assert shared.match.moves[1] == (1, "layout")  # bob's layout is redacted in alice's log
+    assert not hasattr(shared, "match") and not hasattr(shared, "seed")
+    assert shared.view(0).moves[1] == (1, "layout")  # bob's layout is redacted in alice's log
     with pytest.raises(RuleError):
         shared.play(1, "a1,end")
-    watcher = SharedTable(live, "zed", None, lambda kind, text: None)
+    watcher = SharedTable(live, "zed", None)
     assert all(value is None for board in watcher.view().boards for value in board)
     with pytest.raises(RuleError, match="spectators"):
         watcher.play(0, "a1,end")
@@ -144,7 +144,8 @@ def test_undo_needs_the_other_players_consent(tmp_path):
     live.answer_undo(1, True)
     assert live.match.moves == []
     assert make_hub(tmp_path).table(live.id).match.moves == []  # stored too
-    assert live.request_undo(0) == "Nothing to undo"
+    with pytest.raises(RuleError, match="Nothing to undo"):
+        live.request_undo(0)
 
 
 def test_a_broken_subscriber_is_dropped_and_the_others_still_hear(tmp_path):
@@ -179,7 +180,7 @@ async def test_ai_seats_play_from_the_thread_pool(tmp_path):
     import asyncio
 
     hub = make_hub(tmp_path)
-    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(AI, "cpu", "easy")], "alice")
+    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
     live.play(0, "A1")
     for _ in range(100):
         await asyncio.sleep(0.05)
@@ -281,7 +282,7 @@ def test_cli_show_prints_what_the_report_module_prints(tmp_path, capsys):
     from termgames.cli import app as cli
     from termgames.records import save
 
-    match = Match("copolymer", {"size": 5}, [SeatInfo("ann"), SeatInfo("bob")], 7)
+    match = Match("copolymer", {"size": 5}, [Seat("ann"), Seat("bob")], 7)
     match.play(0, "A1")
     path = save(tmp_path / "g.json", match)
     with pytest.raises(SystemExit):
@@ -302,3 +303,71 @@ def test_help_imports_neither_textual_nor_asyncssh():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_the_store_and_the_hub_refuse_a_worker_thread(tmp_path):
+    import threading
+
+    hub = make_hub(tmp_path)
+    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    errors: list[str] = []
+
+    def worker() -> None:
+        for reach in (lambda: live.play(0, "A1"), lambda: hub.store.key_of("alice"), hub.lobby_changed):
+            try:
+                reach()
+            except RuntimeError as error:
+                errors.append(str(error))
+
+    thread = threading.Thread(target=worker, name="a-worker")
+    thread.start()
+    thread.join()
+    assert len(errors) == 3 and all("'a-worker'" in error for error in errors)
+    assert live.match.moves == [] and make_hub(tmp_path).table(live.id).match.moves == []
+    live.play(0, "A1")  # on the loop's thread: fine
+    assert len(live.match.moves) == 1
+
+
+async def test_an_ai_seat_tells_the_table_it_is_thinking(tmp_path, monkeypatch):
+    import asyncio
+
+    from bots import GatedBot
+
+    bot = GatedBot()
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
+    hub = make_hub(tmp_path)
+    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
+    listener = Listener("alice", 0)
+    live.subscribe(listener)
+    live.play(0, "A1")
+    assert live.thinking == {1} and ("thinking", "") in listener.events
+    bot.gate.set()
+    for _ in range(100):
+        await asyncio.sleep(0.02)
+        if len(live.match.moves) == 2:
+            break
+    assert live.match.moves[1].seat == 1 and live.thinking == frozenset()
+    assert listener.events.count(("thinking", "")) == 2  # started, then done
+    hub.close()
+
+
+async def test_ai_seats_at_a_shared_table_keep_the_games_pace(tmp_path, monkeypatch):
+    """The hub's AI seats use the runner of the local game, Mono's slower pace between probes included."""
+    import asyncio
+    import time
+
+    from termgames.rules import Game
+    from termgames.rules.mono import Mono
+
+    assert Mono.ai_move_seconds > Game.ai_move_seconds  # Mono's probes stay in sight longer than a Copolymer claim
+    monkeypatch.setattr("termgames.rules.copolymer.Copolymer.ai_move_seconds", 0.2)
+    hub = make_hub(tmp_path)
+    started = time.monotonic()
+    live = hub.create_table("copolymer", {"size": 3}, [Seat("a", AI, "easy"), Seat("b", AI, "easy")], "alice")
+    for _ in range(500):
+        await asyncio.sleep(0.02)
+        if len(live.match.moves) >= 3:
+            break
+    assert len(live.match.moves) >= 3
+    assert time.monotonic() - started >= 0.6  # three moves, each at least the game's 0.2 s
+    hub.close()

@@ -180,9 +180,10 @@ async def test_drop_reconnect_restart_and_a_correspondence_move(tmp_path, keys):
         assert oct((tmp_path / HOST_KEY_NAME).stat().st_mode & 0o777) == "0o600"
         alice = await connect(server.port, "alice", keys["alice"])
         clients = [alice]
-        await alice.wait_for("your move")
-        await alice.press("enter")
+        # She was at the table when the server stopped: she is back at it, not in the lobby.
+        await alice.wait_for("alice (you)")
         await alice.wait_for("alice to claim")
+        assert "your move" not in alice.text()
         shown = await command(server.port, "alice", keys["alice"], "show 1 --json")
         assert '"moves": ["' in shown.stdout and "E5" in shown.stdout
     finally:

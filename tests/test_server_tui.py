@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from termgames.match import Seat
 from termgames.screens.dialogs import ConfirmScreen
 from termgames.screens.lobby import CreateTableScreen, LobbyScreen
 from termgames.screens.shared_game import SharedGameMixin
 from termgames.server.app import ServeApp
-from termgames.server.hub import Hub, Seat
+from termgames.server.hub import Hub
 from termgames.server.store import Store
 
 SIZE = (100, 32)
@@ -110,3 +111,81 @@ async def test_a_finished_game_is_replayed_from_the_lobby(tmp_path):
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(alice.screen, ReplayScreen)
+
+
+async def test_an_ai_seat_shows_thinking_at_a_shared_table(tmp_path, monkeypatch):
+    from bots import GatedBot
+
+    bot = GatedBot()
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
+    hub = make_hub(tmp_path)
+    live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", "ai", "easy")], "alice")
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")  # her table, from the lobby
+        await settle(pilot)
+        assert isinstance(alice.screen, SharedGameMixin)
+        await pilot.press("enter")  # she claims; the AI seat thinks
+        await settle(pilot)
+        assert "cpu is thinking" in str(alice.screen.query_one("#status").render())
+        bot.gate.set()
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if len(live.match.moves) == 2:
+                break
+        await settle(pilot)
+        assert len(live.match.moves) == 2
+        assert "thinking" not in str(alice.screen.query_one("#status").render())
+    hub.close()
+
+
+async def test_impossible_at_a_shared_table_is_decided_off_the_loop_and_stored_on_it(tmp_path):
+    hub = make_hub(tmp_path)
+    live = hub.create_table("monunrail", {}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    live.play(0, "D3:T-se,E3:T-sw")
+    live.play(1, "D5:T-ne")
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        assert isinstance(alice.screen, ConfirmScreen)
+        await pilot.press("y")
+        for _ in range(250):
+            await pilot.pause(0.02)
+            if live.over:
+                break
+        await settle(pilot)
+        assert live.match.moves[-1].move == "impossible" and live.over
+        assert make_hub(tmp_path).table(live.id).match.moves[-1].move == "impossible"  # stored
+        assert "Completion found" in str(alice.screen.query_one("#legend").render())
+
+
+async def test_after_a_restart_a_player_is_back_at_her_table_until_she_leaves_it(tmp_path):
+    hub = make_hub(tmp_path)
+    hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(alice.screen, SharedGameMixin)
+    alice.release_tables()  # her session ends at the table (the connection drops, or the server stops)
+    hub.store.close()
+
+    hub = make_hub(tmp_path)  # the server starts again
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(alice.screen, SharedGameMixin) and alice.screen.table.table_id == 1
+        await pilot.press("q")  # she leaves the table for the lobby
+        await settle(pilot)
+        assert isinstance(alice.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(alice.screen, LobbyScreen)
+    alice.release_tables()
+    again = ServeApp(hub=hub, player="alice")
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(again.screen, LobbyScreen)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
+from bots import GatedBot
 from tui import board_text, settle
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.records import load
 from termgames.screens.dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from termgames.screens.game import GameScreen
@@ -30,12 +32,12 @@ class FirstEmptyBot:
 @pytest.fixture(autouse=True)
 def quick_bots(monkeypatch):
     FirstEmptyBot.threads = []
-    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: FirstEmptyBot())
-    monkeypatch.setattr("termgames.screens.game.AI_MIN_SECONDS", 0.0)
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: FirstEmptyBot())
+    monkeypatch.setattr("termgames.rules.copolymer.Copolymer.ai_move_seconds", 0.0)
 
 
 def new_app(tmp_path: Path, seats=("ann", "bob"), options=None, seed=3) -> tuple[TermgamesApp, Match, Path]:
-    infos = [SeatInfo(name, "ai", "normal") if name.endswith("bot") else SeatInfo(name) for name in seats]
+    infos = [Seat(name, "ai", "normal") if name.endswith("bot") else Seat(name) for name in seats]
     match = Match("copolymer", options or {"size": 5}, infos, seed)
     path = tmp_path / "game.json"
     return TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=path)), match, path
@@ -145,14 +147,17 @@ async def test_saved_after_every_move_and_resumed(tmp_path):
         assert app.screen.view.to_move == (0,)
 
 
-async def test_ai_against_ai_plays_to_the_end(tmp_path):
+async def test_ai_against_ai_plays_to_the_end(tmp_path, monkeypatch):
+    # No pacing, and a bound in time far above what the game needs: on a loaded machine each AI
+    # decision may take a second, and a count of short pauses ran out before the game did.
+    monkeypatch.setattr("termgames.rules.copolymer.Copolymer.ai_move_seconds", 0.0)
     app, match, path = new_app(tmp_path, seats=("abot", "bbot"), options={"size": 3})
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if match.over:
-                break
+        deadline = time.monotonic() + 120
+        while not match.over and time.monotonic() < deadline:
+            await pilot.pause(0.05)
         assert match.over
+        await pilot.pause()  # the table's news of the last move reaches the screen as a message
         assert "Game over" in str(app.screen.query_one("#status").render())
     assert load(path).over
 
@@ -239,21 +244,6 @@ async def test_privacy_screen_between_human_seats(tmp_path):
         assert screen.board.text_lines()
 
 
-class GatedBot:
-    """A stand-in bot that thinks until the test lets it answer."""
-
-    level = "normal"
-
-    def __init__(self):
-        self.gate = threading.Event()
-        self.asked = threading.Event()
-
-    def choose(self, view):
-        self.asked.set()
-        assert self.gate.wait(5)
-        return view.board.names[min(view.legal_cells())]
-
-
 async def wait_for(pilot, condition, rounds: int = 100):
     for _ in range(rounds):
         if condition():
@@ -264,7 +254,7 @@ async def wait_for(pilot, condition, rounds: int = 100):
 
 async def test_undo_while_the_ai_thinks_drops_its_stale_move(tmp_path, monkeypatch):
     bot = GatedBot()
-    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: bot)
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
     app, match, path = new_app(tmp_path, seats=("ann", "bot"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")  # ann claims C3; the AI starts thinking
@@ -276,13 +266,13 @@ async def test_undo_while_the_ai_thinks_drops_its_stale_move(tmp_path, monkeypat
         await settle(pilot)
         assert match.moves == []  # the AI's answer to the undone position is dropped, silently
         assert "tried" not in str(app.screen.query_one("#message").render())
-        assert app.screen.thinking is None and app.screen.view.to_move == (0,)
+        assert not app.screen.table.thinking and app.screen.view.to_move == (0,)
         assert load(path).moves == []
 
 
 async def test_undo_with_nothing_to_undo_lets_the_ai_play_on(tmp_path, monkeypatch):
     bot = GatedBot()
-    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: bot)
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
     app, match, _ = new_app(tmp_path, seats=("abot", "bob"))
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, bot.asked.is_set)  # the AI moves first, on its own
@@ -345,7 +335,7 @@ async def test_enter_does_not_confirm_quitting(tmp_path):
     _app, _, _ = new_app(tmp_path, seats=("ann", "bob"))
     app_unsaved = TermgamesApp(
         saves_dir=tmp_path,
-        launch=Launch("play", match=Match("copolymer", {"size": 3}, [SeatInfo("a"), SeatInfo("b")], 1)),
+        launch=Launch("play", match=Match("copolymer", {"size": 3}, [Seat("a"), Seat("b")], 1)),
     )
     async with app_unsaved.run_test(size=(80, 24)) as pilot:
         await pilot.press("q")
@@ -393,3 +383,22 @@ async def test_privacy_screen_first_when_a_hidden_hot_seat_game_resumes(tmp_path
         assert app.screen is screen and screen.view.viewer == 1
         assert "●" in "\n".join(screen.board.text_lines())
         assert any("C3" in line for line in screen.query_one("#move-log").text_lines())
+
+
+async def test_a_click_moves_the_cursor_and_a_click_on_the_cursor_claims(tmp_path):
+    app, match, _ = new_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        board = screen.board
+        target = next(cell for cell, name in enumerate(board.view.board.names) if name != board.cursor_name())
+        (line, x), = [place for place, cell in board._cell_at.items() if cell == target]
+        offset = (x + board.content_offset.x, line + board.content_offset.y)
+        await pilot.click(board, offset=offset)
+        await pilot.pause()
+        name = board.view.board.names[target]
+        assert board.cursor_name() == name and name in str(screen.query_one("#cursor-line").render())
+        assert not match.moves
+        await pilot.click(board, offset=offset)
+        await pilot.pause()
+        assert [m.move for m in match.moves][:1] == [name]

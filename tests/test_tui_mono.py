@@ -8,7 +8,7 @@ import pytest
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
-from termgames.match import AI, Match, SeatInfo
+from termgames.match import AI, Match, Seat
 from termgames.rules.mono import Mono, label
 from termgames.screens.dialogs import PrivacyScreen
 from termgames.screens.mono import MonoScreen
@@ -20,7 +20,7 @@ OTHER = "666991444699999954677779552688777532888888533"
 
 
 def mono_app(tmp_path, seats=("fred", "ned"), options=None, moves=(), seed=2):
-    infos = [SeatInfo(name, AI, "normal") if name.endswith("bot") else SeatInfo(name) for name in seats]
+    infos = [Seat(name, AI, "normal") if name.endswith("bot") else Seat(name) for name in seats]
     match = Match(Mono(), options or {}, infos, seed)
     for seat, move in moves:
         match.play(seat, move)
@@ -238,8 +238,8 @@ async def test_ai_seat_probes_one_at_a_time_without_privacy(tmp_path, monkeypatc
             cell = min(set(range(view.grid.cells)) - view.probed)
             return f"{view.grid.names[cell]},hold"
 
-    monkeypatch.setattr("termgames.screens.game.make_bot", lambda game, level, seed=None: FirstCellsBot())
-    monkeypatch.setattr("termgames.screens.mono.AI_PROBE_SECONDS", 0.0)
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: FirstCellsBot())
+    monkeypatch.setattr("termgames.rules.mono.Mono.ai_move_seconds", 0.0)
     app, match = mono_app(tmp_path, seats=("ann", "bot"), moves=[(0, EXAMPLE)])
     pushed = []
     async with app.run_test(size=(80, 24)) as pilot:
@@ -258,7 +258,7 @@ async def test_ai_seat_probes_one_at_a_time_without_privacy(tmp_path, monkeypatc
 
 
 async def test_replay_shows_one_seat_then_every_board(tmp_path):
-    match = Match(Mono(), {"size": 3}, [SeatInfo("ann"), SeatInfo("bob")], 5)
+    match = Match(Mono(), {"size": 3}, [Seat("ann"), Seat("bob")], 5)
     match.play(0, "122333")
     match.play(1, "333221")
     while not match.over:

@@ -8,7 +8,7 @@ from tui import board_text, settle
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.records import load
 from termgames.screens.dialogs import ConfirmScreen
 from termgames.screens.monunrail import MonUnrailScreen
@@ -18,7 +18,7 @@ LOOP = ["D2:T-se,D3:S-v", "E2:T-sw,E3:S-v", "D5:S-v,D6:T-ne", "E5:S-v,E6:T-nw"]
 
 
 def new_app(tmp_path: Path, moves=(), options=None, ascii=False) -> tuple[TermgamesApp, Match, Path]:
-    match = Match("monunrail", options or {}, [SeatInfo("ann"), SeatInfo("bob")], 5)
+    match = Match("monunrail", options or {}, [Seat("ann"), Seat("bob")], 5)
     for ply, move in enumerate(moves):
         match.play(ply % 2, move)
     path = tmp_path / "game.json"
@@ -239,8 +239,8 @@ async def test_a_click_moves_the_cursor(tmp_path):
 
 
 async def test_the_computer_player_answers_in_its_thread(tmp_path, monkeypatch):
-    monkeypatch.setattr("termgames.screens.game.AI_MIN_SECONDS", 0.0)
-    match = Match("monunrail", {}, [SeatInfo("ann"), SeatInfo("cpu", "ai", "easy")], 5)
+    monkeypatch.setattr("termgames.rules.monunrail.MonUnrail.ai_move_seconds", 0.0)
+    match = Match("monunrail", {}, [Seat("ann"), Seat("cpu", "ai", "easy")], 5)
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "g.json"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

@@ -81,3 +81,75 @@ async def test_a_highlighted_ply_is_reversed_and_kept_in_sight():
         log.keep_ply_in_sight(25)
         await pilot.pause()
         assert " 25. ann m24#24" in shown(log)
+
+
+def played_copolymer(tmp_path, claims: int, options=None):
+    """A hot-seat Copolymer game ``claims`` claims in, on the screen."""
+    from termgames.app import TermgamesApp
+    from termgames.launch import Launch
+    from termgames.match import Match, SeatInfo
+
+    match = Match("copolymer", options or {}, [SeatInfo("ann"), SeatInfo("bob")], 3)
+    for _ in range(claims):
+        view = match.view(match.state.to_move()[0])
+        match.play(view.to_move[0], view.board.names[min(view.legal_cells())])
+    return TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+
+
+async def test_tab_focuses_the_log_whose_arrow_keys_scroll_it_and_tab_gives_the_board_its_keys_back(tmp_path):
+    app = played_copolymer(tmp_path, 40, {"size": 11})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        log = screen.query_one(MoveLog)
+        assert app.focused is screen.board  # the board first: its arrows move the cursor
+        start = screen.board.cursor_name()
+        await pilot.press("down")  # a big board's scrolling area must not take the arrow for itself
+        assert screen.board.cursor_name() != start
+        assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y  # following the end
+
+        await pilot.press("tab")
+        assert app.focused is log
+        cursor = screen.board.cursor_name()
+        await pilot.press("up", "up", "k")
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y - 3  # the log scrolled ...
+        assert screen.board.cursor_name() == cursor  # ... and the cursor stayed
+        await pilot.press("home")
+        assert log.scroll_y == 0
+        await pilot.press("right")  # keys the log has no use for still reach the board
+        assert screen.board.cursor_name() != cursor
+
+        await pilot.press("tab")
+        assert app.focused is screen.board
+        cursor = screen.board.cursor_name()
+        await pilot.press("up")
+        assert screen.board.cursor_name() != cursor and log.scroll_y == 0
+
+
+async def test_the_narrow_layout_gives_the_log_room_beside_the_panel_texts(tmp_path):
+    app = played_copolymer(tmp_path, 14)
+    async with app.run_test(size=(60, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.has_class("narrow")
+        log = app.screen.query_one(MoveLog)
+        assert log.size.height >= 5 and log.size.width >= 20
+        assert "ann" in "".join(shown(log))
+
+
+async def test_in_mono_with_one_opponent_tab_reaches_the_log(tmp_path):
+    from termgames.app import TermgamesApp
+    from termgames.launch import Launch
+    from termgames.match import AI, Match, SeatInfo
+
+    match = Match("mono", {}, [SeatInfo("ann"), SeatInfo("bot", AI, "easy")], 3)
+    match.play(0, "random")
+    match.play(1, "random")
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.focused is app.screen.board
+        await pilot.press("tab")  # no other board to switch to: the focus moves on
+        assert isinstance(app.focused, MoveLog)
+        await pilot.press("tab")
+        assert app.focused is app.screen.board

@@ -6,14 +6,14 @@ from pathlib import Path
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.rules.base import ALL
 from termgames.screens.dialogs import GoToMoveScreen
 from termgames.screens.replay import ReplayScreen
 
 
 def finished(size: int = 5) -> Match:
-    match = Match("copolymer", {"size": size}, [SeatInfo("ann"), SeatInfo("bob")], 9)
+    match = Match("copolymer", {"size": size}, [Seat("ann"), Seat("bob")], 9)
     while not match.over:
         view = match.view(match.state.to_move()[0])
         match.play(view.to_move[0], view.board.names[max(view.legal_cells())])
@@ -78,7 +78,7 @@ async def test_viewers_include_everything_only_once_over(tmp_path):
         assert screen.viewers == [ALL, 0, 1, None]
         await pilot.press("v")
         assert "viewing as ann" in str(screen.query_one("#status").render())
-    unfinished = Match("copolymer", {"size": 3}, [SeatInfo("ann"), SeatInfo("bob")], 1)
+    unfinished = Match("copolymer", {"size": 3}, [Seat("ann"), Seat("bob")], 1)
     unfinished.play(0, "B2")
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=unfinished))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Input, OptionList, Select, Static
 
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.records import save
 from termgames.screens.start import SetupScreen, StartScreen
 
@@ -36,7 +36,7 @@ class RecordingApp(App):
 
 
 def finished_match(names=("ann", "bob")) -> Match:
-    match = Match("copolymer", {"size": 3}, [SeatInfo(n) for n in names], 5)
+    match = Match("copolymer", {"size": 3}, [Seat(n) for n in names], 5)
     while not match.over:
         view = match.view(match.state.to_move()[0])
         cell = min(view.legal_cells())
@@ -119,7 +119,7 @@ async def saved_listing(app, pilot) -> OptionList:
 
 async def test_saved_games_resume_replay_and_corrupt(tmp_path, monkeypatch):
     monkeypatch.setattr("termgames.screens.start.bundled_saves", lambda: None)
-    unfinished = Match("copolymer", {"size": 3}, [SeatInfo("cat"), SeatInfo("dan")], 1)
+    unfinished = Match("copolymer", {"size": 3}, [Seat("cat"), Seat("dan")], 1)
     unfinished.play(0, "B2")
     save(tmp_path / "a-unfinished.json", unfinished)
     save(tmp_path / "b-finished.json", finished_match())
@@ -151,7 +151,7 @@ async def test_resuming_a_sample_copies_it(tmp_path, monkeypatch):
     samples = tmp_path / "samples"
     saves = tmp_path / "saves"
     samples.mkdir()
-    unfinished = Match("copolymer", {"size": 3}, [SeatInfo("cat"), SeatInfo("dan")], 1)
+    unfinished = Match("copolymer", {"size": 3}, [Seat("cat"), Seat("dan")], 1)
     unfinished.play(0, "B2")
     save(samples / "sample.json", unfinished)
     before = (samples / "sample.json").read_bytes()

@@ -340,9 +340,9 @@ class MonoBot:
             board = view.boards[seat]
             count = [0, *range(1, regions + 1)]
             for cell in view.probed:
-                value = board[cell]
-                if value is not None:
-                    count[value] -= 1
+                probed_value = board[cell]
+                if probed_value is not None:
+                    count[probed_value] -= 1
             left.append(count)
         weight = self.settings.future_weight / len(opponents)
         if view.final_round:

@@ -37,23 +37,27 @@ positions get a heuristic move that cuts the largest piece down.
 from __future__ import annotations
 
 import random
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..rules.base import RuleError
 from ..rules.monunrail import (
     KIND_OF_MASK,
     MonUnrailView,
-    ParsedMove,
-    SearchLimit,
     cell_name,
     cell_of,
+    parse_cell,
+    placement_text,
+    trace_circuit,
+)
+from ..rules.monunrail_completion import (
+    SearchLimit,
     find_completion,
     finishing_placements,
     list_completions,
     random_placement,
-    trace_circuit,
 )
 from ..rules.monunrail_solver import Solver
 from .budget import SEARCH_SHARE, Deadline, deadline_for
@@ -124,11 +128,7 @@ def _removal_text(move: Iterable[Cell]) -> str:
     return ",".join(cell_name(c) for c in sorted(move, key=lambda c: (c[1], c[0])))
 
 
-def _placement_text(items: Placement) -> str:
-    return ParsedMove("place", tuple(sorted(items))).text()
-
-
-def _after(grid, supply, items: Placement) -> tuple[list[int], list[int]]:
+def _after(grid: Sequence[int], supply: Sequence[int], items: Placement) -> tuple[list[int], list[int]]:
     g = list(grid)
     s = list(supply)
     for index, mask in items:
@@ -214,14 +214,14 @@ class MonUnrailBot:
         each kind 20,000 nodes took 1.7 s of processor time)."""
         return max(MIN_NODES, min(NODE_LIMIT, int(self.deadline.remaining() * NODES_PER_SECOND / 2)))
 
-    def _completable(self, grid, supply) -> bool | None:
+    def _completable(self, grid: Sequence[int], supply: Sequence[int]) -> bool | None:
         """True/False from the exact search; None when it gave up (rare)."""
         try:
             return find_completion(grid, supply, node_limit=self._node_budget()) is not None
         except SearchLimit:
             return None
 
-    def _finish_values(self, grid, supply) -> list[tuple[Placement, int | None]]:
+    def _finish_values(self, grid: Sequence[int], supply: Sequence[int]) -> list[tuple[Placement, int | None]]:
         """The finishing placements here, each with the value of the track it completes (None: unknown)."""
         tiles = {cell_of(i) for i, m in enumerate(grid) if m}
         result = []
@@ -241,7 +241,7 @@ class MonUnrailBot:
         finishes = self._finish_values(grid, supply)
         for items, value in finishes:
             if value == 0:
-                return _placement_text(items)
+                return placement_text(items)
         if self.settings.endgame_completions:
             move = self._endgame(grid, supply)
             if move is not None:
@@ -255,9 +255,10 @@ class MonUnrailBot:
             tries += 1
             if seen and self.deadline.expired():
                 break
-            items = random_placement(grid, supply, self.rng)
-            if items is None:
+            drawn = random_placement(grid, supply, self.rng)
+            if drawn is None:
                 break
+            items = drawn
             if items in seen or items in finishing:
                 continue
             seen.add(items)
@@ -270,22 +271,22 @@ class MonUnrailBot:
             if any(value == 0 for _, value in self._finish_values(g2, s2)):
                 gifts.append(items)
                 continue
-            return _placement_text(items)
+            return placement_text(items)
         # Nothing safe found: the least bad of completing, gifting and breaking.
         unknown = [items for items, value in finishes if value is None]
         if unknown:
-            return _placement_text(self.rng.choice(unknown))
+            return placement_text(self.rng.choice(unknown))
         if gifts:
-            return _placement_text(self.rng.choice(gifts))
+            return placement_text(self.rng.choice(gifts))
         if finishes:
-            return _placement_text(self.rng.choice([items for items, _ in finishes]))
+            return placement_text(self.rng.choice([items for items, _ in finishes]))
         if breaking:
-            return _placement_text(self.rng.choice(breaking))
+            return placement_text(self.rng.choice(breaking))
         return "impossible"
 
     # -- the pie rule ------------------------------------------------------
 
-    def _should_swap(self, grid, supply) -> bool:
+    def _should_swap(self, grid: Sequence[int], supply: Sequence[int]) -> bool:
         games = self.settings.pie_playouts
         if not games:
             return False
@@ -327,7 +328,7 @@ class MonUnrailBot:
 
     # -- the exact end of building (hard) ------------------------------------
 
-    def _endgame(self, grid, supply) -> str | None:
+    def _endgame(self, grid: Sequence[int], supply: Sequence[int]) -> str | None:
         """Solve the rest of the building game when few completions remain; None if there are too many."""
         cap = self.settings.endgame_completions
         try:
@@ -385,11 +386,13 @@ class MonUnrailBot:
                 except SearchLimit:
                     return None
             if good:
-                return _placement_text(tuple(sorted(move)))
+                return placement_text(tuple(sorted(move)))
         return None
 
 
-def _moves_within(grid, placed: frozenset, completions: list[frozenset]) -> list[frozenset]:
+def _moves_within(
+    grid: Sequence[int], placed: frozenset[tuple[int, int]], completions: list[frozenset[tuple[int, int]]]
+) -> list[frozenset[tuple[int, int]]]:
     """Placements (1-3 tiles in a line, touching the track) of tiles from one of ``completions``."""
     occupied = {i for i, m in enumerate(grid) if m} | {i for i, _ in placed}
     found: set[frozenset] = set()
@@ -413,3 +416,122 @@ def _moves_within(grid, placed: frozenset, completions: list[frozenset]) -> list
                     if touching:
                         found.add(frozenset((c, by_index[c]) for c in cells))
     return sorted(found, key=lambda m: sorted(m))
+
+
+# --------------------------------------------------------------------------
+# The hint a player asks for (``n`` on the MonUnrail screen)
+# --------------------------------------------------------------------------
+
+#: Completions listed by the building hint at most (beyond it the hint says there are too many to list).
+HINT_COMPLETIONS = 12
+#: Lines of moves the hint lists in the side panel.
+HINT_SHOWN = 4
+
+#: A line of the hint's text and its role: "bold", "plain" or "good" (a winning choice), drawn in the board's palette.
+HintLine = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What the hint shows: cells of winning moves to mark on the board, and lines for the side panel."""
+
+    cells: frozenset[Cell]
+    lines: tuple[HintLine, ...]
+
+
+class HintGiver:
+    """Hints for one game: one solver, primed from the shapes earlier games solved and keeping what it solves.
+
+    ``hint`` is called in a worker thread (a large position takes seconds);
+    one lock keeps the solver, whose memory every hint of the game shares,
+    to one thread at a time.
+    """
+
+    def __init__(self) -> None:
+        self._solver: Solver | None = None
+        self._saved_size = 0
+        self._lock = threading.Lock()
+
+    def hint(self, view: MonUnrailView) -> Hint:
+        """The hint for the player to move in ``view`` (see :func:`hint_for`); blocks while another is worked out."""
+        with self._lock:
+            solver = self._primed_solver()
+            result = hint_for(view, solver)
+            self._keep_solved_shapes(solver)
+        return result
+
+    def _primed_solver(self) -> Solver:
+        if self._solver is None:
+            from .. import solver_cache
+
+            self._solver = Solver()
+            solver_cache.load(self._solver)
+            self._saved_size = self._solver.cache_size
+        return self._solver
+
+    def _keep_solved_shapes(self, solver: Solver) -> None:
+        """Add what this hint solved to the cache file, for the next game."""
+        from .. import solver_cache
+
+        if solver.cache_size > self._saved_size:
+            solver_cache.save(solver)
+            self._saved_size = solver.cache_size
+
+
+def hint_for(view: MonUnrailView, solver: Solver) -> Hint:
+    """The hint for the player to move: cells to mark and lines for the side panel.
+
+    Unrailing: the nimber of the position and its winning moves (removals
+    that leave 0).  Building: the placements that complete the track now
+    with the value they leave (the opponent removes first, so 0 wins for
+    the player who completes); with none, the few ways left to complete the
+    track, each with the value of the finished track.
+    """
+    bold, plain, good = "bold", "plain", "good"  # roles: the board draws them in its palette
+    who = view.players[view.to_move[0]] if view.to_move else ""
+    lines: list[HintLine] = []
+    cells: set[Cell] = set()
+    if view.phase == "unrailing":
+        value, texts = view.unrail_hint(solver)
+        if value == 0:
+            lines += [("Nimber 0: ", bold), (f"{who} loses\nagainst best play\n", plain)]
+            return Hint(frozenset(), tuple(lines))
+        lines += [(f"Nimber {value}: ", bold), (f"{who} wins.\n", plain), ("Winning: ", bold)]
+        shown = "  ".join(texts[:HINT_SHOWN])
+        more = f" +{len(texts) - HINT_SHOWN}" if len(texts) > HINT_SHOWN else ""
+        lines += [(shown, good), (f"{more}\n", plain)]
+        for text in texts:
+            cells |= {parse_cell(name) for name in text.split(",")}
+        return Hint(frozenset(cells), tuple(lines))
+    finishing = view.finishing_nimbers(solver)
+    if finishing:
+        lines.append(("Completing moves, and the\nvalue they leave (0 wins):\n", bold))
+        finishing.sort(key=lambda item: (item[1] != 0, item[0]))
+        for text, value in finishing[:HINT_SHOWN]:
+            lines += [(f" {text} ", good if value == 0 else plain), (f"{value}\n", good if value == 0 else plain)]
+            if value == 0:
+                cells |= {parse_cell(part.split(":")[0]) for part in text.split(",")}
+        if len(finishing) > HINT_SHOWN:
+            lines.append((f" and {len(finishing) - HINT_SHOWN} more\n", plain))
+        return Hint(frozenset(cells), tuple(lines))
+    ways = view.completions(limit=HINT_COMPLETIONS)
+    if ways is None:
+        lines.append(("Hint: no move completes the\ntrack now; many ways remain\n", plain))
+        return Hint(frozenset(), tuple(lines))
+    if not ways:
+        lines.append(("Hint: the track cannot be\ncompleted any more (i)\n", good))
+        return Hint(frozenset(), tuple(lines))
+    track = view.unrail_cells()
+    valued = []
+    for text in ways:
+        added = {parse_cell(part.split(":")[0]) for part in text.split(",")}
+        valued.append((text, solver.nimber(set(track) | added)))
+    valued.sort(key=lambda item: (item[1] != 0, len(item[0]), item[0]))
+    noun = "way" if len(ways) == 1 else "ways"
+    lines.append((f"{len(ways)} {noun} to complete left\n(value of the track):\n", bold))
+    for text, value in valued[:HINT_SHOWN]:
+        lines.append((f" {text} {value}\n", good if value == 0 else plain))
+    if len(valued) > HINT_SHOWN:
+        lines.append((f" and {len(valued) - HINT_SHOWN} more\n", plain))
+    return Hint(frozenset(), tuple(lines))
+

@@ -37,6 +37,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..untrusted import BadName, check_name, quoted, shorten_quotes
+
 if TYPE_CHECKING:
     from ..games import GameDescriptor
 
@@ -111,6 +113,9 @@ class OptionSpec:
                 raise RuleError(f"{flag} needs a whole number")
             if isinstance(value, float) and not value.is_integer():
                 raise RuleError(f"{flag} needs a whole number, not {value!r}")
+            if isinstance(value, str) and not value.isascii():
+                # int() reads every script's digits (int("٣") is 3); players write ASCII ones.
+                raise RuleError(f"{flag} needs a whole number in ASCII digits, not {quoted(value)}")
             try:
                 number = int(value)
             except (TypeError, ValueError, OverflowError):
@@ -123,6 +128,8 @@ class OptionSpec:
         if self.kind == "float":
             if isinstance(value, bool):
                 raise RuleError(f"{flag} needs a number")
+            if isinstance(value, str) and not value.isascii():
+                raise RuleError(f"{flag} needs a number in ASCII digits, not {quoted(value)}")
             try:
                 real = float(value)
             except (TypeError, ValueError, OverflowError):
@@ -324,7 +331,11 @@ class State(ABC):
         text = move.strip()
         if not text:
             raise RuleError("the move is empty")
-        return self._apply(seat, text)
+        try:
+            return self._apply(seat, text)
+        except RuleError as error:
+            # A refusal quotes the move; a 100 kB move must not come back whole.
+            raise RuleError(shorten_quotes(str(error))) from None
 
     @abstractmethod
     def _apply(self, seat: int, move: str) -> State:
@@ -352,6 +363,19 @@ class State(ABC):
         """
         return move
 
+    def drawn(self, seat: int, move: str, after: State) -> str | None:
+        """What ``move`` by ``seat`` drew at random when it turned this state into ``after``, as text.
+
+        None when the move drew nothing (the default).  Records keep it beside the move: a record then
+        says what happened, and loading checks that the seed still draws it, so editing a record's seed
+        cannot re-roll a random outcome that was already played (Mono's ``random`` layouts and probes).
+        """
+        return None
+
+    def setup_drawn(self) -> str | None:
+        """What setting up this (initial) state drew at random from the seed, as text; None when nothing."""
+        return None
+
     def random_move(self, seat: int, rng: random.Random) -> str:
         """A legal move for ``seat`` (on turn), drawn from ``rng``: quick, with no strategy.
 
@@ -364,8 +388,21 @@ class State(ABC):
         raise NotImplementedError
 
     def rng(self, salt: str = "") -> random.Random:
-        """A random source for this ply, fixed by the seed: replays draw the same numbers."""
-        return random.Random(f"{self.seed}:{self.ply}:{salt}")
+        """A random source for this ply, fixed by the seed: replays draw the same numbers.
+
+        Every hidden random outcome comes from here (or from :func:`seeded_rng` where no state exists
+        yet): drawn from the table's secret seed, never from something guessable such as ``seed + seat``.
+        """
+        return seeded_rng(self.seed, f"{self.ply}:{salt}")
+
+
+def seeded_rng(seed: int, salt: str) -> random.Random:
+    """The random source named ``salt`` of the game whose secret seed is ``seed``.
+
+    ``random.Random`` hashes a text seed with SHA-512, so its numbers tell nothing usable about the seed,
+    and two salts give unrelated numbers.
+    """
+    return random.Random(f"{seed}:{salt}")
 
 
 def _and(words: Sequence[str]) -> str:
@@ -396,6 +433,11 @@ class Game(ABC):
     name: ClassVar[str]
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     presets: ClassVar[tuple[Preset, ...]] = ()
+    #: The least time each AI move stays "thinking" on every front end, so players can follow it.
+    ai_move_seconds: ClassVar[float] = 0.35
+    #: The move an AI seat plays for itself when its bot fails or answers an illegal move, followed by
+    #: the reason (Monad: ``fault REASON``, the turn goes on without it); None: the game waits instead.
+    fault_move: ClassVar[str | None] = None
     compound_flags: ClassVar[tuple[CompoundFlag, ...]] = ()
 
     # -- from the descriptor -------------------------------------------------
@@ -587,8 +629,10 @@ class Game(ABC):
                 wanted = f"{self.min_seats} to {self.max_seats}"
             raise RuleError(f"{self.title} is played by {wanted} players, not {len(names)}")
         for name in names:
-            if not name or not name.strip() or any(c in name for c in " \t\n:,"):
-                raise RuleError(f"{name!r} is not a usable player name (no spaces, commas or colons)")
+            try:
+                check_name(name)
+            except BadName as error:
+                raise RuleError(str(error)) from None
         duplicated = {n for n in names if names.count(n) > 1}
         if duplicated:
             raise RuleError(f"two seats are named {sorted(duplicated)[0]!r}")
@@ -609,9 +653,6 @@ class Game(ABC):
     def rules_text(self) -> str:
         """The rules, the rulings a player would notice and the notation, as Markdown."""
 
-    def keys_text(self) -> str:
-        """The game's own keys beyond the common ones, as Markdown (may be empty)."""
-        return ""
 
 
 def default_seat_names(count: int) -> list[str]:

@@ -302,21 +302,6 @@ cells, rows A-L). Options:
 * Even cell counts are refused: they would allow a tie.
 """
 
-KEYS = """\
-| key | action |
-|---|---|
-| left/right, h l, a d | move along the row |
-| up/down, k j | move to the nearest cell of the row above/below |
-| w e | hex: up-left, up-right |
-| z x | hex: down-left, down-right |
-| keypad 7 9 1 3 (Home PgUp End PgDn) | hex: up-left, up-right, down-left, down-right |
-| Enter, Space | claim the cell under the cursor |
-
-Cells marked `!` would oblige you to claim again: they touch two or more of
-your opponent's cells. The claims of the last turn are highlighted.
-"""
-
-
 class Copolymer(Game):
     name = "copolymer"
     option_specs = (
@@ -357,5 +342,3 @@ class Copolymer(Game):
     def rules_text(self) -> str:
         return RULES
 
-    def keys_text(self) -> str:
-        return KEYS

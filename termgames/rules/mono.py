@@ -447,6 +447,16 @@ class MonoState(State):
             return HIDDEN_LAYOUT
         return move
 
+    def drawn(self, seat: int, move: str, after: State) -> str | None:
+        """A random layout as its layout string; random probes as the positions they probed."""
+        if self.layouts[seat] is None:
+            layout = after.layouts[seat] if isinstance(after, MonoState) else None
+            return "".join(label(value) for value in layout) if move == RANDOM and layout is not None else None
+        if not isinstance(after, MonoState) or len(after.move_probes) <= len(self.move_probes):
+            return None
+        chosen = [self.grid.names[probe.cell] for probe in after.move_probes[-1] if probe.random]
+        return ",".join(chosen) if chosen else None
+
     def _is_layout_text(self, move: str) -> bool:
         return "," not in move and len(move) == self.grid.cells and move not in (RANDOM, END, HOLD)
 
@@ -580,7 +590,8 @@ class MonoState(State):
         return state._next_turn(seat)
 
     def _take_value(self, seat: int, cell: int, values: list[int]) -> int:
-        options = [self.layouts[o][cell] for o in range(len(self.seats)) if o != seat]  # type: ignore[index]
+        # Probing starts once every board is laid out: no layout is None here.
+        options = [layout[cell] for o, layout in enumerate(self.layouts) if o != seat and layout is not None]
         take = self.take
         if take == "min":
             return min(options)
@@ -620,7 +631,7 @@ class MonoState(State):
         return self._view(ALL, reveal_all=True)
 
     def _view(self, viewer: Viewer, reveal_all: bool) -> MonoView:
-        boards = []
+        boards: list[tuple[int | None, ...]] = []
         for seat, layout in enumerate(self.layouts):
             if layout is None:
                 boards.append(())
@@ -742,40 +753,10 @@ overlay (key `d`), for games where everybody should deduce alone.
   no opponent's value fits your list the lowest one is taken and ends the turn.
 """
 
-KEYS = """\
-| key | action |
-|---|---|
-| arrows, h j k l | move on the board under the cursor, and off its edge onto the next opponent's |
-| Tab, Shift+Tab | next, previous opponent's board (3-4 players) |
-| Enter, Space | probe the position (your turn goes on until a decrease) |
-| e | end the turn (pbmserv's `end`) |
-| r | let random probes finish the turn |
-| d | deduction overlay: each hidden cell's likeliest value, marked `?` |
-| layout: 1-9 | put that region label in the cell and move on (reading order) |
-| layout: + - | step the cell's label up or down (boards of 10+ regions) |
-| layout: Backspace | clear the cell (on an empty cell: the one before) |
-| mouse click | put the cursor on a cell |
-| layout: R | a random layout |
-| layout: Enter | confirm the layout once it is valid |
-
-On the boards, `*` after a value marks a cell uncovered by a random probe.
-The side panel lists the turn's values and what they would score now; after a
-turn, the value behind `|` is the one that ended it (it scores nothing).
-On your own board the cells your opponents have uncovered are bright, the
-others dim. With three or four players, an underlined value on an opponent's
-board is one you have not probed yet (you may still probe it). The overlay's
-guesses are italic with a `?`: bold when it is sure, dim when it is unsure;
-the line under the boards gives the odds for the cell under the cursor. A game
-made with `--no-hints` has no overlay.
-
-In hot-seat games a privacy screen hides every board while the keyboard
-passes to the next player. Probes cannot be undone: their values have been
-seen.
-"""
-
-
 class Mono(Game):
     name = "mono"
+    #: An AI turn is many probes: each value stays in sight long enough to be read.
+    ai_move_seconds = 0.7
     option_specs = (
         OptionSpec("size", "int", 9, "regions", minimum=MIN_REGIONS, maximum=MAX_REGIONS),
         OptionSpec("no_auto", "flag", False, "no automatic random probes"),
@@ -816,8 +797,6 @@ class Mono(Game):
     def rules_text(self) -> str:
         return RULES
 
-    def keys_text(self) -> str:
-        return KEYS
 
 
 def probes_in(record: TurnRecord, grid: Grid) -> Iterable[str]:

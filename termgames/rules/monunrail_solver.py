@@ -72,6 +72,8 @@ from collections.abc import Iterable
 from functools import reduce
 from itertools import compress, repeat
 from operator import and_, eq, or_, rshift, xor
+from types import ModuleType
+from typing import Any
 
 __all__ = ["Cell", "Move", "Solver", "cell_name", "line_nimber", "parse_shape"]
 
@@ -87,8 +89,9 @@ CACHE_VERSION = 1
 #: the compiled core is built.
 PURE_PYTHON_ENV = "TERMGAMES_PURE_PYTHON"
 
+_compiled: ModuleType | None
 try:
-    from .. import _unrail as _compiled
+    from .. import _unrail as _compiled  # typed by _unrail.pyi
 except ImportError:  # built without a C compiler: the pure-Python cores do it all
     _compiled = None
 
@@ -207,7 +210,7 @@ def _components(cells: frozenset[Cell]) -> list[frozenset[Cell]]:
 
 
 def _moves(cells: frozenset[Cell]) -> list[Move]:
-    out = []
+    out: list[Move] = []
     for c, r in cells:
         out.append(((c, r),))
         if (c + 1, r) in cells:
@@ -283,7 +286,8 @@ class _Core:
         if table:
             # every position of the box, connected or not, has a byte
             UNK = 255
-            tab = bytearray(b"\xff") * (1 << (H * W))
+            # One code path reads both kinds of memo (indexing, .get through ``look``): typed loosely on purpose.
+            tab: Any = bytearray(b"\xff") * (1 << (H * W))
             tab[0] = 0
             look = tab.__getitem__
         else:
@@ -380,7 +384,7 @@ class _Core:
                     b = trans(w, h)
                     offs[h, w] = (a, a, a, a, b, b, b, b)
         lane_bytes = [((h + 1) * W + 64) // 64 * 8 for h in range(rows_max + 1)]
-        consts = {}
+        consts: dict[tuple[int, int], tuple[int, int, int, int]] = {}
 
         def lane_consts(n, nb):
             v = consts.get((n, nb))
@@ -584,6 +588,7 @@ class _CompiledCore:
     table = False
 
     def __init__(self, line_table: bool = True) -> None:
+        assert _compiled is not None, "the Solver makes a compiled core only where it is built"
         self._core = _compiled.Core()
         if line_table:
             for n in range(1, self.width + 1):
@@ -660,7 +665,7 @@ class Solver:
         self._cores: dict[tuple[str, int], _Core | _CompiledCore] = {}
 
     # ---- the cores ---------------------------------------------------------
-    def _core_for(self, h: int, w: int) -> _Core:
+    def _core_for(self, h: int, w: int) -> _Core | _CompiledCore:
         """The core that solves a new shape of ``h x w`` cells (any order)."""
         lo, hi = min(h, w), max(h, w)
         if self._compiled and lo <= _CompiledCore.height and hi <= _CompiledCore.width:
@@ -688,7 +693,7 @@ class Solver:
         return core
 
     @staticmethod
-    def _key(core: _Core, cells: list[Cell], h: int, w: int) -> int | None:
+    def _key(core: _Core | _CompiledCore, cells: list[Cell], h: int, w: int) -> int | None:
         """``cells`` (at the origin, ``h`` rows x ``w`` columns) as a key of
         ``core``, turned if needed; ``None`` if it does not fit."""
         if core.fits(h, w):
@@ -798,11 +803,11 @@ class Solver:
         shapes = []
         for core in self._cores.values():
             if isinstance(core, _CompiledCore):
-                for entry in core.export_entries():
-                    key = (entry[0], entry[1], entry[2])
-                    if key not in seen:
-                        seen.add(key)
-                        shapes.append(entry)
+                for compiled_entry in core.export_entries():
+                    shape = (compiled_entry[0], compiled_entry[1], compiled_entry[2])
+                    if shape not in seen:
+                        seen.add(shape)
+                        shapes.append(compiled_entry)
                 continue
             W = core.width
             for key, g in core.solved():
@@ -857,11 +862,14 @@ class Solver:
                 key = _join(rows, core.width)
             else:
                 cells = [(c, r) for r, p in enumerate(rows) for c in range(w) if p >> c & 1]
-                key = self._key(core, cells, h, w)
+                turned = self._key(core, cells, h, w)
+                assert turned is not None, "_core_for chose a core the shape fits one way or the other"
+                key = turned
             core.load(key, g)
         if batch:
-            core = self._core_for(1, 1)
-            bad = core.load_entries(batch)
+            compiled = self._core_for(1, 1)
+            assert isinstance(compiled, _CompiledCore)  # the batch holds only shapes the compiled core takes
+            bad = compiled.load_entries(batch)
             if bad >= 0:
                 raise ValueError(f"MonUnrail cache: entry {where[bad]} is not a connected shape filling its box")
         return len(shapes)

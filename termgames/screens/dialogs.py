@@ -12,17 +12,6 @@ from textual.widgets import Input, Markdown, Static
 
 from ..widgets.palette import use_ascii_scrollbars
 
-COMMON_KEYS = """\
-| key | action |
-|---|---|
-| arrows, h j k l | move the cursor |
-| Enter, Space | act (claim, probe, place, confirm) |
-| u | undo (against the AI: your last move and its replies) |
-| c | cycle colours: default, colour-blind safe, monochrome |
-| ? | this help |
-| q | quit (asks first; the game is saved after every move) |
-"""
-
 
 def plain_markdown(text: str) -> str:
     """Markdown as plain ASCII text for ``--ascii``: paragraphs joined so they wrap, no emphasis marks.
@@ -75,7 +64,7 @@ def ascii_only(screen: ModalScreen) -> bool:
 
 
 class HelpScreen(ModalScreen[None]):
-    """The game's rules, then the keys."""
+    """The game's rules, then the keys (``keys``: Markdown written from the screen's bindings, ``screens/keys.py``)."""
 
     BINDINGS = [
         Binding("escape,q,question_mark", "close", "Close"),
@@ -85,10 +74,7 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, rules: str, keys: str = "") -> None:
         super().__init__()
-        text = rules + "\n\n## Keys\n\n" + COMMON_KEYS
-        if keys:
-            text += "\n### This game\n\n" + keys
-        self.text = text
+        self.text = rules + ("\n\n## Keys\n\n" + keys if keys else "")
 
     def compose(self) -> ComposeResult:
         plain = ascii_only(self)

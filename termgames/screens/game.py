@@ -2,37 +2,39 @@
 
 A game's screen subclass names its board widget and turns the cursor into a
 move (``move_at_cursor``); everything else (status, move log, undo, help,
-quit, palettes, AI players off the UI thread, privacy between hot-seat
-players of hidden-information games) lives here once.
+quit, palettes, privacy between hot-seat players of hidden-information
+games) lives here once.  The screen talks only to its
+:class:`~termgames.table.Table`: it plays the keyboard's moves there and
+redraws on the table's news (a move, an undo, an AI thinking), which arrive
+as :class:`TableNews` messages whoever caused them (an AI seat, another
+player over SSH).  AI seats are the table's business, not the screen's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import time
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Generic, cast
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
 from textual.geometry import Spacing
-from textual.screen import Screen
-from textual.widget import Widget
+from textual.message import Message
 from textual.widgets import Footer, Static
-from textual.worker import get_current_worker
 
-from ..ai import make_bot
-from ..rules import RuleError, View, Viewer
-from ..table import LocalTable
-from ..widgets.board import BoardWidget
+from ..match import Seat
+from ..messages import CursorMoved, MoveChosen, PanelChanged
+from ..rules import RuleError, Viewer
+from ..table import Table
+from ..untrusted import printable
+from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
+from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
-
-#: The least time an AI move stays "thinking", so its moves can be followed.
-AI_MIN_SECONDS = 0.35
+from .keys import keys_markdown
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -41,47 +43,73 @@ ASCII_SPINNER = "|/-\\"
 NARROW_WIDTH = 72
 
 
-def title_line(title: str, match, ascii_only: bool = False) -> str:
+def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> str:
     """The header: the game's title and who plays it."""
-    players = "  vs  ".join(seat.describe() for seat in match.seats)
+    players = "  vs  ".join(seat.describe() for seat in seats)
     separator = "  -  " if ascii_only else "  ·  "
-    return f"{title}{separator}{players}"
+    return printable(f"{title}{separator}{players}")  # names from a record or another player
 
 
-class GameScreen(Screen):
-    """Plays one table.  Subclasses set ``board_class`` and implement ``move_at_cursor``.
+class TableNews(Message):
+    """News of the screen's table (see ``termgames.table.TABLE_EVENTS``), posted to the screen.
 
-    ``board_class`` is a BoardWidget, or a widget grouping one BoardWidget per
-    board that answers the same calls (show, redraw, cursor, legend).
+    A table tells its watchers on the loop, maybe from another app's context
+    (over SSH, whoever moved); a message is the one safe way into this screen.
     """
 
-    board_class: ClassVar[type[Widget]] = BoardWidget
+    def __init__(self, kind: str, text: str) -> None:
+        super().__init__()
+        self.kind = kind
+        self.text = text
+
+
+class GameScreen(AppScreen[None], Generic[ViewT]):
+    """Plays one table of a game whose views are ``ViewT``: ``class MonoScreen(GameScreen[MonoView])``.
+
+    Subclasses set ``board_class`` and implement ``move_at_cursor``.
+    ``board_class`` is a ``Board[ViewT]``: one BoardWidget, or a widget
+    grouping one BoardWidget per board that answers the same calls (show,
+    redraw, cursor, legend).  Its messages (``termgames.messages``) are
+    handled here: a cursor moved by the mouse redraws the panel, a move
+    chosen on the board is played, a changed legend is drawn again.
+    """
+
+    #: The board widget class (a ClassVar cannot name ``ViewT``: ``board`` gives it back typed).
+    board_class: ClassVar[type[Board[Any]]] = BoardWidget
     #: Hot-seat games with hidden boards hide everything between human seats.
     hides_information: ClassVar[bool] = False
 
-    BINDINGS = [
-        Binding("left,h", "cursor('left')", "Left", show=False),
-        Binding("right,l", "cursor('right')", "Right", show=False),
-        Binding("up,k", "cursor('up')", "Up", show=False),
-        Binding("down,j", "cursor('down')", "Down", show=False),
-        Binding("enter,space", "act", "Act", key_display="Enter"),
-        Binding("u", "undo", "Undo"),
-        Binding("c", "palette", "Colours", show=False),
-        Binding("question_mark", "help", "Rules & keys", key_display="?"),
-        Binding("q", "quit_game", "Quit"),
+    #: The keys every game has.  The footer shows the ``description``s; the ``?`` help lists every
+    #: binding with its ``tooltip`` (``screens/keys.py``): the keys are written here and nowhere else.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "cursor('left')", "Left", show=False, tooltip="move the cursor"),
+        Binding("right,l", "cursor('right')", "Right", show=False, tooltip="move the cursor"),
+        Binding("up,k", "cursor('up')", "Up", show=False, tooltip="move the cursor"),
+        Binding("down,j", "cursor('down')", "Down", show=False, tooltip="move the cursor"),
+        Binding("enter,space", "act", "Act", key_display="Enter", tooltip="act: play the move at the cursor"),
+        Binding("u", "undo", "Undo", tooltip="undo (against the AI: your last move and its replies)"),
+        Binding("c", "palette", "Colours", show=False,
+                tooltip="cycle the colours: default, colour-blind safe, monochrome"),
+        Binding("tab", "app.focus_next", "Log", show=False,
+                tooltip="to the move log (its arrow keys scroll it) and back to the board"),
+        Binding("shift+tab", "app.focus_previous", "Log", show=False,
+                tooltip="to the move log (its arrow keys scroll it) and back to the board"),
+        Binding("question_mark", "help", "Rules & keys", key_display="?", tooltip="the rules and these keys"),
+        Binding("q", "quit_game", "Quit", tooltip="quit (asks first; the game is saved after every move)"),
     ]
+    #: What the board's marks mean, after the keys in the ``?`` help (Markdown).
+    HELP_NOTES: ClassVar[str] = ""
 
-    def __init__(self, table: LocalTable, *, ascii_only: bool = False, palette: str = "default") -> None:
+    def __init__(self, table: Table, *, ascii_only: bool = False, palette: str = "default") -> None:
         super().__init__()
         self.table = table
         self.ascii_only = ascii_only
         self.palette_name = palette
-        self.view: View | None = None
+        self.view: ViewT | None = None
         self.message = ""
-        self.thinking: int | None = None
-        self._generation = 0
+        #: The table's generation when the view was drawn: news of a position already drawn needs no redraw.
+        self._drawn_generation = -1
         self._spin = 0
-        self._bots: dict[int, Any] = {}
         self._shown_seat: Viewer = None
         self._privacy_open = False
         #: A hidden-information turn just ended: the keyboard passes to this seat on Enter.
@@ -91,10 +119,10 @@ class GameScreen(Screen):
     # -- layout --------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        match = self.table.match
-        yield Static(title_line(match.game.title, match, self.ascii_only), id="game-title", markup=False)
+        title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
+        yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with VerticalScroll(id="board-area"):
+            with BoardArea(id="board-area"):
                 yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line")
             yield SidePanel(id="side-panel")
@@ -102,20 +130,57 @@ class GameScreen(Screen):
         yield Footer()
 
     @property
-    def board(self) -> Any:
-        return self.query_one("#board")
+    def board(self) -> Board[ViewT]:
+        return self.query_one("#board", Board)
+
+    def view_of(self, seat: Viewer) -> ViewT:
+        """``seat``'s view of the table, as this screen's view type."""
+        # The table plays this screen's game (the registry pairs them), so its views are ViewT.
+        return cast(ViewT, self.table.view(seat))
+
+    def tell_save_notice(self) -> None:
+        """What the table has to say about saving (a record changed on disk, a failed save), as a toast."""
+        notice = self.table.take_notice()
+        if notice:
+            self.notify(printable(notice), severity="warning", timeout=12, markup=False)
 
     def on_mount(self) -> None:
+        self.tell_save_notice()
         if self.ascii_only:
             use_ascii_scrollbars(self)
         self.set_interval(0.12, self._tick)
+        self.table.watch(self._table_news)
+        self.table.start()
         seat = self.table.viewing_seat()
-        if self._private_hot_seat() and self.table.match.moves and not self.table.match.over and seat is not None:
+        if self._private_hot_seat() and seat is not None and not self.table.over and self.table.view(seat).moves:
             # A resumed hot-seat game with hidden boards: whoever sits here may not be that seat.
             self._handover_to = seat
             self.hand_over()
             return
         self.refresh_view()
+
+    def on_unmount(self) -> None:
+        self.table.unwatch(self._table_news)
+        self.table.close()
+
+    def _table_news(self, kind: str, text: str) -> None:
+        self.post_message(TableNews(kind, text))
+
+    def on_table_news(self, news: TableNews) -> None:
+        self.table_event(news.kind, news.text)
+
+    def table_event(self, kind: str, text: str) -> None:
+        """News of the table: redraw what changed."""
+        if kind == "moved":
+            if self.table.generation != self._drawn_generation and not self._privacy_open:
+                self.message = ""  # what was said before (e.g. "It is its turn") no longer holds
+                self.refresh_view()
+        elif kind == "thinking":
+            self.update_panel()
+        elif kind == "error":
+            self.say(text)
+        elif kind == "notice":
+            self.say(text, error=False)
 
     def on_resize(self) -> None:
         # Narrow terminals put the panel under the board; boards pick their spacing from the width.
@@ -125,20 +190,21 @@ class GameScreen(Screen):
     # -- drawing -------------------------------------------------------------
 
     def refresh_view(self) -> None:
-        """Redraw from a fresh view of the seat the keyboard belongs to, then let an AI move."""
+        """Redraw from a fresh view of the seat the keyboard belongs to."""
+        self.tell_save_notice()
+        self._drawn_generation = self.table.generation
         seat = self.table.viewing_seat()
-        if self._needs_privacy(seat):
+        if seat is not None and self._needs_privacy(seat):
             # The seat that just played sees its turn's result first; Enter then hides everything.
             self._handover_to = seat
-            self.view = self.table.view(self._shown_seat)
+            self.view = self.view_of(self._shown_seat)
             self.board.show(self.view)
             self.say(f"Your turn is over. Enter hides the boards for {self.table.names[seat]}.", error=False)
             return
         self._shown_seat = seat
-        self.view = self.table.view(seat)
+        self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
-        self.maybe_start_ai()
 
     def _private_hot_seat(self) -> bool:
         """Hidden boards and several humans at this keyboard: they must not see each other's."""
@@ -163,17 +229,30 @@ class GameScreen(Screen):
     def _privacy_done(self, _result: None) -> None:
         self._privacy_open = False
         seat = self._shown_seat
-        self.view = self.table.view(seat)
+        self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
-        self.maybe_start_ai()
+
+    def thinking_line(self) -> str:
+        """Which AI seats are thinking, with a spinner; empty when none is."""
+        thinking = sorted(self.table.thinking)
+        if not thinking:
+            return ""
+        spinner = ASCII_SPINNER if self.ascii_only else SPINNER
+        who = " and ".join(self.table.names[seat] for seat in thinking)
+        verb = "is" if len(thinking) == 1 else "are"
+        return f"{who} {verb} thinking {spinner[self._spin % len(spinner)]}"
 
     def status_line(self) -> str:
-        """The view's status, or which AI is thinking (with a spinner)."""
-        if self.thinking is not None:
-            spinner = ASCII_SPINNER if self.ascii_only else SPINNER
-            return f"{self.table.names[self.thinking]} is thinking {spinner[self._spin % len(spinner)]}"
-        return self.view.status if self.view is not None else ""
+        """The view's status, or which AI is thinking (with a spinner) while the keyboard waits for it."""
+        view = self.view
+        status = view.status if view is not None else ""
+        thinking = self.thinking_line()
+        if not thinking:
+            return status
+        if view is not None and view.viewer is not None and view.viewer in view.to_move:
+            return f"{status}\n{thinking}"  # a simultaneous turn: the keyboard's seat moves meanwhile
+        return thinking
 
     def update_panel(self) -> None:
         view = self.view
@@ -190,14 +269,14 @@ class GameScreen(Screen):
         self.update_panel()
 
     def _tick(self) -> None:
-        if self.thinking is not None and self.view is not None:
+        if self.table.thinking and self.view is not None:
             self._spin += 1
             # Only the status line turns: the log keeps any scrolling the player did meanwhile.
             update_if_changed(self.query_one("#status", Static), Text(self.status_line(), style="bold"))
 
     # -- moves ---------------------------------------------------------------
 
-    def move_at_cursor(self, view: View) -> str | None:
+    def move_at_cursor(self, view: ViewT) -> str | None:
         """The move the act key makes at the cursor, or None (with ``say``) if there is none."""
         raise NotImplementedError
 
@@ -206,13 +285,25 @@ class GameScreen(Screen):
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
 
+    # -- messages from the board -------------------------------------------
+
+    def on_cursor_moved(self, _message: CursorMoved) -> None:
+        self.update_panel()
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def on_move_chosen(self, message: MoveChosen) -> None:
+        self.submit(message.move)
+
+    def on_panel_changed(self, _message: PanelChanged) -> None:
+        self.update_panel()
+
     def scroll_to_cursor(self) -> None:
         """Big boards scroll: keep the cursor in sight."""
         region = self.board.cursor_region()
         if region is None:
             return
         board = self.board
-        area = self.query_one("#board-area", VerticalScroll)
+        area = self.query_one("#board-area", BoardArea)
         area.scroll_to_region(
             region.translate(board.virtual_region.offset + board.content_offset),
             spacing=Spacing(1, 2, 1, 2),
@@ -235,7 +326,7 @@ class GameScreen(Screen):
             self.say("The game is over: u undoes, q quits")
             return
         seat = view.viewer
-        if self.thinking is not None or seat is None or seat not in view.to_move:
+        if seat is None or seat not in view.to_move:
             names = " and ".join(view.players[s] for s in view.to_move)
             self.say(f"It is {names}'s turn")
             return
@@ -254,74 +345,14 @@ class GameScreen(Screen):
     def action_undo(self) -> None:
         if self._privacy_open or self._handover_to is not None:
             return
-        generation, thinking = self._generation, self.thinking
-        self._generation += 1  # an AI still thinking must not play into the undone position
-        self.thinking = None
-        if not self.table.undo():
-            # Nothing changed: an AI that was thinking carries on and its move still counts.
-            self._generation, self.thinking = generation, thinking
-            self.say("Nothing to undo")
-            return
-        self.say("Undone", error=False)
-        self.refresh_view()
-
-    # -- AI ------------------------------------------------------------------
-
-    def ai_min_seconds(self) -> float:
-        """How long each AI move stays "thinking" at least (games of many small moves pace them slower)."""
-        return AI_MIN_SECONDS
-
-    def bot_for(self, seat: int) -> Any:
-        if seat not in self._bots:
-            match = self.table.match
-            self._bots[seat] = make_bot(match.game.name, match.seats[seat].level or "", seed=match.seed + seat)
-        return self._bots[seat]
-
-    def maybe_start_ai(self) -> None:
-        if self.thinking is not None or self.table.match.over:
-            return
-        seat = self.table.ai_to_move()
-        if seat is None:
-            return
-        self.thinking = seat
-        self.update_panel()
-        self.think(seat, self._generation, self.table.view(seat))
-
-    @work(thread=True, exclusive=True, group="ai")
-    def think(self, seat: int, generation: int, view: View) -> None:
-        started = time.monotonic()
         try:
-            move = self.bot_for(seat).choose(view)
-        except Exception as error:  # a broken bot must not take the game down
-            self._report(self._ai_failed, seat, generation, str(error))
-            return
-        rest = self.ai_min_seconds() - (time.monotonic() - started)
-        if rest > 0:
-            time.sleep(rest)
-        if not get_current_worker().is_cancelled:
-            self._report(self._ai_moved, seat, generation, move)
-
-    def _report(self, callback, *args) -> None:
-        with contextlib.suppress(RuntimeError):  # the app closed while the AI was thinking: nothing to tell
-            self.app.call_from_thread(callback, *args)
-
-    def _ai_moved(self, seat: int, generation: int, move: str) -> None:
-        if generation != self._generation or not self.is_attached:
-            return
-        self.thinking = None
-        try:
-            self.table.play(seat, move)
+            said = self.table.undo()
         except RuleError as error:
-            self.say(f"{self.table.names[seat]} (AI) tried {move}: {error}")
+            self.say(str(error))
             return
-        self.message = ""  # what was said before the AI moved (e.g. "It is its turn") no longer holds
-        self.refresh_view()
-
-    def _ai_failed(self, seat: int, generation: int, error: str) -> None:
-        if generation != self._generation:
-            return
-        self.thinking = None
-        self.say(f"{self.table.names[seat]} (AI) failed: {error}")
+        self.say(said, error=False)
+        if self.table.generation != self._drawn_generation:
+            self.refresh_view()
 
     # -- common keys ---------------------------------------------------------
 
@@ -333,14 +364,18 @@ class GameScreen(Screen):
         self.notify(f"Colours: {self.palette_name}", timeout=1.5)
 
     def action_help(self) -> None:
-        game = self.table.game
-        self.app.push_screen(HelpScreen(game.rules_text(), game.keys_text()))
+        self.app.push_screen(HelpScreen(self.table.game.rules_text(), keys_markdown(type(self), self.HELP_NOTES)))
+
+    def _report(self, callback: Callable[..., None], *args: Any) -> None:
+        """From a worker thread: run ``callback`` on the loop (nothing if the app has closed meanwhile)."""
+        with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
+            self.app.call_from_thread(callback, *args)
 
     def action_quit_game(self) -> None:
         path = self.table.save_path
         if path is None:
             detail = "This game is not saved: quitting loses it."
-        elif self.table.match.over:
+        elif self.table.over:
             detail = f"The game is saved in\n{path}\n\nReplay it with\ntermgames replay {path}"
         else:
             detail = f"The game is saved in\n{path}\n\nResume it with\ntermgames play --load {path}"
@@ -348,5 +383,5 @@ class GameScreen(Screen):
 
     def _quit_answer(self, yes: bool | None) -> None:
         if yes:
-            self._generation += 1
+            self.table.close()  # no AI move after this
             self.app.exit()

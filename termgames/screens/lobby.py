@@ -7,7 +7,7 @@ match: listings show only what everyone may see (names, options, whose turn).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ..games import GAMES
@@ -23,11 +23,16 @@ from ..match import AI, HUMAN
 from ..rules import RuleError
 from .start import SetupScreen
 
+if TYPE_CHECKING:
+    from textual import getters
+
+    from ..server.app import ServeApp
+
 
 def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     """One line about a table: number, game, options, seats (open ones too), watchers, whose turn."""
     seats = []
-    to_move = set(table.match.state.to_move())
+    to_move = set(table.to_move())
     for index, seat in enumerate(table.seats):
         text = seat.describe()
         if index in to_move:
@@ -49,8 +54,11 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     return Text.assemble(*parts)
 
 
-class LobbyScreen(Screen):
+class LobbyScreen(Screen[None]):
     """Every table the player can resume, join, watch or replay, in one list."""
+
+    if TYPE_CHECKING:
+        app = getters.app(ServeApp)  # the lobby is only ever a server app's
 
     DEFAULT_CSS = """
     LobbyScreen { layout: vertical; }
@@ -74,7 +82,7 @@ class LobbyScreen(Screen):
         self._stale = False
 
     def compose(self) -> ComposeResult:
-        app: Any = self.app
+        app = self.app
         who = f"{app.player} (guest)" if app.guest else app.player
         yield Static(f"termgames  -  signed in as {who}", id="lobby-title", markup=False)
         yield OptionList(id="tables")
@@ -98,7 +106,7 @@ class LobbyScreen(Screen):
 
     def refresh_lists(self) -> None:
         self._stale = False
-        app: Any = self.app
+        app = self.app
         hub, player = app.hub, app.player
         listing = self.query_one("#tables", OptionList)
         kept = listing.highlighted_option.id if listing.highlighted_option is not None else None
@@ -119,6 +127,7 @@ class LobbyScreen(Screen):
         listing.clear_options()
         listing.add_options(options)
         ids = [option.id for option in options]
+        target: int | None
         if kept is not None and kept in ids:
             target = ids.index(kept)
         else:
@@ -149,7 +158,7 @@ class LobbyScreen(Screen):
             return
         kind, _, number = event.option.id.partition(":")
         table_id = int(number)
-        app: Any = self.app
+        app = self.app
         if kind == "done":
             app.replay_table(table_id)
         else:
@@ -157,7 +166,7 @@ class LobbyScreen(Screen):
 
     def action_watch(self) -> None:
         chosen = self._chosen()
-        app: Any = self.app
+        app = self.app
         if chosen is None or chosen[0] == "done":
             self.notify("Choose a game in progress to watch", severity="warning")
             return
@@ -198,34 +207,37 @@ class GameChoiceScreen(ModalScreen[str | None]):
 class CreateTableScreen(SetupScreen):
     """The setup form, read as a table's seats: an empty human name is a seat open to anyone."""
 
+    if TYPE_CHECKING:
+        app = getters.app(ServeApp)  # only the lobby opens it
+
     def on_mount(self) -> None:
-        app: Any = self.app
+        app = self.app
         self.query_one("#setup-title", Static).update(
             f"New table of {self.game.title}: a human seat with no name is open to anyone"
         )
         for seat in range(self.game.max_seats):
-            self.query_one(f"#seat-name-{seat}").value = app.player if seat == 0 else ""
-            self.query_one(f"#seat-kind-{seat}").value = HUMAN
+            self.query_one(f"#seat-name-{seat}", Input).value = app.player if seat == 0 else ""
+            self.query_one(f"#seat-kind-{seat}", Select).value = HUMAN
         super().on_mount()
 
     def read_seats(self) -> list[Any]:
-        from ..server.hub import Seat
+        from ..match import Seat
 
         seats = []
         for seat in range(self.seat_count()):
-            name = self.query_one(f"#seat-name-{seat}").value.strip()
-            kind = str(self.query_one(f"#seat-kind-{seat}").value)
+            name = self.query_one(f"#seat-name-{seat}", Input).value.strip()
+            kind = str(self.query_one(f"#seat-kind-{seat}", Select).value)
             if kind.startswith("ai:"):
-                seats.append(Seat(AI, name or f"cpu{seat + 1}", kind.removeprefix("ai:")))
+                seats.append(Seat(name or f"cpu{seat + 1}", AI, kind.removeprefix("ai:")))
             else:
-                seats.append(Seat(HUMAN, name or None))
+                seats.append(Seat(name or None))
         self.game.check_seats([seat.name or f"seat-{i}" for i, seat in enumerate(seats, start=1)])
         return seats
 
     def action_start(self) -> None:
         if not self.refresh_summary():
             return
-        app: Any = self.app
+        app = self.app
         try:
             app.create_table(self.game.name, self.read_options(), self.read_seats())
         except RuleError as problem:

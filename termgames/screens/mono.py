@@ -9,22 +9,21 @@ thread and is recomputed whenever the view changes while it is on.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ..rules import View
+from ..messages import CursorMoved
 from ..rules.base import ALL
+from ..rules.mono import MonoView
 from ..widgets.mono_board import MonoBoards, check_draft
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
 
-#: The least time each AI probe stays on screen before the next, so a player can follow the values.
-AI_PROBE_SECONDS = 0.7
 #: Samples of the deduction overlay's inference: enough for steady odds, quick on a small machine.
 BELIEF_SAMPLES = 200
 
@@ -42,28 +41,68 @@ def cell_beliefs(view: Any, board_seat: int, samples: int, seed: int) -> list:
     return infer(view, board_seat, samples=samples, seed=seed)
 
 
-class MonoScreen(GameScreen):
+class MonoScreen(GameScreen[MonoView]):
     board_class = MonoBoards
     hides_information = True
 
-    BINDINGS = [
-        Binding("enter,space", "hide_boards", "Hide the boards", key_display="Enter"),
-        Binding("enter,space", "act", "Probe", key_display="Enter"),
-        Binding("enter,space", "confirm_layout", "Confirm", key_display="Enter"),
-        Binding("e", "end_turn", "End turn"),
-        Binding("r", "random", "Random"),
-        Binding("d", "deduce", "Deduce"),
-        Binding("tab", "next_board(1)", "Board", key_display="Tab"),
-        Binding("shift+tab", "next_board(-1)", "Board", show=False),
-        *[Binding(str(n), f"put({n})", "Region", key_display="1-9", show=n == 1) for n in range(1, 10)],
-        Binding("plus,equals_sign", "step_value(1)", "Label +/-", key_display="+/-"),
-        Binding("minus", "step_value(-1)", "Label -", show=False),
-        Binding("backspace", "clear_value(True)", "Clear", show=False),
-        Binding("delete", "clear_value(False)", "Clear", show=False),
-        Binding("R", "random_layout", "Random", key_display="R"),
-        Binding("u", "undo", "Undo", show=False),
-        Binding("question_mark", "help", "Help", key_display="?"),
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "hide_boards", "Hide the boards", key_display="Enter",
+                tooltip="hot seat, after your turn: hide the boards for the next player"),
+        Binding("enter,space", "act", "Probe", key_display="Enter",
+                tooltip="probe the position (your turn goes on until a decrease)"),
+        Binding("enter,space", "confirm_layout", "Confirm", key_display="Enter",
+                tooltip="layout: confirm the layout once it is valid"),
+        *[
+            Binding(keys, f"cursor('{direction}')", direction.capitalize(), show=False,
+                    tooltip="move on the board under the cursor, and off its edge onto the next opponent's")
+            for keys, direction in (("left,h", "left"), ("right,l", "right"), ("up,k", "up"), ("down,j", "down"))
+        ],
+        Binding("e", "end_turn", "End turn", tooltip="end the turn (pbmserv's `end`)"),
+        Binding("r", "random", "Random", tooltip="let random probes finish the turn"),
+        Binding("d", "deduce", "Deduce", tooltip="deduction overlay: each hidden cell's likeliest value, marked `?`"),
+        Binding("tab", "next_board(1)", "Board", key_display="Tab",
+                tooltip="next, previous opponent's board (3-4 players)"),
+        Binding("shift+tab", "next_board(-1)", "Board", show=False,
+                tooltip="next, previous opponent's board (3-4 players)"),
+        # With one opponent there is no board to switch to (check_action turns next_board off): Tab moves the focus.
+        Binding("tab", "app.focus_next", "Log", show=False,
+                tooltip="one opponent: to the move log (its arrow keys scroll it) and back to the boards"),
+        Binding("shift+tab", "app.focus_previous", "Log", show=False,
+                tooltip="one opponent: to the move log (its arrow keys scroll it) and back to the boards"),
+        *[
+            Binding(str(n), f"put({n})", "Region", key_display="1-9", show=n == 1,
+                    tooltip="layout: put that region label in the cell and move on (reading order)")
+            for n in range(1, 10)
+        ],
+        Binding("plus,equals_sign", "step_value(1)", "Label +/-", key_display="+/-",
+                tooltip="layout: step the cell's label up or down (boards of 10+ regions)"),
+        Binding("minus", "step_value(-1)", "Label -", show=False,
+                tooltip="layout: step the cell's label up or down (boards of 10+ regions)"),
+        Binding("backspace", "clear_value(True)", "Clear", show=False,
+                tooltip="layout: clear the cell (Backspace on an empty cell: the one before)"),
+        Binding("delete", "clear_value(False)", "Clear", show=False,
+                tooltip="layout: clear the cell (Backspace on an empty cell: the one before)"),
+        Binding("R", "random_layout", "Random", key_display="R", tooltip="layout: a random layout"),
+        Binding("u", "undo", "Undo", show=False, tooltip="undo: not in Mono (a probe's value has been seen)"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
     ]
+    HELP_NOTES = """\
+A mouse click puts the cursor on a cell.
+
+On the boards, `*` after a value marks a cell uncovered by a random probe.
+The side panel lists the turn's values and what they would score now; after a
+turn, the value behind `|` is the one that ended it (it scores nothing).
+On your own board the cells your opponents have uncovered are bright, the
+others dim. With three or four players, an underlined value on an opponent's
+board is one you have not probed yet (you may still probe it). The overlay's
+guesses are italic with a `?`: bold when it is sure, dim when it is unsure;
+the line under the boards gives the odds for the cell under the cursor. A game
+made with `--no-hints` has no overlay.
+
+In hot-seat games a privacy screen hides every board while the keyboard
+passes to the next player. Probes cannot be undone: their values have been
+seen.
+"""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -80,9 +119,6 @@ class MonoScreen(GameScreen):
 
     def laying_out(self) -> bool:
         return self.mono_board.draft is not None
-
-    def ai_min_seconds(self) -> float:
-        return AI_PROBE_SECONDS
 
     # -- footer ----------------------------------------------------------------
 
@@ -109,7 +145,7 @@ class MonoScreen(GameScreen):
 
     # -- moves -----------------------------------------------------------------
 
-    def move_at_cursor(self, view: View) -> str | None:
+    def move_at_cursor(self, view: MonoView) -> str | None:
         board = self.mono_board
         if board.board_seat == view.viewer:
             self.say("Move to an opponent's board (Tab) to probe it")
@@ -173,9 +209,9 @@ class MonoScreen(GameScreen):
         super().action_cursor(direction)
         self.request_beliefs()  # the cursor may have gone onto another board
 
-    def on_mono_boards_cursor_moved(self, _message: MonoBoards.CursorMoved) -> None:
-        self.update_panel()
-        self.request_beliefs()
+    def on_cursor_moved(self, _message: CursorMoved) -> None:
+        # GameScreen's handler runs too (Textual calls every class's): it redraws the panel.
+        self.request_beliefs()  # the click may have put the cursor on another board
 
     def action_end_turn(self) -> None:
         view = self.view
@@ -191,7 +227,7 @@ class MonoScreen(GameScreen):
 
     def status_line(self) -> str:
         view = self.view
-        if self.thinking is None and view is not None and view.open_turn is not None:
+        if not self.table.thinking and view is not None and view.open_turn is not None:
             # The turn's values and score are in the legend just below.
             ending = ", the last round" if view.final_round else ""
             return f"round {view.round}{ending}: {view.players[view.open_turn.seat]} probing"
@@ -219,9 +255,9 @@ class MonoScreen(GameScreen):
 
     def refresh_view(self) -> None:
         super().refresh_view()
-        if self.table.match.over and self._handover_to is None and not self._privacy_open:
+        if self.table.over and self._handover_to is None and not self._privacy_open:
             # Nothing is secret once the game is over: every board, as the replay shows it.
-            self.view = self.table.view(ALL)
+            self.view = self.view_of(ALL)
             self.board.show(self.view)
             self.update_panel()
         self.request_beliefs()
@@ -239,7 +275,7 @@ class MonoScreen(GameScreen):
     # -- the deduction overlay -------------------------------------------------
 
     def hints_forbidden(self) -> bool:
-        return bool(self.table.match.options.get("no_hints"))
+        return bool(self.table.options.get("no_hints"))
 
     def action_deduce(self) -> None:
         view = self.view
@@ -294,7 +330,7 @@ class MonoScreen(GameScreen):
         self.deduce(key, self.view)
 
     @work(thread=True, exclusive=True, group="deduce")
-    def deduce(self, key: BeliefKey, view: View) -> None:
+    def deduce(self, key: BeliefKey, view: MonoView) -> None:
         try:
             beliefs = cell_beliefs(view, key[1], samples=BELIEF_SAMPLES, seed=0)
         except Exception as error:  # the overlay is a help: its failure must not end the game

@@ -13,57 +13,66 @@ nimber hint, computed in a thread as the AI players are.
 
 from __future__ import annotations
 
-import threading
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ..rules import View
-from ..rules.monunrail import cell_name, parse_cell
+from ..ai.monunrail import Hint, HintGiver
+from ..rules.monunrail import Cell, MonUnrailView, cell_name
 from ..widgets.monunrail_board import KINDS, MonUnrailBoard, kind_of
 from .dialogs import ConfirmScreen
 from .game import GameScreen
 
-#: Completions listed by the building hint at most (beyond it the hint says there are too many to list).
-HINT_COMPLETIONS = 12
-#: Lines of moves the hint lists in the side panel.
-HINT_SHOWN = 4
-
 BUILD_ACTIONS = {"tile_kind", "rotate", "impossible"}
 
 
-class MonUnrailScreen(GameScreen):
+class MonUnrailScreen(GameScreen[MonUnrailView]):
     board_class = MonUnrailBoard
 
-    BINDINGS = [
-        Binding("space", "toggle('add')", "Add", key_display="Space"),
-        Binding("space", "toggle('pick')", "Pick", key_display="Space"),
-        Binding("enter", "confirm('place')", "Place", key_display="Enter"),
-        Binding("enter", "confirm('remove')", "Remove", key_display="Enter"),
-        Binding("t", "tile_kind", "Tile", key_display="t/r"),
-        Binding("r", "rotate", "Rotate", show=False),
-        Binding("escape", "clear", "Clear", show=False),
-        Binding("s", "swap", "Swap"),
-        Binding("i", "impossible", "Impossible"),
-        Binding("n", "hint", "Hint"),
-        Binding("u", "undo", "Undo", show=False),
-        Binding("question_mark", "help", "Help", key_display="?"),
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "pick_tile('add')", "Add", key_display="Space",
+                tooltip="building: put the tile into your move, or take it back out (t and r on it change it)"),
+        Binding("space", "pick_tile('pick')", "Pick", key_display="Space",
+                tooltip="unrailing: pick a tile to remove, or unpick it"),
+        Binding("enter", "confirm('place')", "Place", key_display="Enter",
+                tooltip="place (or remove) the move you assembled; with none, the tile at the cursor alone"),
+        Binding("enter", "confirm('remove')", "Remove", key_display="Enter",
+                tooltip="place (or remove) the move you assembled; with none, the tile at the cursor alone"),
+        Binding("t", "tile_kind", "Tile", key_display="t/r",
+                tooltip="building: the next kind of tile (straight, turn, crossroads), kinds that fit the cursor's "
+                "cell first"),
+        Binding("r", "rotate", "Rotate", show=False, tooltip="building: turn the tile (the ways round that fit first)"),
+        Binding("escape", "clear", "Clear", show=False, tooltip="clear the move being assembled"),
+        Binding("s", "swap", "Swap", tooltip="swap: the pie rule, when offered (asks first)"),
+        Binding("i", "impossible", "Impossible", tooltip="call Impossible (asks first)"),
+        Binding("n", "hint", "Hint",
+                tooltip="hint on or off: the nimber of the removal position and its winning moves; while building, "
+                "the moves that complete the track and the value they leave, or the few ways left to complete it"),
+        Binding("u", "undo", "Undo", show=False, tooltip="undo (against the AI: your last move and its replies)"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
     ]
+    HELP_NOTES = """\
+Your move is drawn before you place it and checked at every step: the line
+under the board says what is wrong with it. Starting tiles have heavy
+lines; tiles not placed yet (your move, a completion found by Impossible)
+double lines. The corners of a cell mark the cursor `[ ]`, a tile of your
+move `+`, a tile picked for removal `x`, the last move `*` and the cells
+of winning moves `!`. The panel shows the supply left, the pie offer and
+whose opening move it is after a swap.
+"""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         #: The hint is wanted (``n``); its result shows once the thread has it.
         self.hinting = False
-        #: Hints already worked out: (moves played, phase) -> (marked cells, panel lines).
-        self._hints: dict[tuple[int, str], tuple[frozenset, list]] = {}
+        #: Hints already worked out: (moves played, phase) -> the hint.
+        self._hints: dict[tuple[int, str], Hint] = {}
         self._hint_wanted: tuple[int, str] | None = None
-        self._solver: Any = None
-        self._solver_saved_size = 0
-        self._solver_lock = threading.Lock()
+        self._hint_giver = HintGiver()
         #: Impossible is being decided in a thread: keys wait.
         self.deciding = False
         self._keys_state: tuple[Any, ...] = ()
@@ -74,12 +83,12 @@ class MonUnrailScreen(GameScreen):
 
     # -- whose keys --------------------------------------------------------
 
-    def my_turn(self, view: View | None = None) -> bool:
+    def my_turn(self, view: MonUnrailView | None = None) -> bool:
         view = view or self.view
         return (
             view is not None
             and not view.over
-            and self.thinking is None
+            and not self.table.thinking
             and not self.deciding
             and view.viewer is not None
             and view.viewer in view.to_move
@@ -89,10 +98,10 @@ class MonUnrailScreen(GameScreen):
         if not self.is_mounted or self.view is None:
             return True
         phase = self.view.phase
-        if action in ("toggle", "confirm"):
+        if action in ("pick_tile", "confirm"):
             if phase == "over":
                 return False
-            wanted = "add" if action == "toggle" else "place"
+            wanted = "add" if action == "pick_tile" else "place"
             return (parameters[0] == wanted) == (phase != "unrailing")
         if action in BUILD_ACTIONS:
             return phase == "building"
@@ -110,22 +119,22 @@ class MonUnrailScreen(GameScreen):
             self._keys_state = state
             self.refresh_bindings()
 
-    def refuse_keys(self) -> bool:
-        """Say why the keyboard may not assemble a move now (True), or nothing (False)."""
+    def keys_view(self) -> tuple[MonUnrailView, int] | None:
+        """The view and the seat at the keyboard when it may assemble a move now, else None (saying why)."""
         view = self.view
         if view is None or self._privacy_open:
-            return True
+            return None
         if self.deciding:
             self.say("Wait: the search for a completion is running")
-            return True
+            return None
         if view.over:
             self.say("The game is over: u undoes, q quits")
-            return True
-        if not self.my_turn():
+            return None
+        if not self.my_turn() or view.viewer is None:
             names = " and ".join(view.players[s] for s in view.to_move)
             self.say(f"It is {names}'s turn")
-            return True
-        return False
+            return None
+        return view, view.viewer
 
     def action_undo(self) -> None:
         if self.deciding:
@@ -140,10 +149,12 @@ class MonUnrailScreen(GameScreen):
 
     # -- the move in progress ----------------------------------------------
 
-    def action_toggle(self, _kind: str) -> None:
-        if self.refuse_keys():
+    def action_pick_tile(self, _kind: str) -> None:
+        """Space: a tile into the move being assembled, or back out of it (building); a tile to remove (unrailing)."""
+        found = self.keys_view()
+        if found is None:
             return
-        view, board = self.view, self.rail_board
+        view, board = found[0], self.rail_board
         cell = board.cursor_cell
         name = cell_name(cell)
         removing = view.phase == "unrailing"
@@ -172,7 +183,7 @@ class MonUnrailScreen(GameScreen):
             return
         self.submit(None)
 
-    def move_at_cursor(self, view: View) -> str | None:
+    def move_at_cursor(self, view: MonUnrailView) -> str | None:
         board = self.rail_board
         if board.pending:
             return board.pending_text()
@@ -194,7 +205,7 @@ class MonUnrailScreen(GameScreen):
             board.clear_pending()
             self.say("Move cleared", error=False)
 
-    def fitting(self, cell: tuple[int, int]) -> list[str]:
+    def fitting(self, cell: Cell) -> list[str]:
         """Tile types that fit ``cell`` beside the rest of the move; none for a cell holding a tile."""
         view, board = self.view, self.rail_board
         if view is None or (view.tile_at(cell) is not None and cell not in board.pending):
@@ -214,7 +225,8 @@ class MonUnrailScreen(GameScreen):
         self.update_panel()
 
     def action_tile_kind(self) -> None:
-        if self.refuse_keys() or self.view.phase != "building":
+        found = self.keys_view()
+        if found is None or found[0].phase != "building":
             return
         board = self.rail_board
         fits = self.fitting(board.cursor_cell)
@@ -227,7 +239,8 @@ class MonUnrailScreen(GameScreen):
         self.choose(codes[0])
 
     def action_rotate(self) -> None:
-        if self.refuse_keys() or self.view.phase != "building":
+        found = self.keys_view()
+        if found is None or found[0].phase != "building":
             return
         board = self.rail_board
         codes = KINDS[kind_of(board.chosen)]
@@ -243,13 +256,14 @@ class MonUnrailScreen(GameScreen):
     # -- pie rule and Impossible -------------------------------------------
 
     def action_swap(self) -> None:
-        view = self.view
-        if self.refuse_keys():
+        found = self.keys_view()
+        if found is None:
             return
+        view, seat = found
         if not view.pie_offer:
             self.say("Swap is only offered once, as the answer to the opening move")
             return
-        opener = view.players[1 - view.viewer]
+        opener = view.players[1 - seat]
         detail = f"You take {opener}'s opening move ({view.last_move}) as your own, and {opener} moves again."
         self.app.push_screen(ConfirmScreen("Swap (the pie rule)?", detail), self._swap_answer)
 
@@ -258,13 +272,14 @@ class MonUnrailScreen(GameScreen):
             self.submit("swap")
 
     def action_impossible(self) -> None:
-        view = self.view
-        if self.refuse_keys():
+        found = self.keys_view()
+        if found is None:
             return
+        view, seat = found
         if view.phase != "building":
             self.say("Impossible can only be called while the track is being built")
             return
-        other = view.players[1 - view.viewer]
+        other = view.players[1 - seat]
         detail = (
             f"A full search decides whether {other} could complete the track with the supply left. "
             f"If not, you win; if so, {other} wins. The game ends either way."
@@ -279,16 +294,17 @@ class MonUnrailScreen(GameScreen):
         self.say("Searching every way to complete the track ...", error=False)
         self.decide_impossible(self.view.viewer)
 
-    @work(thread=True, exclusive=True, group="impossible")
-    def decide_impossible(self, seat: int) -> None:
-        # The exhaustive search can take a moment on an open board: the screen keeps drawing meanwhile,
-        # and every key that could change the game waits (``deciding``).
+    @work(exclusive=True, group="impossible")
+    async def decide_impossible(self, seat: int) -> None:
+        # The exhaustive search can take a moment on an open board: the table runs it in a worker thread and
+        # records the move back on the loop (a store and the hub are never reached from a thread); the screen
+        # keeps drawing meanwhile, and every key that could change the game waits (``deciding``).
         try:
-            self.table.play(seat, "impossible")
+            await self.table.play_slow(seat, "impossible")
         except Exception as error:  # a refusal or a failed save: one line for the player
-            self._report(self._impossible_done, str(error))
+            self._impossible_done(str(error))
             return
-        self._report(self._impossible_done, "")
+        self._impossible_done("")
 
     def _impossible_done(self, error: str) -> None:
         self.deciding = False
@@ -302,7 +318,7 @@ class MonUnrailScreen(GameScreen):
         if self.deciding:
             return "Searching for a completion ..."
         view = self.view
-        if self.thinking is not None or view is None or view.over or not view.to_move:
+        if self.table.thinking or view is None or view.over or not view.to_move:
             return super().status_line()
         name = view.players[view.to_move[0]]
         if view.phase == "unrailing":
@@ -375,7 +391,8 @@ class MonUnrailScreen(GameScreen):
             return
         if key in self._hints:
             self._hint_wanted = None
-            board.set_hint(*self._hints[key])
+            hint = self._hints[key]
+            board.set_hint(hint.cells, list(hint.lines))
             self.update_panel()
             return
         self._hint_wanted = key
@@ -383,43 +400,21 @@ class MonUnrailScreen(GameScreen):
         self.update_panel()
         self.work_out_hint(key, self.view)
 
-    def solver(self) -> Any:
-        """The game's one solver, primed from the shapes earlier games solved (called in the hint thread)."""
-        if self._solver is None:
-            from .. import solver_cache
-            from ..rules.monunrail_solver import Solver
-
-            self._solver = Solver()
-            solver_cache.load(self._solver)
-            self._solver_saved_size = self._solver.cache_size
-        return self._solver
-
-    def keep_solved_shapes(self) -> None:
-        """Add what this hint solved to the cache file, for the next game (hint thread, under the lock)."""
-        from .. import solver_cache
-
-        size = self._solver.cache_size
-        if size > self._solver_saved_size:
-            solver_cache.save(self._solver)
-            self._solver_saved_size = size
-
     @work(thread=True, exclusive=True, group="hint")
-    def work_out_hint(self, key: tuple[int, str], view: Any) -> None:
+    def work_out_hint(self, key: tuple[int, str], view: MonUnrailView) -> None:
         try:
-            with self._solver_lock:  # one solver, its memory shared by every hint of the game
-                result = hint_for(view, self.solver())
-                self.keep_solved_shapes()
+            result = self._hint_giver.hint(view)
         except Exception as error:  # the hint is a help: its failure must not end the game
             self._report(self._hint_failed, key, str(error))
             return
         if not get_current_worker().is_cancelled:
             self._report(self._hint_done, key, result)
 
-    def _hint_done(self, key: tuple[int, str], result: tuple[frozenset, list]) -> None:
+    def _hint_done(self, key: tuple[int, str], result: Hint) -> None:
         self._hints[key] = result
         if self.hinting and key == self.hint_key():
             self._hint_wanted = None
-            self.rail_board.set_hint(*result)
+            self.rail_board.set_hint(result.cells, list(result.lines))
             self.update_panel()
 
     def _hint_failed(self, key: tuple[int, str], error: str) -> None:
@@ -428,62 +423,3 @@ class MonUnrailScreen(GameScreen):
             self.hinting = False
             self.rail_board.set_hint(frozenset(), [])
             self.say(f"The hint failed: {error}")
-
-
-def hint_for(view: Any, solver: Any) -> tuple[frozenset, list[tuple[str, str]]]:
-    """The hint for the player to move: cells to mark and lines for the side panel.
-
-    Unrailing: the nimber of the position and its winning moves (removals
-    that leave 0).  Building: the placements that complete the track now
-    with the value they leave (the opponent removes first, so 0 wins for
-    the player who completes); with none, the few ways left to complete the
-    track, each with the value of the finished track.
-    """
-    bold, plain, good = "bold", "plain", "good"  # roles: the board draws them in its palette
-    who = view.players[view.to_move[0]] if view.to_move else ""
-    lines: list = []
-    cells: set = set()
-    if view.phase == "unrailing":
-        value, texts = view.unrail_hint(solver)
-        if value == 0:
-            lines += [("Nimber 0: ", bold), (f"{who} loses\nagainst best play\n", plain)]
-            return frozenset(), lines
-        lines += [(f"Nimber {value}: ", bold), (f"{who} wins.\n", plain), ("Winning: ", bold)]
-        shown = "  ".join(texts[:HINT_SHOWN])
-        more = f" +{len(texts) - HINT_SHOWN}" if len(texts) > HINT_SHOWN else ""
-        lines += [(shown, good), (f"{more}\n", plain)]
-        for text in texts:
-            cells |= {parse_cell(name) for name in text.split(",")}
-        return frozenset(cells), lines
-    finishing = view.finishing_nimbers(solver)
-    if finishing:
-        lines.append(("Completing moves, and the\nvalue they leave (0 wins):\n", bold))
-        finishing.sort(key=lambda item: (item[1] != 0, item[0]))
-        for text, value in finishing[:HINT_SHOWN]:
-            lines += [(f" {text} ", good if value == 0 else plain), (f"{value}\n", good if value == 0 else plain)]
-            if value == 0:
-                cells |= {parse_cell(part.split(":")[0]) for part in text.split(",")}
-        if len(finishing) > HINT_SHOWN:
-            lines.append((f" and {len(finishing) - HINT_SHOWN} more\n", plain))
-        return frozenset(cells), lines
-    ways = view.completions(limit=HINT_COMPLETIONS)
-    if ways is None:
-        lines.append(("Hint: no move completes the\ntrack now; many ways remain\n", plain))
-        return frozenset(), lines
-    if not ways:
-        lines.append(("Hint: the track cannot be\ncompleted any more (i)\n", good))
-        return frozenset(), lines
-    track = view.unrail_cells()
-    valued = []
-    for text in ways:
-        added = {parse_cell(part.split(":")[0]) for part in text.split(",")}
-        valued.append((text, solver.nimber(set(track) | added)))
-    valued.sort(key=lambda item: (item[1] != 0, len(item[0]), item[0]))
-    noun = "way" if len(ways) == 1 else "ways"
-    lines.append((f"{len(ways)} {noun} to complete left\n(value of the track):\n", bold))
-    for text, value in valued[:HINT_SHOWN]:
-        lines.append((f" {text} {value}\n", good if value == 0 else plain))
-    if len(valued) > HINT_SHOWN:
-        lines.append((f" and {len(valued) - HINT_SHOWN} more\n", plain))
-    return frozenset(), lines
-

@@ -2,39 +2,48 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from ..match import Match
+from ..rules import Viewer
 from ..rules.base import ALL
+from ..widgets.board import Board, BoardArea
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
+from .base import AppScreen
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH, title_line
+from .keys import keys_markdown
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
 
-class ReplayScreen(Screen):
-    BINDINGS = [
-        Binding("left,h", "step(-1)", "Prev", key_display="h"),
-        Binding("right,l", "step(1)", "Next", key_display="l"),
-        Binding("home,g", "jump('start')", "Start", show=False),
-        Binding("end,G", "jump('end')", "End", show=False),
-        Binding("colon,number_sign", "goto", "Go to", key_display=":"),
-        Binding("space,p", "play", "Play"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-"),
-        Binding("v", "next_viewer", "View"),
-        Binding("c", "palette", "Colours", show=False),
-        Binding("question_mark", "help", "Rules", key_display="?", show=False),
-        Binding("q,escape", "leave", "Quit"),
+class ReplayScreen(AppScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,h", "step(-1)", "Prev", key_display="h", tooltip="the previous move"),
+        Binding("right,l", "step(1)", "Next", key_display="l", tooltip="the next move"),
+        Binding("home,g", "jump('start')", "Start", show=False, tooltip="the start"),
+        Binding("end,G", "jump('end')", "End", show=False, tooltip="the end"),
+        Binding("colon,number_sign", "goto", "Go to", key_display=":", tooltip="go to a move by its number"),
+        Binding("space,p", "play", "Play", tooltip="play the moves one after another, or pause"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", tooltip="play faster"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", tooltip="play slower"),
+        Binding("v", "next_viewer", "View",
+                tooltip="view as the next seat, as a spectator, or (once the game is over) every board"),
+        Binding("c", "palette", "Colours", show=False,
+                tooltip="cycle the colours: default, colour-blind safe, monochrome"),
+        Binding("tab,shift+tab", "app.focus_next", "Log", show=False,
+                tooltip="to the move log (its arrow keys scroll it) and back"),
+        Binding("question_mark", "help", "Rules", key_display="?", show=False, tooltip="the rules and these keys"),
+        Binding("q,escape", "leave", "Quit", tooltip="leave the replay"),
     ]
 
     def __init__(self, match: Match, source: str = "", *, ascii_only: bool = False, palette: str = "default") -> None:
@@ -53,15 +62,19 @@ class ReplayScreen(Screen):
         self.viewer_index = 0
 
     @property
-    def viewer(self):
+    def board(self) -> Board[Any]:
+        return self.query_one("#board", Board)
+
+    @property
+    def viewer(self) -> Viewer:
         return self.viewers[self.viewer_index]
 
     def compose(self) -> ComposeResult:
         board_class = self.match.game.descriptor.board_class()
-        title = title_line(f"Replay: {self.match.game.title}", self.match, self.ascii_only)
+        title = title_line(f"Replay: {self.match.game.title}", self.match.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with VerticalScroll(id="board-area"):
+            with BoardArea(id="board-area"):
                 yield board_class(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
             yield SidePanel(id="side-panel")
         yield Static("", id="message")
@@ -74,7 +87,7 @@ class ReplayScreen(Screen):
 
     def on_resize(self) -> None:
         self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
-        self.query_one("#board").redraw()
+        self.board.redraw()
 
     def viewer_name(self) -> str:
         viewer = self.viewer
@@ -86,14 +99,14 @@ class ReplayScreen(Screen):
 
     def show(self) -> None:
         view = self.match.view(self.viewer, self.ply)
-        self.query_one("#board").show(view)
+        self.board.show(view)
         total = len(self.match.moves)
         playing = f"playing, {SPEEDS[self.speed_index]:g} s a move" if self.timer else "paused"
         status = Text(f"move {self.ply} of {total}", style="bold")
         status.append(f"  ({playing})\nviewing as {self.viewer_name()}\n")
         status.append(view.status)
         full = self.match.view(self.viewer, total)
-        board = self.query_one("#board")
+        board = self.board
         self.query_one(SidePanel).show(
             view, status, Text.assemble(*board.legend()), log_view=full, highlight_ply=self.ply, follow_log=False
         )
@@ -147,11 +160,10 @@ class ReplayScreen(Screen):
 
     def action_palette(self) -> None:
         self.palette_name = next_palette(self.palette_name)
-        self.query_one("#board").set_palette(self.palette_name)
+        self.board.set_palette(self.palette_name)
 
     def action_help(self) -> None:
-        game = self.match.game
-        self.app.push_screen(HelpScreen(game.rules_text(), game.keys_text()))
+        self.app.push_screen(HelpScreen(self.match.game.rules_text(), keys_markdown(type(self))))
 
     def action_leave(self) -> None:
         if len(self.app.screen_stack) > 2:

@@ -4,26 +4,39 @@ Any game's screen becomes a shared one by mixing :class:`SharedGameMixin`
 in front of it (:func:`shared_screen_class`), so every game plays over SSH
 with its own screen unchanged.  The table is a
 :class:`~termgames.server.shared.SharedTable`; news from the hub arrives as
-:meth:`table_event` calls (the app routes its messages here) and redraws
-from a fresh view of this seat.
+the game screen's table news (:meth:`table_event`), which this adds to:
+seats taken, who is here, chat, undo requests.  AI seats are played by the
+hub; their "thinking" news shows here as at one keyboard.
 """
 
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
 from .dialogs import ConfirmScreen
 from .game import GameScreen, title_line
+from .keys import bound_keys, key_name
+
+if TYPE_CHECKING:
+    from textual import getters
+
+    from ..server.app import ServeApp
+    from ..server.shared import SharedTable
 
 
-class SharedGameMixin(Screen):
-    """Put in front of a :class:`GameScreen` subclass; ``self.table`` is a SharedTable."""
+class SharedGameMixin(GameScreen[Any]):
+    """Put in front of a :class:`GameScreen` subclass; ``self.table`` is a SharedTable.
+
+    A GameScreen itself, so what it adds may call the game screen's own
+    methods; in ``SharedMonoScreen(SharedGameMixin, MonoScreen)`` the game's
+    screen comes next in the method order, before GameScreen.
+    """
 
     DEFAULT_CSS = """
     #presence { height: 1; padding: 0 1; background: $boost; }
@@ -32,7 +45,13 @@ class SharedGameMixin(Screen):
     #chat-input.open { display: block; }
     """
 
-    BINDINGS = [Binding("t", "chat", "Chat")]
+    #: The key that opens the chat line: ``t``, unless the game's screen has a use for it
+    #: (:func:`shared_screen_class` binds it; a binding here would hide the game's own ``t``).
+    CHAT_KEY: ClassVar[str] = "t"
+
+    table: SharedTable
+    if TYPE_CHECKING:
+        app = getters.app(ServeApp)  # shared tables are only ever played in a server app
 
     def on_mount(self) -> None:
         # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO).
@@ -53,25 +72,19 @@ class SharedGameMixin(Screen):
 
     # -- news from the table ---------------------------------------------------
 
-    def refresh_view(self) -> None:
-        # Remember which position is drawn: the mover's own news of its move needs no second redraw.
-        self._drawn_generation = self.table.live.generation
-        super().refresh_view()  # type: ignore[misc]
-
     def table_event(self, kind: str, text: str) -> None:
         if not self.is_attached:
             return
-        if kind in ("moved", "seats"):
-            if kind == "seats":
-                self.query_one("#game-title", Static).update(
-                    title_line(self.table.game.title, self.table.match, self.ascii_only)
-                )
-            fresh = getattr(self, "_drawn_generation", None) == self.table.live.generation
-            if not getattr(self, "_privacy_open", False) and not (fresh and kind == "moved"):
+        if kind == "seats":
+            title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
+            self.query_one("#game-title", Static).update(title)
+            if not self._privacy_open:
                 self.refresh_view()
             self.update_presence()
-            if text:
-                self.say(text, error=False)  # type: ignore[attr-defined]
+            self.say(text, error=False)
+        elif kind == "moved":
+            super().table_event(kind, text)
+            self.update_presence()
         elif kind == "presence":
             self.update_presence()
         elif kind == "chat":
@@ -79,15 +92,15 @@ class SharedGameMixin(Screen):
         elif kind == "undo-request":
             if self.table.undo_waiting_for_me():
                 self.ask_undo(text)
-        elif kind == "notice":
-            self.say(text, error=False)  # type: ignore[attr-defined]
+        else:
+            super().table_event(kind, text)
 
     def update_presence(self) -> None:
         try:
             line = self.query_one("#presence", Static)
         except Exception:
             return  # not mounted yet
-        ascii_only = self.ascii_only  # type: ignore[attr-defined]
+        ascii_only = self.ascii_only
         marks = {
             "here": "*" if ascii_only else "●",
             "away": "-" if ascii_only else "○",
@@ -100,7 +113,7 @@ class SharedGameMixin(Screen):
             label = {"here": "", "away": " away", "open": " open", "ai": " AI"}[state]
             parts.append((f"{marks[state]} {name}{you}{label}", "bold" if state == "here" else "dim"))
         watching = self.table.spectators()
-        pieces: list = []
+        pieces: list[str | tuple[str, str]] = []
         for text, style in parts:
             if pieces:
                 pieces.append("   ")
@@ -109,12 +122,12 @@ class SharedGameMixin(Screen):
             pieces.append(f"   {len(watching)} watching")
         if self.table.seat is None:
             pieces.append(("   you are watching", "italic"))
-        text = Text.assemble(*pieces)
+        presence = Text.assemble(*pieces)
         # Every move reaches here: an unchanged line is not redrawn, and the line's height is fixed
         # (one line, in DEFAULT_CSS), so a new one needs no layout of the screen.
-        if text.plain != getattr(self, "_presence_shown", None):
-            self._presence_shown = text.plain
-            line.update(text, layout=False)
+        if presence.plain != getattr(self, "_presence_shown", None):
+            self._presence_shown = presence.plain
+            line.update(presence, layout=False)
 
     def update_chat(self) -> None:
         try:
@@ -122,7 +135,7 @@ class SharedGameMixin(Screen):
         except Exception:
             return
         lines = self.table.chat_lines()[-2:]
-        text = "\n".join(lines) if lines else "t: chat with the table"
+        text = "\n".join(lines) if lines else f"{key_name(self.CHAT_KEY)}: chat with the table"
         if text != getattr(self, "_chat_shown", None):
             self._chat_shown = text
             log.update(text)
@@ -151,12 +164,6 @@ class SharedGameMixin(Screen):
 
     # -- undo and leaving --------------------------------------------------------------
 
-    def action_undo(self) -> None:
-        if self.hides_information:  # type: ignore[attr-defined]
-            super().action_undo()  # type: ignore[misc]  # the game's own refusal: values already seen
-            return
-        self.say(self.table.request_undo(), error=False)  # type: ignore[attr-defined]
-
     def ask_undo(self, question: str) -> None:
         self.app.push_screen(
             ConfirmScreen(question, "Accept the undo? Every player at the table must accept."),
@@ -175,7 +182,18 @@ class SharedGameMixin(Screen):
             self.app.leave_table(self)
 
 
+#: Keys for the chat line, the first the game's screen leaves free.
+CHAT_KEYS = ("t", "slash")
+
+
 @cache
-def shared_screen_class(screen_class: type[GameScreen]) -> type[GameScreen]:
-    """``screen_class`` with the shared table's additions in front of it."""
-    return type(f"Shared{screen_class.__name__}", (SharedGameMixin, screen_class), {})
+def shared_screen_class(screen_class: type[GameScreen[Any]]) -> type[GameScreen[Any]]:
+    """``screen_class`` with the shared table's additions in front of it, the chat on a key the game leaves free."""
+    taken = bound_keys(screen_class)
+    chat_key = next(key for key in CHAT_KEYS if key not in taken)
+    binding = Binding(chat_key, "chat", "Chat", key_display=key_name(chat_key), tooltip="chat with the table")
+    return type(
+        f"Shared{screen_class.__name__}",
+        (SharedGameMixin, screen_class),
+        {"BINDINGS": [binding], "CHAT_KEY": chat_key, "__module__": __name__},
+    )

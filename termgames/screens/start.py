@@ -11,23 +11,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, Select, Static
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Footer,
+    Input,
+    Label,
+    OptionList,
+    Select,
+    Static,
+)
 from textual.widgets.option_list import Option
 
 from ..games import GAMES
-from ..match import AI, HUMAN, Match, SeatInfo, random_seed
+from ..match import AI, HUMAN, Match, Seat, random_seed
 from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
+from .base import AppScreen
 
 # --------------------------------------------------------------------------
 # Saved games
@@ -68,7 +77,7 @@ class SavedGame:
     def title(self) -> str:
         if self.match is None:
             return self.path.name
-        players = " vs ".join(seat.name for seat in self.match.seats)
+        players = " vs ".join(seat.name or "(open)" for seat in self.match.seats)
         return f"{self.match.game.title}: {players}"
 
 
@@ -98,7 +107,7 @@ def read_saved_games(folder: Path, samples: Path | None) -> list[SavedGame]:
 # --------------------------------------------------------------------------
 
 
-class StartScreen(Screen):
+class StartScreen(AppScreen[None]):
     """Pick a game to set up, or a saved game to resume or replay."""
 
     DEFAULT_CSS = """
@@ -198,7 +207,8 @@ class StartScreen(Screen):
 
     @on(OptionList.OptionSelected, "#games")
     def game_chosen(self, event: OptionList.OptionSelected) -> None:
-        self.app.open_setup(event.option.id)
+        if event.option.id is not None:  # every game's option has its name as its id
+            self.app.open_setup(event.option.id)
 
     @on(OptionList.OptionSelected, "#saved")
     def saved_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -241,7 +251,7 @@ class StartScreen(Screen):
 # --------------------------------------------------------------------------
 
 
-class SetupScreen(Screen):
+class SetupScreen(AppScreen[None]):
     """Options and seats for a new game of one kind."""
 
     DEFAULT_CSS = """
@@ -336,7 +346,7 @@ class SetupScreen(Screen):
                 yield Checkbox("on" if value else "off", value=bool(value), id=widget_id, compact=True)
                 help_text = spec.help
             else:
-                kind = "number" if spec.kind == "float" else "integer"
+                kind: Literal["number", "integer"] = "number" if spec.kind == "float" else "integer"
                 yield Input(value, type=kind, id=widget_id, compact=True)
                 bounds = f"{spec.minimum}-{spec.maximum}" if spec.minimum is not None else ""
                 help_text = f"{spec.help} ({bounds})" if bounds else spec.help
@@ -351,7 +361,7 @@ class SetupScreen(Screen):
     def seat_count(self) -> int:
         if self.game.min_seats == self.game.max_seats:
             return self.game.min_seats
-        return int(self.query_one("#seat-count", Select).value)
+        return int(str(self.query_one("#seat-count", Select).value))  # the Select offers counts, never blank
 
     def _option_widget(self, name: str) -> Input | Select[Any] | Checkbox:
         widget = self.query_one(f"#option-{name}")
@@ -363,16 +373,16 @@ class SetupScreen(Screen):
         raw = {spec.name: self._option_widget(spec.name).value for spec in self.game.option_specs}
         return self.game.options_from_form(raw)
 
-    def read_seats(self) -> list[SeatInfo]:
+    def read_seats(self) -> list[Seat]:
         seats = []
         for seat in range(self.seat_count()):
             name = self.query_one(f"#seat-name-{seat}", Input).value.strip()
             kind = str(self.query_one(f"#seat-kind-{seat}", Select).value)
             if kind.startswith("ai:"):
-                seats.append(SeatInfo(name, AI, kind.removeprefix("ai:")))
+                seats.append(Seat(name, AI, kind.removeprefix("ai:")))
             else:
-                seats.append(SeatInfo(name))
-        self.game.check_seats([seat.name for seat in seats])
+                seats.append(Seat(name))
+        self.game.check_seats([seat.name or "" for seat in seats])  # names read from the form: never None
         return seats
 
     def refresh_summary(self) -> bool:

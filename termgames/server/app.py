@@ -1,14 +1,13 @@
 """The app one SSH player sees: the lobby, shared game screens, replays of finished tables.
 
 One :class:`ServeApp` per SSH channel, all on the server's loop.  The hub
-talks to an app only by posting messages (``TableEvent``, ``LobbyChanged``):
-a hub callback runs in whatever app's context caused the change, and must
-never touch another app's widgets.
+talks to an app only by posting messages (``LobbyChanged`` here, and the game
+screens' table news): a hub callback runs in whatever app's context caused
+the change, and must never touch another app's widgets.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +18,6 @@ from ..app import TermgamesApp
 from ..rules import RuleError
 from .hub import Hub
 from .shared import SharedTable
-
-
-class TableEvent(Message):
-    def __init__(self, table_id: int, kind: str, text: str) -> None:
-        super().__init__()
-        self.table_id = table_id
-        self.kind = kind
-        self.text = text
 
 
 class LobbyChanged(Message):
@@ -44,8 +35,11 @@ class ServeApp(TermgamesApp):
         self.player = player
         self.guest = guest
         self.tables: list[SharedTable] = []
-        self._lobby_news = lambda: self.post_message(LobbyChanged())
         self._released = False
+
+    def lobby_news(self) -> None:
+        """The hub's news for lobbies (on the loop, maybe in another app's context): a message to this app."""
+        self.post_message(LobbyChanged())
 
     def on_mount(self, event: events.Mount) -> None:
         from ..screens.lobby import LobbyScreen
@@ -54,14 +48,12 @@ class ServeApp(TermgamesApp):
 
         if self.ascii:
             self.add_class("ascii")
-        self.hub.watch_lobby(self._lobby_news)
+        self.hub.watch_lobby(self.lobby_news)
         self.push_screen(LobbyScreen())
-        # Back after a dropped connection: straight to the seat she left.
-        table_id = self.hub.dropped_from.pop(self.player, None)
-        if table_id is not None and table_id in self.hub.tables:
-            table = self.hub.tables[table_id]
-            if table.seat_of(self.player) is not None and not table.over:
-                self.open_table(table_id)
+        # Back after a dropped connection or a restarted server: straight to the seat she was at.
+        table = self.hub.returning_to(self.player)
+        if table is not None:
+            self.open_table(table.id)
 
     # -- tables --------------------------------------------------------------------
 
@@ -76,9 +68,11 @@ class ServeApp(TermgamesApp):
         except (RuleError, LookupError) as error:
             self.notify(str(error), severity="error")
             return
-        shared = SharedTable(live, self.player, seat, partial(self._table_news, live.id))
+        shared = SharedTable(live, self.player, seat)
         shared.open()
         self.tables.append(shared)
+        if seat is not None:
+            self.hub.seated_at(self.player, live.id)
         self.push_screen(screen_class(shared, ascii_only=self.ascii, palette=self.palette))
 
     def create_table(self, game: str, options: dict[str, Any], seats: list[Any]) -> None:
@@ -102,35 +96,29 @@ class ServeApp(TermgamesApp):
         self.open_replay(live.match, f"table {live.id}")
 
     def leave_table(self, screen: Any) -> None:
+        """The player leaves the table for the lobby (she is no longer expected back at it)."""
         shared = screen.table
         shared.close()
         if shared in self.tables:
             self.tables.remove(shared)
+        if shared.seat is not None:
+            self.hub.seated_at(self.player, None)
         self.pop_screen()
 
-    def release_tables(self, dropped: bool) -> None:
-        """The session is over: leave every table; a dropped player is expected back at hers."""
+    def release_tables(self) -> None:
+        """The session is over (the connection dropped, or the server stops): leave every table.
+
+        The store still says which table she was at: her next session starts there.
+        """
         if self._released:
             return
         self._released = True
-        self.hub.unwatch_lobby(self._lobby_news)
+        self.hub.unwatch_lobby(self.lobby_news)
         for shared in self.tables:
             shared.close()
-            if dropped and shared.seat is not None and not shared.live.over:
-                self.hub.dropped_from[self.player] = shared.table_id
         self.tables.clear()
 
     # -- news from the hub ---------------------------------------------------------
-
-    def _table_news(self, table_id: int, kind: str, text: str) -> None:
-        self.post_message(TableEvent(table_id, kind, text))
-
-    def on_table_event(self, event: TableEvent) -> None:
-        from ..screens.shared_game import SharedGameMixin
-
-        for screen in self.screen_stack:
-            if isinstance(screen, SharedGameMixin) and screen.table.table_id == event.table_id:
-                screen.table_event(event.kind, event.text)
 
     def on_lobby_changed(self, _event: LobbyChanged) -> None:
         from ..screens.lobby import LobbyScreen

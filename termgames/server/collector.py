@@ -80,5 +80,5 @@ def divide_without_cycles() -> None:
             return [self]
         return divide(self, cuts)
 
-    Strip.divide = divide_uncut_alone  # type: ignore[method-assign]
+    Strip.divide = divide_uncut_alone  # type: ignore[method-assign]  # patching Textual's method is the point
     _strips_patched = True

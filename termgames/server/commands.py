@@ -8,15 +8,15 @@ stderr and exit status 2.
 
 from __future__ import annotations
 
-import json
 import shlex
 from dataclasses import dataclass
 
-from ..match import parse_player
+from ..match import Seat, parse_player
 from ..report import move_report, to_move_text, view_json, view_text
 from ..rules import RuleError, get_game
 from ..rules.base import ALL
-from .hub import Hub, LiveTable, Seat
+from ..untrusted import printable, safe_json
+from .hub import Hub, LiveTable
 
 EXIT_USAGE = 2
 
@@ -39,11 +39,12 @@ class Result:
 
 
 def _fail(message: str) -> Result:
-    return Result(stderr=f"termgames: {message}\n", status=EXIT_USAGE)
+    return Result(stderr=f"termgames: {printable(message, keep_newlines=False)}\n", status=EXIT_USAGE)
 
 
 def _ok(text: str) -> Result:
-    return Result(stdout=text + "\n")
+    # Names and moves come from players: nothing in them may drive another player's terminal.
+    return Result(stdout=printable(text) + "\n")
 
 
 def is_command(line: str) -> bool:
@@ -93,7 +94,7 @@ def _challenge(hub: Hub, player: str, args: list[str]) -> Result:
     seats = [Seat(name=player)]
     for text in names:
         info = parse_player(text, game)
-        seats.append(Seat(info.kind, info.name, info.level))
+        seats.append(info)
     table = hub.create_table(game.name, options, seats, creator=player)
     return _ok(f"{table.id}: {table.match.describe()}; {to_move_text(table.match)}")
 
@@ -126,7 +127,7 @@ def _show(hub: Hub, player: str, args: list[str]) -> Result:
     seat = table.seat_of(player)
     viewer = seat if seat is not None else (ALL if table.over else None)
     if as_json:
-        return _ok(json.dumps(view_json(table.match, viewer), ensure_ascii=False))
+        return _ok(safe_json(view_json(table.match, viewer)))
     return _ok(view_text(table.match, viewer))
 
 

@@ -7,8 +7,12 @@ included) and never hands it to a client: clients get views.  Every change
 to the table's subscribers with :meth:`Subscriber.table_event`; a subscriber
 that raises is dropped, so one broken client never stops the others.
 
-AI seats think in a thread pool (``run_in_executor``): one table's AI never
-blocks the loop that every other table and player shares.
+AI seats are played by the table's :class:`~termgames.turns.TurnRunner`, the
+one the local game uses: bots think in the hub's thread pool, so one table's
+AI never blocks the loop that every other table and player shares, and their
+moves are stored and announced back on the loop.  The store, the broadcasts
+and the lobby news are only ever reached from the loop's thread
+(:func:`~termgames.server.store.require_thread` fails loudly otherwise).
 """
 
 from __future__ import annotations
@@ -17,24 +21,23 @@ import asyncio
 import logging
 import re
 import sqlite3
-import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..match import AI, HUMAN, Match, SeatInfo, random_seed
+from ..match import AI, HUMAN, Match, PreparedMove, Seat, prepare_move, random_seed
 from ..records import save
 from ..rules import RuleError, View, Viewer, get_game
 from ..rules.base import ALL
-from .store import Store, StoredTable
+from ..turns import TurnRunner, undo_ply
+from ..untrusted import is_usable_name
+from .store import Store, StoredTable, require_thread
 
 log = logging.getLogger("termgames.server")
 
-#: The least time an AI move takes, so the other players can follow it.
-AI_MIN_SECONDS = 0.35
 #: Chat lines a table remembers for players who arrive later.
 CHAT_LINES = 30
 #: Lobbies hear of changes at most this often (seconds): a move need not wait for 30 lobby redraws.
@@ -49,40 +52,15 @@ OPEN_PREFIX = "seat-"
 
 def valid_player_name(name: str) -> bool:
     """A name a player may register: letters, digits, ``_.-``; not a guest's or an open seat's."""
-    if not _NAME.fullmatch(name):
+    if not _NAME.fullmatch(name) or not is_usable_name(name):
         return False
     lowered = name.lower()
     return not lowered.startswith(GUEST_PREFIX) and not re.fullmatch(r"seat-\d+", lowered)
 
 
 # --------------------------------------------------------------------------
-# Seats and subscribers
+# Subscribers
 # --------------------------------------------------------------------------
-
-
-@dataclass
-class Seat:
-    """A seat at a shared table: an AI, a human player, or open (``name`` None) for anyone to take."""
-
-    kind: str = HUMAN
-    name: str | None = None
-    level: str | None = None
-
-    @property
-    def is_open(self) -> bool:
-        return self.kind == HUMAN and self.name is None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "level": self.level}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Seat:
-        return cls(data.get("kind", HUMAN), data.get("name"), data.get("level"))
-
-    def describe(self) -> str:
-        if self.kind == AI:
-            return f"{self.name} (AI, {self.level})"
-        return self.name or "open seat"
 
 
 class Subscriber(Protocol):
@@ -92,8 +70,8 @@ class Subscriber(Protocol):
     seat: Viewer
 
     def table_event(self, kind: str, text: str) -> None:
-        """Called on the loop after a change; ``kind`` is one of ``moved``, ``seats``, ``presence``,
-        ``chat``, ``undo-request``, ``notice``.  Must not block."""
+        """Called on the loop after a change; ``kind`` is one of :data:`~termgames.table.TABLE_EVENTS`.
+        Must not block."""
 
 
 @dataclass
@@ -110,36 +88,47 @@ class UndoRequest:
 
 
 class LiveTable:
+    """One shared table: its authoritative match, seats, subscribers, chat, undo request and turn runner.
+
+    The runner's host (:class:`~termgames.turns.RunnerHost`): it records the AI
+    seats' moves as it records the players' (stored, then announced).
+    """
+
     def __init__(self, hub: Hub, stored: StoredTable) -> None:
         self.hub = hub
         self.id = stored.id
         self.game = get_game(stored.game)
         self.options = stored.options
         self.seed = stored.seed
+        #: The seats as stored: an open seat has no name yet.
         self.seats = [Seat.from_dict(seat) for seat in stored.seats]
         self.creator = stored.creator
         self.created = stored.created
-        self.match = Match.replay(self.game, self.options, self.seat_infos(), self.seed, stored.moves)
+        self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, stored.moves)
         self.subscribers: list[Subscriber] = []
         self.chat: deque[tuple[str, str]] = deque(maxlen=CHAT_LINES)
         self.undo_request: UndoRequest | None = None
-        #: Bumped by every change of position: a stale AI answer or undo answer is dropped.
-        self.generation = 0
-        self._ai_busy = False
-        self._bots: dict[int, Any] = {}
+        self.runner = TurnRunner(self, hub.executor)
 
     # -- who sits where --------------------------------------------------------
 
-    def seat_infos(self) -> list[SeatInfo]:
-        infos = []
-        for number, seat in enumerate(self.seats, start=1):
-            name = seat.name or f"{OPEN_PREFIX}{number}"
-            infos.append(SeatInfo(name, seat.kind, seat.level))
-        return infos
+    def match_seats(self) -> list[Seat]:
+        """The seats as the match knows them: an open seat is called ``seat-N`` until someone takes it."""
+        seats = enumerate(self.seats, start=1)
+        return [seat.named(f"{OPEN_PREFIX}{number}") if seat.is_open else seat for number, seat in seats]
 
     @property
     def names(self) -> tuple[str, ...]:
         return self.match.names
+
+    @property
+    def generation(self) -> int:
+        """Bumped by every change of position: a stale undo answer is dropped."""
+        return self.runner.generation
+
+    @property
+    def thinking(self) -> frozenset[int]:
+        return self.runner.thinking
 
     def seat_of(self, player: str) -> int | None:
         for index, seat in enumerate(self.seats):
@@ -153,9 +142,12 @@ class LiveTable:
     def human_seats(self) -> list[int]:
         return [index for index, seat in enumerate(self.seats) if seat.kind == HUMAN]
 
+    def to_move(self) -> tuple[int, ...]:
+        return self.match.state.to_move()
+
     def to_move_for(self, player: str) -> bool:
         seat = self.seat_of(player)
-        return seat is not None and seat in self.match.state.to_move()
+        return seat is not None and seat in self.to_move()
 
     @property
     def over(self) -> bool:
@@ -198,15 +190,29 @@ class LiveTable:
         """Apply and store one move, then tell everyone; RuleError (nothing changes) if illegal."""
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
+        self.play_prepared(prepare_move(self.match.state, seat, move))
+
+    async def play_slow(self, seat: int, move: str) -> None:
+        """:meth:`play` for a move whose checking takes long: checked in the pool, stored on the loop."""
+        if self.seats[seat].is_open:
+            raise RuleError(f"seat {seat + 1} has no player yet")
+        self.play_prepared(await self.runner.prepare_in_thread(seat, move))
+
+    def play_prepared(self, prepared: PreparedMove) -> None:
+        """Record, store and announce a checked move (on the loop); RuleError if refused."""
+        require_thread(self.hub.store.thread, "a move at a shared table")
         ply = len(self.match.moves)
-        self.match.play(seat, move)
+        self.match.record(prepared)
         try:
             self.hub.store.append_move(self.id, ply, self.match.moves[-1])
         except sqlite3.Error as error:
             self.match.truncate(ply)
             log.error("table %s: move not stored: %s", self.id, error)
             raise RuleError("the move could not be stored; try again") from None
-        self._changed()
+        self.undo_request = None
+        self.runner.moved()
+        self.broadcast("moved", "")
+        self.hub.lobby_changed()
         if self.match.over:
             self.hub.finished(self)
 
@@ -223,25 +229,27 @@ class LiveTable:
         if player in self.names:
             raise RuleError(f"a seat at table {self.id} is already called {player}")
         seat = free[0]
-        self.seats[seat].name = player
+        self.seats[seat] = self.seats[seat].named(player)
         try:
-            self.match = Match.replay(self.game, self.options, self.seat_infos(), self.seed, self.match.moves)
+            self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, self.match.moves)
         except RuleError:
-            self.seats[seat].name = None
+            self.seats[seat] = replace(self.seats[seat], name=None)
             raise
         self.hub.store.update_seats(self.id, [s.to_dict() for s in self.seats])
+        self.runner.start()  # the position is the same: an AI deciding goes on, its move is checked again
         self.broadcast("seats", f"{player} takes seat {seat + 1}")
         self.hub.lobby_changed()
-        self.schedule_ai()
         return seat
 
     def request_undo(self, seat: int) -> str:
-        """Ask to take back ``seat``'s last move; the other human players accept or refuse."""
-        ply = self.match.undo_ply_for([seat])
+        """Ask to take back ``seat``'s last move; the other human players accept or refuse.
+
+        RuleError when there is nothing to undo or an undo is waiting already."""
+        ply = undo_ply(self.match, [seat])  # this player's last move, and the AI replies after it
         if ply is None:
-            return "Nothing to undo"
+            raise RuleError("Nothing to undo")
         if self.undo_request is not None and self.undo_request.generation == self.generation:
-            return "An undo is already waiting for an answer"
+            raise RuleError("An undo is already waiting for an answer")
         others = {s for s in self.human_seats() if s != seat and self.seats[s].name is not None}
         if not others:
             self._undo_to(ply, f"{self.names[seat]} took back a move")
@@ -267,7 +275,9 @@ class LiveTable:
     def _undo_to(self, ply: int, notice: str) -> None:
         self.hub.store.truncate(self.id, ply)
         self.match.truncate(ply)
-        self._changed()
+        self.undo_request = None
+        self.runner.rewound()
+        self.broadcast("moved", "")
         self.broadcast("notice", notice)
         self.hub.lobby_changed()
 
@@ -278,13 +288,6 @@ class LiveTable:
             return
         self.chat.append((player, clean))
         self.broadcast("chat", f"{player}: {clean}")
-
-    def _changed(self) -> None:
-        self.generation += 1
-        self.undo_request = None
-        self.broadcast("moved", "")
-        self.hub.lobby_changed()
-        self.schedule_ai()
 
     # -- subscribers -----------------------------------------------------------------
 
@@ -300,6 +303,7 @@ class LiveTable:
             self.hub.lobby_changed()
 
     def broadcast(self, kind: str, text: str) -> None:
+        require_thread(self.hub.store.thread, "news of a shared table")
         for subscriber in list(self.subscribers):
             try:
                 subscriber.table_event(kind, text)
@@ -308,53 +312,15 @@ class LiveTable:
                 if subscriber in self.subscribers:
                     self.subscribers.remove(subscriber)
 
-    # -- AI seats ----------------------------------------------------------------------
+    # -- the runner's host ---------------------------------------------------------------
 
-    def schedule_ai(self) -> None:
-        """If an AI seat is to move, let it think in the pool; its move is played back on the loop."""
-        if self._ai_busy or self.match.over or self.hub.closed:
-            return
-        seat = next((s for s in self.match.state.to_move() if self.seats[s].kind == AI), None)
-        if seat is None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # no loop (a plain script): the server's start schedules it
-        bot = self._bot(seat)
-        generation = self.generation
-        future = loop.run_in_executor(self.hub.executor, _think, bot, self.match.view(seat))
-        self._ai_busy = True
-        future.add_done_callback(lambda done: self._ai_answered(done, seat, generation))
+    def ai_may_move(self) -> bool:
+        return not self.hub.closed
 
-    def _bot(self, seat: int) -> Any:
-        from ..ai import make_bot
-
-        if seat not in self._bots:
-            self._bots[seat] = make_bot(self.game.name, self.seats[seat].level or "", seed=self.seed + seat)
-        return self._bots[seat]
-
-    def _ai_answered(self, future: asyncio.Future[str], seat: int, generation: int) -> None:
-        self._ai_busy = False
-        if future.cancelled() or self.hub.closed:
-            return
-        if generation != self.generation:
-            self.schedule_ai()  # the position changed meanwhile (an undo): think again
-            return
-        try:
-            self.play(seat, future.result())
-        except Exception as error:
-            log.warning("table %s: AI seat %s failed: %s", self.id, seat + 1, error)
-            self.broadcast("notice", f"{self.names[seat]} (AI) failed: {error}")
-
-
-def _think(bot: Any, view: View) -> str:
-    started = time.monotonic()
-    move = bot.choose(view)
-    rest = AI_MIN_SECONDS - (time.monotonic() - started)
-    if rest > 0:
-        time.sleep(rest)
-    return move
+    def ai_news(self, kind: str, text: str) -> None:
+        if kind == "error":
+            log.warning("table %s: %s", self.id, text)
+        self.broadcast(kind, text)
 
 
 # --------------------------------------------------------------------------
@@ -373,8 +339,6 @@ class Hub:
         self.tables: dict[int, LiveTable] = {}
         self.lobby_watchers: list[Callable[[], None]] = []
         self._lobby_news_due = False
-        #: Players whose connection dropped while at a table: where they come back to.
-        self.dropped_from: dict[str, int] = {}
         for stored in store.load_tables():
             try:
                 self.tables[stored.id] = LiveTable(self, stored)
@@ -384,7 +348,7 @@ class Hub:
     def start(self) -> None:
         """On the loop: let AI seats that were to move when the server stopped think again."""
         for table in self.tables.values():
-            table.schedule_ai()
+            table.runner.start()
 
     def close(self) -> None:
         self.closed = True
@@ -413,9 +377,12 @@ class Hub:
         """A new table; RuleError if the game, options or seats make no game."""
         game = get_game(game_name)
         seats = list(seats)
-        for seat in seats:
+        for index, seat in enumerate(seats):
             if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
+            if seat.kind == HUMAN and seat.name is not None:
+                # bob's seat is Bob's when Bob registered it (seats are frozen: the seat is replaced)
+                seat = seats[index] = replace(seat, name=self.store.account_name(seat.name))
             if seat.kind == AI:
                 if seat.level != game.check_level(seat.level):
                     raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {seat.level!r}")
@@ -431,7 +398,7 @@ class Hub:
         table = LiveTable(self, stored)
         self.tables[table_id] = table
         self.lobby_changed()
-        table.schedule_ai()
+        table.runner.start()
         return table
 
     def finished(self, table: LiveTable) -> None:
@@ -448,6 +415,24 @@ class Hub:
         if self.records_dir is None:
             return None
         return self.records_dir / f"{table.game.name}-table{table.id}.json"
+
+    # -- where each player is ------------------------------------------------------
+
+    def seated_at(self, player: str, table_id: int | None) -> None:
+        """``player``'s screen is at this seated table now (None: back in the lobby); guests are not kept."""
+        if not player.startswith(GUEST_PREFIX):
+            self.store.set_at_table(player, table_id)
+
+    def returning_to(self, player: str) -> LiveTable | None:
+        """The table ``player`` was at when their connection dropped or the server stopped, if it goes on."""
+        table_id = self.store.at_table(player)
+        if table_id is None:
+            return None
+        table = self.tables.get(table_id)
+        if table is None or table.over or table.seat_of(player) is None:
+            self.seated_at(player, None)  # that game is over (or gone): the lobby, and next time too
+            return None
+        return table
 
     # -- listings for a player -------------------------------------------------------
 
@@ -476,6 +461,7 @@ class Hub:
 
     def lobby_changed(self) -> None:
         """Tell every lobby, once per burst of changes (every move changes some lobby line)."""
+        require_thread(self.store.thread, "the lobby news")
         if self._lobby_news_due:
             return
         try:

@@ -1,74 +1,43 @@
-"""A hub table seen from one seat, with ``LocalTable``'s interface, so the game screens work unchanged.
+"""A hub table seen from one seat: a :class:`~termgames.table.Table`, so the game screens work unchanged.
 
 The screen gets only what its seat may see: :meth:`SharedTable.view` always
 answers with the view of the seat this table was opened for, whatever seat the
-screen asks about, and :attr:`SharedTable.match` is a :class:`PublicMatch`
-(names, seats, whether it is over, the redacted move log; never the seed nor
-the states, which hold hidden boards).
+screen asks about, and the rest are public facts (names, seats, options,
+whether it is over, who is thinking); never the seed nor the states, which
+hold hidden boards.  The table's AI seats are played by the hub table's turn
+runner, for everyone at the table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ..match import SeatInfo
-from ..rules import RuleError, View, Viewer
+from ..match import Seat
+from ..rules import Game, RuleError, View, Viewer
 from ..rules.base import ALL
+from ..table import Listeners, TableListener
+
+if TYPE_CHECKING:
+    from ..table import Table
 from .hub import LiveTable
-
-
-class PublicMatch:
-    """What a screen may read of a shared match: public facts only."""
-
-    def __init__(self, shared: SharedTable) -> None:
-        self._shared = shared
-
-    @property
-    def game(self):
-        return self._shared.live.game
-
-    @property
-    def seats(self) -> tuple[SeatInfo, ...]:
-        return self._shared.live.match.seats
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self._shared.live.names
-
-    @property
-    def options(self):
-        return self._shared.live.match.options
-
-    @property
-    def over(self) -> bool:
-        return self._shared.live.over
-
-    @property
-    def moves(self) -> tuple[tuple[int, str], ...]:
-        """The move log as this seat may read it (Mono's layouts redacted)."""
-        return self._shared.view(self._shared.seat).moves
-
-    def describe(self) -> str:
-        players = " vs ".join(seat.describe() for seat in self.seats)
-        return f"{self.game.title} ({self.game.describe_options(self.options)}): {players}"
 
 
 class SharedTable:
     """One player's (or spectator's) place at a :class:`LiveTable`; also its hub subscriber."""
 
-    save_path = None
+    save_path: Path | None = None  # every accepted move is stored by the hub
 
-    def __init__(self, live: LiveTable, player: str, seat: Viewer, on_event: Callable[[str, str], None]) -> None:
+    def __init__(self, live: LiveTable, player: str, seat: Viewer) -> None:
         self.live = live
         self.player = player
         self.seat = seat
-        self._on_event = on_event
-        self.match = PublicMatch(self)
+        self._listeners = Listeners()
 
-    # -- LocalTable's interface --------------------------------------------------
+    # -- the Table protocol --------------------------------------------------------
 
     @property
-    def game(self):
+    def game(self) -> Game:
         return self.live.game
 
     @property
@@ -76,17 +45,31 @@ class SharedTable:
         return self.live.names
 
     @property
+    def seats(self) -> tuple[Seat, ...]:
+        return self.live.match.seats
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.live.match.options
+
+    @property
+    def over(self) -> bool:
+        return self.live.over
+
+    @property
+    def generation(self) -> int:
+        return self.live.generation
+
+    @property
+    def thinking(self) -> frozenset[int]:
+        return self.live.thinking
+
+    @property
     def table_id(self) -> int:
         return self.live.id
 
     def local_humans(self) -> list[int]:
         return [] if self.seat is None else [self.seat]
-
-    def ai_seats(self) -> list[int]:
-        return [index for index, seat in enumerate(self.live.seats) if seat.kind == "ai"]
-
-    def ai_to_move(self) -> int | None:
-        return None  # the hub plays AI seats for everyone at the table
 
     def viewing_seat(self) -> Viewer:
         return self.seat
@@ -97,25 +80,39 @@ class SharedTable:
             return self.live.match.view(ALL)
         return self.live.view(self.seat)
 
-    def play(self, seat: int, move: str) -> None:
+    def _check_seat(self, seat: int) -> None:
         if self.seat is None:
             raise RuleError("spectators watch; they do not move")
         if seat != self.seat:
             raise RuleError(f"you play for {self.names[self.seat]} only")
+
+    def play(self, seat: int, move: str) -> None:
+        self._check_seat(seat)
         self.live.play(seat, move)
 
-    def undo(self) -> bool:
-        return False  # a shared game asks the others first: see request_undo
+    async def play_slow(self, seat: int, move: str) -> None:
+        self._check_seat(seat)
+        await self.live.play_slow(seat, move)
 
-    def save(self) -> None:
-        """Every accepted move is stored by the hub already."""
+    def undo(self) -> str:
+        """A shared game asks the other players first."""
+        if self.seat is None:
+            raise RuleError("Spectators cannot undo")
+        return self.live.request_undo(self.seat)
+
+    def watch(self, listener: TableListener) -> None:
+        self._listeners.add(listener)
+
+    def unwatch(self, listener: TableListener) -> None:
+        self._listeners.remove(listener)
+
+    def start(self) -> None:
+        """The hub's runner plays the AI seats already."""
+
+    def take_notice(self) -> str:
+        return ""  # the hub stores every move: nothing to say about saving here
 
     # -- shared tables only --------------------------------------------------------
-
-    def request_undo(self) -> str:
-        if self.seat is None:
-            return "Spectators cannot undo"
-        return self.live.request_undo(self.seat)
 
     def answer_undo(self, accept: bool) -> None:
         if self.seat is not None:
@@ -146,4 +143,10 @@ class SharedTable:
         self.live.unsubscribe(self)
 
     def table_event(self, kind: str, text: str) -> None:
-        self._on_event(kind, text)
+        self._listeners.tell(kind, text)
+
+
+if TYPE_CHECKING:  # mypy checks here that SharedTable keeps to the protocol
+
+    def _a_shared_table_is_a_table(table: SharedTable) -> Table:
+        return table

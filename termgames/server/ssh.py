@@ -191,14 +191,15 @@ class GameSession(asyncssh.SSHServerSession):
         from .app import ServeApp
 
         app = ServeApp(hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii)
-        app.driver_class = partial(ChannelDriver, session=self)  # Textual only calls it
+        # Textual only calls driver_class: a partial with the session stands in for the class.
+        app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see the line above
         self.app = app
         try:
             await app.run_async(size=self.size)
         except Exception:
             log.exception("the app of %s failed", self.player)
         finally:
-            app.release_tables(dropped=self.closed)
+            app.release_tables()
             self.service.sessions.discard(self)
             self._exit(0)
 
@@ -295,7 +296,8 @@ class PlayerConnection(asyncssh.SSHServer):
             if not self.service.store.claim(self.username, self._key):
                 self.conn.close()  # another key claimed the name a moment ago
                 return
-            self.player, self.guest = self.username, False
+            # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
+            self.player, self.guest = self.service.store.account_name(self.username), False
         else:
             self.player, self.guest = _guest_name(self.username), True
         log.info("%s signed in%s", self.player, " as a guest" if self.guest else "")
@@ -327,17 +329,22 @@ def load_host_key(folder: Path) -> asyncssh.SSHKey:
 _textual_patched = False
 
 
+def _no_redirect(_target: object) -> contextlib.nullcontext[None]:
+    return contextlib.nullcontext()
+
+
 def _share_the_loop_with_textual(loop: asyncio.AbstractEventLoop) -> None:
     """Make one loop safe for many Textual apps next to asyncssh (see the module doc)."""
     global _textual_patched
     # Textual >= 8 makes the running loop's tasks eager on Python 3.12+, which hangs asyncssh's auth.
-    loop.set_task_factory = lambda factory: None  # type: ignore[method-assign]
+    loop.set_task_factory = lambda factory: None  # type: ignore[method-assign]  # patching the loop is the point
     if not _textual_patched:
         import textual.app as textual_app
 
         # Each app swaps sys.stdout/stderr for its lifetime; overlapping apps would restore them out of order.
-        textual_app.redirect_stdout = lambda _target: contextlib.nullcontext()  # type: ignore[assignment]
-        textual_app.redirect_stderr = lambda _target: contextlib.nullcontext()  # type: ignore[assignment]
+        # (Patching Textual's module: the type checker rightly says these are classes, not functions.)
+        textual_app.redirect_stdout = _no_redirect  # type: ignore[misc, assignment]  # see the line above
+        textual_app.redirect_stderr = _no_redirect  # type: ignore[misc, assignment]  # see the line above
         divide_without_cycles()
         _textual_patched = True
 

@@ -1,10 +1,13 @@
 """The server's memory: an embedded SQLite database in WAL mode.
 
-Three tables: ``players`` (name -> the SSH key that claimed it, trust on
-first use), ``tables`` (game, options, seed and seats of each shared table)
-and ``moves`` (one row per ply).  A move row is written in the transaction
-that accepts the move, and ``(table_id, ply)`` is the primary key, so two
-moves for the same ply can never both be stored.  WAL with
+Four tables: ``players`` (name -> the SSH key that claimed it, trust on
+first use), ``tables`` (game, options, seed and seats of each shared table),
+``moves`` (one row per ply) and ``at_table`` (the table each player's screen
+was at, so a dropped connection or a restarted server brings them back
+there).  A move row is written in the transaction that accepts the move, and
+``(table_id, ply)`` is the primary key, so two moves for the same ply can
+never both be stored.  Only the event loop's thread uses the store
+(:func:`require_thread`).  WAL with
 ``synchronous=NORMAL`` survives the process being killed at any moment: a
 committed move is never lost, an uncommitted one was never accepted.
 """
@@ -13,27 +16,33 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from ..match import MoveRecord, now_iso
+from ..untrusted import fold_name
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS players (
-    name TEXT PRIMARY KEY,
-    key TEXT NOT NULL,
-    since TEXT NOT NULL
-);
+#: Seeds are text: SQLite's INTEGER holds 64 bits and seeds have 128.
+_TABLES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     game TEXT NOT NULL,
     options TEXT NOT NULL,
-    seed INTEGER NOT NULL,
+    seed TEXT NOT NULL,
     seats TEXT NOT NULL,
     creator TEXT NOT NULL,
     created TEXT NOT NULL,
     finished INTEGER NOT NULL DEFAULT 0
+)"""
+
+SCHEMA = _TABLES_SCHEMA + """;
+CREATE TABLE IF NOT EXISTS players (
+    name TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    since TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS moves (
     table_id INTEGER NOT NULL REFERENCES tables(id),
@@ -43,7 +52,23 @@ CREATE TABLE IF NOT EXISTS moves (
     time TEXT NOT NULL,
     PRIMARY KEY (table_id, ply)
 );
+CREATE TABLE IF NOT EXISTS at_table (
+    player TEXT PRIMARY KEY,
+    table_id INTEGER NOT NULL
+);
 """
+
+
+def require_thread(owner: threading.Thread, what: str) -> None:
+    """Fail loudly when ``what`` is reached from a thread other than ``owner`` (the event loop's).
+
+    The store, the hub's broadcasts and the lobby news are written for one
+    thread: a worker thread (an AI, a long search) that reached them would race
+    the loop.  The check is one comparison, so it stays on outside tests too.
+    """
+    current = threading.current_thread()
+    if current is not owner:
+        raise RuntimeError(f"{what} reached from thread {current.name!r}, not the event loop's ({owner.name!r})")
 
 
 @dataclass
@@ -66,29 +91,52 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # The server runs on one asyncio loop; AI threads never touch the store.
+        #: The thread of the server's event loop: the only one that may use the store (``require_thread``).
+        self.thread = threading.current_thread()
+        # require_thread does sqlite3's same-thread check, with a message that names the thread at fault.
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
+        _seeds_as_text(self.db)
+        self.db.create_function("fold_name", 1, fold_name, deterministic=True)
 
     def close(self) -> None:
         self.db.close()
 
-    def _transaction(self):
+    def _transaction(self) -> _Transaction:
+        require_thread(self.thread, "the store")
         return _Transaction(self.db)
 
     # -- players -------------------------------------------------------------
 
+    def account(self, name: str) -> tuple[str, str] | None:
+        """The account ``name`` is, as ``(name as registered, key)``: names are one account per folded form."""
+        require_thread(self.thread, "the store")
+        row = self.db.execute(
+            "SELECT name, key FROM players WHERE fold_name(name) = ? ORDER BY since LIMIT 1", (fold_name(name),)
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def account_name(self, name: str) -> str:
+        """``name`` as its account was registered (``alice`` -> ``Alice``); ``name`` itself when unknown."""
+        found = self.account(name)
+        return found[0] if found else name
+
     def key_of(self, name: str) -> str | None:
-        row = self.db.execute("SELECT key FROM players WHERE name = ?", (name,)).fetchone()
-        return row[0] if row else None
+        """The key of the account ``name`` is (``Alice`` is ``alice``), None when nobody has it."""
+        require_thread(self.thread, "the store")
+        found = self.account(name)
+        return found[1] if found else None
 
     def claim(self, name: str, key: str) -> bool:
-        """Give ``name`` to ``key`` unless another key has it; True when ``key`` owns it now."""
+        """Give ``name`` to ``key`` unless another key has it (in any case); True when ``key`` owns it now."""
         with self._transaction():
-            self.db.execute("INSERT OR IGNORE INTO players (name, key, since) VALUES (?, ?, ?)", (name, key, now_iso()))
+            if self.account(name) is None:
+                self.db.execute(
+                    "INSERT OR IGNORE INTO players (name, key, since) VALUES (?, ?, ?)", (name, key, now_iso())
+                )
         return self.key_of(name) == key
 
     # -- tables --------------------------------------------------------------
@@ -99,9 +147,10 @@ class Store:
         with self._transaction():
             cursor = self.db.execute(
                 "INSERT INTO tables (game, options, seed, seats, creator, created) VALUES (?, ?, ?, ?, ?, ?)",
-                (game, json.dumps(options), seed, json.dumps(seats), creator, now_iso()),
+                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso()),
             )
-        return int(cursor.lastrowid)
+        assert cursor.lastrowid is not None  # an INSERT sets it
+        return cursor.lastrowid
 
     def update_seats(self, table_id: int, seats: list[dict[str, Any]]) -> None:
         with self._transaction():
@@ -125,13 +174,27 @@ class Store:
             self.db.execute("DELETE FROM moves WHERE table_id = ? AND ply >= ?", (table_id, ply))
             self.db.execute("UPDATE tables SET finished = 0 WHERE id = ?", (table_id,))
 
+    def set_at_table(self, player: str, table_id: int | None) -> None:
+        """Remember the table ``player``'s screen is at (None: the lobby)."""
+        with self._transaction():
+            if table_id is None:
+                self.db.execute("DELETE FROM at_table WHERE player = ?", (player,))
+            else:
+                self.db.execute("INSERT OR REPLACE INTO at_table (player, table_id) VALUES (?, ?)", (player, table_id))
+
+    def at_table(self, player: str) -> int | None:
+        require_thread(self.thread, "the store")
+        row = self.db.execute("SELECT table_id FROM at_table WHERE player = ?", (player,)).fetchone()
+        return int(row[0]) if row else None
+
     def load_tables(self) -> list[StoredTable]:
+        require_thread(self.thread, "the store")
         tables: dict[int, StoredTable] = {}
         for row in self.db.execute(
             "SELECT id, game, options, seed, seats, creator, created, finished FROM tables ORDER BY id"
         ):
             tables[row[0]] = StoredTable(
-                row[0], row[1], json.loads(row[2]), row[3], json.loads(row[4]), row[5], row[6], bool(row[7])
+                row[0], row[1], json.loads(row[2]), int(row[3]), json.loads(row[4]), row[5], row[6], bool(row[7])
             )
         for table_id, _ply, seat, move, time in self.db.execute(
             "SELECT table_id, ply, seat, move, time FROM moves ORDER BY table_id, ply"
@@ -139,6 +202,36 @@ class Store:
             if table_id in tables:
                 tables[table_id].moves.append(MoveRecord(seat, move, time))
         return list(tables.values())
+
+
+def _seeds_as_text(db: sqlite3.Connection) -> None:
+    """Move a database made before seeds were text (``seed INTEGER``) to ``seed TEXT``, keeping every row.
+
+    An INTEGER column turns a 128-bit seed written as text into a REAL (15 digits kept): the column's type
+    must change, and SQLite changes a column's type only by copying the table.
+    """
+    columns = {row[1]: str(row[2]).upper() for row in db.execute("PRAGMA table_info(tables)")}
+    if columns.get("seed") == "TEXT":
+        return
+    db.execute("PRAGMA foreign_keys=OFF")  # the moves rows point at tables(id) while the table is copied
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # SQLite's own recipe: a new table, the rows copied, the old one dropped, the new one renamed
+            # (renaming the old one instead would make the moves' REFERENCES follow it).
+            db.execute(_TABLES_SCHEMA.replace("IF NOT EXISTS tables", "tables_new", 1))
+            db.execute(
+                "INSERT INTO tables_new (id, game, options, seed, seats, creator, created, finished) "
+                "SELECT id, game, options, CAST(seed AS TEXT), seats, creator, created, finished FROM tables"
+            )
+            db.execute("DROP TABLE tables")
+            db.execute("ALTER TABLE tables_new RENAME TO tables")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    finally:
+        db.execute("PRAGMA foreign_keys=ON")
 
 
 class _Transaction:
@@ -150,5 +243,7 @@ class _Transaction:
     def __enter__(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")
 
-    def __exit__(self, kind, value, traceback) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")

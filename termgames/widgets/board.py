@@ -1,10 +1,29 @@
-"""The base of every board widget: one widget per board, drawn line by line.
+"""The base of every board: what a game screen talks to, one Line-API widget per board, and its canvas.
 
-A board widget is given a view (attributes down) and draws it with Textual's
-Line API: the game's subclass lays the whole board out as lines of
-(text, style) pieces whenever the view, cursor or palette changes, and
-``render_line`` hands Textual one cached line at a time.  It never holds game
-state of its own beyond the cursor.
+Three layers, each small:
+
+``Board[ViewT]``
+    What a game screen (and the replay) talks to: ``show(view)``, ``redraw``,
+    the cursor (``move_cursor``, ``cursor_name``, ``cursor_detail``,
+    ``cursor_region``), ``legend`` for the side panel, ``set_palette`` and
+    ``text_lines``.  Generic over the game's view type, so ``self.view`` of a
+    ``Board[MonoView]`` is a ``MonoView``.  A board never calls up into its
+    screen: it posts the messages of :mod:`termgames.messages` (a click moved
+    the cursor, a click chose a move) and the screen handles them.
+
+``BoardWidget[ViewT]``
+    One board drawn with Textual's Line API: the game's subclass lays the
+    whole board out as lines of (text, style) pieces whenever the view,
+    cursor or palette changes (``build_lines``, usually with a ``Canvas``),
+    and ``render_line`` hands Textual one cached line at a time.  A widget
+    grouping several boards (Mono's) is a ``Board`` whose children are
+    ``BoardWidget``s.
+
+``Canvas``
+    A character grid of (char, style) cells: ``put`` text anywhere (clipped
+    to the grid), read a cell back (``char_at``, ``style_at``), and ``lines``
+    merges each line's runs of one style into the pieces ``build_lines``
+    returns.
 
 Redraws are cheap because a server redraws every screen at a table for each
 move, all on one event loop: a redraw that keeps the board's size repaints
@@ -14,44 +33,114 @@ built once and kept until that line, the widget's style or its width changes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, Literal, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ..rules.base import View
 from .line_style import StylePerPass
 from .palette import PALETTES, Glyphs, Palette, glyphs
 
+#: A run of text in one style: what a board's lines and the side panel's legend are made of.
 Piece = tuple[str, Style]
 
+#: The view type a board (and its screen) draws: ``Board[CopolymerView]``.
+ViewT = TypeVar("ViewT", bound=View)
 
-class BoardWidget(StylePerPass, Widget):
-    """A board drawn as a character grid with an optional cursor."""
+#: The canvas's empty cell: a space in no style.
+BLANK_STYLE = Style()
 
-    DEFAULT_CSS = """
-    BoardWidget { width: auto; height: auto; padding: 0 1; }
+
+class Canvas:
+    """A ``width`` x ``height`` grid of (char, style) cells, turned into lines of pieces.
+
+    Every cell starts as a space in no style.  ``put`` writes one character a
+    cell (a board's glyphs are one column wide) and quietly drops what falls
+    off the grid, so callers may draw near the edges without checks.
     """
 
-    def __init__(self, *, ascii_only: bool = False, palette: str = "default", interactive: bool = True, **kwargs: Any):
+    __slots__ = ("chars", "height", "styles", "width")
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        self.chars: list[list[str]] = [[" "] * width for _ in range(height)]
+        self.styles: list[list[Style]] = [[BLANK_STYLE] * width for _ in range(height)]
+
+    def put(self, line: int, x: int, text: str, look: Style) -> None:
+        """Write ``text`` from column ``x`` of ``line`` in ``look``; what lies outside the grid is dropped."""
+        if not 0 <= line < self.height:
+            return
+        chars, styles, width = self.chars[line], self.styles[line], self.width
+        for offset, char in enumerate(text):
+            if 0 <= x + offset < width:
+                chars[x + offset] = char
+                styles[x + offset] = look
+
+    def char_at(self, line: int, x: int) -> str:
+        return self.chars[line][x]
+
+    def style_at(self, line: int, x: int) -> Style:
+        return self.styles[line][x]
+
+    def lines(self, trim: Literal["none", "blank", "spaces"] = "blank") -> list[list[Piece]]:
+        """Each line as pieces, a piece a run of cells in one style.
+
+        ``trim`` says what is dropped from the right of each line: nothing
+        (``"none"``: every line as wide as the grid, for boards whose width
+        is fixed), cells that are still blank (``"blank"``: spaces in no
+        style), or any trailing spaces whatever their style (``"spaces"``).
+        """
+        out: list[list[Piece]] = []
+        for chars, styles in zip(self.chars, self.styles):
+            end = self.width
+            if trim == "spaces":
+                end = len("".join(chars).rstrip())
+            elif trim == "blank":
+                while end > 0 and chars[end - 1] == " " and styles[end - 1] == BLANK_STYLE:
+                    end -= 1
+            pieces: list[Piece] = []
+            start = 0
+            for x in range(1, end + 1):
+                if x == end or styles[x] != styles[start]:
+                    pieces.append(("".join(chars[start:x]), styles[start]))
+                    start = x
+            out.append(pieces)
+        return out
+
+
+class BoardArea(VerticalScroll, can_focus=False, inherit_bindings=False):
+    """Holds a screen's board and scrolls a big one (the screen keeps the cursor in sight; the mouse wheel scrolls).
+
+    It neither takes focus nor has keys: a scrolling container's arrow keys,
+    which Textual checks on the way from the focused board up to the screen,
+    would scroll it instead of moving the board's cursor.
+    """
+
+
+class Board(Widget, Generic[ViewT], can_focus=True):
+    """What a game screen talks to: a board of ``ViewT`` views with an optional cursor (attributes down).
+
+    Subclasses implement ``redraw`` and what their cursor needs; the rest has
+    defaults a board without a cursor can keep.  The board takes focus (first
+    on its screen, and again by Tab from the move log) but has no keys of its
+    own: they go on to the screen, which moves the cursor.
+    """
+
+    def __init__(self, *, ascii_only: bool = False, palette: str = "default", interactive: bool = True,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.view: Any = None
+        self.view: ViewT | None = None
         self.cursor: int | None = None
+        #: False in replays: no cursor, no clicks.
         self.interactive = interactive
         self.ascii_only = ascii_only
         self.palette_name = palette
-        self._lines: list[list[Piece]] = []
-        self._width = 0
-        #: Finished Strips by line, valid for ``_strips_key`` (the widget's own style and width).
-        self._strips: dict[int, Strip] = {}
-        self._strips_key: tuple[Style, int] | None = None
-        #: Where ``build_lines`` drew the cursor: (line, column, width), for scrolling it into view.
-        self._cursor_box: tuple[int, int, int] | None = None
-        #: The widget's style while Textual draws a batch of its lines (``rich_style`` walks every ancestor).
-
-    # -- attributes down ---------------------------------------------------
 
     @property
     def palette(self) -> Palette:
@@ -61,15 +150,69 @@ class BoardWidget(StylePerPass, Widget):
     def glyphs(self) -> Glyphs:
         return glyphs(self.ascii_only)
 
-    def show(self, view: Any) -> None:
+    def show(self, view: ViewT | None) -> None:
+        """Draw ``view`` (None: nothing, behind the privacy screen)."""
+        self.view = view
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Draw again from the view, cursor and palette (also when the terminal's size changed)."""
+        raise NotImplementedError
+
+    def set_palette(self, name: str) -> None:
+        self.palette_name = name
+        self.redraw()
+
+    def move_cursor(self, direction: str) -> None:
+        """Move the cursor one step: left, right, up, down, or hex up-left/up-right/down-left/down-right."""
+
+    def cursor_name(self) -> str:
+        """The name of the cell under the cursor in the game's notation, or ""."""
+        return ""
+
+    def cursor_detail(self) -> str:
+        """A line about the cell under the cursor (its name, what is on it) for the screen to show."""
+        name = self.cursor_name()
+        return f"cursor: {name}" if name else ""
+
+    def cursor_region(self) -> Region | None:
+        """The cursor's cells in this widget's content coordinates, for scrolling it into view."""
+        return None
+
+    def legend(self) -> list[Piece]:
+        """What the glyphs mean, drawn in their own colours, for the side panel."""
+        return []
+
+    def text_lines(self) -> list[str]:
+        """The board as plain text (what tests and screen readers look at)."""
+        return []
+
+
+class BoardWidget(StylePerPass, Board[ViewT]):
+    """One board drawn as a character grid with an optional cursor, line by line."""
+
+    DEFAULT_CSS = """
+    BoardWidget { width: auto; height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, *, ascii_only: bool = False, palette: str = "default", interactive: bool = True,
+                 **kwargs: Any) -> None:
+        super().__init__(ascii_only=ascii_only, palette=palette, interactive=interactive, **kwargs)
+        self._lines: list[list[Piece]] = []
+        self._width = 0
+        #: Finished Strips by line, valid for ``_strips_key`` (the widget's own style and width).
+        self._strips: dict[int, Strip] = {}
+        self._strips_key: tuple[Style, int] | None = None
+        #: Where ``build_lines`` drew the cursor: (line, column, width), for scrolling it into view.
+        self._cursor_box: tuple[int, int, int] | None = None
+
+    # -- attributes down ---------------------------------------------------
+
+    def show(self, view: ViewT | None) -> None:
         """Draw ``view``; keeps the cursor where it is if it is still on the board."""
         self.view = view
         if self.cursor is None or not self.cursor_valid(self.cursor):
             self.cursor = self.initial_cursor()
-        self.redraw()
-
-    def set_palette(self, name: str) -> None:
-        self.palette_name = name
         self.redraw()
 
     def redraw(self) -> None:
@@ -105,27 +248,12 @@ class BoardWidget(StylePerPass, Widget):
     def cursor_valid(self, cursor: int) -> bool:
         return True
 
-    def move_cursor(self, direction: str) -> None:
-        """Move the cursor one step: left, right, up, down, or hex up-left/up-right/down-left/down-right."""
-
-    def cursor_name(self) -> str:
-        return ""
-
-    def cursor_detail(self) -> str:
-        """A line about the cell under the cursor (its name, what is on it) for the screen to show."""
-        name = self.cursor_name()
-        return f"cursor: {name}" if name else ""
-
     def cursor_region(self) -> Region | None:
         """The cursor's cells in this widget's content coordinates, if the subclass recorded them."""
         if self._cursor_box is None or not self.interactive:
             return None
         line, x, width = self._cursor_box
         return Region(x, line, width, 1)
-
-    def legend(self) -> list[Piece]:
-        """What the glyphs mean, drawn in their own colours, for the side panel."""
-        return []
 
     # -- Line API ----------------------------------------------------------
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from rich.style import Style
+from typing import Any
 
+from textual.events import Click
+
+from ..messages import CursorMoved, MoveChosen
 from ..rules.copolymer import CopolymerView
-from .board import BoardWidget, Piece
+from .board import BoardWidget, Canvas, Piece
 from .palette import style
 
 #: Where each cursor direction goes from (row, diagonal).
@@ -19,13 +22,13 @@ HEX_STEPS = {
 }
 
 
-class CopolymerBoard(BoardWidget):
-    view: CopolymerView | None
-
-    def __init__(self, **kwargs):
+class CopolymerBoard(BoardWidget[CopolymerView]):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         #: (cell, column): the half-cell column a run of up/down moves that ended on cell aims for.
         self._goal: tuple[int, int] | None = None
+        #: Where the last drawing put each cell's mark: (line, column) -> cell, for clicks.
+        self._cell_at: dict[tuple[int, int], int] = {}
 
     # -- geometry ----------------------------------------------------------
 
@@ -118,6 +121,25 @@ class CopolymerBoard(BoardWidget):
         pieces.append((" earns another claim", style()))
         return pieces
 
+    def on_click(self, event: Click) -> None:
+        """A click on a cell puts the cursor there; a click on the cursor's cell claims it."""
+        if self.view is None or self.view.board is None or not self.interactive:
+            return
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        # A mark and the column either side of it (its brackets when the cursor is there) are its cell.
+        cell = next((c for dx in (0, -1, 1) if (c := self._cell_at.get((offset.y, offset.x + dx))) is not None), None)
+        if cell is None:
+            return
+        if cell == self.cursor:
+            self.post_message(MoveChosen(self.view.board.names[cell]))
+            return
+        self.cursor = cell
+        self._goal = None
+        self.redraw()
+        self.post_message(CursorMoved())
+
     # -- drawing -----------------------------------------------------------
 
     def build_lines(self) -> list[list[Piece]]:
@@ -129,14 +151,8 @@ class CopolymerBoard(BoardWidget):
         left = 4
         height = gap * len(board.rows) + 1
         width = left + board.width * step + 4
-        chars = [[" "] * width for _ in range(height)]
-        styles: list[list[Style]] = [[Style()] * width for _ in range(height)]
-
-        def put(line: int, x: int, text: str, look: Style) -> None:
-            for offset, char in enumerate(text):
-                if 0 <= x + offset < width:
-                    chars[line][x + offset] = char
-                    styles[line][x + offset] = look
+        canvas = Canvas(width, height)
+        put = canvas.put
 
         def line_of(row: int) -> int:
             return gap * (row + 1)
@@ -165,16 +181,17 @@ class CopolymerBoard(BoardWidget):
         obliging = view.obliging if not view.over else frozenset()
         recent = set(view.last_claims)
         self._cursor_box = None
+        self._cell_at = {}
         for cell in range(board.cell_count):
             line = line_of(board.coords[cell][0])
             x = x_of[cell]
+            self._cell_at[line, x] = cell
             owner = view.owners[cell]
             background = palette.highlight_bg if cell in recent and owner is not None else None
             if owner is not None:
                 mark = marks.seats[owner]
-                look = style(
-                    palette.seat(owner), background, bold=True, underline=cell in recent and background is None
-                )
+                underline = cell in recent and background is None
+                look = style(palette.seat(owner), background, bold=True, underline=underline)
                 if background is not None and step > 1:
                     put(line, x - 1, "   ", style(None, background))  # the last turn's claims as tiles
             elif cell in obliging:
@@ -190,15 +207,5 @@ class CopolymerBoard(BoardWidget):
                 self._cursor_box = (line, x - 1, 3)
             put(line, x, mark, look)
 
-        lines: list[list[Piece]] = []
-        for line in range(height):
-            row_text, row_styles = chars[line], styles[line]
-            end = len("".join(row_text).rstrip())
-            pieces: list[Piece] = []
-            start = 0
-            for x in range(1, end + 1):
-                if x == end or row_styles[x] != row_styles[start]:
-                    pieces.append(("".join(row_text[start:x]), row_styles[start]))
-                    start = x
-            lines.append(pieces)
-        return lines
+        # Trailing spaces go whatever their style: the board is as wide as its widest row's marks.
+        return canvas.lines(trim="spaces")

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.style import Style
 from textual.geometry import Region
 from textual.strip import Strip
 
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
-class StylePerPass:
+    _MixedInto = Widget  # the type checker reads the mixin as the widget it is mixed into
+else:
+    _MixedInto = object
+
+
+class StylePerPass(_MixedInto):
     """Mixin for widgets drawn line by line: ``line_style`` is the widget's ``rich_style``.
 
     ``rich_style`` walks every ancestor; asking once per ``render_lines`` pass
@@ -17,12 +26,12 @@ class StylePerPass:
     _pass_style: Style | None = None
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._pass_style = self.rich_style  # type: ignore[attr-defined]
+        self._pass_style = self.rich_style
         try:
-            return super().render_lines(crop)  # type: ignore[misc]
+            return super().render_lines(crop)
         finally:
             self._pass_style = None
 
     @property
     def line_style(self) -> Style:
-        return self._pass_style if self._pass_style is not None else self.rich_style  # type: ignore[attr-defined]
+        return self._pass_style if self._pass_style is not None else self.rich_style

@@ -18,14 +18,13 @@ from rich.style import Style
 from textual.app import ComposeResult
 from textual.events import Click
 from textual.geometry import Region
-from textual.message import Message
-from textual.widget import Widget
 
+from ..messages import CursorMoved
 from ..rules.base import ALL
-from ..rules.mono import Grid, MonoView, column_name, label
+from ..rules.mono import Grid, MonoView, Probe, column_name, label
 from ..rules.mono import _component as connected_part
-from .board import BoardWidget, Piece
-from .palette import PALETTES, Palette, style
+from .board import Board, BoardWidget, Canvas, Piece
+from .palette import style
 
 #: Values cycle through these colours; the digit always tells the value.
 VALUE_COLOURS = ("#d75f5f", "#ff8700", "#d7af00", "#87af00", "#00af87", "#00afd7", "#5f87ff", "#af5fff", "#ff5fd7")
@@ -89,10 +88,8 @@ def arrangement(grid: Grid, boards: int, room: int) -> tuple[int, bool]:
     return 1, grid.width <= 26
 
 
-class MonoBoard(BoardWidget):
+class MonoBoard(BoardWidget[MonoView], can_focus=False):  # the group of boards takes focus
     """One seat's board: the caption, column letters above and below, rows numbered from the bottom."""
-
-    view: MonoView | None
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -109,7 +106,7 @@ class MonoBoard(BoardWidget):
         self.view, self.seat, self.look = view, seat, look
         self.redraw()
 
-    def show(self, view: Any) -> None:
+    def show(self, view: MonoView | None) -> None:
         self.view = view
         self.redraw()
 
@@ -139,7 +136,7 @@ def cell_at(grid: Grid, compact: bool, x: int, y: int) -> int | None:
     return row * grid.width + column
 
 
-def value_style(board: BoardWidget | MonoBoards, value: int, bold: bool = False, dim: bool = False,
+def value_style(board: Board[Any], value: int, bold: bool = False, dim: bool = False,
                 background: str | None = None, italic: bool = False, underline: bool = False) -> Style:
     colour = None
     if board.palette_name != "mono":
@@ -160,14 +157,8 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
     left = numbers + (1 if look.compact else 3)  # x of the first cell's value
     width = board_width(grid, look.compact)
     lines_count = board_height(grid)
-    chars = [[" "] * width for _ in range(lines_count)]
-    styles: list[list[Style]] = [[Style()] * width for _ in range(lines_count)]
-
-    def put(line: int, x: int, text: str, look_: Style) -> None:
-        for offset, char in enumerate(text):
-            if 0 <= x + offset < width:
-                chars[line][x + offset] = char
-                styles[line][x + offset] = look_
+    canvas = Canvas(width, lines_count)
+    put = canvas.put
 
     own = seat == view.viewer
     full = own or view.viewer == ALL  # every value of this board is in the view
@@ -244,7 +235,7 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
                 cursor_style = style(colour, palette.cursor_bg, bold=True, reverse=palette.cursor_bg is None,
                                      underline=True)
                 bracket = style(palette.warn, bold=True)
-                if chars[line][x - 1] == " ":
+                if canvas.char_at(line, x - 1) == " ":
                     put(line, x - 1, glyphs.cursor_left, bracket)
                 put(line, x, mark, cursor_style + Style(italic=True) if suffix == GUESS_MARK else cursor_style)
                 put(line, x + 1, glyphs.cursor_right if suffix == " " else suffix,
@@ -266,23 +257,12 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
             put(line, x, mark, mark_style)
             put(line, x + 1, suffix, suffix_style)
 
-    lines: list[list[Piece]] = []
-    for row_chars, row_styles in zip(chars, styles):
-        pieces: list[Piece] = []
-        start = 0
-        for x in range(1, width + 1):
-            if x == width or row_styles[x] != row_styles[start]:
-                pieces.append(("".join(row_chars[start:x]), row_styles[start]))
-                start = x
-        lines.append(pieces)
-    return lines
+    # Every line as wide as the board: ``arrangement`` fits boards by their full width.
+    return canvas.lines(trim="none")
 
 
-class MonoBoards(Widget):
+class MonoBoards(Board[MonoView]):
     """Every board of a Mono game, arranged to fit; the screens' board."""
-
-    class CursorMoved(Message):
-        """The player put the cursor somewhere with the mouse (keys go through the screen already)."""
 
     DEFAULT_CSS = """
     MonoBoards { layout: grid; grid-size: 2; grid-columns: auto; grid-rows: auto; grid-gutter: 1 0;
@@ -291,13 +271,8 @@ class MonoBoards(Widget):
 
     def __init__(self, *, ascii_only: bool = False, palette: str = "default", interactive: bool = True,
                  **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.ascii_only = ascii_only
-        self.palette_name = palette
-        self.interactive = interactive
-        self.view: MonoView | None = None
-        #: The cursor: a cell of the board of ``board_seat``.
-        self.cursor: int | None = None
+        super().__init__(ascii_only=ascii_only, palette=palette, interactive=interactive, **kwargs)
+        #: The cursor (``self.cursor``) is a cell of the board of ``board_seat``.
         self.board_seat: int | None = None
         #: The layout being edited (None per empty cell), while the viewer lays out.
         self.draft: list[int | None] | None = None
@@ -386,7 +361,7 @@ class MonoBoards(Widget):
             return
         self.board_seat, self.cursor = seat, cell
         self.redraw()
-        self.post_message(self.CursorMoved())
+        self.post_message(CursorMoved())
 
     def cursor_name(self) -> str:
         if self.view is None or self.cursor is None or self.view.grid is None:
@@ -446,7 +421,7 @@ class MonoBoards(Widget):
     def draft_text(self) -> str | None:
         if self.draft is None or None in self.draft:
             return None
-        return "".join(label(v) for v in self.draft)  # type: ignore[arg-type]
+        return "".join(label(v) for v in self.draft if v is not None)  # none is None: checked above
 
     # -- the overlay -----------------------------------------------------------
 
@@ -611,7 +586,7 @@ class MonoBoards(Widget):
             pieces += line + ([("\n", style())] if index + 1 < len(lines) else [])
         return pieces
 
-    def values_pieces(self, probes, ended: bool = False) -> list[Piece]:
+    def values_pieces(self, probes: Sequence[Probe], ended: bool = False) -> list[Piece]:
         pieces: list[Piece] = []
         for index, probe in enumerate(probes):
             decrease = ended and index == len(probes) - 1
@@ -622,10 +597,6 @@ class MonoBoards(Widget):
                 pieces.append((RANDOM_MARK, style(self.palette.label)))
             pieces.append((" ", style()))
         return pieces
-
-    @property
-    def palette(self) -> Palette:
-        return PALETTES[self.palette_name]
 
     def ending_pieces(self) -> list[Piece]:
         """When the game will end: the last round, or how close the nearest board is to being uncovered."""

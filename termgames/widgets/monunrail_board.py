@@ -24,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rich.style import Style
 from textual.events import Click
 from textual.geometry import Region
 
+from ..messages import CursorMoved
 from ..rules.monunrail import (
     COLUMN_LETTERS,
     COLUMNS,
@@ -40,7 +40,7 @@ from ..rules.monunrail import (
     W,
     cell_name,
 )
-from .board import BoardWidget, Piece
+from .board import BoardWidget, Canvas, Piece
 from .palette import style
 
 Cell = tuple[int, int]
@@ -114,10 +114,8 @@ def pick_geometry(width: int, height: int, narrow: bool) -> Geometry:
     return COMPACT
 
 
-class MonUnrailBoard(BoardWidget):
+class MonUnrailBoard(BoardWidget[MonUnrailView]):
     """The board of one view, with the move being assembled drawn over it."""
-
-    view: MonUnrailView | None
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -135,7 +133,7 @@ class MonUnrailBoard(BoardWidget):
 
     # -- attributes down ---------------------------------------------------
 
-    def show(self, view: Any) -> None:
+    def show(self, view: MonUnrailView | None) -> None:
         position = None if view is None else (len(view.moves), view.phase)
         if position != self._position:
             # A new position: the move in progress belonged to the last one.
@@ -199,8 +197,7 @@ class MonUnrailBoard(BoardWidget):
         if cell is not None:
             self.cursor = cell[1] * COLUMNS + cell[0]
             self.redraw()
-            if hasattr(self.screen, "update_panel"):
-                self.screen.update_panel()
+            self.post_message(CursorMoved())
 
     def building_here(self) -> bool:
         """Whether the view shows the viewer's own building turn (when the chosen tile is drawn at the cursor)."""
@@ -342,15 +339,8 @@ class MonUnrailBoard(BoardWidget):
         geometry = self.geometry = self.pick_geometry()
         wide, half = geometry.cell_width, geometry.cell_width // 2
         light, heavy, double = self.lines_of()
-        chars = [[" "] * geometry.width for _ in range(geometry.height)]
-        looks: list[list[Style]] = [[Style()] * geometry.width for _ in range(geometry.height)]
-
-        def put(line: int, x: int, text: str, look: Style) -> None:
-            if 0 <= line < geometry.height:
-                for offset, char in enumerate(text):
-                    if 0 <= x + offset < geometry.width:
-                        chars[line][x + offset] = char
-                        looks[line][x + offset] = look
+        canvas = Canvas(geometry.width, geometry.height)
+        put = canvas.put
 
         label = style(palette.label, dim=palette.label is None)
         for column, letter in enumerate(COLUMN_LETTERS):
@@ -437,21 +427,8 @@ class MonUnrailBoard(BoardWidget):
             if not geometry.roomy and row == 0:
                 # Row 1's top line doubles as the line of column letters.
                 for column, letter in enumerate(COLUMN_LETTERS):
-                    cell_look = looks[0][geometry.x(column) + half]
+                    cell_look = canvas.style_at(0, geometry.x(column) + half)
                     put(0, geometry.x(column) + half, letter, style(palette.label, cell_look.bgcolor.name
                         if cell_look.bgcolor else None, dim=palette.label is None, reverse=bool(cell_look.reverse)))
 
-        out: list[list[Piece]] = []
-        for line in range(geometry.height):
-            row_text, row_looks = chars[line], looks[line]
-            end = geometry.width
-            while end > 0 and row_text[end - 1] == " " and row_looks[end - 1] == Style():
-                end -= 1
-            pieces: list[Piece] = []
-            start = 0
-            for x in range(1, end + 1):
-                if x == end or row_looks[x] != row_looks[start]:
-                    pieces.append(("".join(row_text[start:x]), row_looks[start]))
-                    start = x
-            out.append(pieces)
-        return out
+        return canvas.lines(trim="blank")

@@ -9,12 +9,20 @@ its new length without a layout: its box is fixed by the panel, and a longer
 log only moves where it is scrolled to.  It has no scroll bar; a first line
 "(N more lines above)" (and a last line "(N more lines below)" once scrolled
 up) says there is more, and the mouse wheel scrolls it as before.
+
+It takes focus (Tab, or a click): the vertical keys then scroll it, and only
+those, so left, right, Enter and the game's other keys still reach the
+screen; Tab gives the focus back to the board.
 """
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size, Spacing
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -49,8 +57,18 @@ def turn_text(key: TurnKey) -> Text:
     return line
 
 
-class MoveLog(StylePerPass, ScrollView, can_focus=False):
+class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
     """The numbered move log; the screen calls ``show`` with a view (attributes down)."""
+
+    #: Only vertical keys: the rest (left/right, Enter, the game's letters) go on to the screen.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "scroll_up", "Scroll up", show=False),
+        Binding("down,j", "scroll_down", "Scroll down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "scroll_home", "First move", show=False),
+        Binding("end", "scroll_end", "Last move", show=False),
+    ]
 
     DEFAULT_CSS = """
     MoveLog {
@@ -62,7 +80,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=False):
     }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._keys: list[TurnKey] = []
         #: Each turn's wrapped Strips, valid for ``_strips_key`` (the widget's style and width).
@@ -72,6 +90,8 @@ class MoveLog(StylePerPass, ScrollView, can_focus=False):
         self._lines: list[Strip] = []
         self._line_turns: list[int] = []
         self._follow = True
+        #: Whether it has been given a size yet.
+        self._sized = False
         #: The widget's style while Textual draws a batch of its lines (``rich_style`` walks every ancestor).
 
     # -- attributes down ---------------------------------------------------
@@ -170,7 +190,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=False):
             self.refresh(Region(0, height - 1, self.size.width, 1))
 
     @staticmethod
-    def _wrap(text: Text, console, base: Style, width: int) -> list[Strip]:
+    def _wrap(text: Text, console: Console | None, base: Style, width: int) -> list[Strip]:
         if console is None or width <= 0:
             return [Strip([])]
         return [
@@ -184,7 +204,10 @@ class MoveLog(StylePerPass, ScrollView, can_focus=False):
             self.refresh()
 
     def on_resize(self) -> None:
-        self._rebuild(scroll_to_end=self._follow and self.scroll_y >= self.max_scroll_y)
+        # The first size it gets (a resumed game's long log was shown before it had one) starts at the end too.
+        first = not self._sized
+        self._sized = True
+        self._rebuild(scroll_to_end=self._follow and (first or self.scroll_y >= self.max_scroll_y))
 
     def render_line(self, y: int) -> Strip:
         base = self.line_style

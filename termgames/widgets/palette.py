@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from rich.style import Style
 from textual.scrollbar import ScrollBarRender
+from textual.widget import Widget
 
 PALETTE_NAMES = ("default", "colourblind", "mono")
 
@@ -97,7 +98,7 @@ class AsciiScrollBarRender(ScrollBarRender):
     HORIZONTAL_BARS = [" "] * 8
 
 
-def use_ascii_scrollbars(screen) -> None:
+def use_ascii_scrollbars(screen: Widget) -> None:
     """Give every scrolling container of ``screen`` (and the screen) plain scroll bars."""
     from textual.containers import ScrollableContainer
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ..rules import View
@@ -34,7 +35,7 @@ def update_if_changed(static: Static, content: Text | str, grow_only: bool = Fal
     """
     if getattr(static, "_shown_content", None) == content:
         return
-    static._shown_content = content  # type: ignore[attr-defined]
+    static._shown_content = content  # type: ignore[attr-defined]  # our own mark on Textual's Static
     if not static.is_mounted or static.size.area == 0:
         static.update(content)
         return
@@ -43,7 +44,8 @@ def update_if_changed(static: Static, content: Text | str, grow_only: bool = Fal
     width = static.styles.width
     if width is not None and width.is_auto:
         # A width that follows the content (a line centred under a board): laid out again only if it changes.
-        container = static.parent.content_size if static.parent is not None else size
+        parent = static.parent
+        container = parent.content_size if isinstance(parent, Widget) else size
         if static.get_content_width(container, container) != size.width:
             static.refresh(layout=True)
             return
@@ -63,10 +65,12 @@ class SidePanel(Vertical):
     """Attributes down: the screen calls ``show`` with a view and what else to say."""
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="status")
-        yield Static("", id="legend")
-        yield Static("", id="scores")
-        yield Static("", id="last-action")
+        # The texts above the log, one box: in the narrow layout the log stands beside it, not under it.
+        with Vertical(id="panel-info"):
+            yield Static("", id="status")
+            yield Static("", id="legend")
+            yield Static("", id="scores")
+            yield Static("", id="last-action")
         yield MoveLog(id="move-log")
 
     def show(

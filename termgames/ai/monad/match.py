@@ -58,7 +58,7 @@ class TurnEvent:
     board: Board
     report: TurnReport
     #: Each seat's move as recorded: its commands in the notation, or ``fault REASON``
-    #: (None for a seat out of the match: no hive and no unit, so not asked).
+    #: (``pass`` for a seat left with no hive and no unit: it cannot act, so its bot is not asked).
     moves: tuple[str | None, ...]
     #: Each seat's fault reason this turn (None when it answered).
     faults: tuple[str | None, ...]
@@ -211,12 +211,12 @@ class MonadMatch:
 
     def _play_turn(self) -> TurnEvent:
         board = self.board
-        # A seat with neither hive nor unit can never act again: the rules no longer ask it (nor do we).
+        # A seat with neither hive nor unit can never act again: its bot is not asked, it passes.
         playing = [seat for seat in range(len(self.adapters)) if board.alive(seat)]
         for seat in playing:
             self.adapters[seat].send(board)
         commands: list[list[Command]] = [[] for _ in self.adapters]
-        moves: list[str | None] = [None] * len(self.adapters)
+        moves: list[str | None] = [format_commands([])] * len(self.adapters)
         faults: list[str | None] = [None] * len(self.adapters)
         for seat in playing:
             answer = self.adapters[seat].receive()
@@ -303,7 +303,7 @@ class MonadMatch:
             "game": self.game.name,
             "options": dict(self.options),
             "seats": seats,
-            "seed": self.seed,
+            "seed": str(self.seed),  # version 2 writes seeds as strings of digits
             "moves": [
                 {"seat": self.names[seat], "move": move, "time": ""}
                 for turn in self.moves

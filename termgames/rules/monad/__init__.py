@@ -1,6 +1,6 @@
 """Monad (Dartmouth 18w-si32): bots command units on a hex map to mine, build hives and fight.
 
-Turns are simultaneous: every live seat submits its commands for the turn
+Turns are simultaneous: every seat submits its commands for the turn
 (one move per seat, in any order) and the turn resolves when the last one
 arrives.  A seat's view never shows another seat's commands of a turn not yet
 resolved.  The fast core is :mod:`.engine`; this module wraps it in the
@@ -26,6 +26,7 @@ from .engine import (
     HIVE_DESTROYED,
     HIVE_HELD,
     MAX_OBSTACLE_DENSITY,
+    NO_EFFECT,
     PRODUCED,
     Board,
     Command,
@@ -116,6 +117,9 @@ def report_lines(report: TurnReport, board: Board, names: Sequence[str], turn: i
                 f"turn {turn}: {names[hive_owner]}'s hive at {cell_name(board, cell)} held against "
                 f"{attackers} of {names[seat]}'s units (defenders lost {lost})"
             )
+        elif kind == NO_EFFECT:
+            _, seat, what = event
+            lines.append(f"turn {turn}: {names[seat]}'s {what} (no effect)")
         elif kind == PRODUCED:
             _, cell, seat, made = event
             units = f"{made} unit{'s' if made != 1 else ''}"
@@ -238,8 +242,9 @@ class MonadState(State):
     def to_move(self) -> tuple[int, ...]:
         if self.result[0]:
             return ()
-        board = self.board
-        return tuple(s for s, commands in enumerate(self.pending) if commands is None and board.alive(s))
+        # Every seat sends a move every turn ("a turn refers to a move by each bot"), even one left with
+        # no hive and no unit: its commands can only be dropped, but the turn waits for it like any other.
+        return tuple(s for s, commands in enumerate(self.pending) if commands is None)
 
     def is_over(self) -> bool:
         return self.result[0]
@@ -285,9 +290,8 @@ class MonadState(State):
             raise RuleError(
                 f"{self.seats[seat]} has already sent commands for turn {self.board.turn + 1}; waiting for {waiting}"
             )
-        if 0 <= seat < len(self.seats) and not self.result[0] and not self.board.alive(seat):
-            raise RuleError(f"{self.seats[seat]} is out of the game: no hive and no unit left")
-        state = super().apply(seat, move)
+        # "An empty move (pass) is allowed" (issue 10): nothing at all is a pass too.
+        state = super().apply(seat, move if move.strip() else "pass")
         assert isinstance(state, MonadState)
         return state
 
@@ -299,7 +303,7 @@ class MonadState(State):
         faults = list(self.faults)
         faults[seat] = reason or ""
         board = self.board
-        if any(p is None and board.alive(s) for s, p in enumerate(pending)):
+        if any(p is None for p in pending):
             return MonadState(
                 seats=self.seats,
                 seed=self.seed,
@@ -352,8 +356,6 @@ class MonadState(State):
         board = self.board
         over, winners = self.result
         if over:
-            if not any(board.alive(s) for s in range(len(names))):
-                return f"Game over after {board.turn} turns: nobody is left, a draw"
             if len(winners) == 1:
                 w = winners[0]
                 return (
@@ -426,6 +428,8 @@ class Monad(Game):
         ),
         OptionSpec("turns", "int", DEFAULT_LIMIT, "turn limit", minimum=1, maximum=100_000),
     )
+    #: A computer seat whose bot fails sends ``fault REASON`` (the turn runner does): the turn goes on without it.
+    fault_move = FAULT
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MonadState:
         board = make_map(

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from ..base import RuleError
+from ..base import RuleError, seeded_rng
 
 DIRECTIONS = ("E", "W", "NE", "NW", "SE", "SW")
 ACTIONS = ("MOVE", "MINE", "BUILD")
@@ -430,7 +430,8 @@ def make_map(
     start_index = [y * width + x for x, y in starts]
     if len(set(start_index)) != players:
         raise RuleError(f"a {width}x{height} map is too small for {players} players")
-    rng = random.Random(f"monad-map:{seed}:{width}x{height}:{players}:{obstacles!r}")
+    # From the table's seed through the rules' one random source (base.seeded_rng), like every draw.
+    rng = seeded_rng(seed, f"monad-map:{width}x{height}:{players}:{obstacles!r}")
     density = obstacles
     for attempt in range(60):
         if players == 2:
@@ -478,6 +479,10 @@ HIVE_BUILT = "built"  # (HIVE_BUILT, cell, seat)
 HIVE_DESTROYED = "destroyed"  # (HIVE_DESTROYED, cell, owner, attacker seat, attackers, defenders, attackers left)
 HIVE_HELD = "held"  # (HIVE_HELD, cell, owner, attacker seat, attackers, defenders lost)
 PRODUCED = "produced"  # (PRODUCED, cell, seat, new units)
+#: A command that passed ruling 4 but did nothing: a BUILD without the resources or with another player's units
+#: in the cell, a MINE on a hive's cell or an empty one.  Ruling 4 drops only commands naming no units, too many
+#: units, or a MOVE off the map or into an obstacle; these are carried out to no effect, and only noted in the log.
+NO_EFFECT = "no effect"  # (NO_EFFECT, seat, "COMMAND: why")
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,8 +546,6 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     b_owner, b_units, b_obstacle, b_hive = board.owner, board.units, board.obstacle, board.hive
     carried: list[list[Command]] = [[] for _ in range(players)]
     dropped: list[list[str]] = [[] for _ in range(players)]
-    #: Per seat, positions in carried[seat] of commands dropped after the check (builds, mining).
-    late: list[set[int]] = [set() for _ in range(players)]
     events: list[tuple[Any, ...]] = []
 
     # -- ruling 4: check each command against the units not yet commanded --
@@ -554,8 +557,8 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     # move leaves at once and is listed in ``moved`` as (target, seat, units).
     facing: dict[int, int] = {}
     moved: list[tuple[int, int, int]] = []
-    builds: list[tuple[int, int, Command, int]] = []
-    mines: list[tuple[int, int, Command, int]] = []
+    builds: list[tuple[int, int, Command]] = []
+    mines: list[tuple[int, int, Command]] = []
     for seat in range(players):
         if seat >= len(commands):
             break
@@ -588,9 +591,9 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
                     key = cell * 6 + code
                     facing[key] = facing.get(key, 0) + n
             elif code == MINE_CODE:
-                mines.append((seat, cell, command, len(accepted)))
+                mines.append((seat, cell, command))
             elif code == BUILD_CODE:
-                builds.append((seat, cell, command, len(accepted)))
+                builds.append((seat, cell, command))
             else:
                 dropped[seat].append(_drop_reason(command, board, seat, free))
                 continue
@@ -656,15 +659,14 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     new_hives: list[int] = []
     if builds:
         hive_list: list[int] | None = None  # copied on the first hive built
-        for seat, cell, command, position in builds:
+        for seat, cell, command in builds:
             if (hive if hive_list is None else hive_list)[cell] < 0:
                 if cell in contested:
-                    dropped[seat].append(f"{command.text()}: another player's units came into the cell")
-                    late[seat].add(position)
+                    events.append((NO_EFFECT, seat, f"{command.text()}: another player's units came into the cell"))
                     continue
                 if bank[seat] < HIVE_COST:
-                    dropped[seat].append(f"{command.text()}: a hive costs {HIVE_COST} resources, you have {bank[seat]}")
-                    late[seat].add(position)
+                    why = f"a hive costs {HIVE_COST} resources, you have {bank[seat]}"
+                    events.append((NO_EFFECT, seat, f"{command.text()}: {why}"))
                     continue
                 if hive_list is None:
                     hive_list = list(hive)
@@ -687,15 +689,13 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
     if mines:
         resources_list = list(resources)
         bank_list = list(bank)
-        for seat, cell, command, position in mines:
+        for seat, cell, command in mines:
             if hive[cell] >= 0:
-                dropped[seat].append(f"{command.text()}: a cell with a hive cannot be mined")
-                late[seat].add(position)
+                events.append((NO_EFFECT, seat, f"{command.text()}: a cell with a hive cannot be mined"))
                 continue
             there_now = resources_list[cell]
             if there_now == 0:
-                dropped[seat].append(f"{command.text()}: no resources left there")
-                late[seat].add(position)
+                events.append((NO_EFFECT, seat, f"{command.text()}: no resources left there"))
                 continue
             take = min(command.n, there_now)
             resources_list[cell] = there_now - take
@@ -803,9 +803,6 @@ def resolve_turn(board: Board, commands: Sequence[Sequence[Command]]) -> tuple[B
         unit_totals=tuple(totals),
         hive_counts=counts,
     )
-    for seat, positions in enumerate(late):
-        if positions:
-            carried[seat] = [c for i, c in enumerate(carried[seat]) if i not in positions]
     report = TurnReport(
         carried=tuple(tuple(c) for c in carried),
         dropped=tuple(tuple(d) for d in dropped),
@@ -828,12 +825,7 @@ def outcome(board: Board) -> tuple[bool, tuple[int, ...]]:
         winner = holders[0]
         if all(board.had_hive[s] or totals[s] == 0 for s in seats if s != winner):
             return True, (winner,)
-    alive = [s for s in seats if hives[s] > 0 or totals[s] > 0]
-    # Nothing can change the result any more: end now with what the turn limit would declare.
-    if not alive:
-        return True, tuple(seats)  # everyone is out at once: all tie at no units, a draw
-    if len(alive) == 1 and not holders:
-        return True, (alive[0],)  # the last player with units (and no hive) has the most units for good
+    # Nothing else ends a match before its turn limit (ruling 9), not even a map left without units.
     if board.turn >= board.limit:
         best = max(totals)
         return True, tuple(s for s in seats if totals[s] == best)

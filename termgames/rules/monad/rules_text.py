@@ -9,7 +9,7 @@ Players command **units** on a hexagonal map. Units **mine** resources,
 **build** hives with them (100 resources each) and **fight**. Hives make new
 units. The goal is to be the only player left holding hives.
 
-Turns are **simultaneous**: every player still in the game sends its commands
+Turns are **simultaneous**: every player sends its commands
 for the turn (in any order); the turn is carried out when the last player's
 commands arrive. Nobody sees another player's commands before the turn is
 carried out.
@@ -63,15 +63,17 @@ at least 1; coordinates have at most 9 digits and counts at most 4,000. A move t
 (`3,4 2 JUMP`) is refused and the player sends another.
 
 A cell may get several commands; they are taken in the order given. A command
-that can be read but not carried out is **dropped**, with the reason in the
-turn's log; the rest of the turn stands:
+that can be read but not carried out is **dropped** (ruling 4), with the reason
+in the turn's log; the rest of the turn stands:
 
 * the cell holds none of your units (or is off the map);
-* N is more than your units on the cell not yet given a command this turn;
-* a MOVE would leave the map or enter an obstacle;
-* a BUILD on a cell without a hive when you have fewer than 100 resources, or
-  when another player's units moved into the cell this turn;
-* a MINE on a cell with a hive, or on a cell with no resources left.
+* N is 0, or more than your units on the cell not yet given a command this turn;
+* a MOVE would leave the map or enter an obstacle.
+
+Nothing else is dropped: a BUILD on a cell without a hive when you have fewer
+than 100 resources, or when another player's units moved into the cell this
+turn, and a MINE on a cell with a hive or with no resources left, are carried
+out and do nothing (the turn's log notes it, "no effect").
 
 Units given no command stay where they are and do nothing.
 
@@ -139,18 +141,19 @@ follows, after the original engine wherever it had an answer:
   (the original checked them one by one as it moved units).
 * Units without a command do nothing (the original made them mine; the rulings
   say they stay idle).
-* A player with no hive and no unit can never act again: it is out and is no
-  longer asked for commands. A player who has lost its last hive but still has
-  units keeps playing them and may build again.
-* When nothing can change the result any more, the match ends at once with the
-  result the turn limit would give: if every player is out, a draw between all
-  (each has no unit); if only one player is left and it holds no hive, it wins
-  (its units can no longer be lost).
+* Every player sends a move every turn, even one left with no hive and no
+  unit (it can only pass; bots in such a seat are no longer asked and pass). A
+  player who has lost its last hive but still has units keeps playing them and
+  may build again.
+* A match ends only by victory or at the turn limit (ruling 9), even when no
+  unit is left on the map or only one player has units and no hive: the turn
+  limit then declares the result.
 * A hive that is destroyed loses its production points; a new hive starts at 0.
 * Builders count toward production even if the hive's defence cost them
   their lives that turn (the ruling counts the units given BUILD).
-* Mining an empty cell is dropped ("no resources left there"), so a bot sees
-  that its miners should move on.
+* Mining an empty cell takes nothing; it is not dropped (ruling 4 lists what
+  is), but the turn's log notes it ("no resources left there", no effect), so a
+  bot's author sees that its miners should move on.
 * Several commands may name the same cell, direction and action: they add up.
 * At the turn limit only units count (the original ranked by hives first; the
   rulings say units).

@@ -838,6 +838,8 @@ def _without(hand: tuple[Tile, ...], tile: Tile) -> tuple[Tile, ...]:
 
 class Mosaic(Game):
     name = "mosaic"
+    #: An alteration routine is five or more small steps: each AI step stays in sight long enough to follow.
+    ai_move_seconds = 0.5
     option_specs = (
         OptionSpec(
             "max_routines",

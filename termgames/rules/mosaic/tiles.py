@@ -8,8 +8,9 @@ the players' colours exists exactly once, so a pattern names its tile.
 from __future__ import annotations
 
 import itertools
-import random
 from typing import cast
+
+from ..base import seeded_rng
 
 #: A tile's four quarters N, E, S, W as 0-based seat indices.
 Tile = tuple[int, int, int, int]
@@ -39,7 +40,7 @@ def tile_set(players: int) -> tuple[Tile, ...]:
 def deal(players: int, seed: int) -> tuple[tuple[Tile, ...], ...]:
     """The hands dealt from the game's seed: the shuffled tile set cut into equal hands, each sorted."""
     tiles = list(tile_set(players))
-    random.Random(f"mosaic-deal:{seed}").shuffle(tiles)
+    seeded_rng(seed, "mosaic-deal").shuffle(tiles)
     size = len(tiles) // players
     return tuple(tuple(sorted(tiles[seat * size : (seat + 1) * size])) for seat in range(players))
 

@@ -1,0 +1,69 @@
+"""The key help is written from the screens' bindings: it lists every key a screen has and no other."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+from termgames.screens.copolymer import CopolymerScreen
+from termgames.screens.game import GameScreen
+from termgames.screens.keys import key_name, key_rows, keys_markdown
+from termgames.screens.mono import MonoScreen
+from termgames.screens.monunrail import MonUnrailScreen
+from termgames.screens.replay import ReplayScreen
+
+
+def bound_keys(screen_class) -> set[str]:
+    """Every key the screen's own classes bind (what Textual merges for it, less Textual's own keys)."""
+    keys: set[str] = set()
+    for cls in screen_class.__mro__:
+        if not cls.__module__.startswith("textual."):
+            for binding in cls.__dict__.get("BINDINGS", []):
+                keys |= {key.strip() for key in binding.key.split(",")}
+    return keys
+
+
+def test_every_bound_key_is_in_the_help_once_with_an_explanation():
+    for screen_class in (CopolymerScreen, MonoScreen, MonUnrailScreen, ReplayScreen):
+        rows = key_rows(screen_class)
+        listed = [key for row in rows for key in row.keys]
+        assert set(listed) == bound_keys(screen_class), screen_class
+        assert all(row.text for row in rows)
+
+
+def test_a_subclass_binding_hides_the_base_binding_of_its_key():
+    rows = {row.text: row for row in key_rows(MonUnrailScreen)}
+    # GameScreen's "enter,space: act" is replaced by MonUnrail's own Enter and Space.
+    assert not any("act: play the move" in text for text in rows)
+    assert rows["unrailing: pick a tile to remove, or unpick it"].keys == ["space"]
+    assert "move the cursor" in rows  # the common keys MonUnrail keeps
+
+
+def test_rows_group_bindings_of_one_explanation_and_name_keys_in_ascii():
+    class Screen(GameScreen):
+        BINDINGS = [
+            Binding("plus", "step(1)", "More", tooltip="step the value"),
+            Binding("minus", "step(-1)", "Less", tooltip="step the value"),
+            Binding("ctrl+s", "save", "Save"),
+        ]
+
+    table = keys_markdown(Screen, "Marks: `*` the last move.")
+    assert "| +, - | step the value |" in table
+    assert "| Ctrl+S | Save |" in table
+    assert table.rstrip().endswith("Marks: `*` the last move.")
+    assert table.isascii()
+    assert key_name("question_mark") == "?" and key_name("pagedown") == "PgDn"
+
+
+def test_a_shared_table_keeps_every_key_of_the_game_and_chats_on_a_free_one():
+    from termgames.screens.keys import bound_keys
+    from termgames.screens.shared_game import shared_screen_class
+
+    for screen_class in (CopolymerScreen, MonoScreen, MonUnrailScreen):
+        shared = shared_screen_class(screen_class)
+        rows = key_rows(shared)
+        chat = [row for row in rows if row.text == "chat with the table"]
+        assert len(chat) == 1 and chat[0].keys == [shared.CHAT_KEY]
+        assert shared.CHAT_KEY not in bound_keys(screen_class)  # MonUnrail's t still picks the tile kind
+        game_rows = {row.text: row.keys for row in key_rows(screen_class)}
+        assert {row.text: row.keys for row in rows if row is not chat[0]} == game_rows
+    assert shared_screen_class(MonUnrailScreen).CHAT_KEY == "slash"
