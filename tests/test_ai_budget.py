@@ -91,3 +91,28 @@ def test_every_level_answers_a_legal_move_when_told_to_move_now(game: str) -> No
         else:
             move = make_bot(game, level, seed=ply).choose(match.view(seat), deadline)
         match.play(seat, move)
+
+
+def test_choose_within_passes_the_deadline_to_bots_that_take_one() -> None:
+    from termgames.ai import choose_within
+
+    seen: list[object] = []
+
+    class OneArgument:
+        level = "x"
+
+        def choose(self, view: object) -> str:
+            seen.append(view)
+            return "old"
+
+    class WithDeadline:
+        level = "x"
+
+        def choose(self, view: object, deadline: Deadline | None = None) -> str:
+            seen.append(deadline)
+            return "new"
+
+    deadline = Deadline(1.0)
+    assert choose_within(OneArgument(), "view", deadline) == "old"  # type: ignore[arg-type]  # a stand-in view
+    assert choose_within(WithDeadline(), "view", deadline) == "new"  # type: ignore[arg-type]  # a stand-in view
+    assert seen == ["view", deadline]

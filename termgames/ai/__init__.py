@@ -11,13 +11,14 @@ its bot and levels; :func:`make_bot` is the one way to get a bot.
 
 from __future__ import annotations
 
+import inspect
 from typing import Protocol
 
 from ..games import describe
 from ..rules import View
 from .budget import TIME_CAP, Deadline
 
-__all__ = ["TIME_CAP", "Bot", "Deadline", "make_bot"]
+__all__ = ["TIME_CAP", "Bot", "Deadline", "choose_within", "make_bot"]
 
 
 class Bot(Protocol):
@@ -38,3 +39,15 @@ def make_bot(game: str, level: str | None = None, seed: int | None = None) -> Bo
     RuleError (a ValueError) names the game's levels when ``level`` is not one.
     """
     return describe(game).make_bot(level, seed)
+
+
+def choose_within(bot: Bot, view: View, deadline: Deadline) -> str:
+    """``bot.choose(view, deadline)``, or ``bot.choose(view)`` for a bot whose ``choose`` takes no deadline
+    (a player's own bot written against the one-argument API, a test double)."""
+    try:
+        parameters = inspect.signature(bot.choose).parameters
+    except (TypeError, ValueError):  # a callable without a signature: the plain call
+        return bot.choose(view)
+    if len(parameters) >= 2 or any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters.values()):
+        return bot.choose(view, deadline)
+    return bot.choose(view)
