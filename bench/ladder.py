@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from termgames.ai import Bot, make_bot
 from termgames.games import describe
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.rules import get_game
 
 RANDOM = "random"
@@ -84,7 +84,7 @@ def bot_seed(seed: int, seat: int) -> int:
 
 def play(job: Job) -> Outcome:
     """One game of ``job``; bots seeded from the game's seed and their seat."""
-    match = Match(job.game, job.options, [SeatInfo(f"p{seat + 1}") for seat in range(len(job.seats))], job.seed)
+    match = Match(job.game, job.options, [Seat(f"p{seat + 1}") for seat in range(len(job.seats))], job.seed)
     # A game whose levels include a random bot (Monad's) plays it as the random player.
     own_random = RANDOM in describe(job.game).ai_levels
     bots: dict[int, Bot] = {
@@ -173,7 +173,7 @@ def ratings(outcomes: list[Outcome], names: list[str], seed: int) -> dict[str, t
         if not outcome.winners:
             continue  # stopped unfinished (--plies)
         a, b = outcome.job.seats
-        ranks = [0 if seat in outcome.winners else 1 for seat in range(2)]
+        ranks = [0.0 if seat in outcome.winners else 1.0 for seat in range(2)]
         [[new_a], [new_b]] = model.rate([[rated[a]], [rated[b]]], ranks=ranks)
         rated[a], rated[b] = new_a, new_b
     return {name: (r.mu, r.sigma, r.ordinal()) for name, r in rated.items()}

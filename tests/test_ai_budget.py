@@ -9,7 +9,7 @@ import pytest
 from termgames.ai import make_bot
 from termgames.ai.budget import TIME_CAP, Deadline, deadline_for
 from termgames.games import GAMES
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 from termgames.rules.base import State
 
 
@@ -59,7 +59,7 @@ def test_no_deadline_means_the_cap() -> None:
 
 def test_a_slow_copolymer_search_stops_at_the_deadline() -> None:
     """Hard's 8000 playouts, on a clock that makes every look cost 0.05 s: it stops after the cap's worth of looks."""
-    match = Match("copolymer", {"size": 7}, [SeatInfo("a"), SeatInfo("b")], 5)
+    match = Match("copolymer", {"size": 7}, [Seat("a"), Seat("b")], 5)
     rng = random.Random(3)
     bot = make_bot("copolymer", "hard", seed=1)
     searched = []
@@ -77,7 +77,7 @@ def test_a_slow_copolymer_search_stops_at_the_deadline() -> None:
 def test_every_level_answers_a_legal_move_when_told_to_move_now(game: str) -> None:
     """A deadline stopped before the decision starts ("move now"): every level still answers a legal move."""
     descriptor = GAMES[game]
-    match = Match(game, None, [SeatInfo("a"), SeatInfo("b")], 11)
+    match = Match(game, None, [Seat("a"), Seat("b")], 11)
     rng = random.Random(7)
     for ply in range(12):
         if match.over:

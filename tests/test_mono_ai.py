@@ -223,7 +223,7 @@ def test_beats_random_players():
 def test_hard_lays_out_a_legal_board_with_a_long_border():
     """Hard draws layouts and keeps the longest-bordered: a legal layout string, its border above the generator's."""
     grid = grid_for(9)
-    match = Match("mono", {}, [SeatInfo("a"), SeatInfo("b")], 1)
+    match = Match("mono", {}, [Seat("a"), Seat("b")], 1)
     move = make_bot("mono", "hard", seed=3).choose(match.view(0))
     assert move != RANDOM
     match.play(0, move)  # the rules accept it
@@ -241,7 +241,7 @@ def test_hard_lays_out_a_legal_board_with_a_long_border():
 def test_follow_regions_goes_on_next_to_the_run_and_ends_when_nothing_is_left():
     from termgames.ai.mono import follow_regions
 
-    match = Match("mono", {"size": 4}, [SeatInfo("a"), SeatInfo("b")], 1)
+    match = Match("mono", {"size": 4}, [Seat("a"), Seat("b")], 1)
     # Seat b's board (reading order a2..e2, a1..e1): region 4 on the left, 3 on the right, 2 and 1 between.
     match.play(0, RANDOM)
     match.play(1, "4433344221")

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from termgames.ai import make_bot
 from termgames.ai.budget import TIME_CAP, Deadline
-from termgames.match import Match, SeatInfo
+from termgames.match import Match, Seat
 
 SAVED = Path(__file__).parent / "data" / "mono_slow_35.json"
 
 
 def saved_position() -> tuple[Match, dict]:
     record = json.loads(SAVED.read_text())
-    match = Match("mono", record["options"], [SeatInfo(f"p{seat + 1}") for seat in range(2)], record["seed"])
+    match = Match("mono", record["options"], [Seat(f"p{seat + 1}") for seat in range(2)], record["seed"])
     for seat, move in record["moves"]:
         match.play(seat, move)
     return match, record
