@@ -188,6 +188,14 @@ class LocalTable:
     def thinking(self) -> frozenset[int]:
         return self.runner.thinking
 
+    def time_left(self, seat: int) -> float | None:
+        """Seconds the AI seat ``seat`` may still think (None when it is not thinking)."""
+        return self.runner.time_left(seat)
+
+    def hurry(self) -> None:
+        """The AI seats thinking play their best move now (a key at one keyboard)."""
+        self.runner.hurry()
+
     def local_humans(self) -> list[int]:
         return self.match.human_seats()
 

@@ -22,6 +22,9 @@ decides when the computer players think, and nothing else does:
   where the rules show no seat the others' pending moves: what it decides on
   has not changed, and its decision holds.  A stale answer is dropped and the
   seat, if still to move, thinks again.
+* **Time.**  Every decision runs under a :class:`~termgames.ai.Deadline` of
+  :data:`~termgames.ai.TIME_CAP` seconds: :meth:`time_left` says how long a
+  seat may still think, :meth:`hurry` has it play its best move now.
 * **Failures.**  A bot that raises or answers an illegal move is reported
   (``error`` news); a game with a ``fault_move`` (Monad) then gets that move
   for the seat, so a simultaneous turn goes on; otherwise the seat waits.
@@ -41,7 +44,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
-from .ai import Bot, make_bot
+from .ai import TIME_CAP, Bot, Deadline, choose_within, make_bot
 from .match import Match, PreparedMove, prepare_move
 from .rules import RuleError, View
 
@@ -73,6 +76,10 @@ class _Decision:
     epoch: int
     started: float
     timer: asyncio.TimerHandle | None = field(default=None, compare=False)
+    #: The answer while its pace is waited out.
+    answer: _Answer | None = field(default=None, compare=False)
+    #: The bot's deadline: stopped by :meth:`TurnRunner.hurry`.
+    deadline: Deadline = field(default_factory=Deadline, compare=False)
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,22 @@ class TurnRunner:
     def thinking(self) -> frozenset[int]:
         """The AI seats whose move is being worked out now (or waits out its pace)."""
         return frozenset(self._deciding)
+
+    def time_left(self, seat: int) -> float | None:
+        """Seconds the AI seat ``seat`` may still think (None when it is not thinking)."""
+        decision = self._deciding.get(seat)
+        return None if decision is None else decision.deadline.remaining()
+
+    def hurry(self) -> None:
+        """Every AI seat thinking plays the best move it has found, now (the pace is not waited out)."""
+        for decision in list(self._deciding.values()):
+            decision.deadline.stop()
+            if decision.timer is not None:  # answered already, waiting out its pace: conclude at once
+                decision.timer.cancel()
+                decision.timer = None
+                answer = decision.answer
+                if answer is not None:
+                    self._conclude(decision, answer)
 
     def start(self) -> None:
         """Let AI seats to move think (on the loop; without a running loop, nothing happens yet)."""
@@ -183,9 +206,9 @@ class TurnRunner:
             self.host.ai_news("error", f"{match.names[seat]} (AI) has no computer player: {error}")
             return
         view = match.view(seat)
-        decision = _Decision(seat, self._epoch, loop.time())
+        decision = _Decision(seat, self._epoch, loop.time(), deadline=Deadline(TIME_CAP))
         self._deciding[seat] = decision
-        future = loop.run_in_executor(self.executor, _decide, bot, view, match.state, seat)
+        future = loop.run_in_executor(self.executor, _decide, bot, view, match.state, seat, decision.deadline)
         future.add_done_callback(partial(self._answered, decision))
 
     def _bot(self, match: Match, seat: int) -> Bot:
@@ -208,7 +231,8 @@ class TurnRunner:
         answer = _Answer("", None, f"failed: {error}") if error is not None else future.result()
         loop = asyncio.get_running_loop()
         rest = decision.started + self.host.match.game.ai_move_seconds - loop.time()
-        if rest > 0:
+        if rest > 0 and not decision.deadline.stopped:
+            decision.answer = answer
             decision.timer = loop.call_later(rest, self._conclude, decision, answer)
         else:
             self._conclude(decision, answer)
@@ -269,9 +293,9 @@ class TurnRunner:
             self.host.ai_news("thinking", "")
 
 
-def _decide(bot: Bot, view: View, state: Any, seat: int) -> _Answer:
-    """In a worker thread: the bot's move, checked against the position it was shown."""
-    move = bot.choose(view)
+def _decide(bot: Bot, view: View, state: Any, seat: int, deadline: Deadline | None = None) -> _Answer:
+    """In a worker thread: the bot's move (within ``deadline``), checked against the position it was shown."""
+    move = choose_within(bot, view, deadline or Deadline(TIME_CAP))
     try:
         return _Answer(move, prepare_move(state, seat, move), "")
     except RuleError as error:

@@ -218,3 +218,38 @@ def test_beats_random_players():
         random_total += scores[1 - seat]
     # The benchmark measures about five times the random player's score; this bound only catches a broken bot.
     assert bot_total > 1.5 * random_total
+
+
+def test_hard_lays_out_a_legal_board_with_a_long_border():
+    """Hard draws layouts and keeps the longest-bordered: a legal layout string, its border above the generator's."""
+    grid = grid_for(9)
+    match = Match("mono", {}, [Seat("a"), Seat("b")], 1)
+    move = make_bot("mono", "hard", seed=3).choose(match.view(0))
+    assert move != RANDOM
+    match.play(0, move)  # the rules accept it
+    layout = match.state.layouts[0]
+    check_layout(layout, 9)
+
+    def border(values) -> int:
+        return sum(values[o] != values[c] for c in range(grid.cells) for o in grid.neighbours[c])
+
+    rng = random.Random(5)
+    typical = sorted(border(random_layout(9, rng)) for _ in range(40))
+    assert border(layout) > typical[len(typical) // 2]
+
+
+def test_follow_regions_goes_on_next_to_the_run_and_ends_when_nothing_is_left():
+    from termgames.ai.mono import follow_regions
+
+    match = Match("mono", {"size": 4}, [Seat("a"), Seat("b")], 1)
+    # Seat b's board (reading order a2..e2, a1..e1): region 4 on the left, 3 on the right, 2 and 1 between.
+    match.play(0, RANDOM)
+    match.play(1, "4433344221")
+    grid = match.state.grid
+    match.play(0, "a2,hold")  # a 4
+    view = match.view(0)
+    unprobed = [cell for cell in range(grid.cells) if cell not in view.probed]
+    cell = follow_regions(view, [1], unprobed, [4])
+    assert grid.names[cell] in ("b2", "a1")  # next to the 4 seen
+    # A run of 1 with its region complete: nothing to follow, the turn ends.
+    assert follow_regions(replace(view, boards=(view.boards[0], (None,) * 9 + (1,))), [1], unprobed[:-1], [1]) is None

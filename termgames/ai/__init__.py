@@ -3,23 +3,33 @@
 A bot sees a game only through the view of its own seat, exactly what a human
 in that seat would see, and answers with a move in the game's notation.
 Bots are pure Python (no UI, no I/O) and may take a while: front ends run
-them off the UI thread.  Each game's descriptor (:mod:`termgames.games`) names
+them off the UI thread, and every decision honours a :class:`~.budget.Deadline`
+(:data:`~.budget.TIME_CAP`, 2 s, when none is given; a front end may pass its
+own and call ``stop()`` on it to have the move now).  Each game's descriptor (:mod:`termgames.games`) names
 its bot and levels; :func:`make_bot` is the one way to get a bot.
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Protocol
 
 from ..games import describe
 from ..rules import View
+from .budget import TIME_CAP, Deadline
+
+__all__ = ["TIME_CAP", "Bot", "Deadline", "choose_within", "make_bot"]
 
 
 class Bot(Protocol):
     level: str
 
-    def choose(self, view: View) -> str:
-        """The move to play in the position ``view`` shows (the bot's seat is ``view.viewer``)."""
+    def choose(self, view: View, deadline: Deadline | None = None) -> str:
+        """The move to play in the position ``view`` shows (the bot's seat is ``view.viewer``).
+
+        The search stops when ``deadline`` expires (or is stopped) and the
+        best move found so far is played; None means :data:`TIME_CAP` seconds.
+        """
         ...
 
 
@@ -29,3 +39,15 @@ def make_bot(game: str, level: str | None = None, seed: int | None = None) -> Bo
     RuleError (a ValueError) names the game's levels when ``level`` is not one.
     """
     return describe(game).make_bot(level, seed)
+
+
+def choose_within(bot: Bot, view: View, deadline: Deadline) -> str:
+    """``bot.choose(view, deadline)``, or ``bot.choose(view)`` for a bot whose ``choose`` takes no deadline
+    (a player's own bot written against the one-argument API, a test double)."""
+    try:
+        parameters = inspect.signature(bot.choose).parameters
+    except (TypeError, ValueError):  # a callable without a signature: the plain call
+        return bot.choose(view)
+    if len(parameters) >= 2 or any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters.values()):
+        return bot.choose(view, deadline)
+    return bot.choose(view)

@@ -42,10 +42,10 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from dataclasses import dataclass
 
 from ..rules.copolymer import CopolymerView
+from .budget import SEARCH_SHARE, Deadline, deadline_for
 
 EMPTY = -1
 
@@ -94,7 +94,7 @@ class CopolymerBot:
         #: Playouts run by the last decision (0 when it needed no search), for benchmarks.
         self.last_playouts = 0
 
-    def choose(self, view: CopolymerView) -> str:
+    def choose(self, view: CopolymerView, deadline: Deadline | None = None) -> str:
         if view.board is None or view.viewer is None or view.viewer not in view.to_move:
             raise ValueError("the bot is asked for a claim when it is not its turn")
         self.last_playouts = 0
@@ -120,8 +120,9 @@ class CopolymerBot:
         moves = ranked_claims(owner, touch, me, -1, neighbours, rng, settings)
         if len(moves) == 1:
             return names[moves[0]]
+        deadline = deadline_for(deadline)
         search = Search(owner, touch, me, neighbours, settings, rng)
-        cell = search.run()
+        cell = search.run(deadline.within(min(settings.seconds, deadline.remaining() * SEARCH_SHARE)))
         self.last_playouts = search.playouts
         return names[cell]
 
@@ -291,13 +292,13 @@ class Search:
         self.root = Node(me, -1)
         self.playouts = 0
 
-    def run(self) -> int:
+    def run(self, deadline: Deadline) -> int:
+        """The claim searched most within the level's playouts, or when ``deadline`` expires."""
         settings = self.settings
-        deadline = time.perf_counter() + settings.seconds
         while self.playouts < settings.playouts:
             self.iterate()
-            # Checking the clock costs little next to a playout, but not nothing.
-            if self.playouts % 16 == 0 and time.perf_counter() > deadline:
+            # A look at the clock costs little next to a playout (hundreds of cells on the largest boards).
+            if deadline.expired():
                 break
         root = self.root
         best = max(range(len(root.visits)), key=lambda i: (root.visits[i], root.values[i]))

@@ -34,6 +34,7 @@ import random
 from collections.abc import Sequence
 
 from ..rules.mono import Grid, _sums
+from .budget import Deadline
 
 #: Shapes of seen regions one attempt may try in all, and per region (before going back one region).
 SHAPES_PER_ATTEMPT = 40
@@ -52,14 +53,22 @@ class LayoutSampler:
     # -- public --------------------------------------------------------------
 
     def samples(
-        self, known: dict[int, int], count: int, rng: random.Random, effort: int = 8, least: int = 8
+        self,
+        known: dict[int, int],
+        count: int,
+        rng: random.Random,
+        effort: int = 8,
+        least: int = 8,
+        deadline: Deadline | None = None,
     ) -> list[tuple[int, ...]]:
         """Up to ``count`` consistent layouts, within ``effort * count`` attempts.
 
         Views whose layouts are hard to find get fewer samples rather than a
         slow answer; still, the search goes on (up to twice as long)
         until it has ``least`` of them.  The work is counted in attempts, not
-        seconds, so the same arguments always give the same layouts.
+        seconds, so the same arguments always give the same layouts, unless
+        ``deadline`` expires first: then the layouts found so far (after at
+        least ``effort`` attempts when none is found yet).
         """
         plan = self._plan(known)
         found: list[tuple[int, ...]] = []
@@ -71,6 +80,8 @@ class LayoutSampler:
             layout = self._attempt(plan, rng, trouble)
             if layout is not None:
                 found.append(layout)
+            if deadline is not None and (found or attempts >= effort) and deadline.expired():
+                break
         return found
 
     # -- one attempt ---------------------------------------------------------

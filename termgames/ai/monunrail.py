@@ -60,6 +60,7 @@ from ..rules.monunrail_completion import (
     random_placement,
 )
 from ..rules.monunrail_solver import Solver
+from .budget import SEARCH_SHARE, Deadline, deadline_for
 
 Cell = tuple[int, int]
 Placement = tuple[tuple[int, int], ...]
@@ -88,6 +89,13 @@ LEVELS = {
 
 #: Nodes the completion search may spend per question (its typical cost is tens to hundreds).
 NODE_LIMIT = 20_000
+#: Completion-search nodes a second, counted low (about 12,000 measured on a shared 2-core machine).
+NODES_PER_SECOND = 8_000
+#: Nodes a completion search gets however late in the decision (a few hundredths of a second).
+MIN_NODES = 300
+#: Share of the time left that the exact end of building may search before it gives up (measured, 100 games
+#: a pairing under the same load: hard vs normal 72 % with 0.5, 51 % with all of it).
+ENDGAME_SHARE = 0.5
 #: Nodes for listing every completion before the exact endgame (a few tenths of a second at most).
 ENDGAME_NODES = 5_000
 
@@ -139,7 +147,8 @@ class MonUnrailBot:
         implementation = getattr(self.solver, "implementation", "pure Python")
         #: Largest piece (tiles) the bot hands to the solver; adapted to measured times.
         self.solve_limit = 17 if implementation == "pure Python" else 26
-        self.deadline = 0.0
+        #: The current decision's deadline: its level's seconds within the caller's (the 2 s cap by default).
+        self.deadline = Deadline(0.0)
 
     # -- the solver, within its limit -----------------------------------------
 
@@ -162,10 +171,11 @@ class MonUnrailBot:
 
     # -- entry point -------------------------------------------------------
 
-    def choose(self, view: MonUnrailView) -> str:
+    def choose(self, view: MonUnrailView, deadline: Deadline | None = None) -> str:
         if view.over or view.viewer not in view.to_move:
             raise RuleError("it is not the bot's turn")
-        self.deadline = time.perf_counter() + self.settings.seconds
+        deadline = deadline_for(deadline)
+        self.deadline = deadline.within(min(self.settings.seconds, deadline.remaining() * SEARCH_SHARE))
         if view.phase == "unrailing":
             return self._remove(view)
         return self._build(view)
@@ -199,10 +209,15 @@ class MonUnrailBot:
 
     # -- building ----------------------------------------------------------
 
+    def _node_budget(self) -> int:
+        """Nodes one completion search may take: at most half the decision's time left (with 99 tiles of
+        each kind 20,000 nodes took 1.7 s of processor time)."""
+        return max(MIN_NODES, min(NODE_LIMIT, int(self.deadline.remaining() * NODES_PER_SECOND / 2)))
+
     def _completable(self, grid: Sequence[int], supply: Sequence[int]) -> bool | None:
         """True/False from the exact search; None when it gave up (rare)."""
         try:
-            return find_completion(grid, supply, node_limit=NODE_LIMIT) is not None
+            return find_completion(grid, supply, node_limit=self._node_budget()) is not None
         except SearchLimit:
             return None
 
@@ -213,7 +228,7 @@ class MonUnrailBot:
         for items in finishing_placements(grid, supply):
             cells = tiles | {cell_of(i) for i, _ in items}
             # one solve can take most of a second: start none too close to the deadline
-            value = self.nimber(cells) if time.perf_counter() < self.deadline - 0.4 else None
+            value = self.nimber(cells) if self.deadline.remaining() > 0.4 else None
             result.append((items, value))
         return result
 
@@ -238,7 +253,7 @@ class MonUnrailBot:
         tries = 0
         while tries < self.settings.candidates * 3 and len(seen) < self.settings.candidates:
             tries += 1
-            if seen and time.perf_counter() > self.deadline:
+            if seen and self.deadline.expired():
                 break
             drawn = random_placement(grid, supply, self.rng)
             if drawn is None:
@@ -275,22 +290,22 @@ class MonUnrailBot:
         games = self.settings.pie_playouts
         if not games:
             return False
-        budget = time.perf_counter() + self.settings.seconds * 0.5
+        budget = self.deadline.share(0.5)
         mover_wins = played = 0
         for _ in range(games):
-            if time.perf_counter() > budget:
+            if budget.expired():
                 break
             mover_wins += self._playout(list(grid), list(supply), budget)
             played += 1
         return played >= 4 and mover_wins / played < 0.4
 
-    def _playout(self, grid: list[int], supply: list[int], budget: float) -> int:
+    def _playout(self, grid: list[int], supply: list[int], budget: Deadline) -> int:
         """1 if the player to move wins a quick game of "keep it open" from here, else 0."""
         mover = 0
         for _ in range(60):
             moved = False
             for _ in range(6):
-                if time.perf_counter() > budget:
+                if budget.expired():
                     return 1  # undecided: count it for the mover, so as not to swap on no evidence
                 items = random_placement(grid, supply, self.rng)
                 if items is None:
@@ -327,19 +342,21 @@ class MonUnrailBot:
         values: dict[frozenset, int | None] = {}
         for completion in completions:
             cells = tiles | {cell_of(i) for i, _ in completion}
-            if time.perf_counter() > self.deadline - 0.4:
+            if self.deadline.remaining() < 0.4:
                 return None
             value = self.nimber(cells)
             if value is None:
                 return None
             values[frozenset(completion)] = value
         memo: dict[frozenset, bool] = {}
+        # The exact search may not take all the time left: a search cut short must leave time for candidates.
+        budget = self.deadline.share(ENDGAME_SHARE)
 
         def wins(placed: frozenset) -> bool:
             """Whether the player to move wins once ``placed`` (tiles of some completion) are down."""
             if placed in memo:
                 return memo[placed]
-            if time.perf_counter() > self.deadline:
+            if budget.expired():
                 raise SearchLimit
             alive = [c for c in values if placed <= c]
             if not alive:

@@ -89,6 +89,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         Binding("down,j", "cursor('down')", "Down", show=False, tooltip="move the cursor"),
         Binding("enter,space", "act", "Act", key_display="Enter", tooltip="act: play the move at the cursor"),
         Binding("u", "undo", "Undo", tooltip="undo (against the AI: your last move and its replies)"),
+        Binding("m", "move_now", "Move now", show=False, tooltip="the computer plays its best move so far, now"),
         Binding("c", "palette", "Colours", show=False,
                 tooltip="cycle the colours: default, colour-blind safe, monochrome"),
         Binding("tab", "app.focus_next", "Log", show=False,
@@ -246,7 +247,17 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         spinner = ASCII_SPINNER if self.ascii_only else SPINNER
         who = " and ".join(self.table.names[seat] for seat in thinking)
         verb = "is" if len(thinking) == 1 else "are"
-        return f"{who} {verb} thinking {spinner[self._spin % len(spinner)]}"
+        time_left = getattr(self.table, "time_left", None)
+        left = [t for seat in thinking if (t := time_left(seat)) is not None] if time_left else []
+        # How long it may take, and the key that cuts it short (tables shared over SSH have no such key).
+        limit = f" (at most {max(left):.1f} s more; m: move now)" if left and hasattr(self.table, "hurry") else ""
+        return f"{who} {verb} thinking {spinner[self._spin % len(spinner)]}{limit}"
+
+    def action_move_now(self) -> None:
+        """Have the computer seats that are thinking play their best move so far."""
+        hurry = getattr(self.table, "hurry", None)
+        if hurry is not None and self.table.thinking:
+            hurry()
 
     def status_line(self) -> str:
         """The view's status, or which AI is thinking (with a spinner) while the keyboard waits for it."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...games import GAMES
 from ...rules.monad.engine import Board, board_from_json, format_commands
+from ..budget import Deadline
 from .strategies import STRATEGIES, Strategy
 
 #: The built-in bots, weakest first (the levels of ``termgames play monad -p NAME:ai:LEVEL``).
@@ -36,7 +37,9 @@ class MonadBot:
         self.level = level
         self.strategy = make_strategy(level, seed)
 
-    def choose(self, view: Any) -> str:
+    def choose(self, view: Any, deadline: Deadline | None = None) -> str:
+        """The turn's commands.  The built-in strategies do not search (one pass over the board, well
+        within :data:`~termgames.ai.budget.TIME_CAP` on the largest map), so ``deadline`` is not consulted."""
         seat = view.viewer
         if seat is None:
             raise ValueError("a bot plays a seat, not a spectator's view")

@@ -1,0 +1,287 @@
+"""The ladder: every AI level of a game against every other and a random player, on all cores.
+
+    python bench/ladder.py GAME [--games 100] [--workers N] [--largest] [--seed S] [--save-slowest FILE]
+                                [--only LEVEL,LEVEL...] [--plies N] [GAME OPTION FLAGS, e.g. --size 35]
+
+A round robin of the game's levels plus ``random`` (a player who moves at
+random: :meth:`State.random_move`, Mono's own ``random`` turn, the random
+prober of pbmserv, or the game's own random bot when a level is so named),
+``--games`` games per pairing, seats alternated from game to game.
+Printed, never asserted (issue 16's targets are read here):
+
+* per pairing, the upper level's score (a win 1, a tie 1/2) with its 95 %
+  Wilson interval, and in games that score points the points ratio;
+* a rating per level (openskill's Plackett-Luce model, every game once, in
+  a fixed shuffled order), random included;
+* seconds per decision of each level (one ``choose`` call): mean, 95th
+  percentile and max of the wall clock, and the most processor time one
+  decision took (on a shared machine the wall clock also counts the other
+  processes' turns), and where the slowest decision happened (game seed,
+  seats, ply: ``--save-slowest FILE`` writes it as JSON, replayable by the
+  tests).
+
+Option flags after the game are the game's own (``--size 35``);
+``--largest`` sets every numeric option to its maximum instead (the largest
+board the game offers), for decision times; ``--plies N`` stops every game
+after N plies (times only: such games have no result); ``--only`` plays the
+pairings among the participants it names.  Everything is a function of
+``--seed``: the same command plays the same games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from itertools import combinations
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from termgames.ai import Bot, make_bot
+from termgames.games import describe
+from termgames.match import Match, Seat
+from termgames.rules import get_game
+
+RANDOM = "random"
+
+
+@dataclass(frozen=True)
+class Job:
+    game: str
+    options: dict[str, Any]
+    #: Participant per seat: a level or RANDOM.
+    seats: tuple[str, str]
+    seed: int
+    #: Plies after which the game stops unfinished (0: play it out), for decision times on the largest boards.
+    plies: int = 0
+
+
+@dataclass
+class Outcome:
+    job: Job
+    scores: tuple[float, ...]
+    winners: tuple[int, ...]
+    #: Per participant, the seconds of each decision (wall clock).
+    times: dict[str, list[float]] = field(default_factory=dict)
+    #: Per participant, the processor seconds of each decision (what the machine's other load does not inflate).
+    cpu_times: dict[str, list[float]] = field(default_factory=dict)
+    #: The slowest decision: (seconds, seat, moves before it).
+    slowest: tuple[float, int, list[tuple[int, str]]] | None = None
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    return seed * 10 + seat + 1
+
+
+def play(job: Job) -> Outcome:
+    """One game of ``job``; bots seeded from the game's seed and their seat."""
+    match = Match(job.game, job.options, [Seat(f"p{seat + 1}") for seat in range(len(job.seats))], job.seed)
+    # A game whose levels include a random bot (Monad's) plays it as the random player.
+    own_random = RANDOM in describe(job.game).ai_levels
+    bots: dict[int, Bot] = {
+        seat: make_bot(job.game, level, seed=bot_seed(job.seed, seat))
+        for seat, level in enumerate(job.seats)
+        if level != RANDOM or own_random
+    }
+    rng = random.Random(f"random player:{job.seed}")
+    outcome = Outcome(job, (), ())
+    moves: list[tuple[int, str]] = []
+    while not match.over and not (job.plies and len(moves) >= job.plies):
+        seat = match.state.to_move()[0]
+        bot = bots.get(seat)
+        if bot is None:
+            move = RANDOM if job.game == "mono" else match.state.random_move(seat, rng)
+        else:
+            view = match.view(seat)
+            started, cpu_started = time.perf_counter(), time.process_time()
+            move = bot.choose(view)
+            spent = time.perf_counter() - started
+            outcome.times.setdefault(job.seats[seat], []).append(spent)
+            outcome.cpu_times.setdefault(job.seats[seat], []).append(time.process_time() - cpu_started)
+            if outcome.slowest is None or spent > outcome.slowest[0]:
+                outcome.slowest = (spent, seat, list(moves))
+        match.play(seat, move)
+        moves.append((seat, move))
+    outcome.scores = tuple(match.state.scores())
+    outcome.winners = tuple(match.state.winners()) if match.over else ()
+    return outcome
+
+
+def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson interval of a share ``score`` of ``games`` (ties count half a win)."""
+    if games == 0:
+        return 0.0, 1.0
+    p = score / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
+
+
+def largest_options(game_name: str) -> dict[str, Any]:
+    game = get_game(game_name)
+    options = game.default_options()
+    for spec in game.option_specs:
+        if spec.kind in ("int", "float") and spec.maximum is not None:
+            options[spec.name] = spec.maximum
+    return game.check_options(options)
+
+
+def participants(game_name: str) -> list[str]:
+    levels = list(describe(game_name).ai_levels)
+    return [RANDOM] + [level for level in levels if level != RANDOM]
+
+
+def jobs_for(game_name: str, options: dict[str, Any], games: int, seed: int, plies: int = 0) -> list[Job]:
+    jobs = []
+    for low, high in combinations(participants(game_name), 2):
+        for index in range(games):
+            seats = (high, low) if index % 2 == 0 else (low, high)
+            jobs.append(Job(game_name, options, seats, seed * 1_000_003 + index, plies))
+    return jobs
+
+
+def score_of(outcome: Outcome, participant: str) -> float:
+    seat = outcome.job.seats.index(participant)
+    if seat not in outcome.winners:
+        return 0.0
+    return 1.0 / len(outcome.winners)
+
+
+def ratings(outcomes: list[Outcome], names: list[str], seed: int) -> dict[str, tuple[float, float, float]]:
+    """Per participant: openskill's (mu, sigma, ordinal) after every game once, in a fixed shuffled order."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rated = {name: model.rating(name=name) for name in names}
+    order = list(outcomes)
+    random.Random(seed).shuffle(order)
+    for outcome in order:
+        if not outcome.winners:
+            continue  # stopped unfinished (--plies)
+        a, b = outcome.job.seats
+        ranks = [0.0 if seat in outcome.winners else 1.0 for seat in range(2)]
+        [[new_a], [new_b]] = model.rate([[rated[a]], [rated[b]]], ranks=ranks)
+        rated[a], rated[b] = new_a, new_b
+    return {name: (r.mu, r.sigma, r.ordinal()) for name, r in rated.items()}
+
+
+def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], args: argparse.Namespace,
+           wall: float) -> None:
+    names = [name for name in participants(game_name) if any(name in o.job.seats for o in outcomes)]
+    rank = {name: index for index, name in enumerate(names)}
+    games = args.games
+    flags = describe_options(game_name, options)
+    print(f"## {describe(game_name).title} ladder, {flags or 'default options'}: {games} games a pairing, "
+          f"seats alternated, {args.workers} workers, {time.strftime('%Y-%m-%d', time.gmtime())}")
+    print()
+    if args.plies:
+        print(f"(games stopped after {args.plies} plies: decision times only, scores meaningless)")
+        print()
+    print("| pairing | score of the first | 95 % interval | points ratio |")
+    print("|---|---|---|---|")
+    for low, high in combinations(names, 2):
+        if rank[low] > rank[high]:
+            low, high = high, low
+        played = [o for o in outcomes if set(o.job.seats) == {low, high}]
+        if not played:
+            continue
+        score = sum(score_of(o, high) for o in played)
+        lo, hi = wilson(score, len(played))
+        points_high = sum(o.scores[o.job.seats.index(high)] for o in played)
+        points_low = sum(o.scores[o.job.seats.index(low)] for o in played)
+        points_game = any(score not in (0, 1) for o in played for score in o.scores)
+        ratio = f"{points_high / points_low:.2f}x" if points_game and points_low > 0 else "-"
+        print(f"| {high} vs {low} | {score:g} of {len(played)} ({100 * score / max(1, len(played)):.0f} %) "
+              f"| {100 * lo:.0f}-{100 * hi:.0f} % | {ratio} |")
+    print()
+    print("| level | rating (openskill mu ± sigma) | seconds a decision: mean | p95 | max | max CPU | decisions |")
+    print("|---|---|---|---|---|---|---|")
+    rated = ratings(outcomes, names, args.seed)
+    for name in names:
+        mu, sigma, _ = rated[name]
+        times = [t for o in outcomes for t in o.times.get(name, [])]
+        cpu = [t for o in outcomes for t in o.cpu_times.get(name, [])]
+        if times:
+            figures = (f"{statistics.mean(times):.3f} | {percentile(times, 0.95):.3f} | {max(times):.3f} "
+                       f"| {max(cpu):.3f} | {len(times)}")
+        else:
+            figures = "- | - | - | - | -"
+        print(f"| {name} | {mu:.1f} ± {sigma:.1f} | {figures} |")
+    slowest = max((o for o in outcomes if o.slowest), key=lambda o: o.slowest[0] if o.slowest else 0.0,
+                  default=None)
+    if slowest is not None and slowest.slowest is not None:
+        seconds, seat, moves = slowest.slowest
+        print()
+        print(f"slowest decision: {seconds:.2f} s by {slowest.job.seats[seat]} in seat {seat + 1}, "
+              f"game seed {slowest.job.seed}, seats {'/'.join(slowest.job.seats)}, ply {len(moves)}")
+        if args.save_slowest:
+            record = {
+                "game": game_name,
+                "options": options,
+                "seed": slowest.job.seed,
+                "seats": list(slowest.job.seats),
+                "seat": seat,
+                "level": slowest.job.seats[seat],
+                "bot_seed": bot_seed(slowest.job.seed, seat),
+                "moves": moves,
+                "seconds": round(seconds, 3),
+            }
+            Path(args.save_slowest).write_text(json.dumps(record, indent=1) + "\n")
+    print()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"command: python bench/ladder.py {' '.join(sys.argv[1:])}; wall time {wall:.0f} s, "
+          f"load average {load:.1f} on {os.cpu_count()} cores")
+
+
+def describe_options(game_name: str, options: dict[str, Any]) -> str:
+    game = get_game(game_name)
+    defaults = game.default_options()
+    return ", ".join(f"{name} {value}" for name, value in options.items() if defaults.get(name) != value)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game")
+    parser.add_argument("--games", type=int, default=100, help="games per pairing")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--largest", action="store_true", help="every numeric option at its maximum")
+    parser.add_argument("--plies", type=int, default=0,
+                        help="stop each game after this many plies: decision times only, no results")
+    parser.add_argument("--only", default="", help="comma-separated participants: pairings among them only")
+    parser.add_argument("--save-slowest", default="", help="write the slowest decision's position to this file")
+    args, rest = parser.parse_known_args()
+    game_name = describe(args.game).name
+    game = get_game(game_name)
+    options = largest_options(game_name) if args.largest else game.parse_cli_options(rest)
+    jobs = jobs_for(game_name, options, args.games, args.seed, args.plies)
+    if args.only:
+        keep = set(args.only.split(","))
+        jobs = [job for job in jobs if set(job.seats) <= keep]
+    started = time.perf_counter()
+    with Pool(args.workers) as pool:
+        outcomes = []
+        for outcome in pool.imap_unordered(play, jobs, chunksize=1):
+            outcomes.append(outcome)
+            if len(outcomes) % 10 == 0:
+                print(f"{len(outcomes)} of {len(jobs)} games", file=sys.stderr, flush=True)
+    outcomes.sort(key=lambda o: (o.job.seats, o.job.seed))
+    report(game_name, options, outcomes, args, time.perf_counter() - started)
+
+
+if __name__ == "__main__":
+    main()
