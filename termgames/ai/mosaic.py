@@ -32,9 +32,10 @@ seeded by both) unless the time budget cuts a search short.
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, replace
 from typing import Any
+
+from .budget import Deadline, deadline_for
 
 #: Score points one mismatched side left on the board costs the player who leaves it.
 MISMATCH_COST = 3.0
@@ -236,13 +237,13 @@ class MosaicBot:
         self.level = level.name
         self.seed = seed
         self.replayer = Replayer()
-        self._deadline = 0.0
+        self._deadline = Deadline(0.0)
         #: States judged by the last decision (for benchmarks).
         self.last_nodes = 0
 
     # -- entry -------------------------------------------------------------
 
-    def choose(self, view: Any) -> str:
+    def choose(self, view: Any, deadline: Deadline | None = None) -> str:
         if view.viewer is None or view.viewer not in view.to_move:
             raise ValueError("the bot is asked for a move when it is not its turn")
         legal = list(view.legal_moves())
@@ -255,7 +256,8 @@ class MosaicBot:
         if self.settings.policy == "random":
             return rng.choice(legal)
         self.last_nodes = 0
-        self._deadline = time.monotonic() + self.settings.seconds
+        # The level's own budget, within the shared cap and stopped by 'move now' as every bot's is.
+        self._deadline = deadline_for(deadline).within(self.settings.seconds)
         try:
             state = view.state()
         except (AttributeError, ValueError):
@@ -284,7 +286,7 @@ class MosaicBot:
             value = evaluate(self.after(state, move), me)
             if value > best_value:
                 best_move, best_value = move, value
-            if time.monotonic() > self._deadline and best_move:
+            if self._deadline.expired() and best_move:
                 break
         return best_move
 
@@ -302,7 +304,7 @@ class MosaicBot:
         scored: list[tuple[float, str, Any]] = []
         moves = state.legal_moves()
         for index, move in enumerate(moves):
-            if time.monotonic() > self._deadline and scored:
+            if self._deadline.expired() and scored:
                 # Out of time: the rest are judged by their immediate result only.
                 for rest in moves[index:]:
                     after = self.after(state, rest)
@@ -319,7 +321,7 @@ class MosaicBot:
         best_move, best_value = ranked[0][1], -float("inf")
         building = state.phase == "building"
         for value, move, finished in ranked[: settings.width]:
-            if time.monotonic() > self._deadline:
+            if self._deadline.expired():
                 break
             outcome = self.build_out(finished, me, rng) if building else self.replies(finished, me, rng)
             # The bot's own run counts a little: two choices the replies judge alike keep their order.
@@ -332,13 +334,13 @@ class MosaicBot:
         """Building: the value for ``me`` once the board is built (each placement the best of a few drawn at
         random) and the first alteration run played: what the board built will be worth is what counts."""
         while not state.is_over() and state.phase == "building":
-            if time.monotonic() > self._deadline:
+            if self._deadline.expired():
                 return evaluate(state, me)
             seat = state.to_move()[0]
             moves = state.legal_moves()
             sample = moves if len(moves) <= BUILD_SAMPLE else rng.sample(moves, BUILD_SAMPLE)
             state = self.after(state, self.greedy_move(state, seat, sample))
-        if not state.is_over() and time.monotonic() <= self._deadline:
+        if not state.is_over() and not self._deadline.expired():
             state = self.rank(state, state.to_move()[0])[0][2]
         return evaluate(state, me)
 
@@ -351,7 +353,7 @@ class MosaicBot:
             if depth and not state.is_over():
                 state = self.rank(state, me)[0][2]
             while not state.is_over() and state.to_move() != (me,):
-                if time.monotonic() > self._deadline:
+                if self._deadline.expired():
                     return evaluate(state, me)
                 state = self.rank(state, state.to_move()[0])[0][2]
         return evaluate(state, me)
