@@ -82,6 +82,11 @@ class Canvas:
                 chars[x + offset] = char
                 styles[x + offset] = look
 
+    def restyle(self, line: int, x: int, look: Style) -> None:
+        """Add ``look`` over what is drawn at column ``x`` of ``line`` (a mark over a glyph, keeping its colours)."""
+        if 0 <= line < self.height and 0 <= x < self.width:
+            self.styles[line][x] = self.styles[line][x] + look
+
     def char_at(self, line: int, x: int) -> str:
         return self.chars[line][x]
 

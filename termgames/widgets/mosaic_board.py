@@ -32,14 +32,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from rich.style import Style
 from textual.events import Click
 from textual.geometry import Region
 
 from ..rules.mosaic import MosaicView
-from .board import BoardWidget, Piece
+from .board import BoardWidget, Canvas, Piece
 from .palette import Palette, style
 
 Pos = tuple[int, int]
@@ -162,53 +162,6 @@ def picture_of(view: MosaicView) -> Picture:
 # Drawing helpers shared by the board and the hands
 # --------------------------------------------------------------------------
 
-
-#: The canvas's untouched cell: a space in no style.
-BLANK_STYLE = Style()
-
-
-class Canvas:
-    """A grid of characters and styles, turned into lines of pieces.
-
-    The same calls as the shared canvas the groundwork branch adds to ``widgets/board.py`` (``put(line, x,
-    text, look)``, ``lines(trim)``), plus ``restyle``: once that lands this class can become a subclass of it.
-    """
-
-    def __init__(self, width: int, height: int) -> None:
-        self.width, self.height = width, height
-        self.chars = [[" "] * width for _ in range(height)]
-        self.styles: list[list[Style]] = [[BLANK_STYLE] * width for _ in range(height)]
-
-    def put(self, line: int, x: int, text: str, look: Style) -> None:
-        """Write ``text`` from column ``x`` of ``line``; what falls off the grid is dropped."""
-        if not 0 <= line < self.height:
-            return
-        for offset, char in enumerate(text):
-            if 0 <= x + offset < self.width:
-                self.chars[line][x + offset] = char
-                self.styles[line][x + offset] = look
-
-    def restyle(self, line: int, x: int, look: Style) -> None:
-        """Add ``look`` over what is drawn at column ``x`` of ``line``."""
-        if 0 <= line < self.height and 0 <= x < self.width:
-            self.styles[line][x] = self.styles[line][x] + look
-
-    def lines(self, trim: Literal["none", "blank"] = "blank") -> list[list[Piece]]:
-        """Each line as pieces of one style; ``"blank"`` drops the cells left untouched at the right of a line."""
-        out: list[list[Piece]] = []
-        for row_text, row_styles in zip(self.chars, self.styles):
-            end = self.width
-            if trim == "blank":
-                while end > 0 and row_text[end - 1] == " " and row_styles[end - 1] == BLANK_STYLE:
-                    end -= 1
-            pieces: list[Piece] = []
-            start = 0
-            for x in range(1, end + 1):
-                if x == end or row_styles[x] != row_styles[start]:
-                    pieces.append(("".join(row_text[start:x]), row_styles[start]))
-                    start = x
-            out.append(pieces)
-        return out
 
 
 def quarter_style(palette: Palette, seat: int, bold: bool = True) -> Style:
