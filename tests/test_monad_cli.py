@@ -121,3 +121,10 @@ def test_show_text_draws_the_map(tmp_path: Path) -> None:
     result = run("show", str(record), "--ascii")
     assert result.exit_code == 0
     assert "a 1" in result.stdout and "b 1" in result.stdout and "ann: 1 units" in result.stdout
+
+
+def test_a_long_move_is_confirmed_in_one_short_line(tmp_path: Path) -> None:
+    record = new_record(tmp_path)
+    result = runner.invoke(app, ["move", str(record), "1,1 1 MINE; " * 10_000, "--as", "ann"])
+    assert result.exit_code == 0, result.output
+    assert "(10000 commands)" in result.output and len(result.output) < 300

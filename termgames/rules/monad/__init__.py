@@ -52,6 +52,16 @@ HIDDEN = "(commands hidden until the turn resolves)"
 MAX_FAULT_REASON = 300
 #: Longest move a move log shows whole.
 LOG_TEXT_LIMIT = 60
+
+
+def short_move(move: str) -> str:
+    """A move as logs and confirmations show it: short moves whole, long ones cut after their first commands."""
+    if len(move) <= LOG_TEXT_LIMIT:
+        return move
+    count = move.count(";") + 1
+    return move[: LOG_TEXT_LIMIT - 20].rsplit(";", 1)[0] + f"; ... ({count} commands)"
+
+
 #: Letters that name the seats on the text map (a hive shows the capital).
 SEAT_LETTERS = "abcd"
 
@@ -156,10 +166,7 @@ class MonadView(View):
 
         Bots send dozens of commands a turn; ``termgames monad trace`` has them all.
         """
-        if len(move) <= LOG_TEXT_LIMIT:
-            return move
-        count = move.count(";") + 1
-        return move[: LOG_TEXT_LIMIT - 20].rsplit(";", 1)[0] + f"; ... ({count} commands)"
+        return short_move(move)
 
     def observation(self) -> dict[str, Any]:
         """What a bot in the viewer's seat gets this turn (the whole map, ruling 10)."""
@@ -380,7 +387,7 @@ class MonadState(State):
         if viewer == self.last_seat:
             mine = self.pending[self.last_seat]
             fault = self.faults[self.last_seat]
-            said = f"{FAULT} ({fault})" if fault else format_commands(mine or ())
+            said = f"{FAULT} ({fault})" if fault else short_move(format_commands(mine or ()))
             return f"{name} sent for turn {self.board.turn + 1}: {said}"
         return f"{name} sent commands for turn {self.board.turn + 1}"
 
