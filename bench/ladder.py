@@ -53,6 +53,15 @@ from termgames.rules import get_game
 
 RANDOM = "random"
 
+#: Options the ladder sets for a game unless its command line does: match limits, not board sizes.
+#: Mosaic's games end only when a player holds the winning score at two checks in a row, which
+#: two evenly matched computer players may never do: ``max_routines`` (ruling 5, "for matches
+#: between computer players") ends a game after 60 alteration routines, the highest score winning,
+#: as ``bench/mosaic_ai.py`` does.
+MATCH_LIMITS: dict[str, dict[str, Any]] = {"mosaic": {"max_routines": 60}}
+#: Numeric options that are not the board's size: ``--largest`` leaves them as they are.
+NOT_SIZES: dict[str, set[str]] = {"mosaic": {"max_routines"}, "monad": {"turns"}}
+
 
 @dataclass(frozen=True)
 class Job:
@@ -84,6 +93,8 @@ def bot_seed(seed: int, seat: int) -> int:
 
 def play(job: Job) -> Outcome:
     """One game of ``job``; bots seeded from the game's seed and their seat."""
+    if job.game == "monad":
+        return play_monad(job)
     match = Match(job.game, job.options, [Seat(f"p{seat + 1}") for seat in range(len(job.seats))], job.seed)
     # A game whose levels include a random bot (Monad's) plays it as the random player.
     own_random = RANDOM in describe(job.game).ai_levels
@@ -116,6 +127,58 @@ def play(job: Job) -> Outcome:
     return outcome
 
 
+def play_monad(job: Job) -> Outcome:
+    """One Monad match of ``job`` on the match runner (:class:`MonadMatch`), its built-in bots in this process.
+
+    Monad's turns are simultaneous: every living seat decides each turn on
+    the same board, then the turn resolves.  A *decision* is one seat's
+    answer to one turn (the strategy's ``decide`` on the board, timed around
+    the adapter's ``receive``), so the times are comparable with the other
+    games' ``choose`` calls; the runner is the one ``termgames monad match``
+    uses (a 2000-turn match keeps one board, no views or records per turn).
+    Scores are the units each seat holds at the end (the rules' scores).
+    """
+    from termgames.ai.monad.adapters import make_adapter
+    from termgames.ai.monad.match import MonadMatch
+
+    outcome = Outcome(job, (), ())
+    adapters = [make_adapter(level, bot_seed(job.seed, seat)) for seat, level in enumerate(job.seats)]
+    #: Turns resolved so far, and how many had been when the slowest decision was made.
+    turn_of, slowest_turn = [0], [0]
+
+    def timed(seat: int, receive: Any) -> Any:
+        def receive_timed() -> Any:
+            started, cpu_started = time.perf_counter(), time.process_time()
+            answer = receive()
+            spent = time.perf_counter() - started
+            outcome.times.setdefault(job.seats[seat], []).append(spent)
+            outcome.cpu_times.setdefault(job.seats[seat], []).append(time.process_time() - cpu_started)
+            if outcome.slowest is None or spent > outcome.slowest[0]:
+                slowest_turn[0] = turn_of[0]
+                outcome.slowest = (spent, seat, [])
+            return answer
+
+        return receive_timed
+
+    for seat, adapter in enumerate(adapters):
+        adapter.receive = timed(seat, adapter.receive)  # type: ignore[method-assign]  # timing wrapper, this run only
+    match = MonadMatch(adapters, job.options, seed=job.seed, names=[f"p{seat + 1}" for seat in range(len(adapters))])
+    for event in match.turns():
+        turn_of[0] = event.turn
+        if job.plies and event.turn >= job.plies:
+            match.close()
+            break
+    result = match.result()
+    if outcome.slowest is not None:
+        # The moves before the slowest decision, each resolved turn's seats in order (a record's order).
+        before = [(seat, move) for turn in match.moves[: slowest_turn[0]] for seat, move in enumerate(turn)
+                  if move is not None]
+        outcome.slowest = (outcome.slowest[0], outcome.slowest[1], before)
+    outcome.scores = tuple(float(units) for units in result.units)
+    outcome.winners = tuple(result.winners) if result.over else ()
+    return outcome
+
+
 def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
     """The 95 % Wilson interval of a share ``score`` of ``games`` (ties count half a win)."""
     if games == 0:
@@ -133,10 +196,21 @@ def percentile(values: list[float], share: float) -> float:
 
 def largest_options(game_name: str) -> dict[str, Any]:
     game = get_game(game_name)
-    options = game.default_options()
+    options = with_match_limits(game_name, game.default_options())
     for spec in game.option_specs:
-        if spec.kind in ("int", "float") and spec.maximum is not None:
+        if spec.kind in ("int", "float") and spec.maximum is not None and spec.name not in NOT_SIZES.get(game_name, ()):
             options[spec.name] = spec.maximum
+    return game.check_options(options)
+
+
+def with_match_limits(game_name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with the game's :data:`MATCH_LIMITS` where they are still at the game's default."""
+    game = get_game(game_name)
+    defaults = game.default_options()
+    options = {**defaults, **options}
+    for name, value in MATCH_LIMITS.get(game_name, {}).items():
+        if options[name] == defaults[name]:
+            options[name] = value
     return game.check_options(options)
 
 
@@ -146,9 +220,11 @@ def participants(game_name: str) -> list[str]:
 
 
 def jobs_for(game_name: str, options: dict[str, Any], games: int, seed: int, plies: int = 0) -> list[Job]:
+    """Every pairing's games, interleaved (one game of each pairing, then the next), so that a run cut short
+    by ``--time-limit`` has played every pairing about as often."""
     jobs = []
-    for low, high in combinations(participants(game_name), 2):
-        for index in range(games):
+    for index in range(games):
+        for low, high in combinations(participants(game_name), 2):
             seats = (high, low) if index % 2 == 0 else (low, high)
             jobs.append(Job(game_name, options, seats, seed * 1_000_003 + index, plies))
     return jobs
@@ -183,7 +259,8 @@ def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], arg
            wall: float) -> None:
     names = [name for name in participants(game_name) if any(name in o.job.seats for o in outcomes)]
     rank = {name: index for index, name in enumerate(names)}
-    games = args.games
+    cut_short = len(outcomes) < len(jobs_for(game_name, options, args.games, args.seed)) and not args.only
+    games = f"up to {args.games}" if cut_short else str(args.games)
     flags = describe_options(game_name, options)
     print(f"## {describe(game_name).title} ladder, {flags or 'default options'}: {games} games a pairing, "
           f"seats alternated, {args.workers} workers, {time.strftime('%Y-%m-%d', time.gmtime())}")
@@ -227,7 +304,7 @@ def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], arg
         seconds, seat, moves = slowest.slowest
         print()
         print(f"slowest decision: {seconds:.2f} s by {slowest.job.seats[seat]} in seat {seat + 1}, "
-              f"game seed {slowest.job.seed}, seats {'/'.join(slowest.job.seats)}, ply {len(moves)}")
+              f"game seed {slowest.job.seed}, seats {'/'.join(slowest.job.seats)}, after {len(moves)} moves")
         if args.save_slowest:
             record = {
                 "game": game_name,
@@ -264,10 +341,12 @@ def main() -> None:
                         help="stop each game after this many plies: decision times only, no results")
     parser.add_argument("--only", default="", help="comma-separated participants: pairings among them only")
     parser.add_argument("--save-slowest", default="", help="write the slowest decision's position to this file")
+    parser.add_argument("--time-limit", type=float, default=0.0,
+                        help="seconds after which no game starts; the games finished by then are reported")
     args, rest = parser.parse_known_args()
     game_name = describe(args.game).name
     game = get_game(game_name)
-    options = largest_options(game_name) if args.largest else game.parse_cli_options(rest)
+    options = largest_options(game_name) if args.largest else with_match_limits(game_name, game.parse_cli_options(rest))
     jobs = jobs_for(game_name, options, args.games, args.seed, args.plies)
     if args.only:
         keep = set(args.only.split(","))
@@ -279,6 +358,10 @@ def main() -> None:
             outcomes.append(outcome)
             if len(outcomes) % 10 == 0:
                 print(f"{len(outcomes)} of {len(jobs)} games", file=sys.stderr, flush=True)
+            if args.time_limit and time.perf_counter() - started > args.time_limit:
+                # The games under way are dropped with the pool; the table says how many each pairing played.
+                print(f"time limit: {len(outcomes)} of {len(jobs)} games played", file=sys.stderr, flush=True)
+                break
     outcomes.sort(key=lambda o: (o.job.seats, o.job.seed))
     report(game_name, options, outcomes, args, time.perf_counter() - started)
 
