@@ -9,7 +9,9 @@ nothing here re-implements a constraint.
 Levels:
 
 * ``random``: a legal move drawn at random (the benchmark's baseline).
-* ``easy``: each step on its own, the move whose immediate result scores best.
+* ``easy``: normal's judgement on a few of its legal moves drawn at random
+  (judging each step by its immediate result alone won only 72 % of 20
+  games against random play).
 * ``normal`` (the default): the guide's tactics.  Every move of the bot's own
   run of steps (a whole building placement; an edge with its two
   replacements and the tiles placed back; a mismatch subroutine) is judged by
@@ -45,6 +47,8 @@ WIN_VALUE = 10_000.0
 THREAT_VALUE = 2_000.0
 #: Building rollouts: each placement is the best of this many drawn at random.
 BUILD_SAMPLE = 6
+#: Moves the easy level judges, of all its legal ones.
+EASY_SAMPLE = 3
 #: At the winning score, first time.
 REACHED_VALUE = 30.0
 
@@ -63,11 +67,15 @@ class Level:
     #: Search: runs of the other players' steps (each answered as the normal level would) after the bot's own;
     #: 2 plays the bot's next run too.
     depth: int = 1
+    #: Routine: how many legal moves, drawn at random, are judged (0: all of them).
+    sample: int = 0
 
 
 LEVELS = {
     "random": Level("random", "random"),
-    "easy": Level("easy", "greedy"),
+    # Easy plays normal's way on a few of its moves, drawn at random: a step judged by where its run ends beats
+    # random play (judging each step alone did not: it won 72 % of 20 games), yet it misses what normal sees.
+    "easy": Level("easy", "routine", sample=EASY_SAMPLE),
     "normal": Level("normal", "routine", seconds=1.5),
     "hard": Level("hard", "search", seconds=1.8),
 }
@@ -268,7 +276,10 @@ class MosaicBot:
                 return rng.choice(legal)
         if self.settings.policy == "greedy":
             return self.greedy_move(state, me)
-        ranked = self.rank(state, me)
+        moves = state.legal_moves()
+        if self.settings.sample and len(moves) > self.settings.sample:
+            moves = rng.sample(list(moves), self.settings.sample)
+        ranked = self.rank(state, me, moves)
         if self.settings.policy == "routine" or len(ranked) == 1:
             return ranked[0][1]
         return self.search(state, me, ranked, rng)
@@ -299,10 +310,10 @@ class MosaicBot:
             state = self.after(state, move)
         return state
 
-    def rank(self, state: Any, me: int) -> list[tuple[float, str, Any]]:
-        """Every legal move with the value of the bot's run finished greedily after it, best first."""
+    def rank(self, state: Any, me: int, moves: list[str] | None = None) -> list[tuple[float, str, Any]]:
+        """Every legal move (or ``moves``) with the value of the bot's run finished greedily after it, best first."""
         scored: list[tuple[float, str, Any]] = []
-        moves = state.legal_moves()
+        moves = state.legal_moves() if moves is None else moves
         for index, move in enumerate(moves):
             if self._deadline.expired() and scored:
                 # Out of time: the rest are judged by their immediate result only.
