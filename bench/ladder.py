@@ -1,7 +1,8 @@
 """The ladder: every AI level of a game against every other and a random player, on all cores.
 
-    python bench/ladder.py GAME [--games 100] [--workers N] [--largest] [--seed S] [--save-slowest FILE]
-                                [--only LEVEL,LEVEL...] [--plies N] [GAME OPTION FLAGS, e.g. --size 35]
+    python bench/ladder.py GAME [--games 100] [--workers N] [--largest] [--seats N] [--seed S]
+                                [--save-slowest FILE] [--only LEVEL,LEVEL...] [--plies N] [--time-limit SECONDS]
+                                [GAME OPTION FLAGS, e.g. --size 35]
 
 A round robin of the game's levels plus ``random`` (a player who moves at
 random: :meth:`State.random_move`, Mono's own ``random`` turn, the random
@@ -22,9 +23,15 @@ Printed, never asserted (issue 16's targets are read here):
 
 Option flags after the game are the game's own (``--size 35``);
 ``--largest`` sets every numeric option to its maximum instead (the largest
-board the game offers), for decision times; ``--plies N`` stops every game
+board the game offers) and seats the game's most players (``--seats N``
+sets the count: the pair alternates around the table), for decision times;
+match limits stay (Monad's turns; Mosaic's 60 routines, :data:`MATCH_LIMITS`,
+without which two evenly matched bots may never finish); ``--plies N`` stops every game
 after N plies (times only: such games have no result); ``--only`` plays the
-pairings among the participants it names.  Everything is a function of
+pairings among the participants it names; ``--time-limit`` starts no game
+after so many seconds (pairings are interleaved, so every pairing has played
+about as often).  Monad's games run on its match runner (simultaneous
+turns: a decision is one seat's answer to one turn; ``--plies`` counts turns).  Everything is a function of
 ``--seed``: the same command plays the same games.
 """
 
@@ -67,8 +74,8 @@ NOT_SIZES: dict[str, set[str]] = {"mosaic": {"max_routines"}, "monad": {"turns"}
 class Job:
     game: str
     options: dict[str, Any]
-    #: Participant per seat: a level or RANDOM.
-    seats: tuple[str, str]
+    #: Participant per seat: a level or RANDOM (two seats, or more with ``--seats``: the pair alternating).
+    seats: tuple[str, ...]
     seed: int
     #: Plies after which the game stops unfinished (0: play it out), for decision times on the largest boards.
     plies: int = 0
@@ -219,22 +226,30 @@ def participants(game_name: str) -> list[str]:
     return [RANDOM] + [level for level in levels if level != RANDOM]
 
 
-def jobs_for(game_name: str, options: dict[str, Any], games: int, seed: int, plies: int = 0) -> list[Job]:
+def jobs_for(game_name: str, options: dict[str, Any], games: int, seed: int, plies: int = 0,
+             seats: int = 2) -> list[Job]:
     """Every pairing's games, interleaved (one game of each pairing, then the next), so that a run cut short
-    by ``--time-limit`` has played every pairing about as often."""
+    by ``--time-limit`` has played every pairing about as often.  With more than two ``seats`` the pair's
+    two participants alternate around the table (high, low, high, ...), the first seat alternating too."""
     jobs = []
     for index in range(games):
         for low, high in combinations(participants(game_name), 2):
-            seats = (high, low) if index % 2 == 0 else (low, high)
-            jobs.append(Job(game_name, options, seats, seed * 1_000_003 + index, plies))
+            first, second = (high, low) if index % 2 == 0 else (low, high)
+            table = tuple(first if seat % 2 == 0 else second for seat in range(seats))
+            jobs.append(Job(game_name, options, table, seed * 1_000_003 + index, plies))
     return jobs
 
 
 def score_of(outcome: Outcome, participant: str) -> float:
-    seat = outcome.job.seats.index(participant)
-    if seat not in outcome.winners:
+    """The participant's share of the game's win: its seats among the winners, over the winners."""
+    if not outcome.winners:
         return 0.0
-    return 1.0 / len(outcome.winners)
+    won = sum(1 for seat in outcome.winners if outcome.job.seats[seat] == participant)
+    return won / len(outcome.winners)
+
+
+def points_of(outcome: Outcome, participant: str) -> float:
+    return sum(score for seat, score in enumerate(outcome.scores) if outcome.job.seats[seat] == participant)
 
 
 def ratings(outcomes: list[Outcome], names: list[str], seed: int) -> dict[str, tuple[float, float, float]]:
@@ -246,8 +261,8 @@ def ratings(outcomes: list[Outcome], names: list[str], seed: int) -> dict[str, t
     order = list(outcomes)
     random.Random(seed).shuffle(order)
     for outcome in order:
-        if not outcome.winners:
-            continue  # stopped unfinished (--plies)
+        if not outcome.winners or len(outcome.job.seats) != 2:
+            continue  # stopped unfinished (--plies), or a participant on several seats (--seats)
         a, b = outcome.job.seats
         ranks = [0.0 if seat in outcome.winners else 1.0 for seat in range(2)]
         [[new_a], [new_b]] = model.rate([[rated[a]], [rated[b]]], ranks=ranks)
@@ -260,9 +275,11 @@ def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], arg
     names = [name for name in participants(game_name) if any(name in o.job.seats for o in outcomes)]
     rank = {name: index for index, name in enumerate(names)}
     cut_short = len(outcomes) < len(jobs_for(game_name, options, args.games, args.seed)) and not args.only
+    seats = len(outcomes[0].job.seats) if outcomes else 2
     games = f"up to {args.games}" if cut_short else str(args.games)
     flags = describe_options(game_name, options)
-    print(f"## {describe(game_name).title} ladder, {flags or 'default options'}: {games} games a pairing, "
+    table = f", {seats} seats (the pair alternating around the table; no ratings)" if seats != 2 else ""
+    print(f"## {describe(game_name).title} ladder, {flags or 'default options'}{table}: {games} games a pairing, "
           f"seats alternated, {args.workers} workers, {time.strftime('%Y-%m-%d', time.gmtime())}")
     print()
     if args.plies:
@@ -278,8 +295,8 @@ def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], arg
             continue
         score = sum(score_of(o, high) for o in played)
         lo, hi = wilson(score, len(played))
-        points_high = sum(o.scores[o.job.seats.index(high)] for o in played)
-        points_low = sum(o.scores[o.job.seats.index(low)] for o in played)
+        points_high = sum(points_of(o, high) for o in played)
+        points_low = sum(points_of(o, low) for o in played)
         points_game = any(score not in (0, 1) for o in played for score in o.scores)
         ratio = f"{points_high / points_low:.2f}x" if points_game and points_low > 0 else "-"
         print(f"| {high} vs {low} | {score:g} of {len(played)} ({100 * score / max(1, len(played)):.0f} %) "
@@ -336,7 +353,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100, help="games per pairing")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--largest", action="store_true", help="every numeric option at its maximum")
+    parser.add_argument("--largest", action="store_true",
+                        help="every numeric option at its maximum, and the game's most seats unless --seats says")
+    parser.add_argument("--seats", type=int, default=0, help="seats a game (default 2; the pair alternates)")
     parser.add_argument("--plies", type=int, default=0,
                         help="stop each game after this many plies: decision times only, no results")
     parser.add_argument("--only", default="", help="comma-separated participants: pairings among them only")
@@ -347,7 +366,11 @@ def main() -> None:
     game_name = describe(args.game).name
     game = get_game(game_name)
     options = largest_options(game_name) if args.largest else with_match_limits(game_name, game.parse_cli_options(rest))
-    jobs = jobs_for(game_name, options, args.games, args.seed, args.plies)
+    descriptor = describe(game_name)
+    seats = args.seats or (descriptor.max_seats if args.largest else 2)
+    if not descriptor.min_seats <= seats <= descriptor.max_seats:
+        parser.error(f"{descriptor.title} seats {descriptor.players_text}, not {seats}")
+    jobs = jobs_for(game_name, options, args.games, args.seed, args.plies, seats)
     if args.only:
         keep = set(args.only.split(","))
         jobs = [job for job in jobs if set(job.seats) <= keep]
