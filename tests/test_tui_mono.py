@@ -164,9 +164,9 @@ async def test_deduction_overlay_on_off_in_a_thread(tmp_path, monkeypatch):
 
     def fake_beliefs(view, board_seat, samples, seed):
         calls.append((threading.current_thread().name, view.viewer, board_seat))
-        return [None if value is not None else (7, 0.62) for value in view.boards[board_seat]]
+        return [None if value is not None else ((7, 0.62), (5, 0.38)) for value in view.boards[board_seat]]
 
-    monkeypatch.setattr("termgames.screens.mono.cell_beliefs", fake_beliefs)
+    monkeypatch.setattr("termgames.screens.mono.cell_candidates", fake_beliefs)
     app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER), (0, "a1,hold")])
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
@@ -191,7 +191,7 @@ async def test_deduction_overlay_on_off_in_a_thread(tmp_path, monkeypatch):
 
 
 async def test_no_hints_forbids_the_overlay(tmp_path, monkeypatch):
-    monkeypatch.setattr("termgames.screens.mono.cell_beliefs", lambda *a, **k: pytest.fail("no overlay"))
+    monkeypatch.setattr("termgames.screens.mono.cell_candidates", lambda *a, **k: pytest.fail("no overlay"))
     app, match = mono_app(tmp_path, options={"no_hints": True}, moves=[(0, EXAMPLE), (1, OTHER)])
     assert "--no-hints" in Mono().describe_options(match.options)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -325,3 +325,92 @@ async def test_arrows_cross_onto_the_neighbouring_opponent_board(tmp_path):
         assert (board.board_seat, board.cursor_name()) == (2, "i5")
         await pilot.press("shift+tab")
         assert board.board_seat == 1
+
+
+async def test_every_region_of_a_35_region_board_can_be_typed_by_its_number(tmp_path):
+    from termgames.rules.mono import grid_for, random_layout
+
+    layout = random_layout(35, __import__("random").Random(5))
+    app, match = mono_app(tmp_path, options={"size": 35})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        board = screen.mono_board
+        await pilot.press("1")  # region 1, or the start of 10-19: in the cell now, the cursor waits
+        assert board.draft[0] == 1 and board.cursor == 0
+        assert "1_" in message(screen) and "10-19" in message(screen)  # the pending digit is on show
+        await pilot.press("7")
+        assert board.draft[0] == 17 and board.cursor == 1 and label(17) == "h"
+        await pilot.press("3", "enter")  # Enter keeps the 3 as it is and moves on
+        assert board.draft[1] == 3 and board.cursor == 2
+        await pilot.press("4")  # no region 40-49 here: 4 goes in at once
+        assert board.draft[2] == 4 and board.cursor == 3
+        await pilot.press("3", "6")
+        assert board.draft[3] == 3 and "no region 36" in message(screen)
+        await pilot.press("2", "right")  # an arrow keeps the first digit alone too
+        assert board.draft[3] == 2 and board.cursor == 4
+        board.cursor = 0
+        for value in range(1, 36):  # every label from 1 to z, typed as its number
+            digits = str(value)
+            await pilot.press(*digits)
+            if len(digits) == 1 and value * 10 <= 35:
+                await pilot.press("space")
+        assert board.draft[:35] == list(range(1, 36)) and board.cursor == 35
+        board.draft = list(layout)  # the rest of the board as typed would be (630 cells are slow to press)
+        await pilot.press("minus", "plus")
+        assert "valid" in message(screen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert match.moves[0].move == "".join(label(v) for v in layout)
+        assert len(match.moves[0].move) == grid_for(35).cells
+
+
+async def test_random_layout_is_previewed_rolled_again_and_escape_brings_back_the_typed_one(tmp_path):
+    app, match = mono_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        board = screen.mono_board
+        await pilot.press(*EXAMPLE[:5])
+        typed = list(board.draft)
+        assert "Esc" not in screen_text(app).splitlines()[-1]  # nothing to go back to yet
+        await pilot.press("R")
+        first = list(board.draft)
+        assert None not in first and match.moves == []  # a preview: nothing is played yet
+        assert "R another one" in message(screen) and "Esc" in screen_text(app).splitlines()[-1]
+        rolls = {tuple(first)}
+        for _ in range(3):
+            await pilot.press("R")
+            rolls.add(tuple(board.draft))
+        assert len(rolls) > 1 and match.moves == []  # R rolls again
+        await pilot.press("escape")
+        assert board.draft == typed and match.moves == []  # back to what was typed
+        await pilot.press("R")
+        shown = "".join(label(v) for v in board.draft)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert match.moves[0].move == shown  # Enter confirms the layout on show
+
+
+async def test_the_overlay_lists_every_candidate_of_the_cursor_cell(tmp_path, monkeypatch):
+    app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER), (0, "a1,hold")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        screen.mono_board.cursor = match.state.grid.index["c3"]
+        await pilot.press("d")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        candidates = screen.mono_board.candidates_at_cursor()
+        assert candidates is not None and len(candidates) > 1  # the real inference: several values possible
+        assert abs(sum(chance for _, chance in candidates) - 1) < 1e-9
+        legend = " ".join(str(screen.query_one("#legend").render()).split())
+        assert "c3 may be:" in legend
+        for value, chance in candidates:
+            assert f"{label(value)} {chance:.0%}".replace("%", " %") in legend
+        top = candidates[0]
+        assert f"{label(top[0])}?" in "\n".join(board_slot(screen, 1).text_lines())  # the board: the likeliest
+        await pilot.press("right")
+        assert screen.mono_board.candidates_at_cursor() != candidates or "d3 may be" in " ".join(
+            str(screen.query_one("#legend").render()).split())

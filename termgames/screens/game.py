@@ -325,6 +325,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         raise NotImplementedError
 
     def action_cursor(self, direction: str) -> None:
+        # What was said was about the last key at the last cell: once the cursor moves on, it no longer holds.
+        self.message = ""
         self.board.move_cursor(direction)
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
@@ -332,6 +334,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     # -- messages from the board -------------------------------------------
 
     def on_cursor_moved(self, _message: CursorMoved) -> None:
+        self.message = ""  # a click moved the cursor: as an arrow key does
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
 

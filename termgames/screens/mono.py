@@ -9,6 +9,7 @@ thread and is recomputed whenever the view changes while it is on.
 
 from __future__ import annotations
 
+import random
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -19,8 +20,8 @@ from textual.worker import get_current_worker
 
 from ..messages import CursorMoved
 from ..rules.base import ALL
-from ..rules.mono import MonoView
-from ..widgets.mono_board import MonoBoards, check_draft
+from ..rules.mono import MonoView, label, random_layout
+from ..widgets.mono_board import Candidates, MonoBoards, check_draft
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
 
@@ -30,7 +31,7 @@ BELIEF_SAMPLES = 200
 BeliefKey = tuple[Any, int, tuple[int | None, ...]]
 
 #: Keys of the layout editor, and of probing; each set is hidden from the footer in the other phase.
-LAYOUT_ACTIONS = {"put", "step_value", "clear_value", "random_layout", "confirm_layout"}
+LAYOUT_ACTIONS = {"put", "step_value", "clear_value", "random_layout", "confirm_layout", "layout_back"}
 PROBE_ACTIONS = {"act", "end_turn", "random", "deduce", "next_board"}
 
 
@@ -39,6 +40,41 @@ def cell_beliefs(view: Any, board_seat: int, samples: int, seed: int) -> list:
     from ..ai.mono import cell_beliefs as infer
 
     return infer(view, board_seat, samples=samples, seed=seed)
+
+
+def cell_candidates(view: MonoView, board_seat: int, samples: int, seed: int) -> list[Candidates]:
+    """Every value each hidden cell of ``board_seat``'s board may hold, with its chance, likeliest first.
+
+    The chances are shares of the layouts the AI's inference draws consistent
+    with what ``view`` shows (its ``LayoutSampler``, under the time a decision
+    gets); when it draws none, the inference's own guess (``cell_beliefs``)
+    is the one candidate.
+    """
+    from ..ai.budget import SEARCH_SHARE, TIME_CAP, Deadline
+    from ..ai.mono import SAMPLING_EFFORT
+    from ..ai.mono_inference import LayoutSampler
+
+    grid = view.grid
+    if grid is None or board_seat == view.viewer:
+        raise ValueError("a player's own board hides nothing from that player")
+    board = view.boards[board_seat] or (None,) * grid.cells
+    known = {cell: value for cell, value in enumerate(board) if value is not None}
+    rng = random.Random(f"candidates:{seed}:{grid.regions}:{sorted(known.items())}")
+    deadline = Deadline(TIME_CAP * SEARCH_SHARE)
+    layouts = LayoutSampler(grid).samples(known, samples, rng, effort=SAMPLING_EFFORT, deadline=deadline)
+    if not layouts:
+        return [None if top is None else (tuple(top),) for top in cell_beliefs(view, board_seat, samples, seed)]
+    result: list[Candidates] = []
+    for cell, shown in enumerate(board):
+        if shown is not None:
+            result.append(None)
+            continue
+        counts: dict[int, int] = {}
+        for layout in layouts:
+            counts[layout[cell]] = counts.get(layout[cell], 0) + 1
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        result.append(tuple((value, count / len(layouts)) for value, count in ranked))
+    return result
 
 
 class MonoScreen(GameScreen[MonoView]):
@@ -70,9 +106,11 @@ class MonoScreen(GameScreen[MonoView]):
         Binding("shift+tab", "app.focus_previous", "Log", show=False,
                 tooltip="one opponent: to the move log (its arrow keys scroll it) and back to the boards"),
         *[
-            Binding(str(n), f"put({n})", "Region", key_display="1-9", show=n == 1,
-                    tooltip="layout: put that region label in the cell and move on (reading order)")
-            for n in range(1, 10)
+            Binding(str(n), f"put({n})", "Region", key_display="0-9", show=n == 1,
+                    tooltip="layout: type the cell's region number and move on (reading order); on boards of 10+ "
+                    "regions a first digit that can start a longer number waits for a second (1 7: region 17, "
+                    "label h), Enter or Space keeps it as it is")
+            for n in range(10)
         ],
         Binding("plus,equals_sign", "step_value(1)", "Label +/-", key_display="+/-",
                 tooltip="layout: step the cell's label up or down (boards of 10+ regions)"),
@@ -82,7 +120,10 @@ class MonoScreen(GameScreen[MonoView]):
                 tooltip="layout: clear the cell (Backspace on an empty cell: the one before)"),
         Binding("delete", "clear_value(False)", "Clear", show=False,
                 tooltip="layout: clear the cell (Backspace on an empty cell: the one before)"),
-        Binding("R", "random_layout", "Random", key_display="R", tooltip="layout: a random layout"),
+        Binding("R", "random_layout", "Random", key_display="R",
+                tooltip="layout: preview a random layout (R again: another one; Enter confirms it)"),
+        Binding("escape", "layout_back", "Back", key_display="Esc",
+                tooltip="layout: leave the random preview for the layout you were typing"),
         Binding("u", "undo", "Undo", show=False, tooltip="undo: not in Mono (a probe's value has been seen)"),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
     ]
@@ -108,10 +149,17 @@ seen.
         super().__init__(*args, **kwargs)
         #: The deduction overlay is wanted (``d``); it shows once its beliefs arrive.
         self.overlay = False
-        #: Beliefs already computed: (viewer, board seat, what the viewer sees of that board) -> per cell.
-        self._beliefs: dict[BeliefKey, list] = {}
+        #: Candidates already worked out: (viewer, board seat, what the viewer sees of that board) -> per cell.
+        self._beliefs: dict[BeliefKey, list[Candidates]] = {}
         self._deducing: BeliefKey | None = None
         self._keys_state: tuple[Any, ...] = ()
+        #: The first digit of a region number typed on a board of 10+ regions, and the cell it went into:
+        #: a second digit makes the two-digit number (1 then 7: region 17).
+        self._first_digit: tuple[int, int] | None = None
+        #: While a random layout is previewed (``R``): the layout typed before it, which Escape brings back.
+        self._typed_layout: list[int | None] | None = None
+        #: Random layouts previewed by R (the rules check the one confirmed as any typed layout).
+        self.layout_rng = random.Random()
 
     @property
     def mono_board(self) -> MonoBoards:
@@ -131,6 +179,8 @@ seen.
             return handing_over
         if handing_over and action in LAYOUT_ACTIONS | PROBE_ACTIONS:
             return False
+        if action == "layout_back":
+            return laying_out and self._typed_layout is not None
         if action in LAYOUT_ACTIONS:
             return laying_out
         if action in PROBE_ACTIONS:
@@ -166,48 +216,116 @@ seen.
         view = self.view
         if board.draft is None or view is None or view.grid is None:
             return
+        if self._first_digit is not None:
+            # Enter (or Space) after a first digit: it stays a one-digit region number, and the cursor moves on.
+            self._first_digit = None
+            board.move_on()
+            self.message = ""
+            self.update_panel()
+            return
         check = check_draft(board.draft, view.grid)
         if not check.complete:
             self.say(check.message.removeprefix("Layout: ") + " (R lays out at random)")
             return
+        self._typed_layout = None
         self.submit(board.draft_text())
 
-    def action_put(self, value: int) -> None:
+    def action_put(self, digit: int) -> None:
+        """A digit of a region number: boards of 10+ regions take two when the first can start one."""
         view = self.view
         if view is None or view.grid is None or not self.laying_out():
             return
-        if value > view.grid.regions:
-            self.say(f"This board has regions 1-{view.grid.regions}")
+        regions = view.grid.regions
+        board = self.mono_board
+        first = self._first_digit
+        self._first_digit = None
+        if first is not None and first[1] == board.cursor:
+            number = first[0] * 10 + digit
+            if number > regions:
+                self.say(f"There is no region {number}: this board has regions 1-{regions} (labels 1-{label(regions)})")
+                return
+            self.edited()
+            board.set_draft_value(number)
+            self.message = ""
+            self.update_panel()
             return
-        self.mono_board.set_draft_value(value)
+        if digit == 0 or digit > regions:
+            self.say(f"There is no region {digit}: this board has regions 1-{regions} (labels 1-{label(regions)})")
+            return
+        self.edited()
+        if digit * 10 <= regions:
+            # 1 may be region 1 or the start of 10-19: it goes in now, and a second digit makes it longer.
+            board.set_draft_value(digit, advance=False)
+            self._first_digit = (digit, board.cursor or 0)
+            last = min(regions, digit * 10 + 9)
+            self.say(
+                f"{digit}_  a second digit for regions {digit}0-{last} "
+                f"(labels {label(digit * 10)}-{label(last)}); Enter or Space keeps {digit}",
+                error=False,
+            )
+            return
+        board.set_draft_value(digit)
         self.message = ""
         self.update_panel()
 
+    def edited(self) -> None:
+        """The player changes the layout by hand: a previewed random layout becomes theirs to edit."""
+        if self._typed_layout is not None:
+            self._typed_layout = None
+            self.refresh_bindings()
+
     def action_step_value(self, delta: int) -> None:
+        self._first_digit = None
+        self.edited()
         self.mono_board.step_draft_value(delta)
         self.message = ""
         self.update_panel()
 
     def action_clear_value(self, back: bool) -> None:
+        self._first_digit = None
+        self.edited()
         self.mono_board.erase_draft_value(back)
         self.message = ""
         self.update_panel()
 
     def action_random_layout(self) -> None:
-        if self.laying_out():
-            self.submit("random")
+        """R: a random layout to look at first; R again rolls another, Enter confirms, Escape goes back."""
+        board = self.mono_board
+        view = self.view
+        if board.draft is None or view is None or view.grid is None:
+            return
+        self._first_digit = None
+        if self._typed_layout is None:
+            self._typed_layout = list(board.draft)
+            self.refresh_bindings()
+        board.draft = list(random_layout(view.grid.regions, self.layout_rng))
+        board.redraw()
+        self.say("A random layout: R another one, Enter confirms it, Esc back to yours", error=False)
+
+    def action_layout_back(self) -> None:
+        board = self.mono_board
+        if self._typed_layout is None or board.draft is None:
+            return
+        board.draft = self._typed_layout
+        self._typed_layout = None
+        self._first_digit = None
+        board.redraw()
+        self.refresh_bindings()
+        self.say("Back to the layout you were typing", error=False)
 
     def action_undo(self) -> None:
         # A probe's value has been seen: taking it back would let a player peek.
         self.say("Probes and layouts cannot be undone in Mono: their values are already seen")
 
     def action_next_board(self, step: int) -> None:
+        self.message = ""  # what was said was about the board the cursor leaves
         self.mono_board.next_board(step)
         self.update_panel()
         self.request_beliefs()
         self.call_after_refresh(self.scroll_to_cursor)
 
     def action_cursor(self, direction: str) -> None:
+        self._first_digit = None  # the digit typed stays a one-digit number
         super().action_cursor(direction)
         self.request_beliefs()  # the cursor may have gone onto another board
 
@@ -268,6 +386,8 @@ seen.
         # The overlay belongs to the player who asked for it.
         self.overlay = False
         self.mono_board.set_beliefs(None)
+        self._typed_layout = None  # the board forgets the draft behind the privacy screen, and so does the preview
+        self._first_digit = None
         super().hand_over()
 
     def _privacy_done(self, result: None) -> None:
@@ -334,14 +454,14 @@ seen.
     @work(thread=True, exclusive=True, group="deduce")
     def deduce(self, key: BeliefKey, view: MonoView) -> None:
         try:
-            beliefs = cell_beliefs(view, key[1], samples=BELIEF_SAMPLES, seed=0)
+            beliefs = cell_candidates(view, key[1], samples=BELIEF_SAMPLES, seed=0)
         except Exception as error:  # the overlay is a help: its failure must not end the game
             self._report(self._deduce_failed, key, str(error))
             return
         if not get_current_worker().is_cancelled:
             self._report(self._deduced, key, beliefs)
 
-    def _deduced(self, key: BeliefKey, beliefs: list) -> None:
+    def _deduced(self, key: BeliefKey, beliefs: list[Candidates]) -> None:
         self._beliefs[key] = beliefs
         if key == self._deducing:
             self._deducing = None

@@ -143,11 +143,6 @@ whose opening move it is after a swap.
             return
         super().action_undo()
 
-    def action_cursor(self, direction: str) -> None:
-        # A refusal is about the last key: once the cursor moves on, the line shows the move's check again.
-        self.message = ""
-        super().action_cursor(direction)
-
     # -- the move in progress ----------------------------------------------
 
     def action_pick_tile(self, _kind: str) -> None:

@@ -146,7 +146,6 @@ class MosaicScreen(GameScreen):
     # -- keys ------------------------------------------------------------------
 
     def action_cursor(self, direction: str) -> None:
-        self.message = ""
         board = self.mosaic_board
         if board.highlight:
             board.set_region(frozenset(), "")
