@@ -414,3 +414,39 @@ async def test_the_overlay_lists_every_candidate_of_the_cursor_cell(tmp_path, mo
         await pilot.press("right")
         assert screen.mono_board.candidates_at_cursor() != candidates or "d3 may be" in " ".join(
             str(screen.query_one("#legend").render()).split())
+
+
+async def test_replaying_an_unfinished_hot_seat_game_never_shows_a_hidden_board(tmp_path):
+    _app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER), (0, "a1,hold")])
+    assert not match.over
+    replay = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="m.json"))
+    async with replay.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = replay.screen
+        assert isinstance(screen, ReplayScreen) and screen.viewers == [None]  # hot seat: a spectator only
+        for _ply in range(4):
+            for _turn in range(3):
+                assert_hidden(replay, EXAMPLE)
+                assert_hidden(replay, OTHER)
+                await pilot.press("v")  # any key a replay has
+            await pilot.press("l", "n", "c")
+            await replay.workers.wait_for_complete()
+            await pilot.pause()
+
+
+async def test_replaying_an_unfinished_game_against_the_computer_shows_the_human_seat_only(tmp_path):
+    _app, match = mono_app(tmp_path, seats=("fred", "bot"), moves=[(0, EXAMPLE), (1, OTHER)])
+    replay = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="m.json"))
+    async with replay.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = replay.screen
+        assert screen.viewers == [0, None]
+        await pilot.press("G")
+        assert " ".join(EXAMPLE[:9]) in screen_text(replay) or EXAMPLE[:9] in screen_text(replay).replace(" ", "")
+        assert_hidden(replay, OTHER)  # the computer's board stays hidden
+        await pilot.press("n")  # the overlay, as the live game offers it, on the computer's board
+        await replay.workers.wait_for_complete()
+        await pilot.pause()
+        assert "?" in "\n".join(board_slot(screen, 1).text_lines())
+        await pilot.press("v", "v")
+        assert_hidden(replay, OTHER)

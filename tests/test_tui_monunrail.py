@@ -287,3 +287,29 @@ async def test_the_swap_is_not_offered_while_the_computer_thinks(tmp_path, monke
         gate.set()
         await settle(pilot)
         assert match.moves[-1].move == "swap"
+
+
+async def test_a_replay_shows_the_hint_of_the_position_on_screen(tmp_path):
+    from termgames.screens.replay import ReplayScreen
+
+    match = Match("monunrail", {}, [Seat("ann"), Seat("bob")], 5)
+    for ply, move in enumerate(LOOP):
+        match.play(ply % 2, move)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="game.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        assert "Hint" in str(screen._compositor.render_strips()[-1].text)  # the footer offers it
+        await pilot.press("G", "n")  # the end: unrailing, ann to remove
+        await settle(pilot, 30)
+        legend = " ".join(text_of(app, "#legend").split())
+        assert "Nimber 2: ann wins" in legend and "D2,D3" in legend
+        assert "!" in board_text(app)  # the winning moves marked, as in the game
+        await pilot.press("h")  # one move back: building, the moves that complete the track
+        await settle(pilot, 30)
+        legend = " ".join(text_of(app, "#legend").split())
+        assert "Nimber" not in legend and "E5:S-v,E6:T-nw 2" in legend
+        await pilot.press("n")
+        await pilot.pause()
+        assert "E5:S-v" not in text_of(app, "#legend")  # off again

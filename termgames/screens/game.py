@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Generic, cast
+from typing import Any, ClassVar, Generic, Protocol, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -49,6 +49,20 @@ def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> s
     players = "  vs  ".join(seat.describe() for seat in seats)
     separator = "  -  " if ascii_only else "  ·  "
     return printable(f"{title}{separator}{players}")  # names from a record or another player
+
+
+class ReplayAnalysis(Protocol):
+    """The analysis a live game offers (a hint, an overlay), for the positions of a replay (``n`` there).
+
+    ``prepare`` runs on the loop: it reads what it needs of the view and the
+    board, and gives back the work to do in a thread (None: nothing to show
+    for this position).  ``show`` puts the work's result on the board, or
+    takes the analysis off with None.
+    """
+
+    def prepare(self, view: Any, board: Any) -> Callable[[], object] | None: ...
+
+    def show(self, board: Any, result: object | None) -> None: ...
 
 
 class TableNews(Message):
@@ -119,6 +133,11 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self._message_is_error = True
         #: What the footer's keys were last worked out from (``check_action``): refreshed when it changes.
         self._drawn_footer_state: tuple[object, ...] = ()
+
+    @classmethod
+    def replay_analysis(cls, options: dict[str, Any]) -> ReplayAnalysis | None:
+        """The analysis a replay of a game made with ``options`` may show; None when the game offers none."""
+        return None
 
     # -- layout --------------------------------------------------------------
 

@@ -10,7 +10,8 @@ thread and is recomputed whenever the view changes while it is on.
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import work
@@ -75,6 +76,19 @@ def cell_candidates(view: MonoView, board_seat: int, samples: int, seed: int) ->
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         result.append(tuple((value, count / len(layouts)) for value, count in ranked))
     return result
+
+
+class OverlayAnalysis:
+    """The deduction overlay (``n`` in a replay) of the board a replay shows first among the viewer's opponents."""
+
+    def prepare(self, view: MonoView, board: MonoBoards) -> Callable[[], object] | None:
+        seat = board.board_seat
+        if view.phase != "probe" or view.viewer == ALL or seat is None or seat == view.viewer:
+            return None
+        return lambda: (seat, cell_candidates(view, seat, samples=BELIEF_SAMPLES, seed=0))
+
+    def show(self, board: MonoBoards, result: object | None) -> None:
+        board.set_beliefs(cast(tuple[int, list[Candidates]], result) if result is not None else None)
 
 
 class MonoScreen(GameScreen[MonoView]):
@@ -160,6 +174,10 @@ seen.
         self._typed_layout: list[int | None] | None = None
         #: Random layouts previewed by R (the rules check the one confirmed as any typed layout).
         self.layout_rng = random.Random()
+
+    @classmethod
+    def replay_analysis(cls, options: dict[str, Any]) -> OverlayAnalysis | None:
+        return None if options.get("no_hints") else OverlayAnalysis()  # --no-hints: no overlay, live or replayed
 
     @property
     def mono_board(self) -> MonoBoards:

@@ -13,6 +13,7 @@ nimber hint, computed in a thread as the AI players are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -29,6 +30,25 @@ from .dialogs import ConfirmScreen
 from .game import GameScreen
 
 BUILD_ACTIONS = {"tile_kind", "rotate", "impossible"}
+
+
+class HintAnalysis:
+    """The hint (``n``) for a replay's position: the nimber of a removal position and its winning moves, or the
+    moves that complete the track, as the live game shows them for the player to move."""
+
+    def __init__(self) -> None:
+        self.giver = HintGiver()
+
+    def prepare(self, view: MonUnrailView, board: MonUnrailBoard) -> Callable[[], object] | None:
+        if view.over or not view.to_move:
+            return None
+        return lambda: self.giver.hint(view)
+
+    def show(self, board: MonUnrailBoard, result: object | None) -> None:
+        if isinstance(result, Hint):
+            board.set_hint(result.cells, list(result.lines))
+        else:
+            board.set_hint(frozenset(), [])
 
 
 class MonUnrailScreen(GameScreen[MonUnrailView]):
@@ -77,6 +97,10 @@ whose opening move it is after a swap.
         #: Impossible is being decided in a thread: keys wait.
         self.deciding = False
         self._keys_state: tuple[Any, ...] = ()
+
+    @classmethod
+    def replay_analysis(cls, options: dict[str, Any]) -> HintAnalysis:
+        return HintAnalysis()
 
     @property
     def rail_board(self) -> MonUnrailBoard:
