@@ -292,7 +292,7 @@ async def test_the_last_round_is_announced(tmp_path):
         await pilot.press("enter")  # past the privacy screen: ned's turn, the last of the game
         await pilot.pause()
         legend = str(app.screen.query_one("#legend").render())
-        assert "Last round: the game ends\nafter ned's turn" in legend
+        assert "Last round: the game ends after ned's turn" in legend
 
 
 async def test_a_finished_game_resumes_without_privacy_and_shows_every_board(tmp_path):

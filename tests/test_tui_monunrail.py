@@ -313,3 +313,26 @@ async def test_a_replay_shows_the_hint_of_the_position_on_screen(tmp_path):
         await pilot.press("n")
         await pilot.pause()
         assert "E5:S-v" not in text_of(app, "#legend")  # off again
+
+
+def shown_lines(app, selector: str) -> list[str]:
+    """The lines a widget shows on the terminal, as the player reads them."""
+    region = app.screen.query_one(selector).content_region
+    strips = app.screen._compositor.render_strips()
+    return [strips[y].text[region.x : region.right].rstrip() for y in range(region.y, region.bottom)]
+
+
+async def test_the_hint_wraps_at_words_in_a_narrow_panel(tmp_path):
+    app, _match, _ = new_app(tmp_path, moves=LOOP[:3])
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#side-panel").styles.width = 24  # 21 columns of text
+        await pilot.press("n")
+        await settle(pilot, 30)
+        lines = shown_lines(app, "#legend")
+        text = " ".join(" ".join(lines).split())
+        assert "Completing moves, and the value they leave (0 wins):" in text
+        start = next(i for i, line in enumerate(lines) if line.startswith("Completing"))
+        # Filled at words: each line took every word that fitted (no line broken where the text was written for
+        # a wider panel), and no word is cut.
+        assert lines[start : start + 3] == ["Completing moves, and", "the value they leave", "(0 wins):"]

@@ -607,7 +607,7 @@ class MonoBoards(Board[MonoView]):
         if ending:
             lines.append(ending)
         if view.viewer == ALL:
-            lines.append([("Every board: values dim\nwhere still hidden", style())])
+            lines.append([("Every board: values dim where still hidden", style())])
         pieces: list[Piece] = []
         for index, line in enumerate(lines):
             pieces += line + ([("\n", style())] if index + 1 < len(lines) else [])
@@ -633,13 +633,13 @@ class MonoBoards(Board[MonoView]):
             return []
         if view.final_round:
             return [("Last round: ", style(self.palette.warn, bold=True)),
-                    (f"the game ends\nafter {possessive(view.players[-1])} turn", style())]
+                    (f"the game ends after {possessive(view.players[-1])} turn", style())]
         hidden = [view.grid.cells - len(view.uncovered[seat]) for seat in range(len(view.players))]
         seat = min(range(len(hidden)), key=lambda s: (hidden[s], s))
         whose = "yours" if seat == view.viewer else possessive(view.players[seat], standing=True)
         if hidden.count(hidden[seat]) == len(hidden):
             whose = "each"
-        return [(f"End: the round a board is\nuncovered ({whose}: {hidden[seat]} left)", style())]
+        return [(f"End: the round a board is uncovered ({whose}: {hidden[seat]} left)", style())]
 
     def text_lines(self) -> list[str]:
         """Every board's lines, one board after another (what tests look at)."""

@@ -297,7 +297,7 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
                 if outcome.completion:
                     count = len(outcome.completion)
                     tiles = "1 tile" if count == 1 else f"{count} tiles"
-                    pieces += [(f"Completion found: {tiles},\n", bold), ("drawn ", plain),
+                    pieces += [(f"Completion found: {tiles}, ", bold), ("drawn ", plain),
                                (double["h"] * 2, style(palette.warn, bold=True)), (" and marked ", plain),
                                (MARK_PENDING, style(palette.warn, bold=True)), ("\n", plain)]
                 elif outcome.completion is not None:
