@@ -31,6 +31,7 @@ from ..rules.base import possessive
 from ..table import Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
+from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen
@@ -110,6 +111,9 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
                 tooltip="to the move log (its arrow keys scroll it) and back to the board"),
         Binding("shift+tab", "app.focus_previous", "Log", show=False,
                 tooltip="to the move log (its arrow keys scroll it) and back to the board"),
+        Binding("L", "toggle_log", "Log", show=False,
+                tooltip="to the move log and back, in every game: there up, down, PageUp, PageDown, Home and End "
+                "scroll it (Esc back too)"),
         Binding("question_mark", "help", "Rules & keys", key_display="?", tooltip="the rules and these keys"),
         Binding("q", "quit_game", "Quit", tooltip="quit (asks first; the game is saved after every move)"),
     ]
@@ -421,6 +425,14 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
             self.refresh_view()
 
     # -- common keys ---------------------------------------------------------
+
+    def action_toggle_log(self) -> None:
+        """The keyboard to the move log (its vertical keys scroll it), or back to the board."""
+        log = self.query_one(MoveLog)
+        if self.focused is log:
+            self.board.focus()
+        else:
+            log.focus()
 
     def action_palette(self) -> None:
         self.palette_name = next_palette(self.palette_name)

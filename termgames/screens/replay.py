@@ -48,8 +48,9 @@ class ReplayScreen(AppScreen[None]):
                 tooltip="analysis on or off, for the position on screen: what the live game's hint or overlay shows"),
         Binding("c", "palette", "Colours", show=False,
                 tooltip="cycle the colours: default, colour-blind safe, monochrome"),
-        Binding("tab,shift+tab", "app.focus_next", "Log", show=False,
-                tooltip="to the move log (its arrow keys scroll it) and back"),
+        Binding("tab,shift+tab,L", "app.focus_next", "Log", show=False,
+                tooltip="to the move log and back: there up, down, PageUp, PageDown, Home and End scroll it (Esc back "
+                "too)"),
         Binding("question_mark", "help", "Rules", key_display="?", show=False, tooltip="the rules and these keys"),
         Binding("q,escape", "leave", "Quit", tooltip="leave the replay"),
     ]
