@@ -38,3 +38,29 @@ async def test_the_screen_says_whose_turn_it_is_in_good_english(tmp_path):
         app.screen.view = match.view(1)  # as if the keyboard were another seat's: refused, naming me
         app.screen.submit("C3")
         assert "It is my turn" in str(app.screen.query_one("#message").render())
+
+
+def test_no_message_makes_a_possessive_of_a_name_by_hand():
+    """Every "whose" of a player goes through possessive(): a name followed by a hand-made 's is a "me's" to come.
+
+    The few left name no player: a game's title, an option's flag, a tile.
+    """
+    import re
+    from pathlib import Path
+
+    import termgames
+
+    allowed = ("{title}'s", "{game.title}'s", "{flag}'s", "{tile_text(tile)}'s", 'f"{name}\'s"')
+    found = []
+    for path in Path(termgames.__file__).parent.rglob("*.py"):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if re.search(r"\{[^{}]*\}'s\b|\+ \"'s\"", line) and not any(ok in line for ok in allowed):
+                found.append(f"{path.name}:{number}: {line.strip()}")
+    assert found == []
+
+
+def test_monad_and_mono_say_whose_hive_and_board_in_good_english():
+    from termgames.widgets.monad_board import describe_cell
+
+    assert describe_cell({"hive": "me", "production": 2}).startswith("my hive")
+    assert describe_cell({"hive": "chris", "production": 2}).startswith("chris's hive")

@@ -552,7 +552,7 @@ class MonoBoards(Board[MonoView]):
         seat = self.board_seat
         if seat is None or seat == view.viewer:
             return f"cursor {name}"
-        owner = view.players[seat] + "'s"
+        owner = possessive(view.players[seat])
         value = view.boards[seat][cell] if view.boards[seat] else None
         if value is not None:
             detail = f"{owner} {name}: {label(value)}"
