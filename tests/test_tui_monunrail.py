@@ -336,3 +336,54 @@ async def test_the_hint_wraps_at_words_in_a_narrow_panel(tmp_path):
         # Filled at words: each line took every word that fitted (no line broken where the text was written for
         # a wider panel), and no word is cut.
         assert lines[start : start + 3] == ["Completing moves, and", "the value they leave", "(0 wins):"]
+
+
+async def test_the_line_under_the_board_is_cleared_when_the_computer_answers(tmp_path, monkeypatch):
+    """The check of the move being built ("Enter places D2:...") said nothing once the move was placed and
+    answered: it stayed on screen, describing a move already played, until a key said something else."""
+
+    class Answer:
+        level = "normal"
+
+        def choose(self, view):
+            return "swap"
+
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: Answer())
+    monkeypatch.setattr("termgames.rules.monunrail.MonUnrail.ai_move_seconds", 0.0)
+    match = Match("monunrail", {}, [Seat("ann"), Seat("cpu", "ai", "normal")], 5)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "g.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        board = screen.rail_board
+        await pilot.press("t", "space")
+        assert text_of(app, "#message").startswith("Enter places")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [m.move for m in match.moves] == ["D3:T-se", "swap"] and not board.pending
+        assert text_of(app, "#message") == ""  # nothing pending: nothing to say
+
+
+async def test_a_refusal_is_cleared_by_the_next_cursor_move_in_every_game(tmp_path):
+    from termgames.screens.mono import MonoScreen
+
+    EXAMPLE = "666699777664999787344999787342955888312555888"
+    OTHER = "666991444699999954677779552688777532888888533"
+    games = [("copolymer", {"size": 5}, []), ("mono", {}, [(0, EXAMPLE), (1, OTHER)]), ("monunrail", {}, [])]
+    for name, options, moves in games:
+        match = Match(name, options, [Seat("ann"), Seat("bob")], 5)
+        for seat, move in moves:
+            match.play(seat, move)
+        app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            if not isinstance(app.screen, MonUnrailScreen | MonoScreen) and name == "mono":
+                await pilot.press("enter")  # past the privacy screen
+                await pilot.pause()
+            screen = app.screen
+            screen.say("It is a refusal about the last key")
+            await pilot.pause()
+            assert "refusal" in text_of(app, "#message"), name
+            await pilot.press("right")
+            await pilot.pause()
+            assert "refusal" not in text_of(app, "#message"), name

@@ -26,6 +26,7 @@ from ..ai.monunrail import Hint, HintGiver
 from ..rules.base import possessive
 from ..rules.monunrail import Cell, MonUnrailView, cell_name
 from ..widgets.monunrail_board import KINDS, MonUnrailBoard, kind_of
+from ..widgets.panel import update_if_changed
 from .dialogs import ConfirmScreen
 from .game import GameScreen
 
@@ -362,18 +363,20 @@ whose opening move it is after a swap.
         if self.message:
             return
         board = self.rail_board
-        line = self.query_one("#message", Static)
         if board.pending and self.my_turn():
+            # Through update_if_changed as the base's line is: a line written around it was never cleared (its
+            # record of what it shows said blank), and "Enter places ..." outlived the move it described.
             move = board.pending_text()
             problem = view.move_problem(move)
             if problem:
-                line.update(Text(f"Not yet: {problem}", style="bold red"))
+                check = Text(f"Not yet: {problem}", style="bold red")
             elif view.phase == "unrailing":
-                line.update(Text(f"Enter removes {move}", style="bold green"))
+                check = Text(f"Enter removes {move}", style="bold green")
             elif view.completes(move):
-                line.update(Text(f"Enter places {move} and completes the track", style="bold green"))
+                check = Text(f"Enter places {move} and completes the track", style="bold green")
             else:
-                line.update(Text(f"Enter places {move}", style="bold green"))
+                check = Text(f"Enter places {move}", style="bold green")
+            update_if_changed(self.query_one("#message", Static), check)
 
     # -- the hint ------------------------------------------------------------
 
