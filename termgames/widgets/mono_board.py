@@ -601,7 +601,8 @@ class MonoBoards(Board[MonoView]):
         if candidates:
             # The board shows each cell's likeliest value; here every value the cursor's cell may hold.
             cell_name = view.grid.names[self.cursor or 0]
-            listed = ", ".join(f"{label(value)} {chance:.0%}".replace("%", " %") for value, chance in candidates)
+            # One word a candidate ("7=62%"): the panel wraps between candidates, never inside one.
+            listed = ", ".join(f"{label(value)}={chance:.0%}" for value, chance in candidates)
             lines.append([(f"{cell_name} may be: ", style(bold=True)), (listed, style())])
         ending = self.ending_pieces()
         if ending:
