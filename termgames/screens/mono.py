@@ -83,6 +83,9 @@ class OverlayAnalysis:
 
     def prepare(self, view: MonoView, board: MonoBoards) -> Callable[[], object] | None:
         seat = board.board_seat
+        if view.viewer is None and view.to_move:
+            # A spectator: the board of the next player after the one to move (the one probed, at two players).
+            seat = (view.to_move[0] + 1) % len(view.players)
         if view.phase != "probe" or view.viewer == ALL or seat is None or seat == view.viewer:
             return None
         return lambda: (seat, cell_candidates(view, seat, samples=BELIEF_SAMPLES, seed=0))

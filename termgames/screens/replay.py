@@ -241,6 +241,10 @@ class ReplayScreen(AppScreen[None]):
         self.show()
 
     def action_next_viewer(self) -> None:
+        if len(self.viewers) == 1:
+            self.notify("The game is unfinished and its boards are secret: it replays as a spectator sees it",
+                        timeout=4, markup=False)
+            return
         self.viewer_index = (self.viewer_index + 1) % len(self.viewers)
         self.show()
 

@@ -445,6 +445,8 @@ class MonoBoards(Board[MonoView]):
         self.redraw()
 
     def candidates_at_cursor(self) -> Candidates:
+        if not self.has_cursor():
+            return None  # a replay has no cursor: its board shows each cell's likeliest value only
         if self.beliefs is None or self.cursor is None or self.beliefs[0] != self.board_seat:
             return None
         return self.candidates[self.cursor] if self.cursor < len(self.candidates) else None
