@@ -279,9 +279,13 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
                 ]
                 move = self.pending_text()
                 pieces += [("Move   ", bold), (move or "Space adds a tile", plain if move else label), ("\n", plain)]
-            if view.pie_offer:
-                opener = possessive(view.players[1 - view.to_move[0]]) if view.to_move else ""
-                pieces += [("Pie: ", style(palette.warn, bold=True)), (f"s takes {opener} opening\n", plain)]
+            if view.pie_offer and view.to_move:
+                chooser = view.to_move[0]
+                opener = possessive(view.players[1 - chooser])
+                # The s key only for the seat at this keyboard that may swap; another seat (a computer thinking
+                # it over) is told of, not offered.
+                offer = "s takes" if self.interactive and view.is_my_turn() else f"{view.players[chooser]} may take"
+                pieces += [("Pie: ", style(palette.warn, bold=True)), (f"{offer} {opener} opening\n", plain)]
             elif view.swapped and view.opener is not None:
                 pieces += [("Swapped: ", bold), (f"opening is {possessive(view.players[view.opener])}\n", plain)]
         elif view.phase == "unrailing":
