@@ -428,7 +428,10 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
 
     def action_toggle_log(self) -> None:
         """The keyboard to the move log (its vertical keys scroll it), or back to the board."""
-        log = self.query_one(MoveLog)
+        logs = self.query(MoveLog)
+        if not logs:
+            return  # a screen without a log (Monad's map takes the room)
+        log = logs.first()
         if self.focused is log:
             self.board.focus()
         else:
