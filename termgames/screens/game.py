@@ -398,7 +398,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         seat = view.viewer
         if seat is None or seat not in view.to_move:
             names = " and ".join(view.players[s] for s in view.to_move)
-            self.say(f"It is {possessive(names)} turn")
+            self.say(f"It is {possessive(names, addressed=True)} turn")
             return
         if move is None:
             move = self.move_at_cursor(view)

@@ -158,7 +158,7 @@ whose opening move it is after a swap.
             return None
         if not self.my_turn() or view.viewer is None:
             names = " and ".join(view.players[s] for s in view.to_move)
-            self.say(f"It is {possessive(names)} turn")
+            self.say(f"It is {possessive(names, addressed=True)} turn")
             return None
         return view, view.viewer
 
@@ -285,7 +285,10 @@ whose opening move it is after a swap.
             self.say("Swap is only offered once, as the answer to the opening move")
             return
         opener = view.players[1 - seat]
-        detail = f"You take {possessive(opener)} opening move ({view.last_move}) as your own, and {opener} moves again."
+        detail = (
+            f"You take {possessive(opener, addressed=True)} opening move ({view.last_move}) as your own, "
+            f"and {opener} moves again."
+        )
         self.app.push_screen(ConfirmScreen("Swap (the pie rule)?", detail), self._swap_answer)
 
     def _swap_answer(self, yes: bool | None) -> None:

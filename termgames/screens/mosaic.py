@@ -59,7 +59,7 @@ def step_words(picture: Picture, selected: str | None) -> str:
         tile = f" {selected}" if selected else ""
         return f"Building, Step SH/P: {name} places{tile or ' a hand tile'} next to the board"
     if picture.kind == "SE":
-        return f"Step SE: {name} selects an edge to turn to {possessive(name)} colour"
+        return f"Step SE: {name} selects an edge to turn to {possessive(name, addressed=True)} colour"
     if picture.kind == "R":
         if picture.subroutine == "mismatch" and picture.targets:
             where = pos_text(picture.targets[0])

@@ -554,7 +554,7 @@ class MonoBoards(Board[MonoView]):
         seat = self.board_seat
         if seat is None or seat == view.viewer:
             return f"cursor {name}"
-        owner = possessive(view.players[seat])
+        owner = possessive(view.players[seat], addressed=True)
         value = view.boards[seat][cell] if view.boards[seat] else None
         if value is not None:
             detail = f"{owner} {name}: {label(value)}"
@@ -589,7 +589,7 @@ class MonoBoards(Board[MonoView]):
         record = view.open_turn
         if record is not None:
             yours = record.seat == view.viewer and self.interactive
-            who = "Your turn" if yours else f"{possessive(view.players[record.seat])} turn"
+            who = "Your turn" if yours else f"{possessive(view.players[record.seat], addressed=True)} turn"
             lines.append([(f"{who}: ", style(bold=True)), *self.values_pieces(record.probes)])
             lines.append([(f"  scores {record.score} if it ends now", style())])
         elif view.phase == "probe" and self.interactive and view.viewer is not None and view.viewer in view.to_move:
@@ -636,10 +636,10 @@ class MonoBoards(Board[MonoView]):
             return []
         if view.final_round:
             return [("Last round: ", style(self.palette.warn, bold=True)),
-                    (f"the game ends after {possessive(view.players[-1])} turn", style())]
+                    (f"the game ends after {possessive(view.players[-1], addressed=True)} turn", style())]
         hidden = [view.grid.cells - len(view.uncovered[seat]) for seat in range(len(view.players))]
         seat = min(range(len(hidden)), key=lambda s: (hidden[s], s))
-        whose = "yours" if seat == view.viewer else possessive(view.players[seat], standing=True)
+        whose = "yours" if seat == view.viewer else possessive(view.players[seat], standing=True, addressed=True)
         if hidden.count(hidden[seat]) == len(hidden):
             whose = "each"
         return [(f"End: the round a board is uncovered ({whose}: {hidden[seat]} left)", style())]
