@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Generic, Protocol, cast
+from typing import Any, ClassVar, Generic, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -34,6 +34,7 @@ from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
+from .analysis import ReplayAnalysis
 from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import keys_markdown
@@ -50,20 +51,6 @@ def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> s
     players = "  vs  ".join(seat.describe() for seat in seats)
     separator = "  -  " if ascii_only else "  ·  "
     return printable(f"{title}{separator}{players}")  # names from a record or another player
-
-
-class ReplayAnalysis(Protocol):
-    """The analysis a live game offers (a hint, an overlay), for the positions of a replay (``n`` there).
-
-    ``prepare`` runs on the loop: it reads what it needs of the view and the
-    board, and gives back the work to do in a thread (None: nothing to show
-    for this position).  ``show`` puts the work's result on the board, or
-    takes the analysis off with None.
-    """
-
-    def prepare(self, view: Any, board: Any) -> Callable[[], object] | None: ...
-
-    def show(self, board: Any, result: object | None) -> None: ...
 
 
 class TableNews(Message):
@@ -107,13 +94,13 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         Binding("m", "move_now", "Move now", show=False, tooltip="the computer plays its best move so far, now"),
         Binding("c", "palette", "Colours", show=False,
                 tooltip="cycle the colours: default, colour-blind safe, monochrome"),
+        Binding("L", "toggle_log", "Log", show=False,
+                tooltip="to the move log and back, in every game: there up, down, PageUp, PageDown, Home and End "
+                "scroll it (Esc back too)"),
         Binding("tab", "app.focus_next", "Log", show=False,
                 tooltip="to the move log (its arrow keys scroll it) and back to the board"),
         Binding("shift+tab", "app.focus_previous", "Log", show=False,
                 tooltip="to the move log (its arrow keys scroll it) and back to the board"),
-        Binding("L", "toggle_log", "Log", show=False,
-                tooltip="to the move log and back, in every game: there up, down, PageUp, PageDown, Home and End "
-                "scroll it (Esc back too)"),
         Binding("question_mark", "help", "Rules & keys", key_display="?", tooltip="the rules and these keys"),
         Binding("q", "quit_game", "Quit", tooltip="quit (asks first; the game is saved after every move)"),
     ]

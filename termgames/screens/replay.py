@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -22,11 +22,13 @@ from ..widgets.board import Board, BoardArea
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
-from . import game_screen_class
 from .base import AppScreen
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
-from .game import NARROW_WIDTH, ReplayAnalysis, title_line
+from .game import NARROW_WIDTH, title_line
 from .keys import keys_markdown
+
+if TYPE_CHECKING:
+    from .analysis import ReplayAnalysis
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
@@ -64,6 +66,8 @@ class ReplayScreen(AppScreen[None]):
         self.ply = 0
         self.speed_index = 2
         self.timer: Timer | None = None
+        from . import game_screen_class  # here: this module is imported by the package's own
+
         screen_class = game_screen_class(match.game.name)
         self.viewers: list[int | None] = self.allowed_viewers(screen_class.hides_information)
         self.viewer_index = 0
