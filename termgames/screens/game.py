@@ -34,10 +34,10 @@ from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
-from .analysis import ReplayAnalysis
 from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import keys_markdown
+from .replay_analysis import ReplayAnalysis
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"

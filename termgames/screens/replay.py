@@ -21,14 +21,14 @@ from ..rules.base import ALL
 from ..widgets.board import Board, BoardArea
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
-from ..widgets.panel import SidePanel, update_if_changed
+from ..widgets.panel import SidePanel
 from .base import AppScreen
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH, title_line
 from .keys import keys_markdown
 
 if TYPE_CHECKING:
-    from .analysis import ReplayAnalysis
+    from .replay_analysis import ReplayAnalysis
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
@@ -175,7 +175,7 @@ class ReplayScreen(AppScreen[None]):
         if task is None:
             self._analysed[key] = None
             return
-        update_if_changed(self.query_one("#message", Static), "Working out the analysis ...")
+        self.query_one("#message", Static).update("Working out the analysis ...")
         self.analyse(key, task)
 
     @work(thread=True, exclusive=True, group="analysis")
@@ -195,13 +195,12 @@ class ReplayScreen(AppScreen[None]):
     def _analysed_one(self, key: tuple[int, Viewer], result: object) -> None:
         self._analysed[key] = result
         if self.analysing and self.analysis is not None and key == (self.ply, self.viewer):
-            update_if_changed(self.query_one("#message", Static), "")
-            self.analysis.show(self.board, result)
-            update_if_changed(self.query_one("#legend", Static), Text.assemble(*self.board.legend()), grow_only=True)
+            self.query_one("#message", Static).update("")
+            self.show()  # the board and its legend again, with the analysis now at hand
 
     def _analysis_failed(self, error: str) -> None:
         self.analysing = False
-        update_if_changed(self.query_one("#message", Static), Text(f"The analysis failed: {error}", style="bold red"))
+        self.query_one("#message", Static).update(Text(f"The analysis failed: {error}", style="bold red"))
 
     # -- actions -------------------------------------------------------------
 
