@@ -13,6 +13,7 @@ player over SSH).  AI seats are the table's business, not the screen's.
 from __future__ import annotations
 
 import contextlib
+import typing
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, cast
 
@@ -37,7 +38,9 @@ from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import keys_markdown
-from .replay_analysis import ReplayAnalysis
+
+if typing.TYPE_CHECKING:  # only its type: the replay module defines and uses it
+    from .replay_analysis import ReplayAnalysis
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
