@@ -112,7 +112,9 @@ class MonoScreen(GameScreen[MonoView]):
         ],
         Binding("e", "end_turn", "End turn", tooltip="end the turn (pbmserv's `end`)"),
         Binding("r", "random", "Random", tooltip="let random probes finish the turn"),
-        Binding("d", "deduce", "Deduce", tooltip="deduction overlay: each hidden cell's likeliest value, marked `?`"),
+        Binding("d", "deduce", "Deduce",
+                tooltip="deduction overlay: each hidden cell's likeliest value, marked `?`; the panel lists every "
+                "value the cursor's cell may hold, with its chance"),
         Binding("tab", "next_board(1)", "Board", key_display="Tab",
                 tooltip="next, previous opponent's board (3-4 players)"),
         Binding("shift+tab", "next_board(-1)", "Board", show=False,
@@ -154,7 +156,8 @@ On your own board the cells your opponents have uncovered are bright, the
 others dim. With three or four players, an underlined value on an opponent's
 board is one you have not probed yet (you may still probe it). The overlay's
 guesses are italic with a `?`: bold when it is sure, dim when it is unsure;
-the line under the boards gives the odds for the cell under the cursor. A game
+the line under the boards gives the odds for the cell under the cursor, and the
+side panel every value it may hold with its chance. A game
 made with `--no-hints` has no overlay.
 
 In hot-seat games a privacy screen hides every board while the keyboard
