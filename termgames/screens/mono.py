@@ -51,9 +51,8 @@ def cell_candidates(view: MonoView, board_seat: int, samples: int, seed: int) ->
     gets); when it draws none, the inference's own guess (``cell_beliefs``)
     is the one candidate.
     """
+    from ..ai import mono as mono_ai
     from ..ai.budget import SEARCH_SHARE, TIME_CAP, Deadline
-    from ..ai.mono import SAMPLING_EFFORT
-    from ..ai.mono_inference import LayoutSampler
 
     grid = view.grid
     if grid is None or board_seat == view.viewer:
@@ -62,7 +61,14 @@ def cell_candidates(view: MonoView, board_seat: int, samples: int, seed: int) ->
     known = {cell: value for cell, value in enumerate(board) if value is not None}
     rng = random.Random(f"candidates:{seed}:{grid.regions}:{sorted(known.items())}")
     deadline = Deadline(TIME_CAP * SEARCH_SHARE)
-    layouts = LayoutSampler(grid).samples(known, samples, rng, effort=SAMPLING_EFFORT, deadline=deadline)
+    try:
+        from ..ai.mono_inference import LayoutSampler
+
+        effort = getattr(mono_ai, "SAMPLING_EFFORT", 4)
+        layouts = LayoutSampler(grid).samples(known, samples, rng, effort=effort, deadline=deadline)
+    except (ImportError, AttributeError, TypeError):
+        # The inference's insides are the AI's to change: the overlay then shows its likeliest values only.
+        layouts = []
     if not layouts:
         return [None if top is None else (tuple(top),) for top in cell_beliefs(view, board_seat, samples, seed)]
     result: list[Candidates] = []
