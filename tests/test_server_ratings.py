@@ -245,3 +245,80 @@ def test_the_ratings_command(tmp_path):
     assert len(lines) == 4
     assert run_command(hub, "bob", "ratings").stdout == out.stdout  # every game: only Mono has ratings
     assert run_command(hub, "bob", "ratings copolymer").stdout.startswith("no rated games of Copolymer yet")
+
+
+# -- the lobby ------------------------------------------------------------------------------------------
+
+SIZE = (110, 32)
+
+
+async def settle(*pilots) -> None:
+    for _ in range(3):
+        for pilot in pilots:
+            await pilot.pause()
+
+
+def lobby_line(app, option_id: str) -> str:
+    return str(app.screen.query_one("#tables").get_option(option_id).prompt)
+
+
+async def test_the_lobby_shows_ratings_and_the_new_table_form_chooses_rated_or_casual(tmp_path):
+    from textual.widgets import Select
+
+    from termgames.screens.lobby import CreateTableScreen, LobbyScreen, RatingsScreen
+    from termgames.server.app import ServeApp
+
+    hub = make_hub(tmp_path, "alice", "bob")
+    finished = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    play_out(finished)
+    waiting = hub.create_table("mono", {"size": 2}, [Seat(name="bob"), Seat()], "bob")
+    alice_change = next(c for c in finished.rating_changes if c.player == "alice")
+    bob_now = hub.rating("bob", "mono")
+
+    app = ServeApp(hub=hub, player="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LobbyScreen)
+        done = lobby_line(app, f"done:{finished.id}")
+        assert " · rated · " in done and f"alice {alice_change.after.mu - alice_change.before.mu:+.1f}" in done
+        assert f"bob {bob_now.rating.short()}" in lobby_line(app, f"open:{waiting.id}")
+
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, RatingsScreen)
+        text = str(app.screen.query_one("#ratings-text").render())
+        assert text.startswith("Mono: rated games") and "alice" in text and "bob" in text
+        await pilot.press("escape")
+        await settle(pilot)
+
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("enter")  # the first game: Copolymer
+        await settle(pilot)
+        assert isinstance(app.screen, CreateTableScreen)
+        choice = app.screen.query_one("#table-rated", Select)
+        assert choice.value == "rated"
+        choice.value = "casual"
+        app.screen.query_one("#option-size").value = "5"
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        made = max(hub.tables.values(), key=lambda t: t.id)
+        assert made.game.name == "copolymer" and not made.rated
+
+
+async def test_a_guests_new_table_is_casual_by_default(tmp_path):
+    from textual.widgets import Select
+
+    from termgames.screens.lobby import CreateTableScreen
+    from termgames.server.app import ServeApp
+
+    hub = make_hub(tmp_path)
+    app = ServeApp(hub=hub, player="guest-x-0123456789abcdef", guest=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CreateTableScreen)
+        assert app.screen.query_one("#table-rated", Select).value == "casual"

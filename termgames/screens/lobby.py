@@ -13,14 +13,16 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, OptionList, Select, Static
+from textual.widgets import Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ..games import GAMES
 from ..match import AI, HUMAN
 from ..rules import RuleError
+from ..untrusted import fold_name
+from .dialogs import HelpScreen
 from .start import SetupScreen
 
 if TYPE_CHECKING:
@@ -29,12 +31,24 @@ if TYPE_CHECKING:
     from ..server.app import ServeApp
 
 
+def describe_seat(table: Any, seat: Any) -> str:
+    """A seat in a lobby line: a player with her rating at this game (``alice 27?``), or what a finished
+    rated game did to it (``alice +2.6``); an AI or an open seat as it describes itself."""
+    if seat.kind != HUMAN or seat.name is None:
+        return str(seat.describe())
+    change = next((c for c in table.rating_changes if fold_name(c.player) == fold_name(seat.name)), None)
+    if change is not None:
+        return f"{seat.name} {change.after.mu - change.before.mu:+.1f}"
+    return str(table.hub.rated_name(seat.name, table.game.name))
+
+
 def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
-    """One line about a table: number, game, options, seats (open ones too), watchers, whose turn."""
+    """One line about a table: number, game, options, rated or casual, seats with ratings (open ones too),
+    watchers, whose turn."""
     seats = []
     to_move = set(table.to_move())
     for index, seat in enumerate(table.seats):
-        text = seat.describe()
+        text = describe_seat(table, seat)
         if index in to_move:
             text += "*"
         seats.append(text)
@@ -43,6 +57,7 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     parts: list[Any] = [(f"#{table.id} ", "bold"), (table.game.title, "bold")]
     if options != "standard":
         parts.append(f" ({options})")
+    parts.append(dot + ("rated" if table.rated else "casual"))
     parts.append(dot + ", ".join(seats))
     watching = table.spectators()
     if watching:
@@ -78,6 +93,7 @@ class LobbyScreen(Screen[None]):
         Binding("enter", "open", "Open", key_display="Enter"),
         Binding("n", "new_table", "New table"),
         Binding("w", "watch", "Watch"),
+        Binding("r", "ratings", "Ratings"),
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
         Binding("q", "quit", "Quit"),
@@ -92,7 +108,7 @@ class LobbyScreen(Screen[None]):
         who = f"{app.player} (guest)" if app.guest else app.player
         yield Static(f"termgames  -  signed in as {who}", id="lobby-title", markup=False)
         yield OptionList(id="tables")
-        yield Static("Enter: resume / join / watch / replay   w: watch   n: new table", id="lobby-hint")
+        yield Static("Enter: resume / join / watch / replay   w: watch   n: new table   r: ratings", id="lobby-hint")
         if app.guest:
             # A guest name is random and lasts one visit; a key makes a name that stays.
             yield Static(GUEST_HINT, id="lobby-guest-hint", markup=False)
@@ -181,6 +197,11 @@ class LobbyScreen(Screen[None]):
             return
         app.open_table(chosen[1], watch=True)
 
+    def action_ratings(self) -> None:
+        from ..server.commands import ratings_text
+
+        self.app.push_screen(RatingsScreen(ratings_text(self.app.hub)))
+
     def action_new_table(self) -> None:
         self.app.push_screen(GameChoiceScreen(), self._game_chosen)
 
@@ -190,6 +211,22 @@ class LobbyScreen(Screen[None]):
 
     def action_quit(self) -> None:
         self.app.exit()
+
+
+class RatingsScreen(HelpScreen):
+    """Every game's rated accounts, as the ``ratings`` command prints them (a fixed-width table)."""
+
+    BINDINGS = [
+        Binding("escape,q,r", "close", "Close"),
+        Binding("j,down", "scroll(1)", "Scroll", show=False),
+        Binding("k,up", "scroll(-1)", "Scroll", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box", classes="dialog"):
+            with VerticalScroll(id="help-scroll"):
+                yield Static(self.text, markup=False, id="ratings-text")
+            yield Static("Esc, q or r to close", classes="dialog-hint")
 
 
 class GameChoiceScreen(ModalScreen[str | None]):
@@ -213,8 +250,13 @@ class GameChoiceScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+RATED_HELP = "rated: the result changes the players' ratings (a computer seat or a guest makes it casual)"
+
+
 class CreateTableScreen(SetupScreen):
-    """The setup form, read as a table's seats: an empty human name is a seat open to anyone."""
+    """The setup form, read as a table's seats: an empty human name is a seat open to anyone.
+
+    One more choice than a local game's: rated or casual (rated by default, casual for a guest)."""
 
     if TYPE_CHECKING:
         app = getters.app(ServeApp)  # only the lobby opens it
@@ -227,7 +269,23 @@ class CreateTableScreen(SetupScreen):
         for seat in range(self.game.max_seats):
             self.query_one(f"#seat-name-{seat}", Input).value = app.player if seat == 0 else ""
             self.query_one(f"#seat-kind-{seat}", Select).value = HUMAN
+        kinds = Select(
+            [("Rated", "rated"), ("Casual", "casual")],
+            value="casual" if app.guest else "rated",
+            allow_blank=False,
+            id="table-rated",
+            compact=True,
+        )
+        row = Horizontal(Label("Table", classes="setup-label"), kinds, Static(RATED_HELP, classes="setup-help"))
+        row.add_class("setup-row")
+        self.query_one("#setup-body").mount(row)
         super().on_mount()
+
+    def read_rated(self) -> bool:
+        """Rated as chosen, unless a computer plays a seat: such a table is always casual, nothing to refuse."""
+        if self.query_one("#table-rated", Select).value != "rated":
+            return False
+        return all(seat.kind == HUMAN for seat in self.read_seats())
 
     def read_seats(self) -> list[Any]:
         from ..match import Seat
@@ -248,6 +306,6 @@ class CreateTableScreen(SetupScreen):
             return
         app = self.app
         try:
-            app.create_table(self.game.name, self.read_options(), self.read_seats())
+            app.create_table(self.game.name, self.read_options(), self.read_seats(), rated=self.read_rated())
         except RuleError as problem:
             self.query_one("#setup-error", Static).update(f"! {problem}")

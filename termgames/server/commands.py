@@ -134,7 +134,12 @@ def _seat_name(hub: Hub, table: LiveTable, seat: int) -> str:
 def _ratings(hub: Hub, args: list[str]) -> Result:
     if len(args) > 1:
         return _fail("ratings [GAME]: one game at most")
-    games = [get_game(args[0]).name] if args else list(GAMES)
+    return _ok(ratings_text(hub, args[0] if args else None))
+
+
+def ratings_text(hub: Hub, game_name: str | None = None) -> str:
+    """The rated accounts of one game (of every game when None), a table per game; RuleError for no such game."""
+    games = [get_game(game_name).name] if game_name else list(GAMES)
     blocks = []
     for game in games:
         rated = sorted(hub.ratings(game).values(), key=lambda r: (-r.rating.ordinal, r.player.casefold()))
@@ -149,9 +154,9 @@ def _ratings(hub: Hub, args: list[str]) -> Result:
             lines.append(f"{rank:>4}  {entry.player:<24} {r.mu:>6.1f} {r.sigma:>6.2f} {r.ordinal:>9.1f} {played:>6}")
         blocks.append("\n".join(lines))
     if not blocks:
-        where = f"of {get_game(args[0]).title} " if args else ""
-        return _ok(f"no rated games {where}yet: finish a rated table (challenge GAME NAME...) to be rated")
-    return _ok("\n\n".join(blocks))
+        where = f"of {get_game(game_name).title} " if game_name else ""
+        return f"no rated games {where}yet: finish a rated table (challenge GAME NAME...) to be rated"
+    return "\n\n".join(blocks)
 
 
 def _table_arg(hub: Hub, args: list[str], usage: str) -> LiveTable:
