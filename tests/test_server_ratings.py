@@ -215,8 +215,10 @@ def test_challenge_chooses_rated_or_casual_and_tables_shows_it_with_ratings(tmp_
     listing = run_command(hub, "alice", "tables").stdout.splitlines()
     alice, bob = hub.rating("alice", "mono"), hub.rating("bob", "mono")
     assert listing[0].startswith("    1  mono       rated   ")
-    assert f"alice {alice.rating.short()} vs bob {bob.rating.short()}" in listing[0]
-    assert listing[1].startswith("*   2  mono       casual  ") or listing[1].startswith("    2  mono       casual  ")
+    change = {c.player: c.after.mu - c.before.mu for c in hub.table(1).rating_changes}
+    assert f"alice {change['alice']:+.1f} vs bob {change['bob']:+.1f}  (over: " in listing[0]  # what it did
+    assert listing[1].startswith("*   2  mono       casual  ")
+    assert f"alice {alice.rating.short()} vs bob {bob.rating.short()}  (alice to move)" in listing[1]  # as now
     assert "cpu vs" not in listing[2] and " vs cpu  (" in listing[2]  # a computer seat has no rating
 
 

@@ -21,7 +21,6 @@ from textual.widgets.option_list import Option
 from ..games import GAMES
 from ..match import AI, HUMAN
 from ..rules import RuleError
-from ..untrusted import fold_name
 from .dialogs import HelpScreen
 from .start import SetupScreen
 
@@ -36,10 +35,8 @@ def describe_seat(table: Any, seat: Any) -> str:
     rated game did to it (``alice +2.6``); an AI or an open seat as it describes itself."""
     if seat.kind != HUMAN or seat.name is None:
         return str(seat.describe())
-    change = next((c for c in table.rating_changes if fold_name(c.player) == fold_name(seat.name)), None)
-    if change is not None:
-        return f"{seat.name} {change.after.mu - change.before.mu:+.1f}"
-    return str(table.hub.rated_name(seat.name, table.game.name))
+    note = table.rating_note(seat.name)
+    return f"{seat.name} {note}" if note else str(seat.name)
 
 
 def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:

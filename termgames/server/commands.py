@@ -116,19 +116,20 @@ def _tables(hub: Hub, player: str) -> Result:
     lines = []
     for table in sorted(mine, key=lambda t: t.id):
         mark = "*" if table.to_move_for(player) else " "
-        players = " vs ".join(_seat_name(hub, table, seat) for seat in range(len(table.names)))
+        players = " vs ".join(_seat_name(table, seat) for seat in range(len(table.names)))
         state = "over: " + table.match.state.view(None).status if table.over else to_move_text(table.match)
         kind = "rated" if table.rated else "casual"
         lines.append(f"{mark}{table.id:>4}  {table.game.name:<10} {kind:<6}  {players}  ({state})")
     return _ok("\n".join(lines))
 
 
-def _seat_name(hub: Hub, table: LiveTable, seat: int) -> str:
-    """A seat's name, with the account's rating at this game for a rated human (``alice 27?``)."""
+def _seat_name(table: LiveTable, seat: int) -> str:
+    """A seat's name, with its player's rating at this game (``alice 27?``) or what this game did to it."""
     name = table.names[seat]
     if table.seats[seat].kind != HUMAN or table.seats[seat].name is None:
         return name
-    return hub.rated_name(name, table.game.name)
+    note = table.rating_note(name)
+    return f"{name} {note}" if note else name
 
 
 def _ratings(hub: Hub, args: list[str]) -> Result:

@@ -322,6 +322,15 @@ class LiveTable:
         ranks = ranks_of(state.winners(), state.scores(), len(players))
         return RatedResult(self.game.name, tuple(players), tuple(ranks))
 
+    def rating_note(self, name: str) -> str:
+        """What listings add to a player's name: ``+2.6`` once this rated game changed her rating, else her
+        rating at this game (``27?``), else nothing (no rated game yet, a guest)."""
+        change = next((c for c in self.rating_changes if fold_name(c.player) == fold_name(name)), None)
+        if change is not None:
+            return f"{change.after.mu - change.before.mu:+.1f}"
+        found = self.hub.rating(name, self.game.name)
+        return found.rating.short() if found else ""
+
     def say(self, player: str, text: str) -> None:
         """One chat line from ``player`` (control characters removed, length capped)."""
         clean = "".join(c for c in text if c.isprintable()).strip()[:CHAT_WIDTH]
@@ -557,11 +566,6 @@ class Hub:
     def rating(self, player: str, game: str) -> PlayerRating | None:
         """``player``'s rating at ``game``; None for a guest or before their first rated game of it."""
         return self.ratings(game).get(fold_name(player))
-
-    def rated_name(self, player: str, game: str) -> str:
-        """``alice 27?``: a name with its rating at ``game`` when it has one (for listings)."""
-        found = self.rating(player, game)
-        return f"{player} {found.rating.short()}" if found else player
 
     # -- where each player is ------------------------------------------------------
 
