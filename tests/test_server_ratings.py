@@ -300,9 +300,11 @@ async def test_the_lobby_shows_ratings_and_the_new_table_form_chooses_rated_or_c
         assert isinstance(app.screen, CreateTableScreen)
         choice = app.screen.query_one("#table-rated", Select)
         assert choice.value == "rated"
+        assert str(app.screen.query_one("#setup-summary").content).endswith("  ·  rated")
         choice.value = "casual"
         app.screen.query_one("#option-size").value = "5"
         await settle(pilot)
+        assert str(app.screen.query_one("#setup-summary").content).endswith("  ·  casual")
         await pilot.press("ctrl+s")
         await settle(pilot)
         made = max(hub.tables.values(), key=lambda t: t.id)

@@ -247,7 +247,7 @@ class GameChoiceScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-RATED_HELP = "rated: the result changes the players' ratings (a computer seat or a guest makes it casual)"
+RATED_HELP = "rated: the result changes the players' ratings; a computer seat or a guest makes a table casual"
 
 
 class CreateTableScreen(SetupScreen):
@@ -273,10 +273,23 @@ class CreateTableScreen(SetupScreen):
             id="table-rated",
             compact=True,
         )
-        row = Horizontal(Label("Table", classes="setup-label"), kinds, Static(RATED_HELP, classes="setup-help"))
+        row = Horizontal(Label("Ratings", classes="setup-label"), kinds, Static(RATED_HELP, classes="setup-help"))
         row.add_class("setup-row")
-        self.query_one("#setup-body").mount(row)
+        section = Vertical(row, classes="setup-section")
+        section.border_title = "Table"
+        self.query_one("#setup-body").mount(section)
         super().on_mount()
+        self.call_after_refresh(self.refresh_summary)  # once the choice is mounted
+
+    def refresh_summary(self) -> bool:
+        """The summary line says rated or casual too."""
+        good = super().refresh_summary()
+        choice = self.query("#table-rated")
+        if good and choice:
+            summary = self.query_one("#setup-summary", Static)
+            separator = "  -  " if self.app.ascii else "  ·  "
+            summary.update(f"{summary.content}{separator}{'rated' if self.read_rated() else 'casual'}")
+        return good
 
     def read_rated(self) -> bool:
         """Rated as chosen, unless a computer plays a seat: such a table is always casual, nothing to refuse."""
