@@ -326,3 +326,24 @@ async def test_a_guests_new_table_is_casual_by_default(tmp_path):
         await settle(pilot)
         assert isinstance(app.screen, CreateTableScreen)
         assert app.screen.query_one("#table-rated", Select).value == "casual"
+
+
+async def test_at_the_table_the_players_see_rated_and_each_others_rating(tmp_path):
+    from termgames.screens.shared_game import SharedGameMixin
+    from termgames.server.app import ServeApp
+
+    hub = make_hub(tmp_path, "alice", "bob")
+    play_out(hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice"))
+    table = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    bob_now = hub.rating("bob", "mono").rating.short()
+    app = ServeApp(hub=hub, player="alice")
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_table(table.id)
+        await settle(pilot)
+        assert isinstance(app.screen, SharedGameMixin)
+        presence = str(app.screen.query_one("#presence").render())
+        assert f"bob {bob_now} away" in presence and presence.rstrip().endswith("rated")
+        play_out(table)
+        await settle(pilot)
+        change = {c.player: c.after.mu - c.before.mu for c in table.rating_changes}
+        assert f"bob {change['bob']:+.1f} away" in str(app.screen.query_one("#presence").render())
