@@ -347,3 +347,34 @@ async def test_at_the_table_the_players_see_rated_and_each_others_rating(tmp_pat
         await settle(pilot)
         change = {c.player: c.after.mu - c.before.mu for c in table.rating_changes}
         assert f"bob {change['bob']:+.1f} away" in str(app.screen.query_one("#presence").render())
+
+
+# -- over real SSH ---------------------------------------------------------------------------------------
+
+
+async def test_two_players_finish_a_rated_game_by_correspondence_over_ssh(tmp_path):
+    import asyncssh
+    from sshterm import command
+
+    from termgames.server.ssh import start_server
+
+    keys = {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob")}
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    try:
+        assert (await command(server.port, "bob", keys["bob"], "tables")).exit_status == 0  # bob's key claims bob
+        made = await command(server.port, "alice", keys["alice"], "challenge mono --size 2 bob")
+        assert made.exit_status == 0 and "; rated; " in made.stdout
+        for _ply in range(12):
+            shown = await command(server.port, "alice", keys["alice"], "tables")
+            if "(over: " in shown.stdout:
+                break
+            for name in ("alice", "bob"):
+                await command(server.port, name, keys[name], "move 1 random")
+        out = await command(server.port, "bob", keys["bob"], "ratings mono")
+        assert out.exit_status == 0
+        assert [line.split()[1] for line in out.stdout.splitlines()[2:]] in (["alice", "bob"], ["bob", "alice"])
+        assert all(line.split()[-1] == "1" for line in out.stdout.splitlines()[2:])
+        unknown = await command(server.port, "bob", keys["bob"], "ratings chess")
+        assert unknown.exit_status == 2 and unknown.stderr.startswith("termgames: there is no game 'chess'")
+    finally:
+        await server.close()
