@@ -378,3 +378,11 @@ async def test_two_players_finish_a_rated_game_by_correspondence_over_ssh(tmp_pa
         assert unknown.exit_status == 2 and unknown.stderr.startswith("termgames: there is no game 'chess'")
     finally:
         await server.close()
+
+
+def test_a_newcomers_rating_is_openskills():
+    from openskill.models import PlackettLuce
+
+    newcomer = PlackettLuce().rating()
+    assert (Rating().mu, Rating().sigma) == (newcomer.mu, newcomer.sigma) and Rating().ordinal == 0
+    assert Rating().short() == "25?" and Rating(30.04, 4.9).short() == "30"
