@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -20,3 +21,23 @@ class Launch:
     match: Match | None = None
     save_path: Path | None = None
     source: str = ""
+
+
+@dataclass(frozen=True)
+class PlayedRecord:
+    """A game played in this session that has a record on disk, as it was when the app closed."""
+
+    path: Path
+    finished: bool
+
+
+def exit_lines(records: list[PlayedRecord]) -> list[str]:
+    """What the terminal shows once the app has closed: each record of the session and how to go on with it."""
+    lines = []
+    for record in records:
+        quoted = shlex.quote(str(record.path))  # a command to paste: a folder with a space must stay one word
+        if record.finished:
+            lines.append(f"Game saved in {record.path} (replay it: termgames replay {quoted})")
+        else:
+            lines.append(f"Game saved in {record.path} (resume it: termgames play --load {quoted})")
+    return lines
