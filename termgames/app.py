@@ -126,7 +126,7 @@ class TermgamesApp(App):
             path = table.save_path  # where it is now: a save may have moved it beside a record changed on disk
             if path is not None and path.exists():
                 found.pop(path, None)
-                found[path] = PlayedRecord(path, table.over)
+                found[path] = PlayedRecord(path, table.over, table.game.title)
         return list(found.values())
 
     def open_replay(self, match: Match, source: str = "") -> None:

@@ -1,4 +1,4 @@
-"""What the TUI should open first: a plain value the CLI builds without importing Textual."""
+"""What the TUI should open first, and what the CLI says once it has closed: plain values, no Textual."""
 
 from __future__ import annotations
 
@@ -29,15 +29,18 @@ class PlayedRecord:
 
     path: Path
     finished: bool
+    title: str = "Game"
 
 
 def exit_lines(records: list[PlayedRecord]) -> list[str]:
-    """What the terminal shows once the app has closed: each record of the session and how to go on with it."""
+    """What the terminal shows once the app has closed: each record of the session and how to go on with it
+    (two lines each: a path and a command both fit in 80 columns more often than together)."""
     lines = []
     for record in records:
         quoted = shlex.quote(str(record.path))  # a command to paste: a folder with a space must stay one word
+        lines.append(f"{record.title} saved in {record.path}")
         if record.finished:
-            lines.append(f"Game saved in {record.path} (replay it: termgames replay {quoted})")
+            lines.append(f"  replay it: termgames replay {quoted}")
         else:
-            lines.append(f"Game saved in {record.path} (resume it: termgames play --load {quoted})")
+            lines.append(f"  resume it: termgames play --load {quoted}")
     return lines

@@ -139,7 +139,7 @@ class StartScreen(AppScreen[None]):
 
     def hint(self) -> str:
         pace = getattr(self.app, "pace", "normal")
-        return f"Enter: set up / resume   r: replay   Tab: other list   p: computer pace ({pace})"
+        return f"Enter: set up / resume   r: replay   Tab: other list   p: pace ({pace})"
 
     def compose(self) -> ComposeResult:
         yield Static("termgames", id="start-title")
