@@ -112,7 +112,7 @@ async def test_a_finished_game_offers_a_rematch_with_seats_swapped_where_moving_
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, GameScreen) and app.screen.view.over
-        assert f"Saved in {path}" in panel_text(app)  # the record's real path, whole
+        assert f"Saved: {path}" in panel_text(app)  # the record's real path, whole
         assert "Rematch" in footer_text(app) and "New game" in footer_text(app)
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: isinstance(app.screen, GameScreen) and app.screen.table.match is not match)
@@ -144,7 +144,7 @@ async def test_undo_after_the_end_takes_the_panel_away_and_the_last_move_brings_
         last = play_out(Match("copolymer", SMALL["copolymer"], match.seats, 7)).moves[-1]
         screen.submit(last.move)
         await pilot.pause()
-        assert screen.view.over and f"Saved in {path}" in panel_text(app)
+        assert screen.view.over and f"Saved: {path}" in panel_text(app)
         await pilot.press("ctrl+n")  # hidden keys do nothing: this one shows now, so it works
         await pilot.pause()
         assert isinstance(app.screen, SetupScreen)
@@ -167,7 +167,7 @@ async def test_the_panel_shows_where_the_record_really_is_after_it_moved(tmp_pat
         assert screen.view.over
         moved = screen.table.save_path
         assert moved != path and load(moved).over
-        assert f"Saved in {moved}" in panel_text(app)
+        assert f"Saved: {moved}" in panel_text(app)
         assert app.played_records() == [PlayedRecord(moved, True, "Copolymer")]
 
 
@@ -374,3 +374,11 @@ def test_preferences_round_trip_and_a_missing_file_is_no_warning(tmp_path):
     save_preferences(path, Preferences(pace="instant"))
     assert load_preferences(path) == (Preferences(pace="instant"), "")
     assert [p.name for p in path.parent.iterdir()] == ["p.json"]  # written whole: no temporary file left
+
+
+def test_the_panel_writes_the_home_folder_as_a_shell_does(monkeypatch, tmp_path):
+    from termgames.screens.game import home_short
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert home_short(tmp_path / "saves" / "a.json") == "~/saves/a.json"
+    assert home_short(Path("/elsewhere/a.json")) == "/elsewhere/a.json"

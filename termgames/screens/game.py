@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Generic, cast
 
 from rich.text import Text
@@ -49,6 +50,14 @@ def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> s
     players = "  vs  ".join(seat.describe() for seat in seats)
     separator = "  -  " if ascii_only else "  ·  "
     return printable(f"{title}{separator}{players}")  # names from a record or another player
+
+
+def home_short(path: Path) -> str:
+    """``path`` with the home folder written ``~`` (what a shell takes back): a record's path fits 80 columns."""
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
+    except (ValueError, RuntimeError):  # not under the home folder, or no home folder known
+        return str(path)
 
 
 class TableNews(Message):
@@ -315,7 +324,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     def game_over_text(self, table: LocalTable) -> str:
         """The game-over panel: where the record is, and the keys that lead to the next game."""
         path = table.save_path
-        saved = f"Saved in {path}" if path is not None and path.exists() else "Not saved: no move was played."
+        saved = f"Saved: {home_short(path)}" if path is not None and path.exists() else "Not saved: no move was played."
         seats = table.match.rematch_seats()
         if seats == table.seats:
             rematch = "rematch"
@@ -323,7 +332,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
             rematch = "rematch, seats swapped" if len(seats) == 2 else "rematch, seats rotated"
         separator = "  -  " if self.ascii_only else "  ·  "
         keys = separator.join((f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", "q: quit"))
-        return printable(f"Game over. {saved}") + "\n" + keys
+        return printable(saved) + "\n" + keys  # the status says the game is over, and who won
 
     def show_game_over(self) -> None:
         """Show or hide the game-over panel (above the footer) as the game is over or not (an undo reopens it)."""
