@@ -382,3 +382,13 @@ def test_the_panel_writes_the_home_folder_as_a_shell_does(monkeypatch, tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     assert home_short(tmp_path / "saves" / "a.json") == "~/saves/a.json"
     assert home_short(Path("/elsewhere/a.json")) == "/elsewhere/a.json"
+
+
+async def test_monads_footer_at_the_end_has_the_next_game_and_no_turn_keys(tmp_path, illegal_bots):
+    match, path = finished_save(tmp_path, "monad", [Seat("ann"), Seat("cpu", AI, "random")])
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = footer_text(app)
+        assert "Rematch" in footer and "New game" in footer and "Quit" in footer
+        assert "Mine" not in footer and "Build" not in footer and "Move" not in footer
