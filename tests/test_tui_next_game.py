@@ -145,7 +145,16 @@ async def test_undo_after_the_end_takes_the_panel_away_and_the_last_move_brings_
         screen.submit(last.move)
         await pilot.pause()
         assert screen.view.over and f"Saved: {path}" in panel_text(app)
-        await pilot.press("ctrl+n")  # hidden keys do nothing: this one shows now, so it works
+        assert "Rematch" in footer_text(app)
+        await pilot.press("u")
+        await pilot.pause()
+        assert not screen.view.over and panel_text(app) == "" and "Rematch" not in footer_text(app)
+        await pilot.press("ctrl+n")  # hidden: does nothing now
+        await pilot.pause()
+        assert app.screen is screen
+        screen.submit(last.move)
+        await pilot.pause()
+        await pilot.press("ctrl+n")
         await pilot.pause()
         assert isinstance(app.screen, SetupScreen)
 
