@@ -281,7 +281,9 @@ async def test_the_swap_is_not_offered_while_the_computer_thinks(tmp_path, monke
         await pilot.pause()
         assert screen.table.thinking
         assert screen.check_action("swap", ()) is False  # the footer offers ann no swap: it is not hers
-        assert "Swap" not in screen._compositor.render_strips()[-1].text
+        footer = screen._compositor.render_strips()[-1].text
+        assert "Swap" not in footer
+        assert "Place" not in footer and "Tile" not in footer and "Impossible" not in footer  # none is hers now
         legend = " ".join(text_of(app, "#legend").split())
         assert "Pie: cpu may take ann's opening" in legend and "s takes" not in legend  # told of, not offered
         await pilot.press("s")

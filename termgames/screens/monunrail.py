@@ -124,13 +124,15 @@ whose opening move it is after a swap.
         if not self.is_mounted or self.view is None:
             return True
         phase = self.view.phase
+        # Building and removing keys only for the seat at the keyboard whose turn it is (not while the
+        # computer thinks, nor during the search of Impossible): they would only say "wait".
         if action in ("pick_tile", "confirm"):
-            if phase == "over":
+            if phase == "over" or not self.my_turn():
                 return False
             wanted = "add" if action == "pick_tile" else "place"
             return (parameters[0] == wanted) == (phase != "unrailing")
         if action in BUILD_ACTIONS:
-            return phase == "building"
+            return phase == "building" and self.my_turn()
         if action == "swap":  # not while the computer is still thinking: the swap is the keyboard's own move
             return self.view.pie_offer and self.my_turn()
         if action == "hint":
