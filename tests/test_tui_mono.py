@@ -450,3 +450,38 @@ async def test_replaying_an_unfinished_game_against_the_computer_shows_the_human
         assert "?" in "\n".join(board_slot(screen, 1).text_lines())
         await pilot.press("v", "v")
         assert_hidden(replay, OTHER)
+
+
+async def test_the_turn_keys_leave_the_footer_while_the_computer_probes(tmp_path, monkeypatch):
+    gate = threading.Event()
+
+    class SlowBot:
+        level = "normal"
+
+        def choose(self, view):
+            assert gate.wait(5)
+            return "random"
+
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: SlowBot())
+    monkeypatch.setattr("termgames.rules.mono.Mono.ai_move_seconds", 0.0)
+    app, _match = mono_app(tmp_path, seats=("ann", "bot"), moves=[(0, EXAMPLE), (1, OTHER)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "Probe" in footer and "End turn" in footer  # ann's turn
+        await pilot.press("enter", "e")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if app.screen.table.thinking:
+                break
+        assert app.screen.table.thinking
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "Probe" not in footer and "End turn" not in footer and "Random" not in footer
+        gate.set()
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if not app.screen.table.thinking:
+                break
+        await pilot.pause()
+        assert "Probe" in screen_text(app).splitlines()[-1]  # ann's turn again

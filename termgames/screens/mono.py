@@ -214,9 +214,13 @@ seen.
         if action in LAYOUT_ACTIONS:
             return laying_out
         if action in PROBE_ACTIONS:
-            if action == "act":
+            if action in ("act", "end_turn", "random"):
+                # The turn's keys only while it is the keyboard's turn (not while the computer probes).
                 view = self.view
-                return not laying_out and view is not None and not view.over and view.viewer is not None
+                return (
+                    not laying_out and view is not None and not view.over and view.phase == "probe"
+                    and view.viewer is not None and view.viewer in view.to_move
+                )
             if action == "next_board" and self.view is not None and len(self.view.players) < 3:
                 return False  # one opponent: nothing to switch to
             if action == "deduce" and self.hints_forbidden():
@@ -396,7 +400,7 @@ seen.
         if self.overlay and self._deducing is not None:
             update_if_changed(self.query_one("#cursor-line", Static), f"{board.cursor_detail()}  (deducing...)")
         # The footer offers the keys of the phase at hand: redrawn only when the phase changes.
-        keys_state = (self.laying_out(), view.phase, view.viewer, self._handover_to, view.over)
+        keys_state = (self.laying_out(), view.phase, view.viewer, view.to_move, self._handover_to, view.over)
         if keys_state != self._keys_state:
             self._keys_state = keys_state
             self.refresh_bindings()
