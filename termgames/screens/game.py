@@ -33,7 +33,6 @@ from ..rules.base import possessive
 from ..table import LocalTable, Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
-from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen
@@ -497,7 +496,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
 
     def action_toggle_log(self) -> None:
         """The keyboard to the move log (its vertical keys scroll it), or back to the board."""
-        logs = self.query(MoveLog)
+        logs = self.query("#move-log")  # the side panel's MoveLog
         if not logs:
             return  # a screen without a log (Monad's map takes the room)
         log = logs.first()
