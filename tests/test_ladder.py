@@ -64,3 +64,15 @@ def test_a_participant_on_several_seats_shares_the_win(ladder: ModuleType) -> No
     outcome = ladder.Outcome(job, (10.0, 5.0, 7.0, 3.0), (0, 1))
     assert ladder.score_of(outcome, "hard") == 0.5 and ladder.score_of(outcome, "easy") == 0.5
     assert ladder.points_of(outcome, "hard") == 17.0
+
+
+def test_ratings_follow_the_score_whatever_the_order_of_the_games(ladder: ModuleType) -> None:
+    """65 wins of 100: one pass in one order could leave the two ratings level; the mean of 20 orders cannot."""
+    outcomes = []
+    for game in range(100):
+        seats = ("hard", "normal") if game % 2 == 0 else ("normal", "hard")
+        winner = "hard" if game < 65 else "normal"
+        outcomes.append(ladder.Outcome(ladder.Job("copolymer", {}, seats, game), (1.0, 0.0), (seats.index(winner),)))
+    for seed in range(4):
+        rated = ladder.ratings(outcomes, ["normal", "hard"], seed)
+        assert rated["hard"][0] - rated["normal"][0] > 3.0
