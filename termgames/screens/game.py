@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Generic, cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.geometry import Spacing
 from textual.message import Message
 from textual.widgets import Footer, Static
@@ -33,7 +33,7 @@ from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
-from .base import AppScreen
+from .base import AppScreen, SizedScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import keys_markdown
 
@@ -64,7 +64,7 @@ class TableNews(Message):
         self.text = text
 
 
-class GameScreen(AppScreen[None], Generic[ViewT]):
+class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     """Plays one table of a game whose views are ``ViewT``: ``class MonoScreen(GameScreen[MonoView])``.
 
     Subclasses set ``board_class`` and implement ``move_at_cursor``.
@@ -126,9 +126,11 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with BoardArea(id="board-area"):
-                yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
-                yield Static("", id="cursor-line")
+            # The cursor's line sits under the scrolling area, not in it: it stays in sight with any board.
+            with Vertical(id="board-column"):
+                with BoardArea(id="board-area"):
+                    yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
+                yield Static("", id="cursor-line", markup=False)
             yield SidePanel(id="side-panel")
         yield Static("", id="message")
         yield Footer()
@@ -190,6 +192,11 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         # Narrow terminals put the panel under the board; boards pick their spacing from the width.
         self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
         self.board.redraw()
+        # A smaller board area must still show the cursor.
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def size_restored(self) -> None:
+        self.call_after_refresh(self.scroll_to_cursor)
 
     # -- drawing -------------------------------------------------------------
 
@@ -342,15 +349,16 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self.update_panel()
 
     def scroll_to_cursor(self) -> None:
-        """Big boards scroll: keep the cursor in sight."""
-        region = self.board.cursor_region()
-        if region is None:
-            return
+        """Big boards scroll: keep the cursor in sight, clear of the labels kept at the area's edges."""
         board = self.board
+        region = board.cursor_region()
+        if region is None or not board.is_mounted:
+            return
         area = self.query_one("#board-area", BoardArea)
+        labels = board.pinned_labels()
         area.scroll_to_region(
             region.translate(board.virtual_region.offset + board.content_offset),
-            spacing=Spacing(1, 2, 1, 2),
+            spacing=Spacing(1 + labels.top, 2, 1, 2 + labels.left),
             animate=False,
             immediate=True,
         )

@@ -158,9 +158,10 @@ class MonadScreen(GameScreen):
             players_title(self.table.game.title, self.table.seats, self.ascii_only), id="game-title", markup=False
         )
         with Horizontal(id="game-body"):
-            with BoardArea(id="board-area"):
-                yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
-                yield Static("", id="cursor-line")
+            with Vertical(id="board-column"):  # as GameScreen's: the cursor's line stays under the map
+                with BoardArea(id="board-area"):
+                    yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
+                yield Static("", id="cursor-line", markup=False)
             with Vertical(id="side-panel"):
                 yield Static("", id="status")
                 yield Static("", id="totals")

@@ -38,7 +38,7 @@ from typing import Any, Generic, Literal, TypeVar
 from rich.segment import Segment
 from rich.style import Style
 from textual.containers import VerticalScroll
-from textual.geometry import Region, Size
+from textual.geometry import Region, Size, Spacing
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -184,6 +184,13 @@ class Board(Widget, Generic[ViewT], can_focus=True):
         """The cursor's cells in this widget's content coordinates, for scrolling it into view."""
         return None
 
+    def pinned_labels(self) -> Spacing:
+        """Lines at the top and columns at the left the board keeps in sight while it scrolls (its labels).
+
+        What scrolls under them is hidden, so the screen keeps the cursor that far from those edges.
+        """
+        return Spacing()
+
     def legend(self) -> list[Piece]:
         """What the glyphs mean, drawn in their own colours, for the side panel."""
         return []
@@ -210,6 +217,10 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         self._strips_key: tuple[Style, int] | None = None
         #: Where ``build_lines`` drew the cursor: (line, column, width), for scrolling it into view.
         self._cursor_box: tuple[int, int, int] | None = None
+        #: The board's labels, kept in sight when it scrolls: its first ``label_lines`` lines (column
+        #: labels) and first ``label_columns`` columns (row labels).  ``build_lines`` sets them.
+        self.label_lines = 0
+        self.label_columns = 0
 
     # -- attributes down ---------------------------------------------------
 
@@ -260,7 +271,61 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         line, x, width = self._cursor_box
         return Region(x, line, width, 1)
 
+    def pinned_labels(self) -> Spacing:
+        left = self.label_columns + self.styles.padding.left if self.label_columns else 0
+        return Spacing(self.label_lines, 0, 0, left)
+
     # -- Line API ----------------------------------------------------------
+
+    def visible_window(self) -> Region | None:
+        """The part of this widget its scrolling area shows, in the widget's coordinates; None if all of it."""
+        area = next((node for node in self.ancestors if isinstance(node, BoardArea)), None)
+        if area is None or not self.is_mounted:
+            return None
+        region = self.region
+        shown = region.intersection(area.scrollable_content_region)
+        if shown == region or not shown:
+            return None
+        return shown.translate(-region.offset)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's lines, with the labels drawn over the window's edges when the board is scrolled past them.
+
+        The labels are the board's own first lines and columns (``label_lines``, ``label_columns``), so
+        they scroll along with the cells they label and stay in sight: the column letters on the
+        window's top line, the row numbers at its left.
+        """
+        strips = super().render_lines(crop)
+        if not (self.label_lines or self.label_columns):
+            return strips
+        window = self.visible_window()
+        if window is None:
+            return strips
+        top = self.styles.padding.top
+        pin_lines = self.label_lines if window.y > top and window.height > self.label_lines + 1 else 0
+        left = self.label_columns + self.styles.padding.left
+        pin_columns = left if self.label_columns and window.x > 0 and window.width > left + 2 else 0
+        if not (pin_lines or pin_columns) or crop.x != window.x:
+            return strips  # a partial render (a style under the mouse): the plain lines
+        render = super().render_lines
+        out = list(strips)
+        for index, y in enumerate(crop.line_range):
+            row = y - window.y
+            source = top + row if row < pin_lines else y
+            if source == y and not pin_columns:
+                continue
+            if pin_columns:
+                labels = render(Region(0, source, pin_columns, 1))[0]
+                if source < top + self.label_lines and labels.text.strip():
+                    # A caption (a label line with text where the row labels go): from its start, whole.
+                    out[index] = render(Region(0, source, crop.width, 1))[0]
+                    continue
+                rest = render(Region(crop.x + pin_columns, source, crop.width - pin_columns, 1))[0]
+                out[index] = Strip.join([labels, rest])
+            else:
+                out[index] = render(Region(crop.x, source, crop.width, 1))[0]
+        return out
+
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return self._width

@@ -159,6 +159,9 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
             return gap * (row + 1)
 
         label_style = style(palette.label, dim=palette.label is None)
+        # Kept in sight when the board scrolls: the top line's diagonal numbers.  The row letters go
+        # down the hexagon's slanting edge, in no column of their own: they scroll with their rows.
+        self.label_lines = 1
         x_of = [left + board.column(cell) * step for cell in range(board.cell_count)]
 
         # Row letters just left of each row; diagonal numbers where each diagonal would continue

@@ -17,7 +17,7 @@ from typing import Any
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.events import Click
-from textual.geometry import Region
+from textual.geometry import Region, Spacing
 
 from ..messages import CursorMoved
 from ..rules.base import ALL, possessive
@@ -188,6 +188,8 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
 
     hidden_style = style(palette.empty, dim=palette.empty is None)
     board._cursor_box = None
+    # Kept in sight when the boards scroll: the caption and column letters, the row numbers.
+    board.label_lines, board.label_columns = 2, numbers + 1
     for r in range(grid.height):
         line = r + 2
         number = str(grid.height - r)
@@ -516,6 +518,10 @@ class MonoBoards(Board[MonoView]):
             return None
         offset = slot.content_region.offset - self.content_region.offset
         return region.translate(offset)
+
+    def pinned_labels(self) -> Spacing:
+        slot = self.active_slot()
+        return slot.pinned_labels() if slot is not None else Spacing()
 
     def cursor_detail(self) -> str:
         """A line about the cell under the cursor: whose board, its name, what is known of it."""
