@@ -40,7 +40,10 @@ class TooSmallNotice(Static):
     # Not scoped: these rules hide the notice's siblings, the rest of its screen.
     SCOPED_CSS = False
     DEFAULT_CSS = """
-    TooSmallNotice { display: none; width: 100%; height: 100%; content-align: center middle; text-style: bold; }
+    TooSmallNotice {
+        display: none; width: 100%; height: 100%; content-align: center middle; text-align: center;
+        text-style: bold;
+    }
     Screen.-too-small > * { display: none !important; }
     Screen.-too-small > TooSmallNotice { display: block !important; }
     """

@@ -79,6 +79,11 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     board_class: ClassVar[type[Board[Any]]] = BoardWidget
     #: Hot-seat games with hidden boards hide everything between human seats.
     hides_information: ClassVar[bool] = False
+    #: Boards scroll, so the minimum is the layout's: under 72 columns the panel goes under the board
+    #: (10 lines, its status beside the log, each half 24 columns or more: 50), and with the title,
+    #: the cursor's line, the message and the footer 14 lines are taken, leaving the board 6 (its
+    #: labels and the cursor's row with a neighbour or two).
+    MINIMUM_SIZE: ClassVar[tuple[int, int]] = (50, 20)
 
     #: The keys every game has.  The footer shows the ``description``s; the ``?`` help lists every
     #: binding with its ``tooltip`` (``screens/keys.py``): the keys are written here and nowhere else.

@@ -77,6 +77,10 @@ def step_words(picture: Picture, selected: str | None) -> str:
 
 class MosaicScreen(GameScreen):
     board_class = MosaicBoard
+    #: The board centres itself on the cursor and needs a tile and its neighbours (8 lines) above the
+    #: cursor line and the hands (6): with the panel beside it (72 columns, see NARROW_WIDTH) that is
+    #: 18 lines with the title, message and footer.  Under 72 columns the panel would take 10 of them.
+    MINIMUM_SIZE = (72, 18)
 
     DEFAULT_CSS = """
     MosaicScreen #mosaic-left { width: 1fr; height: 1fr; }

@@ -18,7 +18,7 @@ from ..widgets.board import Board, BoardArea
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
-from .base import AppScreen
+from .base import AppScreen, SizedScreen
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH, title_line
 from .keys import keys_markdown
@@ -26,7 +26,10 @@ from .keys import keys_markdown
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
 
-class ReplayScreen(AppScreen[None]):
+class ReplayScreen(SizedScreen[None], AppScreen[None]):
+    #: The game screen's minimum: the same board and panel, a line less (no cursor line) kept for the status.
+    MINIMUM_SIZE = (50, 20)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "step(-1)", "Prev", key_display="h", tooltip="the previous move"),
         Binding("right,l", "step(1)", "Next", key_display="l", tooltip="the next move"),
