@@ -244,6 +244,10 @@ class GoToTurnScreen(GoToMoveScreen):
 class MonadWatchScreen(SizedScreen[None]):
     """Shows a TurnFeed: a record's replay, or a live match as its turns arrive."""
 
+    #: The map scrolls: the title, the footer and the narrow layout's panel (10 lines under the map)
+    #: leave it 6 lines at 18.
+    MINIMUM_SIZE = (50, 18)
+
     BINDINGS = [
         Binding("left,h", "step(-1)", "Prev", key_display="h", tooltip="one turn back"),
         Binding("right,l", "step(1)", "Next", key_display="l", tooltip="one turn on"),

@@ -27,8 +27,8 @@ SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
 
 class ReplayScreen(SizedScreen[None], AppScreen[None]):
-    #: The game screen's minimum: the same board and panel, a line less (no cursor line) kept for the status.
-    MINIMUM_SIZE = (50, 20)
+    #: The game screen's layout (see GameScreen.MINIMUM_SIZE) less the cursor's line: 50 x 19.
+    MINIMUM_SIZE = (50, 19)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "step(-1)", "Prev", key_display="h", tooltip="the previous move"),

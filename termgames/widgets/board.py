@@ -307,25 +307,27 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         pin_columns = left if self.label_columns and window.x > 0 and window.width > left + 2 else 0
         if not (pin_lines or pin_columns) or crop.x != window.x:
             return strips  # a partial render (a style under the mouse): the plain lines
+        # A few rectangles of Textual's own lines (each pass works out the widget's style once), put together.
         render = super().render_lines
+        header = render(Region(crop.x, top, crop.width, pin_lines)) if pin_lines else []
+        if pin_columns:
+            labels = render(Region(0, crop.y, pin_columns, crop.height))
+            header_labels = render(Region(0, top, pin_columns, pin_lines)) if pin_lines else []
         out = list(strips)
-        for index, y in enumerate(crop.line_range):
-            row = y - window.y
-            source = top + row if row < pin_lines else y
-            if source == y and not pin_columns:
-                continue
-            if pin_columns:
-                labels = render(Region(0, source, pin_columns, 1))[0]
-                if source < top + self.label_lines and labels.text.strip():
-                    # A caption (a label line with text where the row labels go): from its start, whole.
-                    out[index] = render(Region(0, source, crop.width, 1))[0]
-                    continue
-                rest = render(Region(crop.x + pin_columns, source, crop.width - pin_columns, 1))[0]
-                out[index] = Strip.join([labels, rest])
-            else:
-                out[index] = render(Region(crop.x, source, crop.width, 1))[0]
+        for index in range(crop.height):
+            row = crop.y + index - window.y
+            if 0 <= row < pin_lines:
+                if pin_columns and not header_labels[row].text.strip():
+                    # The corner over the row labels is blank; the column labels scroll with their columns.
+                    out[index] = Strip.join([header_labels[row], header[row].crop(pin_columns, crop.width)])
+                elif pin_columns:
+                    # A caption (text where the row labels go): from its start, whole.
+                    out[index] = render(Region(0, top + row, crop.width, 1))[0]
+                else:
+                    out[index] = header[row]
+            elif pin_columns:
+                out[index] = Strip.join([labels[index], strips[index].crop(pin_columns, crop.width)])
         return out
-
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return self._width

@@ -237,7 +237,9 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
             return None
         column, row = self.cursor_cell
         geometry = self.geometry
-        return Region(geometry.x(column), geometry.top(row), geometry.cell_width, 3)
+        top = geometry.top(row)
+        # Compact boards have no line under row 7: the cursor's block ends with the board.
+        return Region(geometry.x(column), top, geometry.cell_width, min(3, geometry.height - top))
 
     # -- the move in progress ------------------------------------------------
 
