@@ -192,6 +192,11 @@ async def test_too_small_says_so_and_comes_back_whole(tmp_path, game):
         assert not screen.query_one("#game-body").display and not screen.query_one(Footer).display
         shown = "\n".join(screen_lines(app))
         assert "terminal too small" in shown and "Quit" not in shown
+        # Keys make no move on a board nobody sees.
+        name, moves = screen.board.cursor_name(), len(screen.table.view(None).moves)
+        await pilot.press("up", "left", "enter", "space")
+        await settle(pilot, 2)
+        assert screen.board.cursor_name() == name and len(screen.table.view(None).moves) == moves
         # Larger: the whole screen, the cursor in sight.
         await pilot.resize_terminal(80, 24)
         await settle(pilot, 3)
@@ -270,3 +275,40 @@ async def test_monad_watch_says_too_small_and_comes_back(tmp_path):
         await pilot.resize_terminal(80, 24)
         await settle(pilot, 3)
         assert not app.screen.too_small() and app.screen.board.region.height > 0
+
+
+async def test_shared_table_says_too_small_and_keeps_its_lines(tmp_path):
+    from termgames.screens.lobby import CreateTableScreen
+    from termgames.screens.shared_game import SharedGameMixin
+    from termgames.server.app import ServeApp
+    from termgames.server.hub import Hub
+    from termgames.server.store import Store
+
+    hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
+    app = ServeApp(hub=hub, player="alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        await settle(pilot, 3)
+        await pilot.press("enter")  # the first game: Copolymer
+        await settle(pilot, 3)
+        assert isinstance(app.screen, CreateTableScreen)
+        await pilot.press("ctrl+s")
+        await settle(pilot, 5)
+        screen = app.screen
+        assert isinstance(screen, SharedGameMixin)
+        need_width, need_height = screen.minimum_size()
+        assert (need_width, need_height) == (50, 22)
+        keys = list(screen.query_one(Footer).query(FooterKey))
+        assert max(key.region.right for key in keys) <= 80
+        await pilot.resize_terminal(need_width, need_height - 1)
+        await settle(pilot, 3)
+        assert notice(app) == f"terminal too small: needs 50 x 22, is 50 x {need_height - 1}"
+        await pilot.resize_terminal(need_width, need_height)
+        await settle(pilot, 3)
+        assert not screen.too_small()
+        lines = screen_lines(app)
+        for selector in ("#presence", "#chat-log", "#cursor-line"):
+            widget = screen.query_one(selector)
+            assert widget.region.height and widget.region.bottom <= need_height
+        assert "chat with the table" in "\n".join(lines)
+        check_cursor_in_sight(app, "copolymer")

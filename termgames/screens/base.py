@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
+from textual.events import Key
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
@@ -61,6 +62,8 @@ class SizedScreen(Screen[ResultT]):
 
     #: (columns, lines) below which the screen shows only the too-small notice.
     MINIMUM_SIZE: ClassVar[tuple[int, int]] = (50, 20)
+    #: The keys that still work behind the notice: leaving.  No move is made on a board nobody sees.
+    KEYS_WHILE_TOO_SMALL: ClassVar[frozenset[str]] = frozenset({"q", "escape"})
 
     def minimum_size(self) -> tuple[int, int]:
         """The smallest terminal (columns, lines) this screen is usable in."""
@@ -76,6 +79,12 @@ class SizedScreen(Screen[ResultT]):
 
     def on_resize(self) -> None:
         self.check_size()
+
+    def on_key(self, event: Key) -> None:
+        # Keys reach the screen's bindings only by bubbling on to the app: stopped here, they do nothing.
+        if self.too_small() and event.key not in self.KEYS_WHILE_TOO_SMALL:
+            event.stop()
+            event.prevent_default()
 
     def check_size(self) -> None:
         """Show the notice instead of the screen, or the screen again, for the terminal's size now."""
