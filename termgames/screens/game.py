@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Generic, cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.geometry import Spacing
 from textual.message import Message
 from textual.widgets import Footer, Static
@@ -30,7 +30,7 @@ from ..rules import RuleError, Viewer
 from ..rules.base import possessive
 from ..table import Table
 from ..untrusted import printable
-from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
+from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen, SizedScreen
@@ -132,7 +132,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
             # The cursor's line sits under the scrolling area, not in it: it stays in sight with any board.
-            with Vertical(id="board-column"):
+            with BoardColumn(id="board-column"):
                 with BoardArea(id="board-area"):
                     yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line", markup=False)
@@ -201,6 +201,10 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         self.call_after_refresh(self.scroll_to_cursor)
 
     def size_restored(self) -> None:
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def on_board_area_resized(self, _message: BoardArea.Resized) -> None:
+        # The area is laid out after the screen's resize: only now is its new window known.
         self.call_after_refresh(self.scroll_to_cursor)
 
     # -- drawing -------------------------------------------------------------

@@ -25,7 +25,7 @@ from textual.widgets import Footer, Static
 from ..match import Match
 from ..rules import RuleError
 from ..rules.monad import Command, MonadState, board_json, format_commands
-from ..widgets.board import BoardArea
+from ..widgets.board import BoardArea, BoardColumn
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
@@ -160,7 +160,7 @@ class MonadScreen(GameScreen):
             players_title(self.table.game.title, self.table.seats, self.ascii_only), id="game-title", markup=False
         )
         with Horizontal(id="game-body"):
-            with Vertical(id="board-column"):  # as GameScreen's: the cursor's line stays under the map
+            with BoardColumn(id="board-column"):  # as GameScreen's: the cursor's line stays under the map
                 with BoardArea(id="board-area"):
                     yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line", markup=False)

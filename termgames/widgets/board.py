@@ -37,8 +37,10 @@ from typing import Any, Generic, Literal, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
+from textual.events import Resize
 from textual.geometry import Region, Size, Spacing
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -124,8 +126,32 @@ class BoardArea(VerticalScroll, can_focus=False, inherit_bindings=False):
 
     It neither takes focus nor has keys: a scrolling container's arrow keys,
     which Textual checks on the way from the focused board up to the screen,
-    would scroll it instead of moving the board's cursor.
+    would scroll it instead of moving the board's cursor.  When its size changes
+    it says so (``Resized``): the screen scrolls the cursor back into sight.
     """
+
+    class Resized(Message):
+        """The area's size changed (the terminal's, or the room the screen leaves it)."""
+
+    def on_resize(self, _event: Resize) -> None:
+        self.post_message(self.Resized())
+
+
+class BoardColumn(Vertical):
+    """The board area with the cursor's line under it, centred in the room the screen leaves them.
+
+    The area is as tall as its board, but never so tall that the line under it falls off the column:
+    its ``max-height`` follows the column's height (no CSS unit says "all but one line").
+    """
+
+    DEFAULT_CSS = """
+    BoardColumn { width: 1fr; height: 1fr; align: center middle; }
+    """
+
+    def on_resize(self, event: Resize) -> None:
+        room = max(1, event.size.height - 1)
+        for area in self.query_children(BoardArea):
+            area.styles.max_height = room
 
 
 class Board(Widget, Generic[ViewT], can_focus=True):
@@ -310,23 +336,25 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         # A few rectangles of Textual's own lines (each pass works out the widget's style once), put together.
         render = super().render_lines
         header = render(Region(crop.x, top, crop.width, pin_lines)) if pin_lines else []
+        labels: list[Strip] = []
+        header_labels: list[Strip] = []
         if pin_columns:
             labels = render(Region(0, crop.y, pin_columns, crop.height))
             header_labels = render(Region(0, top, pin_columns, pin_lines)) if pin_lines else []
         out = list(strips)
         for index in range(crop.height):
             row = crop.y + index - window.y
-            if 0 <= row < pin_lines:
-                if pin_columns and not header_labels[row].text.strip():
-                    # The corner over the row labels is blank; the column labels scroll with their columns.
-                    out[index] = Strip.join([header_labels[row], header[row].crop(pin_columns, crop.width)])
-                elif pin_columns:
-                    # A caption (text where the row labels go): from its start, whole.
-                    out[index] = render(Region(0, top + row, crop.width, 1))[0]
+            pinned = 0 <= row < pin_lines
+            source = top + row if pinned else crop.y + index
+            line = header[row] if pinned else strips[index]
+            if pin_columns:
+                corner = header_labels[row] if pinned else labels[index]
+                if source < top + self.label_lines and corner.text.strip():
+                    # A caption (a label line with text where the row labels go): from its start, whole.
+                    line = render(Region(0, source, crop.width, 1))[0]
                 else:
-                    out[index] = header[row]
-            elif pin_columns:
-                out[index] = Strip.join([labels[index], strips[index].crop(pin_columns, crop.width)])
+                    line = Strip.join([corner, line.crop(pin_columns, crop.width)])
+            out[index] = line
         return out
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
