@@ -257,6 +257,8 @@ async def test_replay_says_too_small_and_comes_back(tmp_path):
         await pilot.resize_terminal(80, 24)
         await settle(pilot, 3)
         assert not app.screen.too_small() and "Replay" in screen_lines(app)[0]
+        keys = list(app.screen.query_one(Footer).query(FooterKey))
+        assert max(key.region.right for key in keys) <= 80
         await pilot.resize_terminal(40, 12)
         await settle(pilot, 2)
         assert app.screen.too_small()
@@ -275,6 +277,8 @@ async def test_monad_watch_says_too_small_and_comes_back(tmp_path):
         await pilot.resize_terminal(80, 24)
         await settle(pilot, 3)
         assert not app.screen.too_small() and app.screen.board.region.height > 0
+        keys = list(app.screen.query_one(Footer).query(FooterKey))
+        assert max(key.region.right for key in keys) <= 80
 
 
 async def test_shared_table_says_too_small_and_keeps_its_lines(tmp_path):
