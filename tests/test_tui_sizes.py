@@ -316,3 +316,33 @@ async def test_shared_table_says_too_small_and_keeps_its_lines(tmp_path):
             assert widget.region.height and widget.region.bottom <= need_height
         assert "chat with the table" in "\n".join(lines)
         check_cursor_in_sight(app, "copolymer")
+
+
+#: Quick games to play to their end (computer seats on both sides, in the test, not on the screen).
+QUICK = {
+    "mono": {"size": 2},
+    "copolymer": {"size": 3},
+    "monunrail": {},  # the first player calls Impossible at once
+    "monad": {"turns": 1},
+    "mosaic": {"max_routines": 1},
+}
+
+
+@pytest.mark.parametrize("game", list(QUICK))
+async def test_footer_fits_80_columns_when_the_game_is_over(tmp_path, game):
+    from termgames.ai import make_bot
+
+    match = Match(game, QUICK[game], [SeatInfo("me"), SeatInfo("you")], 1)
+    if game == "monunrail":
+        match.play(0, "impossible")
+    level = "random" if game in ("mosaic", "monad") else "easy"
+    bots = [make_bot(game, level, seed=seat) for seat in range(2)]
+    while not match.over and len(match.moves) < 3000:
+        seat = match.view(None).to_move[0]
+        match.play(seat, bots[seat].choose(match.view(seat)))
+    assert match.over
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        keys = list(app.screen.query_one(Footer).query(FooterKey))
+        assert keys and max(key.region.right for key in keys) <= 80

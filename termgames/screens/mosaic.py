@@ -113,6 +113,13 @@ class MosaicScreen(GameScreen):
         yield Static("", id="message")
         yield Footer()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Once the game is over nothing is legal and no hand tile is asked for: those keys leave the
+        # footer, which then fits 80 columns beside the rematch keys (the region key stays: it scores).
+        if action in ("jump", "hand", "pick") and self.is_mounted and self.view is not None and self.view.over:
+            return False
+        return super().check_action(action, parameters)
+
     @property
     def mosaic_board(self) -> MosaicBoard:
         return self.query_one("#board", MosaicBoard)
