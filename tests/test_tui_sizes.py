@@ -346,3 +346,20 @@ async def test_footer_fits_80_columns_when_the_game_is_over(tmp_path, game):
         await settle(pilot, 5)
         keys = list(app.screen.query_one(Footer).query(FooterKey))
         assert keys and max(key.region.right for key in keys) <= 80
+
+
+async def test_a_resize_under_a_dialog_is_seen_when_the_dialog_closes(tmp_path):
+    from termgames.screens.dialogs import HelpScreen
+
+    app = game_app(tmp_path, "copolymer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(pilot, "copolymer")
+        await pilot.press("question_mark")
+        await settle(pilot, 3)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.resize_terminal(40, 12)
+        await settle(pilot, 2)
+        await pilot.press("escape")
+        await settle(pilot, 3)
+        assert app.screen is screen and screen.too_small()
+        assert notice(app) == "terminal too small: needs 50 x 20, is 40 x 12"

@@ -80,6 +80,10 @@ class SizedScreen(Screen[ResultT]):
     def on_resize(self) -> None:
         self.check_size()
 
+    def on_screen_resume(self) -> None:
+        # Back from under another screen: the terminal may have changed size meanwhile.
+        self.check_size()
+
     def on_key(self, event: Key) -> None:
         # Keys reach the screen's bindings only by bubbling on to the app: stopped here, they do nothing.
         if self.too_small() and event.key not in self.KEYS_WHILE_TOO_SMALL:
