@@ -55,9 +55,10 @@ class SizedScreen(Screen[ResultT]):
 
     Put before the screen's other base (``class GameScreen(SizedScreen[None], AppScreen[None])``);
     Textual calls this class's ``on_mount`` and ``on_resize`` besides the screen's own (handlers run
-    for every class of the MRO).  The screen states its need in ``MINIMUM_SIZE`` or, when it depends on the game,
-    in ``minimum_size()``; the notice reads exactly "terminal too small: needs W x H, is w x h" (plain
-    ASCII in every mode) and the screen comes back whole once the terminal is big enough again.
+    for every class of the MRO).  The screen states its need in ``MINIMUM_SIZE`` (or ``minimum_size()``
+    where it depends on more than the class); the notice reads exactly "terminal too small: needs
+    W x H, is w x h" (plain ASCII in every mode) and the screen comes back whole once the terminal is
+    big enough again.  Behind the notice only the leaving keys work.
     """
 
     #: (columns, lines) below which the screen shows only the too-small notice.
