@@ -363,3 +363,22 @@ async def test_a_resize_under_a_dialog_is_seen_when_the_dialog_closes(tmp_path):
         await settle(pilot, 3)
         assert app.screen is screen and screen.too_small()
         assert notice(app) == "terminal too small: needs 50 x 20, is 40 x 12"
+
+
+async def test_a_click_on_the_labels_kept_in_sight_is_no_cells(tmp_path):
+    app = game_app(tmp_path, "monunrail")
+    async with app.run_test(size=minimum("monunrail")) as pilot:
+        screen = await start(pilot, "monunrail")
+        await visit_corners(pilot, "monunrail", corners=3)  # the bottom right: the board scrolled down
+        board = screen.board
+        name = board.cursor_name()
+        window = board.visible_window()
+        assert window is not None and window.y > 0 and board.under_labels(10, window.y)
+        # The column letters on the window's top line: a click there leaves the cursor alone ...
+        await pilot.click(board, offset=(board.content_offset.x + 10, window.y))
+        await settle(pilot, 2)
+        assert board.cursor_name() == name
+        # ... and a click on a cell below them moves it.
+        await pilot.click(board, offset=(board.content_offset.x + 10, window.bottom - 2))
+        await settle(pilot, 2)
+        assert board.cursor_name() != name

@@ -314,6 +314,22 @@ class BoardWidget(StylePerPass, Board[ViewT]):
             return None
         return shown.translate(-region.offset)
 
+    def _pins(self, window: Region) -> tuple[int, int]:
+        """How many lines at the window's top and columns at its left show the labels now."""
+        scrolled_down = window.y > self.styles.padding.top
+        pin_lines = self.label_lines if scrolled_down and window.height > self.label_lines + 1 else 0
+        left = self.label_columns + self.styles.padding.left
+        pin_columns = left if self.label_columns and window.x > 0 and window.width > left + 2 else 0
+        return pin_lines, pin_columns
+
+    def under_labels(self, x: int, y: int) -> bool:
+        """Whether the widget's point (x, y) shows a label kept in sight over the cells (a click there is no cell's)."""
+        window = self.visible_window() if self.label_lines or self.label_columns else None
+        if window is None:
+            return False
+        pin_lines, pin_columns = self._pins(window)
+        return y - window.y < pin_lines or x - window.x < pin_columns
+
     def render_lines(self, crop: Region) -> list[Strip]:
         """Textual's lines, with the labels drawn over the window's edges when the board is scrolled past them.
 
@@ -328,9 +344,7 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         if window is None:
             return strips
         top = self.styles.padding.top
-        pin_lines = self.label_lines if window.y > top and window.height > self.label_lines + 1 else 0
-        left = self.label_columns + self.styles.padding.left
-        pin_columns = left if self.label_columns and window.x > 0 and window.width > left + 2 else 0
+        pin_lines, pin_columns = self._pins(window)
         if not (pin_lines or pin_columns) or crop.x != window.x:
             return strips  # a partial render (a style under the mouse): the plain lines
         # A few rectangles of Textual's own lines (each pass works out the widget's style once), put together.

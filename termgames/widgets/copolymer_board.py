@@ -124,7 +124,7 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
 
     def on_click(self, event: Click) -> None:
         """A click on a cell puts the cursor there; a click on the cursor's cell claims it."""
-        if self.view is None or self.view.board is None or not self.interactive:
+        if self.view is None or self.view.board is None or not self.interactive or self.under_labels(event.x, event.y):
             return
         offset = event.get_content_offset(self)
         if offset is None:

@@ -120,6 +120,8 @@ class MonoBoard(BoardWidget[MonoView], can_focus=False):  # the group of boards 
         """A click on a cell moves the cursor there (the group decides whether it may)."""
         if self.seat is None or self.view is None or self.view.grid is None or not self.interactive:
             return
+        if self.under_labels(event.x, event.y):
+            return  # the labels kept in sight over a scrolled board: no cell's
         cell = cell_at(self.view.grid, self.look.compact, event.x - self.content_offset.x, event.y)
         if cell is not None and isinstance(self.parent, MonoBoards):
             self.parent.click(self.seat, cell)

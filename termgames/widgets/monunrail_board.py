@@ -191,7 +191,7 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
 
     def on_click(self, event: Click) -> None:
         """A click on a cell moves the cursor there."""
-        if self.view is None or not self.interactive:
+        if self.view is None or not self.interactive or self.under_labels(event.x, event.y):
             return
         offset = event.get_content_offset(self)
         cell = None if offset is None else self.cell_at(offset.x, offset.y)
