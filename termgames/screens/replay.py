@@ -44,8 +44,9 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         Binding("end,G", "jump('end')", "End", show=False, tooltip="the end"),
         Binding("colon,number_sign", "goto", "Go to", key_display=":", tooltip="go to a move by its number"),
         Binding("space,p", "play", "Play", tooltip="play the moves one after another, or pause"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", tooltip="play faster"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-", tooltip="play slower"),
+        # One footer entry for both speed keys: with the hint key the footer ran past 80 columns.
+        Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+/-", tooltip="play faster, slower"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", show=False, tooltip="play faster, slower"),
         Binding("v", "next_viewer", "View",
                 tooltip="view as the next seat, as a spectator, or (once the game is over) every board; an "
                 "unfinished game with hidden boards shows only what its one human player saw"),
