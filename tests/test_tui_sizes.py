@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from textual.geometry import Region
 from textual.widgets import Footer, Static
-from textual.widgets._footer import FooterKey
 from tui import settle
 
 from termgames.app import TermgamesApp
@@ -175,7 +174,7 @@ async def test_footer_fits_80_columns(tmp_path, game):
     app = game_app(tmp_path, game)  # the footer is the same on any board
     async with app.run_test(size=(80, 24)) as pilot:
         await start(pilot, game)
-        keys = list(app.screen.query_one(Footer).query(FooterKey))
+        keys = list(app.screen.query_one(Footer).query("FooterKey"))
         assert keys and max(key.region.right for key in keys) <= 80
 
 
@@ -257,7 +256,7 @@ async def test_replay_says_too_small_and_comes_back(tmp_path):
         await pilot.resize_terminal(80, 24)
         await settle(pilot, 3)
         assert not app.screen.too_small() and "Replay" in screen_lines(app)[0]
-        keys = list(app.screen.query_one(Footer).query(FooterKey))
+        keys = list(app.screen.query_one(Footer).query("FooterKey"))
         assert max(key.region.right for key in keys) <= 80
         await pilot.resize_terminal(40, 12)
         await settle(pilot, 2)
@@ -277,7 +276,7 @@ async def test_monad_watch_says_too_small_and_comes_back(tmp_path):
         await pilot.resize_terminal(80, 24)
         await settle(pilot, 3)
         assert not app.screen.too_small() and app.screen.board.region.height > 0
-        keys = list(app.screen.query_one(Footer).query(FooterKey))
+        keys = list(app.screen.query_one(Footer).query("FooterKey"))
         assert max(key.region.right for key in keys) <= 80
 
 
@@ -302,7 +301,7 @@ async def test_shared_table_says_too_small_and_keeps_its_lines(tmp_path):
         assert isinstance(screen, SharedGameMixin)
         need_width, need_height = screen.minimum_size()
         assert (need_width, need_height) == (50, 22)
-        keys = list(screen.query_one(Footer).query(FooterKey))
+        keys = list(screen.query_one(Footer).query("FooterKey"))
         assert max(key.region.right for key in keys) <= 80
         await pilot.resize_terminal(need_width, need_height - 1)
         await settle(pilot, 3)
@@ -344,7 +343,7 @@ async def test_footer_fits_80_columns_when_the_game_is_over(tmp_path, game):
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, 5)
-        keys = list(app.screen.query_one(Footer).query(FooterKey))
+        keys = list(app.screen.query_one(Footer).query("FooterKey"))
         assert keys and max(key.region.right for key in keys) <= 80
 
 
