@@ -125,8 +125,13 @@ def check_cursor_in_sight(app, game: str) -> None:
             if widget.region.x < window.x and labels.left and widget.region.contains_region(on_screen):
                 band = Region(window.x, window.y, labels.left, window.height)
                 assert not band.overlaps(on_screen)
-                # The cursor's row number is drawn at the window's left.
-                assert lines[on_screen.y][window.x : window.x + labels.left].strip().isdigit()
+                if widget.label_columns:
+                    # The cursor's row number is drawn at the window's left.
+                    assert lines[on_screen.y][window.x : window.x + labels.left].strip().isdigit()
+        if game == "copolymer":
+            # The cursor's row letter, in its place or kept at the window's left edge.
+            row_letter = board.cursor_name()[0]
+            assert row_letter in lines[on_screen.y][window.x : on_screen.x], lines[on_screen.y]
     else:
         assert board.content_region.contains_region(on_screen)
         assert Region(0, 0, width, height).contains_region(on_screen)

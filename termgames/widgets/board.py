@@ -247,6 +247,9 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         #: labels) and first ``label_columns`` columns (row labels).  ``build_lines`` sets them.
         self.label_lines = 0
         self.label_columns = 0
+        #: Row labels in no column of their own (down a hexagon's slanting edge): content line -> (x,
+        #: width).  Scrolled off to the left, a row's label is drawn at the window's left edge.
+        self.row_labels: dict[int, tuple[int, int]] = {}
 
     # -- attributes down ---------------------------------------------------
 
@@ -299,6 +302,8 @@ class BoardWidget(StylePerPass, Board[ViewT]):
 
     def pinned_labels(self) -> Spacing:
         left = self.label_columns + self.styles.padding.left if self.label_columns else 0
+        if self.row_labels:
+            left = max(left, 1 + max(width for _x, width in self.row_labels.values()))
         return Spacing(self.label_lines, 0, 0, left)
 
     # -- Line API ----------------------------------------------------------
@@ -322,13 +327,26 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         pin_columns = left if self.label_columns and window.x > 0 and window.width > left + 2 else 0
         return pin_lines, pin_columns
 
+    def _floating_label(self, window: Region, line: int) -> tuple[int, int] | None:
+        """The content line's row label (x, width) if it is scrolled off the window's left edge."""
+        span = self.row_labels.get(line)
+        if span is None or self.styles.padding.left + span[0] >= window.x:
+            return None
+        return span
+
+    def has_labels(self) -> bool:
+        return bool(self.label_lines or self.label_columns or self.row_labels)
+
     def under_labels(self, x: int, y: int) -> bool:
         """Whether the widget's point (x, y) shows a label kept in sight over the cells (a click there is no cell's)."""
-        window = self.visible_window() if self.label_lines or self.label_columns else None
+        window = self.visible_window() if self.has_labels() else None
         if window is None:
             return False
         pin_lines, pin_columns = self._pins(window)
-        return y - window.y < pin_lines or x - window.x < pin_columns
+        if y - window.y < pin_lines or x - window.x < pin_columns:
+            return True
+        span = None if pin_columns else self._floating_label(window, y - self.styles.padding.top)
+        return span is not None and x - window.x < span[1]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """Textual's lines, with the labels drawn over the window's edges when the board is scrolled past them.
@@ -338,14 +356,15 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         window's top line, the row numbers at its left.
         """
         strips = super().render_lines(crop)
-        if not (self.label_lines or self.label_columns):
+        if not self.has_labels():
             return strips
         window = self.visible_window()
         if window is None:
             return strips
         top = self.styles.padding.top
         pin_lines, pin_columns = self._pins(window)
-        if not (pin_lines or pin_columns) or crop.x != window.x:
+        floating = bool(self.row_labels) and not pin_columns and window.x > 0
+        if not (pin_lines or pin_columns or floating) or crop.x != window.x:
             return strips  # a partial render (a style under the mouse): the plain lines
         # A few rectangles of Textual's own lines (each pass works out the widget's style once), put together.
         render = super().render_lines
@@ -368,6 +387,15 @@ class BoardWidget(StylePerPass, Board[ViewT]):
                     line = render(Region(0, source, crop.width, 1))[0]
                 else:
                     line = Strip.join([corner, line.crop(pin_columns, crop.width)])
+            elif floating and (span := self._floating_label(window, source - top)) is not None:
+                # The row's label, cut from the board's own (cached) line, at the window's left edge.
+                x, width = span
+                self._pass_style = self.rich_style  # as in a pass of StylePerPass: worked out once
+                try:
+                    label = self.render_line(source - top).crop(x, x + width)
+                finally:
+                    self._pass_style = None
+                line = Strip.join([label, line.crop(width, crop.width)])
             out[index] = line
         return out
 
