@@ -386,3 +386,21 @@ async def test_a_click_on_the_labels_kept_in_sight_is_no_cells(tmp_path):
         await pilot.click(board, offset=(board.content_offset.x + 10, window.bottom - 2))
         await settle(pilot, 2)
         assert board.cursor_name() != name
+
+
+async def test_copolymer_row_letters_stay_at_the_left_edge(tmp_path):
+    app = game_app(tmp_path, "copolymer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(pilot, "copolymer")
+        # The middle row, the widest: at its right end its letter has scrolled off the left.
+        for key, count in (("up", 25), ("down", 12), ("right", 25)):
+            for _ in range(count - 1):
+                screen.action_cursor(key)
+            await pilot.press(key)
+        await settle(pilot, 3)
+        area = screen.query_one("#board-area", BoardArea)
+        assert screen.board.cursor_name() == "N25" and area.scroll_x > 0
+        check_cursor_in_sight(app, "copolymer")
+        window = area.scrollable_content_region
+        line = screen_lines(app)[screen.board.cursor_region().translate(screen.board.content_region.offset).y]
+        assert line[window.x] == "N", line
