@@ -194,7 +194,12 @@ class PostgresStore:
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as error:
             raise StoreError(f"cannot reach the database {self.describe()}: {error}") from None
         self.server = self.listener.get_server_pid()
-        await self._migrate()
+        try:
+            await self._migrate()
+        except BaseException:
+            await self.listener.close()
+            await self.pool.close()
+            raise
         await self.listener.add_listener(CHANNEL, self._heard)
         self._sweeper = asyncio.run_coroutine_threadsafe(self._sweep_forever(), self._db.loop)
 
