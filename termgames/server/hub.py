@@ -199,7 +199,14 @@ class LiveTable:
         """Apply and store one move, then tell everyone; RuleError (nothing changes) if illegal."""
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
-        self.play_prepared(prepare_move(self.match.state, seat, move))
+        try:
+            prepared = prepare_move(self.match.state, seat, move)
+        except RuleError:
+            # Refused here, maybe because another server's move has not reached us yet: refused there too?
+            if not self.hub.store.shared or not self.catch_up():
+                raise
+            prepared = prepare_move(self.match.state, seat, move)
+        self.play_prepared(prepared)
 
     async def play_slow(self, seat: int, move: str) -> None:
         """:meth:`play` for a move whose checking takes long: checked in the pool, stored on the loop."""
@@ -354,24 +361,25 @@ class LiveTable:
 
     # -- news from the other server processes sharing the store --------------------------
 
-    def catch_up(self) -> None:
-        """Play the moves the store has past ours (stored by other servers); rebuild the table if they differ."""
+    def catch_up(self) -> bool:
+        """Play the moves the store has past ours (stored by other servers); True when there were some."""
         have = len(self.match.moves)
         try:
             records = self.hub.store.moves_from(self.id, have)
         except StoreError as error:
             log.error("table %s: cannot read the moves: %s", self.id, error)
-            return
+            return False
         if not records:
-            return
+            return False
         try:
             for record in records:
                 self.match.play(record.seat, record.move, time=record.time)
         except RuleError as error:  # cannot happen unless the position here went astray: start again from the store
             log.warning("table %s: the stored moves do not follow ours (%s): reloading", self.id, error)
             self.reload()
-            return
+            return True
         self.moved_elsewhere()
+        return True
 
     def moved_elsewhere(self) -> None:
         self.undo_request = None
