@@ -37,18 +37,25 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..match import MoveRecord, now_iso
+from ..rating import Rating, rate
 from ..untrusted import fold_name
 from .storage import (
+    PlayerRating,
     PlyTaken,
+    RatedResult,
+    RatingChange,
     RemotePresence,
     StoredTable,
     StoreError,
     StoreEvent,
     require_thread,
 )
+
+if TYPE_CHECKING:
+    from .storage import TableStore
 
 try:
     import asyncpg
@@ -73,6 +80,7 @@ AI_ASK_AGAIN = 3.0
 #: Advisory lock namespaces (the first key of PostgreSQL's two-key form).
 MIGRATION_LOCK = 0x7467
 AI_LOCK = 0x7468
+RATING_LOCK = 0x7469
 
 #: (version, SQL): applied in order to a database older than the version; never edit one once released.
 MIGRATIONS: list[tuple[int, str]] = [
@@ -124,6 +132,32 @@ MIGRATIONS: list[tuple[int, str]] = [
             seated BOOLEAN NOT NULL
         );
         CREATE INDEX presence_by_table ON presence (table_id);
+        """,
+    ),
+    (
+        2,
+        """
+        ALTER TABLE tables ADD COLUMN rated BOOLEAN NOT NULL DEFAULT FALSE;
+        CREATE TABLE ratings (
+            player TEXT NOT NULL,
+            game TEXT NOT NULL,
+            mu DOUBLE PRECISION NOT NULL,
+            sigma DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL,
+            updated TEXT NOT NULL,
+            PRIMARY KEY (player, game)
+        );
+        CREATE TABLE rating_changes (
+            table_id BIGINT NOT NULL REFERENCES tables(id),
+            player TEXT NOT NULL,
+            game TEXT NOT NULL,
+            rank DOUBLE PRECISION NOT NULL,
+            mu_before DOUBLE PRECISION NOT NULL,
+            sigma_before DOUBLE PRECISION NOT NULL,
+            mu_after DOUBLE PRECISION NOT NULL,
+            sigma_after DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (table_id, player)
+        );
         """,
     ),
 ]
@@ -296,14 +330,20 @@ class PostgresStore:
     # -- tables --------------------------------------------------------------------
 
     def create_table(
-        self, game: str, options: dict[str, Any], seed: int, seats: list[dict[str, Any]], creator: str
+        self,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: list[dict[str, Any]],
+        creator: str,
+        rated: bool = False,
     ) -> int:
         async def create(conn: Any) -> int:
             async with conn.transaction():
                 table_id: int = await conn.fetchval(
-                    "INSERT INTO tables (game, options, seed, seats, creator, created) "
-                    "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-                    game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(),
+                    "INSERT INTO tables (game, options, seed, seats, creator, created, rated) "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                    game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), rated,
                 )
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, self._notify("table", table_id, {}))
             # The table's computer seats are played here, where it was made (another server takes over if we die).
@@ -332,9 +372,94 @@ class PostgresStore:
 
     def set_finished(self, table_id: int, finished: bool) -> None:
         self._run(lambda c: c.execute("UPDATE tables SET finished = $2 WHERE id = $1", table_id, finished))
-        if finished and table_id in self._ai_tables:
+        if finished:
+            self._release_ai(table_id)
+
+    def _release_ai(self, table_id: int) -> None:
+        if table_id in self._ai_tables:
             self._ai_tables.discard(table_id)
             self._db.run(self.listener.fetchval("SELECT pg_advisory_unlock($1, $2)", AI_LOCK, table_id))
+
+    def finish_table(self, table_id: int, result: RatedResult | None = None) -> list[RatingChange]:
+        """Mark the table finished and, for a rated ``result``, rate its players: one transaction.
+
+        As the SQLite store's: a table with rating changes is never rated again.  Ratings of every server
+        are read and written under one advisory lock, so two tables of one player ending at two servers
+        at the same moment both count.
+        """
+
+        async def finish(conn: Any) -> list[RatingChange]:
+            async with conn.transaction():
+                await conn.execute("UPDATE tables SET finished = TRUE WHERE id = $1", table_id)
+                if result is None or len(result.players) < 2:
+                    return []
+                if len(set(result.players)) != len(result.players) or len(result.ranks) != len(result.players):
+                    raise ValueError(f"table {table_id}: a rated result needs one rank for each of distinct players")
+                await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", RATING_LOCK)
+                if await conn.fetchval("SELECT 1 FROM rating_changes WHERE table_id = $1 LIMIT 1", table_id):
+                    return []
+                before = [await self._rating_row(conn, player, result.game) for player in result.players]
+                after = rate([row.rating for row in before], result.ranks)
+                now = now_iso()
+                changes = []
+                for row, new, rank in zip(before, after, result.ranks):
+                    await conn.execute(
+                        "INSERT INTO ratings (player, game, mu, sigma, games, updated) VALUES ($1, $2, $3, $4, $5, $6) "
+                        "ON CONFLICT (player, game) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, "
+                        "games = EXCLUDED.games, updated = EXCLUDED.updated",
+                        row.player, result.game, new.mu, new.sigma, row.games + 1, now,
+                    )
+                    await conn.execute(
+                        "INSERT INTO rating_changes (table_id, player, game, rank, mu_before, sigma_before, mu_after, "
+                        "sigma_after) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                        table_id, row.player, result.game, float(rank), row.rating.mu, row.rating.sigma, new.mu,
+                        new.sigma,
+                    )
+                    changes.append(RatingChange(table_id, row.player, result.game, rank, row.rating, new))
+                return changes
+
+        changes = self._run(finish)
+        self._release_ai(table_id)
+        return changes
+
+    async def _rating_row(self, conn: Any, player: str, game: str) -> PlayerRating:
+        row = await conn.fetchrow(
+            "SELECT player, mu, sigma, games FROM ratings WHERE player = $1 AND game = $2", player, game
+        )
+        if row is None:
+            return PlayerRating(player, game, Rating(), 0)
+        return PlayerRating(row["player"], game, Rating(float(row["mu"]), float(row["sigma"])), int(row["games"]))
+
+    # -- ratings -------------------------------------------------------------
+
+    def rating(self, player: str, game: str) -> PlayerRating | None:
+        found: PlayerRating = self._run(lambda c: self._rating_row(c, player, game))
+        return found if found.games else None
+
+    def ratings(self, game: str | None = None) -> list[PlayerRating]:
+        query = "SELECT player, game, mu, sigma, games FROM ratings"
+        rows = self._run(lambda c: c.fetch(query + " WHERE game = $1", game) if game else c.fetch(query))
+        found = [
+            PlayerRating(r["player"], r["game"], Rating(float(r["mu"]), float(r["sigma"])), int(r["games"]))
+            for r in rows
+        ]
+        return sorted(found, key=lambda r: (r.game, -r.rating.ordinal, fold_name(r.player)))
+
+    def rating_changes(self, table_id: int) -> list[RatingChange]:
+        rows = self._run(
+            lambda c: c.fetch(
+                "SELECT player, game, rank, mu_before, sigma_before, mu_after, sigma_after FROM rating_changes "
+                "WHERE table_id = $1 ORDER BY rank, player",
+                table_id,
+            )
+        )
+        return [
+            RatingChange(
+                table_id, r["player"], r["game"], r["rank"], Rating(r["mu_before"], r["sigma_before"]),
+                Rating(r["mu_after"], r["sigma_after"]),
+            )
+            for r in rows
+        ]
 
     def append_move(self, table_id: int, ply: int, record: MoveRecord) -> None:
         data: dict[str, Any] = {"ply": ply, "seat": record.seat, "time": record.time}
@@ -398,12 +523,13 @@ class PostgresStore:
         tables: dict[int, StoredTable] = {}
         async with conn.transaction(isolation="repeatable_read", readonly=True):  # one snapshot of it all
             for row in await conn.fetch(
-                f"SELECT id, game, options, seed, seats, creator, created, finished FROM tables {where} ORDER BY id",
+                "SELECT id, game, options, seed, seats, creator, created, finished, rated FROM tables "
+                f"{where} ORDER BY id",
                 *args,
             ):
                 tables[row["id"]] = StoredTable(
                     row["id"], row["game"], json.loads(row["options"]), int(row["seed"]), json.loads(row["seats"]),
-                    row["creator"], row["created"], bool(row["finished"]),
+                    row["creator"], row["created"], bool(row["finished"]), rated=bool(row["rated"]),
                 )
             for row in await conn.fetch(
                 f"SELECT table_id, seat, move, time FROM moves {move_where} ORDER BY table_id, ply", *args
@@ -537,3 +663,9 @@ class PostgresStore:
             self._ai_tables.add(table_id)
             self._ai_asked.pop(table_id, None)
         return mine
+
+
+if TYPE_CHECKING:  # mypy checks here that the PostgreSQL store keeps to the interface
+
+    def _a_postgres_store_is_a_table_store(store: PostgresStore) -> TableStore:
+        return store

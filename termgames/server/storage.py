@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..match import MoveRecord
+from ..rating import Rating
 
 #: Environment variable naming the database when ``--db`` does not.
 DB_ENV = "TERMGAMES_DB"
@@ -60,8 +61,42 @@ class StoredTable:
     created: str
     finished: bool
     moves: list[MoveRecord] = field(default_factory=list)
+    #: Rated (the result changes its players' ratings) or casual.
+    rated: bool = False
     #: The last chat lines, oldest first (a store that keeps no chat gives none).
     chat: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    """An account's rating at one game, and how many rated games of it the account finished."""
+
+    player: str
+    game: str
+    rating: Rating
+    games: int
+
+
+@dataclass(frozen=True)
+class RatedResult:
+    """A rated table's result: the accounts of its seats (registered names, one each) and their ranks."""
+
+    game: str
+    players: tuple[str, ...]
+    #: Per player, 0 the best; equal ranks are a tie (see :func:`termgames.rating.ranks_of`).
+    ranks: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What one rated table did to one account's rating."""
+
+    table_id: int
+    player: str
+    game: str
+    rank: float
+    before: Rating
+    after: Rating
 
 
 @dataclass(frozen=True)
@@ -102,7 +137,13 @@ class TableStore(Protocol):
 
     # -- tables and moves
     def create_table(
-        self, game: str, options: dict[str, Any], seed: int, seats: list[dict[str, Any]], creator: str
+        self,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: list[dict[str, Any]],
+        creator: str,
+        rated: bool = False,
     ) -> int: ...
 
     def update_seats(
@@ -112,6 +153,17 @@ class TableStore(Protocol):
         ...
 
     def set_finished(self, table_id: int, finished: bool) -> None: ...
+
+    def finish_table(self, table_id: int, result: RatedResult | None = None) -> list[RatingChange]:
+        """Mark the table finished and rate a rated ``result`` in the same transaction (never twice)."""
+        ...
+
+    # -- ratings
+    def rating(self, player: str, game: str) -> PlayerRating | None: ...
+
+    def ratings(self, game: str | None = None) -> list[PlayerRating]: ...
+
+    def rating_changes(self, table_id: int) -> list[RatingChange]: ...
 
     def append_move(self, table_id: int, ply: int, record: MoveRecord) -> None:
         """Store move number ``ply`` (0-based) in the transaction that accepts it; :class:`PlyTaken` if taken."""
