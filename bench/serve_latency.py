@@ -80,11 +80,14 @@ class Client:
                 return
             await asyncio.sleep(0.05)
 
-    async def wait_for(self, needle: bytes, limit: float = 20.0) -> None:
+    async def wait_for(self, needle: bytes, limit: float = 90.0) -> None:
         deadline = time.perf_counter() + limit
         while needle not in self.text:
             if time.perf_counter() > deadline:
-                raise RuntimeError(f"{self.name}: {needle!r} never arrived")
+                import re
+
+                seen = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b" ", self.text[-4000:]).decode("utf-8", "replace")
+                raise RuntimeError(f"{self.name}: {needle!r} never arrived; last seen: {' '.join(seen.split())}")
             await asyncio.sleep(0.02)
 
     def press(self, keys: bytes) -> None:
@@ -211,7 +214,7 @@ async def main() -> None:
     cluster = None
     if args.db == "throwaway":
         sys.path.insert(0, str(ROOT / "tests"))
-        from pgcluster import start_cluster
+        from pgcluster import start_cluster  # type: ignore[import-not-found]  # tests/ is on sys.path just above
 
         cluster = start_cluster()
         env["TERMGAMES_DB"] = cluster.new_database()
@@ -281,8 +284,16 @@ async def main() -> None:
             for watcher in watchers:
                 watcher.press(b"\x1b[B" * table_index + b"w")
         await asyncio.gather(*(c.wait_for(b"Mono") for c in everyone))
-        for players, watchers in tables:  # everyone sits (or watches) at the table meant for them
-            await asyncio.gather(*(c.wait_for(b"vs  " + players[-1].name.encode()) for c in players + watchers))
+        for players, _watchers in tables:  # every player sits at her table
+            await asyncio.gather(*(c.wait_for(b"vs  " + players[-1].name.encode()) for c in players))
+        await asyncio.gather(*(c.wait_for(b"you are watching") for _p, watchers in tables for c in watchers))
+        # A lobby redrawn while a watcher's arrow keys arrive (many screens opening at once) may have moved its
+        # highlight: each watcher is counted at the table it really watches.
+        watching = [c for _p, watchers in tables for c in watchers]
+        tables = [(players, []) for players, _w in tables]
+        for watcher in watching:
+            at = max(range(len(tables)), key=lambda i: watcher.text.rfind(b"vs  " + tables[i][0][-1].name.encode()))
+            tables[at][1].append(watcher)
         await asyncio.gather(*(c.quiet(0.5) for c in everyone))
         loaded = rss_mb(server.pid)
         # Opening 30 screens keeps the server busy for a while after the last byte: wait until it is idle.
@@ -332,7 +343,7 @@ async def main() -> None:
             f"the {len(everyone)} clients {own_cpu:.1f} s, in {elapsed:.1f} s"
         )
         if database_pid:
-            print(f"  PostgreSQL (every process of the throwaway cluster): {database_cpu:.1f} s")
+            print(f"  PostgreSQL (every process of the throwaway cluster): {database_cpu:.2f} s")
         print(
             f"server RSS: {idle:.0f} MB idle, {loaded:.0f} MB with {len(everyone)} clients, "
             f"{after:.0f} MB after the moves; {(loaded - idle) / max(1, len(everyone)):.1f} MB a client"
