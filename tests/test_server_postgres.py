@@ -141,6 +141,31 @@ def test_the_same_ply_from_two_connections_at_the_same_moment(pg_url):
     check.close()
 
 
+async def test_one_open_seat_taken_at_two_servers_at_once_seats_one_player(servers):
+    a, b, _c = servers
+    table = a.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat()], "alice")
+    await until(lambda: table.id in b.tables)
+    at_b = b.table(table.id)
+    assert table.join("bob") == 1  # at server a
+    with pytest.raises(RuleError, match="was just taken"):
+        at_b.join("carol")  # server b has not heard of bob yet: the database says no
+    assert at_b.names == ("alice", "bob") and table.names == ("alice", "bob")
+
+
+async def test_a_finished_game_is_kept_in_the_database(servers):
+    from termgames.records import loads
+
+    a, b, _c = servers
+    table = a.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    await until(lambda: table.id in b.tables)
+    while not table.over:
+        table.play(table.match.state.to_move()[0], "random")
+    record = loads(a.store.record(table.id))
+    assert record.over and [m.move for m in record.moves] == [m.move for m in table.match.moves]
+    await until(lambda: b.table(table.id).over)
+    assert b.finished_tables("alice")[0].id == table.id
+
+
 async def test_undo_asked_at_one_server_is_accepted_at_another(servers):
     a, b, _c = servers
     table = a.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")

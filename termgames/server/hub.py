@@ -537,7 +537,7 @@ class Hub:
         self.store.listen(self.remote_event)
         for table in self.tables.values():
             table.runner.start()
-            if self.store.shared:
+            if self.store.shared and not table.over:  # who is at it through the servers already running
                 table.refresh_presence()
         if self.store.shared:
             self._watch_task = asyncio.get_running_loop().create_task(self._watch_other_servers())
