@@ -160,6 +160,26 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        3,
+        # A move in one round trip (the server's loop waits for it): lock the table's row, check that the ply
+        # is the next one (a VOLATILE function's statements each see what was committed before them), insert,
+        # announce.  The primary key still refuses a second row for one ply.
+        """
+        CREATE FUNCTION termgames_append_move(
+            p_table BIGINT, p_ply INTEGER, p_seat INTEGER, p_move TEXT, p_time TEXT, p_news TEXT
+        ) RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            IF (SELECT count(*) FROM moves WHERE table_id = p_table) <> p_ply THEN
+                RETURN FALSE;
+            END IF;
+            INSERT INTO moves (table_id, ply, seat, move, time) VALUES (p_table, p_ply, p_seat, p_move, p_time);
+            PERFORM pg_notify('termgames', p_news);
+            RETURN TRUE;
+        END $$;
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -468,17 +488,14 @@ class PostgresStore:
         news = self._notify("move", table_id, data)
 
         async def append(conn: Any) -> None:
-            async with conn.transaction():
-                # The table's row lock orders every change of its moves (a move, an undo) between servers.
-                await conn.execute("SELECT 1 FROM tables WHERE id = $1 FOR NO KEY UPDATE", table_id)
-                stored = await conn.fetchrow(
-                    "WITH m AS (INSERT INTO moves (table_id, ply, seat, move, time) "
-                    "SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*)::int FROM moves WHERE table_id = $1) = $2 "
-                    "RETURNING ply) SELECT pg_notify($6, $7) FROM m",
-                    table_id, ply, record.seat, record.move, record.time, CHANNEL, news,
-                )
-                if stored is None:
-                    raise PlyTaken(f"move {ply + 1} of table {table_id} is stored already")
+            # One transaction, one round trip (migration 3): the table's row lock orders every change of its
+            # moves (a move, an undo) between servers, and the move is stored only as the next ply.
+            stored = await conn.fetchval(
+                "SELECT termgames_append_move($1, $2, $3, $4, $5, $6)",
+                table_id, ply, record.seat, record.move, record.time, news,
+            )
+            if not stored:
+                raise PlyTaken(f"move {ply + 1} of table {table_id} is stored already")
 
         self._run(append)
 
