@@ -179,3 +179,16 @@ def test_more_than_one_worker_needs_postgresql(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "--workers above 1 needs a shared database" in result.stderr
+
+
+def test_an_unreachable_database_is_one_line_and_status_2(tmp_path):
+    pytest.importorskip("asyncpg")
+    env = {key: value for key, value in os.environ.items() if key != "TERMGAMES_DB"}
+    result = subprocess.run(
+        [sys.executable, "-m", "termgames", "serve", "--port", str(free_port()), "--data", str(tmp_path),
+         "--db", f"postgresql://nobody@127.0.0.1:{free_port()}/nothing"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("termgames: cannot reach the database postgresql://nobody@127.0.0.1:")
+    assert result.stderr.strip().count("\n") == 0
