@@ -250,7 +250,7 @@ class LiveTable:
         if player in self.names:
             raise RuleError(f"a seat at table {self.id} is already called {player}")
         seat = free[0]
-        previous = [s.to_dict() for s in self.seats]
+        previous, previous_match = [s.to_dict() for s in self.seats], self.match
         self.seats[seat] = self.seats[seat].named(player)
         try:
             self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, self.match.moves)
@@ -263,7 +263,7 @@ class LiveTable:
             taken = False
             log.error("table %s: seats not stored: %s", self.id, error)
         if not taken:  # another server seated someone first (or the store failed): its seats, then say so
-            self.seats[seat] = replace(self.seats[seat], name=None)
+            self.seats[seat], self.match = replace(self.seats[seat], name=None), previous_match
             self.reload()
             raise RuleError(f"seat {seat + 1} at table {self.id} was just taken: try again")
         self.runner.start()  # the position is the same: an AI deciding goes on, its move is checked again
@@ -288,8 +288,8 @@ class LiveTable:
         waiting = " and ".join(self.names[s] for s in sorted(others))
         self.broadcast("undo-request", f"{self.names[seat]} asks to take back their last move")
         # The other players may sit at other servers: theirs hold the same request.
-        self.hub.store.announce(self.id, "undo-request", {"seat": seat, "ply": ply, "waiting": sorted(others),
-                                                          "moves": len(self.match.moves)})
+        self._announce("undo-request", {"seat": seat, "ply": ply, "waiting": sorted(others),
+                                        "moves": len(self.match.moves)})
         return f"Asked {waiting} to accept the undo"
 
     def answer_undo(self, seat: int, accept: bool, *, remote: bool = False) -> None:
@@ -298,7 +298,7 @@ class LiveTable:
         if request is None or request.generation != self.generation or seat not in request.waiting:
             return
         if not remote:
-            self.hub.store.announce(self.id, "undo-answer", {"seat": seat, "accept": accept})
+            self._announce("undo-answer", {"seat": seat, "accept": accept})
         if not accept:
             self.undo_request = None
             self.broadcast("notice", f"{self.names[seat]} refused the undo")
@@ -360,6 +360,13 @@ class LiveTable:
             self.hub.lobby_changed()
 
     # -- news from the other server processes sharing the store --------------------------
+
+    def _announce(self, kind: str, data: dict[str, Any]) -> None:
+        """News for this table's players at the other servers (lost news is logged: the table goes on here)."""
+        try:
+            self.hub.store.announce(self.id, kind, data)
+        except StoreError as error:
+            log.error("table %s: %s not announced: %s", self.id, kind, error)
 
     def catch_up(self) -> bool:
         """Play the moves the store has past ours (stored by other servers); True when there were some."""
