@@ -193,10 +193,15 @@ class _DatabaseThread:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
+        self.closed = False
         self.thread = threading.Thread(target=self.loop.run_forever, name="termgames-db", daemon=True)
         self.thread.start()
 
     def run(self, work: Awaitable[T], timeout: float = TIMEOUT) -> T:
+        if self.closed:
+            if asyncio.iscoroutine(work):
+                work.close()  # never awaited: say so to nobody
+            raise StoreError("the store is closed")
         future = asyncio.run_coroutine_threadsafe(_awaited(work), self.loop)
         try:
             return future.result(timeout)
@@ -205,6 +210,7 @@ class _DatabaseThread:
             raise StoreError("the database did not answer in time") from None
 
     def close(self) -> None:
+        self.closed = True
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
         if not self.thread.is_alive():
