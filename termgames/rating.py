@@ -20,7 +20,8 @@ from typing import Any
 #: openskill's defaults for a newcomer (mu 25, sigma 25/3): written here so that reading one needs no import.
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
-#: Above this sigma a rating is shown with a "?": too few games to say much (a newcomer's is 8.3; ~12 games).
+#: Above this sigma a rating is shown with a "?": too few games to say much (a newcomer's is 8.3; about 20
+#: two-player games between equals bring it below).
 PROVISIONAL_SIGMA = 5.0
 
 

@@ -218,3 +218,21 @@ def test_the_schema_is_versioned_and_a_newer_one_is_refused(pg_url):
     again.close()
     with pytest.raises(StoreError, match="version 99, newer than this termgames knows"):
         PostgresStore(pg_url)
+
+
+async def test_a_rated_game_finished_at_one_server_shows_its_ratings_at_the_others(servers):
+    a, b, _c = servers
+    for name in ("alice", "bob"):
+        assert a.store.claim(name, f"SHA256:{name}")
+    table = a.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    assert table.rated
+    await until(lambda: table.id in b.tables)
+    assert b.rating("alice", "mono") is None  # read (and kept) before the game ends
+    watcher = Listener("carol", None)
+    b.table(table.id).subscribe(watcher)
+    while not table.over:
+        table.play(table.match.state.to_move()[0], "random")
+    await until(lambda: b.table(table.id).rating_changes == table.rating_changes != [])
+    alice = b.rating("alice", "mono")
+    assert alice is not None and alice.games == 1
+    assert any(kind == "notice" and text.startswith("Rated: ") for kind, text in watcher.events)

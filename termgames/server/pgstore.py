@@ -442,7 +442,7 @@ class PostgresStore:
                         new.sigma,
                     )
                     changes.append(RatingChange(table_id, row.player, result.game, rank, row.rating, new))
-                return changes
+                return sorted(changes, key=lambda change: (change.rank, change.player))  # as rating_changes reads
 
         changes = self._run(finish)
         self._release_ai(table_id)

@@ -201,7 +201,7 @@ class Store:
         written inside the transaction that marks the table finished: a crash
         leaves either both or neither, and a table rated once (it has
         ``rating_changes`` rows) is never rated again, even if it is finished
-        twice.  Returns the changes made (none for a casual or already rated table).
+        twice.  Returns the changes made, best rank first (none for a casual or already rated table).
         """
         with self._transaction():
             self.db.execute("UPDATE tables SET finished = 1 WHERE id = ?", (table_id,))
@@ -228,7 +228,7 @@ class Store:
                     (table_id, row.player, result.game, rank, row.rating.mu, row.rating.sigma, new.mu, new.sigma),
                 )
                 changes.append(RatingChange(table_id, row.player, result.game, rank, row.rating, new))
-            return changes
+            return sorted(changes, key=lambda change: (change.rank, change.player))  # as rating_changes reads them
 
     def _rating_row(self, player: str, game: str) -> PlayerRating:
         row = self.db.execute(
