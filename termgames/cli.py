@@ -558,6 +558,12 @@ def _serve_with_workers(workers: int, host: str, port: int, data: Path | None, h
             skip = True
         elif not word.startswith(("--workers=", "--db=")):
             worker_args.append(word)
+    if host not in ("127.0.0.1", "::1", "localhost"):  # the workers stay quiet about it: said once, here
+        print(
+            f"termgames: warning: listening on {host}, not loopback: anyone who can reach this port can play, "
+            "and guests can sign in without a key (--no-guests refuses them)",
+            file=sys.stderr,
+        )
     command = [sys.executable, "-m", "termgames", *worker_args, "--reuse-port"]
     env = {**os.environ, "TERMGAMES_DB": url}  # not on the command line: ps would show a password
     print(f"termgames serve: {workers} workers on port {port}, one database", file=sys.stderr, flush=True)

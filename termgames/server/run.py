@@ -47,7 +47,9 @@ def serve_forever(
 ) -> None:
     # Textual takes over sys.stdout/stderr inside apps: the server logs to the real stderr.
     handler = logging.StreamHandler(sys.__stderr__)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    # A worker of --workers says which one it is: their lines interleave on one terminal.
+    worker = " worker %(process)d" if reuse_port else ""
+    handler.setFormatter(logging.Formatter(f"%(asctime)s %(levelname)s{worker} %(message)s"))
     logger = logging.getLogger("termgames.server")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
