@@ -13,6 +13,7 @@ player over SSH).  AI seats are the table's business, not the screen's.
 from __future__ import annotations
 
 import contextlib
+import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Generic, cast
@@ -37,6 +38,9 @@ from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import key_name, keys_markdown
+
+if typing.TYPE_CHECKING:  # only its type: the replay module defines and uses it
+    from .replay_analysis import ReplayAnalysis
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -101,6 +105,9 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         Binding("m", "move_now", "Move now", show=False, tooltip="the computer plays its best move so far, now"),
         Binding("c", "palette", "Colours", show=False,
                 tooltip="cycle the colours: default, colour-blind safe, monochrome"),
+        Binding("L", "toggle_log", "Log", show=False,
+                tooltip="to the move log and back, in every game: there up, down, PageUp, PageDown, Home and End "
+                "scroll it (Esc back too)"),
         Binding("tab", "app.focus_next", "Log", show=False,
                 tooltip="to the move log (its arrow keys scroll it) and back to the board"),
         Binding("shift+tab", "app.focus_previous", "Log", show=False,
@@ -136,6 +143,11 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         #: What the footer's keys were last worked out from (``check_action``): refreshed when it changes.
         self._drawn_footer_state: tuple[object, ...] = ()
         self._game_over_shown = False
+
+    @classmethod
+    def replay_analysis(cls, options: dict[str, Any]) -> ReplayAnalysis | None:
+        """The analysis a replay of a game made with ``options`` may show; None when the game offers none."""
+        return None
 
     # -- layout --------------------------------------------------------------
 
@@ -404,6 +416,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         raise NotImplementedError
 
     def action_cursor(self, direction: str) -> None:
+        # What was said was about the last key at the last cell: once the cursor moves on, it no longer holds.
+        self.message = ""
         self.board.move_cursor(direction)
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
@@ -411,6 +425,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     # -- messages from the board -------------------------------------------
 
     def on_cursor_moved(self, _message: CursorMoved) -> None:
+        self.message = ""  # a click moved the cursor: as an arrow key does
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
 
@@ -451,7 +466,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         seat = view.viewer
         if seat is None or seat not in view.to_move:
             names = " and ".join(view.players[s] for s in view.to_move)
-            self.say(f"It is {possessive(names)} turn")
+            self.say(f"It is {possessive(names, addressed=True)} turn")
             return
         if move is None:
             move = self.move_at_cursor(view)
@@ -478,6 +493,17 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
             self.refresh_view()
 
     # -- common keys ---------------------------------------------------------
+
+    def action_toggle_log(self) -> None:
+        """The keyboard to the move log (its vertical keys scroll it), or back to the board."""
+        logs = self.query("#move-log")  # the side panel's MoveLog
+        if not logs:
+            return  # a screen without a log (Monad's map takes the room)
+        log = logs.first()
+        if self.focused is log:
+            self.board.focus()
+        else:
+            log.focus()
 
     def action_palette(self) -> None:
         self.palette_name = next_palette(self.palette_name)

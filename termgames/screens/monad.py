@@ -358,6 +358,7 @@ class MonadScreen(GameScreen):
             cell = (start + step * offset) % (width * height)
             if self.available(cell % width, cell // width) > 0:
                 board.cursor = cell
+                self.message = ""  # as any cursor move: what was said was about the cell it leaves
                 board.redraw()
                 self.update_panel()
                 self.call_after_refresh(self.scroll_to_cursor)

@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
 from ..rules import View
+from ..rules.base import possessive
 from ..rules.mosaic import MosaicView
 from ..widgets.mosaic_board import (
     MosaicBoard,
@@ -58,7 +59,7 @@ def step_words(picture: Picture, selected: str | None) -> str:
         tile = f" {selected}" if selected else ""
         return f"Building, Step SH/P: {name} places{tile or ' a hand tile'} next to the board"
     if picture.kind == "SE":
-        return f"Step SE: {name} selects an edge to turn to {name}'s colour"
+        return f"Step SE: {name} selects an edge to turn to {possessive(name, addressed=True)} colour"
     if picture.kind == "R":
         if picture.subroutine == "mismatch" and picture.targets:
             where = pos_text(picture.targets[0])
@@ -146,7 +147,6 @@ class MosaicScreen(GameScreen):
     # -- keys ------------------------------------------------------------------
 
     def action_cursor(self, direction: str) -> None:
-        self.message = ""
         board = self.mosaic_board
         if board.highlight:
             board.set_region(frozenset(), "")

@@ -76,7 +76,7 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         name = view.board.names[cell]
         owner = view.owners[cell]
         if owner is not None:
-            return f"cursor {name}: {possessive(view.players[owner], standing=True)}"
+            return f"cursor {name}: {possessive(view.players[owner], standing=True, addressed=True)}"
         if cell in view.obliging and not view.over:
             return f"cursor {name}: empty, earns another claim"
         return f"cursor {name}: empty"

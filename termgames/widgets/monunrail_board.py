@@ -279,11 +279,16 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
                 ]
                 move = self.pending_text()
                 pieces += [("Move   ", bold), (move or "Space adds a tile", plain if move else label), ("\n", plain)]
-            if view.pie_offer:
-                opener = possessive(view.players[1 - view.to_move[0]]) if view.to_move else ""
-                pieces += [("Pie: ", style(palette.warn, bold=True)), (f"s takes {opener} opening\n", plain)]
+            if view.pie_offer and view.to_move:
+                chooser = view.to_move[0]
+                opener = possessive(view.players[1 - chooser], addressed=True)
+                # The s key only for the seat at this keyboard that may swap; another seat (a computer thinking
+                # it over) is told of, not offered.
+                offer = "s takes" if self.interactive and view.is_my_turn() else f"{view.players[chooser]} may take"
+                pieces += [("Pie: ", style(palette.warn, bold=True)), (f"{offer} {opener} opening\n", plain)]
             elif view.swapped and view.opener is not None:
-                pieces += [("Swapped: ", bold), (f"opening is {possessive(view.players[view.opener])}\n", plain)]
+                opening = possessive(view.players[view.opener], addressed=True)
+                pieces += [("Swapped: ", bold), (f"opening is {opening}\n", plain)]
         elif view.phase == "unrailing":
             left = len(view.unrail_cells())
             pieces += [("Tiles left ", bold), (f"{left}\n", plain)]
@@ -297,7 +302,7 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
                 if outcome.completion:
                     count = len(outcome.completion)
                     tiles = "1 tile" if count == 1 else f"{count} tiles"
-                    pieces += [(f"Completion found: {tiles},\n", bold), ("drawn ", plain),
+                    pieces += [(f"Completion found: {tiles}, ", bold), ("drawn ", plain),
                                (double["h"] * 2, style(palette.warn, bold=True)), (" and marked ", plain),
                                (MARK_PENDING, style(palette.warn, bold=True)), ("\n", plain)]
                 elif outcome.completion is not None:
