@@ -28,10 +28,11 @@ termgames over SSH: commands (or no command for the game screens)
   tables                             your tables; * marks those where it is your move
   show TABLE [--json]                the board as your seat sees it
   move TABLE MOVE                    play one move
+  record TABLE                       a finished game's record (save it; termgames replay FILE plays it)
   ratings [GAME]                     the rated accounts of GAME (of every game without one)
   help                               this text"""
 
-COMMANDS = ("challenge", "tables", "show", "move", "ratings", "help")
+COMMANDS = ("challenge", "tables", "show", "move", "record", "ratings", "help")
 
 
 @dataclass
@@ -81,6 +82,8 @@ def run_command(hub: Hub, player: str, line: str) -> Result:
             return _show(hub, player, args)
         if command == "move":
             return _move(hub, player, args)
+        if command == "record":
+            return _record(hub, args)
         if command == "ratings":
             return _ratings(hub, args)
     except RuleError as error:
@@ -180,6 +183,14 @@ def _show(hub: Hub, player: str, args: list[str]) -> Result:
     if as_json:
         return _ok(safe_json(view_json(table.match, viewer)))
     return _ok(view_text(table.match, viewer))
+
+
+def _record(hub: Hub, args: list[str]) -> Result:
+    """Any server gives it, whichever finished the game (see :meth:`Hub.record_json`)."""
+    table = _table_arg(hub, args, "record TABLE")
+    if len(args) > 1:
+        return _fail("record TABLE takes nothing else")
+    return _ok(hub.record_json(table).rstrip("\n"))
 
 
 def _move(hub: Hub, player: str, args: list[str]) -> Result:
