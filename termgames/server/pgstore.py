@@ -281,7 +281,8 @@ class PostgresStore:
 
     async def _open(self, pool_size: int) -> None:
         try:
-            self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT)
+            # min_size 0: no floor for the pool to restore (and log tracebacks about) while the database is away.
+            self.pool = await asyncpg.create_pool(self.url, min_size=0, max_size=pool_size, timeout=CONNECT_TIMEOUT)
             # One connection of our own: it hears the news, names this server in presence rows, holds AI locks.
             self.listener = await asyncpg.connect(self.url, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as error:
