@@ -327,7 +327,12 @@ class PostgresStore:
                     log.warning("the database's listening connection does not answer: %s", error)
             if self._closed:
                 return
-            await self._reconnect()
+            try:
+                await self._reconnect()
+            except Exception:  # never let the watch end: without it the server would stay deaf for good
+                log.exception("reconnecting to the database failed; trying again")
+                self._lost.set()
+                await asyncio.sleep(RECONNECT_LONGEST)
 
     async def _reconnect(self) -> None:
         lost, wait = self.listener, RECONNECT_FIRST
@@ -373,6 +378,12 @@ class PostgresStore:
                 "ON CONFLICT (id) DO UPDATE SET server = EXCLUDED.server",
                 [r[0] for r in rows], [self.server] * len(rows), [r[1][0] for r in rows], [r[1][1] for r in rows],
                 [r[1][2] for r in rows],
+            )
+            # The other servers count these screens again (they had dropped them with our old connection).
+            await listener.execute(
+                "SELECT pg_notify($1, json_build_object('o', $2::int, 'k', 'presence', 't', t, "
+                "'d', json_build_object('text', ''))::text) FROM (SELECT DISTINCT unnest($3::bigint[]) AS t) g",
+                CHANNEL, self.server, [r[1][0] for r in rows],
             )
         for table_id in list(self._ai_tables):
             if not await listener.fetchval("SELECT pg_try_advisory_lock($1, $2)", AI_LOCK, table_id):
@@ -818,6 +829,8 @@ class PostgresStore:
                 log.warning("presence sweep failed: %s", error)
 
     def may_play_ai(self, table_id: int) -> bool:
+        if not self.online:
+            return False  # its move could not be stored: the hub starts the computer seats again once it is back
         if table_id in self._ai_tables:
             return True
         now = time.monotonic()
@@ -825,8 +838,6 @@ class PostgresStore:
             return False
         self._ai_asked[table_id] = now
         try:
-            if not self.online:
-                raise StoreUnavailable("the database cannot be reached")
             mine = bool(self._db.run(self._on_listener("SELECT pg_try_advisory_lock($1, $2)", AI_LOCK, table_id)))
         except (*LOST, StoreError, asyncpg.PostgresError) as error:
             log.warning("table %s: cannot ask for its computer seats: %s", table_id, error)
