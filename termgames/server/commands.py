@@ -8,6 +8,7 @@ stderr and exit status 2.
 
 from __future__ import annotations
 
+import logging
 import shlex
 from dataclasses import dataclass
 
@@ -18,6 +19,9 @@ from ..rules import RuleError, get_game
 from ..rules.base import ALL
 from ..untrusted import printable, safe_json
 from .hub import Hub, LiveTable
+from .storage import StoreError
+
+log = logging.getLogger("termgames.server")
 
 EXIT_USAGE = 2
 
@@ -88,6 +92,9 @@ def run_command(hub: Hub, player: str, line: str) -> Result:
             return _ratings(hub, args)
     except RuleError as error:
         return _fail(str(error))
+    except StoreError as error:  # the database restarts: nothing was done, the player tries again
+        log.warning("%s: %r not run: %s", player, line, error)
+        return _fail("the database cannot be reached just now: nothing was done; try again in a moment")
     return _fail(f"unknown command {command!r} (commands: {', '.join(COMMANDS)})")
 
 

@@ -937,11 +937,18 @@ class Hub:
     def seated_at(self, player: str, table_id: int | None) -> None:
         """``player``'s screen is at this seated table now (None: back in the lobby); guests are not kept."""
         if not player.startswith(GUEST_PREFIX):
-            self.store.set_at_table(player, table_id)
+            try:
+                self.store.set_at_table(player, table_id)
+            except StoreError as error:  # only where a reconnection leads: the game itself is stored
+                log.warning("%s: where they sit not stored: %s", player, error)
 
     def returning_to(self, player: str) -> LiveTable | None:
         """The table ``player`` was at when their connection dropped or the server stopped, if it goes on."""
-        table_id = self.store.at_table(player)
+        try:
+            table_id = self.store.at_table(player)
+        except StoreError as error:
+            log.warning("%s: where they sat not read: %s", player, error)
+            return None
         if table_id is None:
             return None
         table = self.tables.get(table_id)
