@@ -478,6 +478,7 @@ class PlayerConnection(asyncssh.SSHServer):
             log.warning("%s not signed in: %s", username, error)
             assert self.conn is not None
             self.conn.send_auth_banner(DATABASE_AWAY)
+            self._database_away = True  # not let in as a guest instead: she would lose her name for the visit
             return False
         if known is not None and known != fingerprint:
             self._failed()
@@ -489,7 +490,7 @@ class PlayerConnection(asyncssh.SSHServer):
         return self.service.allow_guests
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
-        if self.service.auth_throttle.blocked(self.address):
+        if self.service.auth_throttle.blocked(self.address) or getattr(self, "_database_away", False):
             return False
         # No prompt at all: a guest comes in and gets a guest name.
         self._method = "guest"
