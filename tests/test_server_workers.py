@@ -226,6 +226,12 @@ async def test_a_database_restart_under_running_servers_and_a_move_from_the_othe
         await alice.wait_for("The database cannot be reached: moves wait until it is back")
         await alice.press("enter")  # a move now: refused in one line, nothing lost
         await alice.wait_for("the database cannot be reached: your move was not made; try again in a moment")
+        with pytest.raises(asyncssh.PermissionDenied):  # no key can be checked now (ssh shows why, in a banner)
+            await command(ports[1], "bob", keys["bob"], "tables")
+        with pytest.raises(asyncssh.PermissionDenied):  # ... and bob is not let in as a guest instead
+            async with asyncssh.connect("127.0.0.1", ports[1], username="bob", client_keys=[keys["bob"]],
+                                        known_hosts=None, password=""):
+                pass
         await asyncio.to_thread(pg_cluster.start_again)
         await alice.wait_for("The database is back", timeout=30)
         await alice.press("enter")
