@@ -11,7 +11,7 @@ Printed, never asserted (issue 16's targets are read here):
 
 * per pairing, the upper level's score (a win 1, a tie 1/2) with its 95 %
   Wilson interval, and in games that score points the points ratio;
-* a rating per level (openskill's Plackett-Luce model, every game once, in
+* a rating per level (``termgames.rating``: openskill's Plackett-Luce, every game once, in
   a fixed shuffled order), random included;
 * seconds per decision of each level (one ``choose`` call): mean, 95th
   percentile and max of the wall clock, and the most processor time one
@@ -163,10 +163,9 @@ def score_of(outcome: Outcome, participant: str) -> float:
 
 def ratings(outcomes: list[Outcome], names: list[str], seed: int) -> dict[str, tuple[float, float, float]]:
     """Per participant: openskill's (mu, sigma, ordinal) after every game once, in a fixed shuffled order."""
-    from openskill.models import PlackettLuce
+    from termgames.rating import Rating, rate
 
-    model = PlackettLuce()
-    rated = {name: model.rating(name=name) for name in names}
+    rated = {name: Rating() for name in names}
     order = list(outcomes)
     random.Random(seed).shuffle(order)
     for outcome in order:
@@ -174,9 +173,8 @@ def ratings(outcomes: list[Outcome], names: list[str], seed: int) -> dict[str, t
             continue  # stopped unfinished (--plies)
         a, b = outcome.job.seats
         ranks = [0.0 if seat in outcome.winners else 1.0 for seat in range(2)]
-        [[new_a], [new_b]] = model.rate([[rated[a]], [rated[b]]], ranks=ranks)
-        rated[a], rated[b] = new_a, new_b
-    return {name: (r.mu, r.sigma, r.ordinal()) for name, r in rated.items()}
+        rated[a], rated[b] = rate([rated[a], rated[b]], ranks)
+    return {name: (r.mu, r.sigma, r.ordinal) for name, r in rated.items()}
 
 
 def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], args: argparse.Namespace,

@@ -202,12 +202,24 @@ def _check_playable(game: str) -> None:
         fail(f"{game} has no terminal screen yet; play it with termgames new/move/show")
 
 
-def _run_tui(launch: Launch, saves: Path | None, ascii_mode: bool, palette: str) -> None:
+def _run_tui(launch: Launch, saves: Path | None, ascii_mode: bool, palette: str, pace: str | None = None) -> None:
+    """Run the app; once it has closed, say on the terminal where each game it played is saved."""
     from .app import TermgamesApp
-    from .paths import saves_dir
+    from .launch import exit_lines
+    from .paths import preferences_path, saves_dir
 
     folder = saves_dir(saves)
-    TermgamesApp(saves_dir=folder, launch=launch, ascii=_wants_ascii(ascii_mode), palette=palette).run()
+    app = TermgamesApp(
+        saves_dir=folder,
+        launch=launch,
+        ascii=_wants_ascii(ascii_mode),
+        palette=palette,
+        preferences_path=preferences_path(),
+        pace=pace,
+    )
+    app.run()
+    for line in exit_lines(app.played_records()):
+        print(line)
 
 
 # --------------------------------------------------------------------------
@@ -227,6 +239,11 @@ AsciiOption = typer.Option(
     False, "--ascii", help="Plain ASCII drawing (automatic when the locale or the terminal is not UTF-8)."
 )
 PaletteOption = typer.Option("default", "--palette", help="Colours: default, colourblind or mono.")
+PaceOption = typer.Option(
+    None,
+    "--pace",
+    help="Computer players' pace: instant, normal or slow (default: your last choice, p in a game; normal at first).",
+)
 
 
 def _add_monad_commands() -> None:
@@ -259,28 +276,35 @@ def play(
     saves: Path | None = SavesOption,
     ascii_mode: bool = AsciiOption,
     palette: str = PaletteOption,
+    pace: str | None = PaceOption,
 ) -> None:
     """Play a game in the terminal. Game options follow the game's name, e.g. termgames play copolymer --small."""
     from .launch import Launch
+    from .preferences import check_pace
 
     if palette not in ("default", "colourblind", "mono"):
         fail(f"--palette must be default, colourblind or mono, not {palette!r}")
+    if pace is not None:
+        try:
+            pace = check_pace(pace)
+        except ValueError as error:
+            fail(f"--pace: {error}")
     if load is not None:
         if game is not None or ctx.args or player:
             fail("--load resumes a saved game as it was; give no game, options or players with it")
         match = _load(load)
         _check_playable(match.game.name)
-        _run_tui(Launch("play", match=match, save_path=load), saves, ascii_mode, palette)
+        _run_tui(Launch("play", match=match, save_path=load), saves, ascii_mode, palette, pace)
         return
     if game is None:
         if ctx.args or player:
             fail("name the game first, e.g. termgames play copolymer --small")
-        _run_tui(Launch("start"), saves, ascii_mode, palette)
+        _run_tui(Launch("start"), saves, ascii_mode, palette, pace)
         return
     rules, options = _game_and_options(game, list(ctx.args))
     _check_playable(rules.name)
     if not player:
-        _run_tui(Launch("setup", game=rules.name, options=options), saves, ascii_mode, palette)
+        _run_tui(Launch("setup", game=rules.name, options=options), saves, ascii_mode, palette, pace)
         return
     from .match import Match, random_seed
     from .paths import saves_dir
@@ -293,7 +317,7 @@ def play(
     except RuleError as error:
         fail(str(error))
     path = new_save_path(saves_dir(saves), match)
-    _run_tui(Launch("play", match=match, save_path=path), saves, ascii_mode, palette)
+    _run_tui(Launch("play", match=match, save_path=path), saves, ascii_mode, palette, pace)
 
 
 @app.command()

@@ -110,6 +110,9 @@ class GameDescriptor:
     #: True when some seat's view hides what another seat may see (Mono's layouts); the contract
     #: test then checks that no view depends on what another seat hid.
     hidden_information: bool = False
+    #: True when the seat that moves first has an edge: a rematch then rotates the seats (two players
+    #: swap), so the players take turns at the first seat.  False keeps everyone where they sat.
+    first_player_edge: bool = False
 
     def __post_init__(self) -> None:
         if self.ai_levels and self.default_level not in self.ai_levels:
@@ -189,6 +192,8 @@ GAMES: dict[str, GameDescriptor] = {
             bot="termgames.ai.copolymer:CopolymerBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
+            # Turns alternate and the first claim comes before any reply: the first seat has the edge.
+            first_player_edge=True,
         ),
         GameDescriptor(
             name="monad",
@@ -203,6 +208,8 @@ GAMES: dict[str, GameDescriptor] = {
             levels_are_bots=True,
             max_seats=4,
             hidden_information=True,
+            # Simultaneous turns on a symmetric map (rules/monad.md): no seat moves first.
+            first_player_edge=False,
         ),
         GameDescriptor(
             name="mosaic",
@@ -215,6 +222,8 @@ GAMES: dict[str, GameDescriptor] = {
             ai_levels=("random", "easy", "normal", "hard"),
             default_level="normal",
             max_seats=4,
+            # Turns alternate in both phases and the first seat places and alters first.
+            first_player_edge=True,
         ),
         GameDescriptor(
             name="mono",
@@ -228,6 +237,9 @@ GAMES: dict[str, GameDescriptor] = {
             default_level="normal",
             max_seats=4,
             hidden_information=True,
+            # The game ends after a full round "so that all players get an equal number of moves. This
+            # avoids a potential first move advantage" (rules/mono.md): the seats stay.
+            first_player_edge=False,
         ),
         GameDescriptor(
             name="monunrail",
@@ -239,6 +251,9 @@ GAMES: dict[str, GameDescriptor] = {
             bot="termgames.ai.monunrail:MonUnrailBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
+            # The pie rule exists because the first move is worth having; it hands the second seat the
+            # choice instead, so the seats' roles still differ: a rematch gives each player the other one.
+            first_player_edge=True,
         ),
     )
 }

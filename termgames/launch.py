@@ -1,7 +1,8 @@
-"""What the TUI should open first: a plain value the CLI builds without importing Textual."""
+"""What the TUI should open first, and what the CLI says once it has closed: plain values, no Textual."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -20,3 +21,26 @@ class Launch:
     match: Match | None = None
     save_path: Path | None = None
     source: str = ""
+
+
+@dataclass(frozen=True)
+class PlayedRecord:
+    """A game played in this session that has a record on disk, as it was when the app closed."""
+
+    path: Path
+    finished: bool
+    title: str = "Game"
+
+
+def exit_lines(records: list[PlayedRecord]) -> list[str]:
+    """What the terminal shows once the app has closed: each record of the session and how to go on with it
+    (two lines each: a path and a command both fit in 80 columns more often than together)."""
+    lines = []
+    for record in records:
+        quoted = shlex.quote(str(record.path))  # a command to paste: a folder with a space must stay one word
+        lines.append(f"{record.title} saved in {record.path}")
+        if record.finished:
+            lines.append(f"  replay it: termgames replay {quoted}")
+        else:
+            lines.append(f"  resume it: termgames play --load {quoted}")
+    return lines

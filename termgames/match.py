@@ -312,6 +312,17 @@ class Match:
         players = " vs ".join(seat.describe() for seat in self.seats)
         return f"{self.game.title} ({self.game.describe_options(self.options)}): {players}"
 
+    def rematch_seats(self) -> tuple[Seat, ...]:
+        """The seats of a rematch: the same players (a computer seat keeps its level), rotated by one when the
+        game gives the first seat an edge (its descriptor's ``first_player_edge``; two players swap)."""
+        if self.game.descriptor.first_player_edge and len(self.seats) > 1:
+            return self.seats[1:] + self.seats[:1]
+        return self.seats
+
+    def rematch(self, seed: int | None = None) -> Match:
+        """A new match of the same game, options and players (:meth:`rematch_seats`), on a new secret seed."""
+        return Match(self.game, self.options, self.rematch_seats(), random_seed() if seed is None else seed)
+
 
 def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value

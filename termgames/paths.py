@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 SAVES_ENV = "TERMGAMES_SAVES"
+PREFERENCES_ENV = "TERMGAMES_PREFERENCES"
 
 
 def data_dir() -> Path:
@@ -25,6 +26,16 @@ def saves_dir(override: str | os.PathLike[str] | None = None) -> Path:
     if env:
         return Path(env).expanduser()
     return data_dir() / "saves"
+
+
+def preferences_path() -> Path:
+    """``$TERMGAMES_PREFERENCES``, else ``preferences.json`` in the platform's user config folder."""
+    env = os.environ.get(PREFERENCES_ENV)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("termgames", appauthor=False)) / "preferences.json"
 
 
 def bundled_saves() -> Path:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .match import Match, PreparedMove, Seat
+from .preferences import DEFAULT_PACE, PACE_FACTORS, check_pace
 from .records import RecordError, dumps, load, locked, read_bytes, save
 from .rules import Game, RuleError, View, Viewer
 from .turns import TurnRunner, undo_ply
@@ -145,10 +146,12 @@ class Listeners:
 class LocalTable:
     """A match played at one keyboard, saved atomically after every change."""
 
-    def __init__(self, match: Match, save_path: Path | None = None) -> None:
+    def __init__(self, match: Match, save_path: Path | None = None, pace: str = DEFAULT_PACE) -> None:
         self.match = match
         self.save_path = save_path
         self.runner = TurnRunner(self)
+        self.pace = DEFAULT_PACE
+        self.set_pace(pace)
         self._listeners = Listeners()
         #: What this table last read or wrote at ``save_path``: a save replaces only that.
         self._on_disk: bytes | None = None
@@ -195,6 +198,11 @@ class LocalTable:
     def hurry(self) -> None:
         """The AI seats thinking play their best move now (a key at one keyboard)."""
         self.runner.hurry()
+
+    def set_pace(self, pace: str) -> None:
+        """The computer players' pace (``termgames.preferences.PACES``); ValueError for another word."""
+        self.pace = check_pace(pace)
+        self.runner.set_pace(PACE_FACTORS[self.pace])
 
     def local_humans(self) -> list[int]:
         return self.match.human_seats()

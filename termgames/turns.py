@@ -13,8 +13,10 @@ decides when the computer players think, and nothing else does:
   default executor at one keyboard); the move is recorded by the table on the
   event loop, so a store, a hub and a screen are only ever touched there.
 * **Pacing.**  An AI move stays "thinking" at least ``game.ai_move_seconds``
-  (Mono's probes longer than a Copolymer claim), waited out on the loop, not
-  in the worker thread, so a slow pace never holds one of the pool's threads.
+  (Mono's probes longer than a Copolymer claim) times the table's
+  :attr:`~TurnRunner.pace_factor` (the player's pace at one keyboard: 0 for
+  instant), waited out on the loop, not in the worker thread, so a slow pace
+  never holds one of the pool's threads.
 * **Staleness.**  :attr:`generation` counts changes of position.  An undo
   (:meth:`rewound`) makes every decision in flight stale; a move
   (:meth:`moved`) makes stale the decisions of seats no longer to move.  A
@@ -115,6 +117,8 @@ class TurnRunner:
         self._bots: dict[tuple[int, str], Bot] = {}
         self._announced: frozenset[int] = frozenset()
         self._stopped = False
+        #: How long an AI move stays "thinking", as a multiple of the game's ``ai_move_seconds`` (0: instant).
+        self.pace_factor = 1.0
 
     # -- what the table asks ---------------------------------------------------
 
@@ -138,6 +142,28 @@ class TurnRunner:
                 answer = decision.answer
                 if answer is not None:
                     self._conclude(decision, answer)
+
+    def pace_seconds(self) -> float:
+        """How long an AI move stays "thinking" at least, at this runner's pace."""
+        return self.host.match.game.ai_move_seconds * self.pace_factor
+
+    def set_pace(self, factor: float) -> None:
+        """A new pace (see :attr:`pace_factor`); an answer already waiting out the old one waits what is left
+        of the new one (nothing, at instant)."""
+        self.pace_factor = max(0.0, factor)
+        waiting = [d for d in self._deciding.values() if d.timer is not None and d.answer is not None]
+        if not waiting:
+            return
+        loop = asyncio.get_running_loop()
+        for decision in waiting:
+            assert decision.timer is not None and decision.answer is not None
+            decision.timer.cancel()
+            rest = decision.started + self.pace_seconds() - loop.time()
+            if rest > 0:
+                decision.timer = loop.call_later(rest, self._conclude, decision, decision.answer)
+            else:
+                decision.timer = None
+                self._conclude(decision, decision.answer)
 
     def start(self) -> None:
         """Let AI seats to move think (on the loop; without a running loop, nothing happens yet)."""
@@ -230,7 +256,7 @@ class TurnRunner:
         error = future.exception()
         answer = _Answer("", None, f"failed: {error}") if error is not None else future.result()
         loop = asyncio.get_running_loop()
-        rest = decision.started + self.host.match.game.ai_move_seconds - loop.time()
+        rest = decision.started + self.pace_seconds() - loop.time()
         if rest > 0 and not decision.deadline.stopped:
             decision.answer = answer
             decision.timer = loop.call_later(rest, self._conclude, decision, answer)

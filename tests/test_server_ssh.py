@@ -105,13 +105,20 @@ async def test_mono_over_ssh_each_channel_carries_only_its_own_board(tmp_path, k
         await guest.wait_for("round 2: alice to probe")
 
         # Chat reaches the other screens.
-        await alice.press("t", *"good luck", "enter")
+        # Type only once the chat line is open: on a loaded machine a letter sent sooner reaches the board.
+        await alice.press("t")
+        await alice.wait_for("say something")
+        await alice.press(*"good luck", "enter")
         await bob.wait_for("alice: good luck")
         await guest.wait_for("alice: good luck")
         # A lone Escape reaches the app (the key parser is ticked): it closes and clears the chat line.
-        await bob.press("t", "x", "escape")
+        await bob.press("t")
+        await bob.wait_for("say something")
+        await bob.press("x", "escape")
         await asyncio.sleep(0.3)
-        await bob.press("t", "y", "enter")
+        await bob.press("t")
+        await bob.wait_for("say something")
+        await bob.press("y", "enter")
         await alice.wait_for("bob: y")
         assert "bob: xy" not in alice.text()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Generic, cast
 
 from rich.text import Text
@@ -28,14 +29,14 @@ from ..match import Seat
 from ..messages import CursorMoved, MoveChosen, PanelChanged
 from ..rules import RuleError, Viewer
 from ..rules.base import possessive
-from ..table import Table
+from ..table import LocalTable, Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
-from .keys import keys_markdown
+from .keys import key_name, keys_markdown
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -49,6 +50,14 @@ def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> s
     players = "  vs  ".join(seat.describe() for seat in seats)
     separator = "  -  " if ascii_only else "  ·  "
     return printable(f"{title}{separator}{players}")  # names from a record or another player
+
+
+def home_short(path: Path) -> str:
+    """``path`` with the home folder written ``~`` (what a shell takes back): a record's path fits 80 columns."""
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
+    except (ValueError, RuntimeError):  # not under the home folder, or no home folder known
+        return str(path)
 
 
 class TableNews(Message):
@@ -97,6 +106,13 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         Binding("shift+tab", "app.focus_previous", "Log", show=False,
                 tooltip="to the move log (its arrow keys scroll it) and back to the board"),
         Binding("question_mark", "help", "Rules & keys", key_display="?", tooltip="the rules and these keys"),
+        Binding("p", "pace", "Pace", show=False,
+                tooltip="the computer players' pace: instant, normal or slow (kept for next time)"),
+        # Control keys: every letter a game might want stays free, and these do something only once it is over.
+        Binding("ctrl+r", "rematch", "Rematch",
+                tooltip="game over: a rematch, same players and options (seats swapped when moving first helps)"),
+        Binding("ctrl+n", "new_game", "New game",
+                tooltip="game over: set up a new game of this kind, filled in as this one"),
         Binding("q", "quit_game", "Quit", tooltip="quit (asks first; the game is saved after every move)"),
     ]
     #: What the board's marks mean, after the keys in the ``?`` help (Markdown).
@@ -119,6 +135,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self._message_is_error = True
         #: What the footer's keys were last worked out from (``check_action``): refreshed when it changes.
         self._drawn_footer_state: tuple[object, ...] = ()
+        self._game_over_shown = False
 
     # -- layout --------------------------------------------------------------
 
@@ -204,11 +221,13 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
             self.view = self.view_of(self._shown_seat)
             self.board.show(self.view)
             self.say(f"Your turn is over. Enter hides the boards for {self.table.names[seat]}.", error=False)
+            self.show_game_over()
             return
         self._shown_seat = seat
         self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
+        self.show_game_over()
 
     def _private_hot_seat(self) -> bool:
         """Hidden boards and several humans at this keyboard: they must not see each other's."""
@@ -238,6 +257,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self.view = self.view_of(seat)
         self.board.show(self.view)
         self.update_panel()
+        self.show_game_over()
 
     def thinking_line(self) -> str:
         """Which AI seats are thinking, with a spinner; empty when none is."""
@@ -286,7 +306,66 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
             if self._handover_to is not None:
                 return True  # Enter hides the boards for the next player
             return not view.over and view.viewer is not None and view.viewer in view.to_move
+        if action in ("rematch", "new_game"):
+            return self.finished_here() is not None
+        if action == "pace":
+            return isinstance(self.table, LocalTable)  # a shared table's pace is the server's
         return True
+
+    # -- game over: the record, a rematch, a new game -----------------------------
+
+    def finished_here(self) -> LocalTable | None:
+        """The table when it is a game at this keyboard that is over and shown (a rematch may follow), else None."""
+        table = self.table
+        if not isinstance(table, LocalTable) or self.view is None or not self.view.over:
+            return None
+        return None if self._privacy_open or self._handover_to is not None else table
+
+    def game_over_text(self, table: LocalTable) -> str:
+        """The game-over panel: where the record is, and the keys that lead to the next game."""
+        path = table.save_path
+        saved = f"Saved: {home_short(path)}" if path is not None and path.exists() else "Not saved: no move was played."
+        seats = table.match.rematch_seats()
+        if seats == table.seats:
+            rematch = "rematch"
+        else:
+            rematch = "rematch, seats swapped" if len(seats) == 2 else "rematch, seats rotated"
+        separator = "  -  " if self.ascii_only else "  ·  "
+        keys = separator.join((f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", "q: quit"))
+        return printable(saved) + "\n" + keys  # the status says the game is over, and who won
+
+    def show_game_over(self) -> None:
+        """Show or hide the game-over panel (above the footer) as the game is over or not (an undo reopens it)."""
+        table = self.finished_here()
+        panels = self.query("#game-over").results(Static)
+        panel = next(iter(panels), None)
+        if table is None:
+            if panel is not None:
+                panel.remove()
+        elif panel is None:
+            self.mount(Static(self.game_over_text(table), id="game-over", markup=False), before=self.query_one(Footer))
+        else:
+            update_if_changed(panel, self.game_over_text(table))
+        if (table is not None) != self._game_over_shown:
+            self._game_over_shown = table is not None
+            self.refresh_bindings()
+
+    def action_rematch(self) -> None:
+        table = self.finished_here()
+        if table is not None:
+            table.close()
+            self.app.rematch(table.match)
+
+    def action_new_game(self) -> None:
+        table = self.finished_here()
+        if table is not None:
+            table.close()
+            self.app.open_new_game(table.match)
+
+    def action_pace(self) -> None:
+        if isinstance(self.table, LocalTable):
+            pace = self.app.cycle_pace()
+            self.notify(f"Computer players' pace: {pace}", timeout=2)
 
     def _footer_state(self) -> tuple[object, ...]:
         view = self.view

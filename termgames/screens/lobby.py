@@ -13,14 +13,15 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, OptionList, Select, Static
+from textual.widgets import Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ..games import GAMES
 from ..match import AI, HUMAN
 from ..rules import RuleError
+from .dialogs import HelpScreen
 from .start import SetupScreen
 
 if TYPE_CHECKING:
@@ -29,12 +30,22 @@ if TYPE_CHECKING:
     from ..server.app import ServeApp
 
 
+def describe_seat(table: Any, seat: Any) -> str:
+    """A seat in a lobby line: a player with her rating at this game (``alice 27?``), or what a finished
+    rated game did to it (``alice +2.6``); an AI or an open seat as it describes itself."""
+    if seat.kind != HUMAN or seat.name is None:
+        return str(seat.describe())
+    note = table.rating_note(seat.name)
+    return f"{seat.name} {note}" if note else str(seat.name)
+
+
 def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
-    """One line about a table: number, game, options, seats (open ones too), watchers, whose turn."""
+    """One line about a table: number, game, options, rated or casual, seats with ratings (open ones too),
+    watchers, whose turn."""
     seats = []
     to_move = set(table.to_move())
     for index, seat in enumerate(table.seats):
-        text = seat.describe()
+        text = describe_seat(table, seat)
         if index in to_move:
             text += "*"
         seats.append(text)
@@ -43,6 +54,7 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     parts: list[Any] = [(f"#{table.id} ", "bold"), (table.game.title, "bold")]
     if options != "standard":
         parts.append(f" ({options})")
+    parts.append(dot + ("rated" if table.rated else "casual"))
     parts.append(dot + ", ".join(seats))
     watching = table.spectators()
     if watching:
@@ -78,6 +90,7 @@ class LobbyScreen(Screen[None]):
         Binding("enter", "open", "Open", key_display="Enter"),
         Binding("n", "new_table", "New table"),
         Binding("w", "watch", "Watch"),
+        Binding("r", "ratings", "Ratings"),
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
         Binding("q", "quit", "Quit"),
@@ -92,7 +105,7 @@ class LobbyScreen(Screen[None]):
         who = f"{app.player} (guest)" if app.guest else app.player
         yield Static(f"termgames  -  signed in as {who}", id="lobby-title", markup=False)
         yield OptionList(id="tables")
-        yield Static("Enter: resume / join / watch / replay   w: watch   n: new table", id="lobby-hint")
+        yield Static("Enter: resume / join / watch / replay   w: watch   n: new table   r: ratings", id="lobby-hint")
         if app.guest:
             # A guest name is random and lasts one visit; a key makes a name that stays.
             yield Static(GUEST_HINT, id="lobby-guest-hint", markup=False)
@@ -181,6 +194,11 @@ class LobbyScreen(Screen[None]):
             return
         app.open_table(chosen[1], watch=True)
 
+    def action_ratings(self) -> None:
+        from ..server.commands import ratings_text
+
+        self.app.push_screen(RatingsScreen(ratings_text(self.app.hub)))
+
     def action_new_table(self) -> None:
         self.app.push_screen(GameChoiceScreen(), self._game_chosen)
 
@@ -190,6 +208,22 @@ class LobbyScreen(Screen[None]):
 
     def action_quit(self) -> None:
         self.app.exit()
+
+
+class RatingsScreen(HelpScreen):
+    """Every game's rated accounts, as the ``ratings`` command prints them (a fixed-width table)."""
+
+    BINDINGS = [
+        Binding("escape,q,r", "close", "Close"),
+        Binding("j,down", "scroll(1)", "Scroll", show=False),
+        Binding("k,up", "scroll(-1)", "Scroll", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box", classes="dialog"):
+            with VerticalScroll(id="help-scroll"):
+                yield Static(self.text, markup=False, id="ratings-text")
+            yield Static("Esc, q or r to close", classes="dialog-hint")
 
 
 class GameChoiceScreen(ModalScreen[str | None]):
@@ -213,8 +247,13 @@ class GameChoiceScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+RATED_HELP = "rated: the result changes the players' ratings; a computer seat or a guest makes a table casual"
+
+
 class CreateTableScreen(SetupScreen):
-    """The setup form, read as a table's seats: an empty human name is a seat open to anyone."""
+    """The setup form, read as a table's seats: an empty human name is a seat open to anyone.
+
+    One more choice than a local game's: rated or casual (rated by default, casual for a guest)."""
 
     if TYPE_CHECKING:
         app = getters.app(ServeApp)  # only the lobby opens it
@@ -227,7 +266,36 @@ class CreateTableScreen(SetupScreen):
         for seat in range(self.game.max_seats):
             self.query_one(f"#seat-name-{seat}", Input).value = app.player if seat == 0 else ""
             self.query_one(f"#seat-kind-{seat}", Select).value = HUMAN
+        kinds = Select(
+            [("Rated", "rated"), ("Casual", "casual")],
+            value="casual" if app.guest else "rated",
+            allow_blank=False,
+            id="table-rated",
+            compact=True,
+        )
+        row = Horizontal(Label("Ratings", classes="setup-label"), kinds, Static(RATED_HELP, classes="setup-help"))
+        row.add_class("setup-row")
+        section = Vertical(row, classes="setup-section")
+        section.border_title = "Table"
+        self.query_one("#setup-body").mount(section)
         super().on_mount()
+        self.call_after_refresh(self.refresh_summary)  # once the choice is mounted
+
+    def refresh_summary(self) -> bool:
+        """The summary line says rated or casual too."""
+        good = super().refresh_summary()
+        choice = self.query("#table-rated")
+        if good and choice:
+            summary = self.query_one("#setup-summary", Static)
+            separator = "  -  " if self.app.ascii else "  ·  "
+            summary.update(f"{summary.content}{separator}{'rated' if self.read_rated() else 'casual'}")
+        return good
+
+    def read_rated(self) -> bool:
+        """Rated as chosen, unless a computer plays a seat: such a table is always casual, nothing to refuse."""
+        if self.query_one("#table-rated", Select).value != "rated":
+            return False
+        return all(seat.kind == HUMAN for seat in self.read_seats())
 
     def read_seats(self) -> list[Any]:
         from ..match import Seat
@@ -248,6 +316,6 @@ class CreateTableScreen(SetupScreen):
             return
         app = self.app
         try:
-            app.create_table(self.game.name, self.read_options(), self.read_seats())
+            app.create_table(self.game.name, self.read_options(), self.read_seats(), rated=self.read_rated())
         except RuleError as problem:
             self.query_one("#setup-error", Static).update(f"! {problem}")

@@ -256,6 +256,15 @@ class MonadScreen(GameScreen):
         self.monad_board.set_queue(queued)
         self.update_panel()
 
+    #: The keys that build a turn's commands: nothing to build once the game is over.
+    TURN_ACTIONS = frozenset({"move_mode", "queue", "queue_move", "unqueue", "digit", "count", "next_units", "clear"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Once the game is over the footer keeps the keys that still do something (rematch, new game, undo)."""
+        if action in self.TURN_ACTIONS and self.is_mounted and self.view is not None and self.view.over:
+            return False
+        return super().check_action(action, parameters)
+
     def _can_command(self) -> bool:
         view = self.view
         if view is None or view.over:

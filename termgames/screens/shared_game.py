@@ -94,6 +94,8 @@ class SharedGameMixin(GameScreen[Any]):
                 self.ask_undo(text)
         else:
             super().table_event(kind, text)
+            if kind == "notice":
+                self.update_presence()  # "Rated: ..." comes after the last move: the names show what it did
 
     def update_presence(self) -> None:
         try:
@@ -111,13 +113,16 @@ class SharedGameMixin(GameScreen[Any]):
         for seat, (name, state) in enumerate(self.table.presence()):
             you = " (you)" if seat == self.table.seat else ""
             label = {"here": "", "away": " away", "open": " open", "ai": " AI"}[state]
-            parts.append((f"{marks[state]} {name}{you}{label}", "bold" if state == "here" else "dim"))
+            note = self.table.rating_note(name) if state in ("here", "away") else ""
+            shown = f"{name} {note}" if note else name
+            parts.append((f"{marks[state]} {shown}{you}{label}", "bold" if state == "here" else "dim"))
         watching = self.table.spectators()
         pieces: list[str | tuple[str, str]] = []
         for text, style in parts:
             if pieces:
                 pieces.append("   ")
             pieces.append((text, style))
+        pieces.append(("   rated" if self.table.rated else "   casual", "dim"))
         if watching:
             pieces.append(f"   {len(watching)} watching")
         if self.table.seat is None:

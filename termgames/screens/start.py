@@ -8,6 +8,7 @@ seats read as a table's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -128,12 +129,17 @@ class StartScreen(AppScreen[None]):
         Binding("tab", "app.focus_next", "Switch list", show=True),
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
+        Binding("p", "pace", "Pace", tooltip="the computer players' pace: instant, normal or slow (kept)"),
         Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.saved: list[SavedGame] = []
+
+    def hint(self) -> str:
+        pace = getattr(self.app, "pace", "normal")
+        return f"Enter: set up / resume   r: replay   Tab: other list   p: pace ({pace})"
 
     def compose(self) -> ComposeResult:
         yield Static("termgames", id="start-title")
@@ -151,7 +157,7 @@ class StartScreen(AppScreen[None]):
             with Vertical(classes="start-column"):
                 yield Label("Saved games", classes="start-heading")
                 yield OptionList(Option("reading saved games...", disabled=True), id="saved")
-        yield Static("Enter: set up the game / resume   r: replay   Tab: other list", id="start-hint")
+        yield Static(self.hint(), id="start-hint")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -234,6 +240,11 @@ class StartScreen(AppScreen[None]):
             save(path, game.match)
         self.app.open_game(game.match, path)
 
+    def action_pace(self) -> None:
+        pace = self.app.cycle_pace()
+        self.query_one("#start-hint", Static).update(self.hint())
+        self.notify(f"Computer players' pace: {pace}", timeout=2)
+
     def action_replay(self) -> None:
         game = self._highlighted_saved()
         if game is None or self.focused is not self.query_one("#saved", OptionList):
@@ -280,10 +291,12 @@ class SetupScreen(AppScreen[None]):
         Binding("escape", "back", "Back"),
     ]
 
-    def __init__(self, game: str, options: dict[str, Any] | None = None) -> None:
+    def __init__(self, game: str, options: dict[str, Any] | None = None, seats: Sequence[Seat] = ()) -> None:
+        """``options`` and ``seats`` fill the form in (a new game after one just played); none: the defaults."""
         super().__init__()
         self.game = get_game(game)
         self.initial_options = self.game.check_options(dict(options or {}))
+        self.initial_seats = tuple(seats)[: self.game.max_seats]
 
     # -- layout --------------------------------------------------------------
 
@@ -305,12 +318,14 @@ class SetupScreen(AppScreen[None]):
                         yield from self._option_row(spec)
             with Vertical(classes="setup-section") as seats:
                 seats.border_title = "Players"
+                given = self.initial_seats
+                count = len(given) if game.min_seats <= len(given) <= game.max_seats else game.min_seats
                 if game.min_seats != game.max_seats:
                     with Horizontal(classes="setup-row"):
                         yield Label("Players", classes="setup-label")
                         yield Select(
                             [(str(n), n) for n in range(game.min_seats, game.max_seats + 1)],
-                            value=game.min_seats,
+                            value=count,
                             allow_blank=False,
                             id="seat-count",
                             compact=True,
@@ -318,10 +333,14 @@ class SetupScreen(AppScreen[None]):
                 kinds = [("Human", HUMAN)] + [
                     (game.descriptor.level_label(level), f"ai:{level}") for level in game.ai_levels
                 ]
-                names = default_seat_names(game.max_seats)
+                names = list(default_seat_names(game.max_seats))
                 for seat in range(game.max_seats):
                     default_kind = f"ai:{game.default_level}" if seat == 1 and game.ai_levels else HUMAN
-                    hidden = "" if seat < game.min_seats else " seat-hidden"
+                    if seat < len(given):
+                        names[seat] = given[seat].name or names[seat]
+                        level = given[seat].level or game.default_level
+                        default_kind = f"ai:{level}" if given[seat].is_ai and level in game.ai_levels else HUMAN
+                    hidden = "" if seat < count else " seat-hidden"
                     with Horizontal(classes="setup-row seat-row" + hidden, id=f"seat-row-{seat}"):
                         yield Label(f"Seat {seat + 1}", classes="setup-label")
                         yield Input(names[seat], id=f"seat-name-{seat}", max_length=24, compact=True)

@@ -1,7 +1,7 @@
 """Correspondence play over SSH, pbmserv's command model: ``ssh -p 2222 alice@host COMMAND``.
 
-``challenge GAME [options] NAME...``, ``tables``, ``show TABLE [--json]`` and
-``move TABLE MOVE``.  The player is the SSH identity; the output and the
+``challenge GAME [options] [--rated|--casual] NAME...``, ``tables``,
+``show TABLE [--json]``, ``move TABLE MOVE`` and ``ratings [GAME]``.  The player is the SSH identity; the output and the
 errors are the CLI's (``termgames show``/``move``): an error is one line on
 stderr and exit status 2.
 """
@@ -11,7 +11,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from ..match import Seat, parse_player
+from ..games import GAMES
+from ..match import HUMAN, Seat, parse_player
 from ..report import move_report, to_move_text, view_json, view_text
 from ..rules import RuleError, get_game
 from ..rules.base import ALL
@@ -22,13 +23,15 @@ EXIT_USAGE = 2
 
 USAGE = """\
 termgames over SSH: commands (or no command for the game screens)
-  challenge GAME [options] NAME...   a new table: you, then NAME... in that order (NAME:ai[:LEVEL] for an AI)
+  challenge GAME [options] NAME...   a new table: you, then NAME... in that order (NAME:ai[:LEVEL] for an AI);
+                                     rated unless --casual (a table with an AI or a guest is always casual)
   tables                             your tables; * marks those where it is your move
   show TABLE [--json]                the board as your seat sees it
   move TABLE MOVE                    play one move
+  ratings [GAME]                     the rated accounts of GAME (of every game without one)
   help                               this text"""
 
-COMMANDS = ("challenge", "tables", "show", "move", "help")
+COMMANDS = ("challenge", "tables", "show", "move", "ratings", "help")
 
 
 @dataclass
@@ -78,6 +81,8 @@ def run_command(hub: Hub, player: str, line: str) -> Result:
             return _show(hub, player, args)
         if command == "move":
             return _move(hub, player, args)
+        if command == "ratings":
+            return _ratings(hub, args)
     except RuleError as error:
         return _fail(str(error))
     return _fail(f"unknown command {command!r} (commands: {', '.join(COMMANDS)})")
@@ -87,16 +92,21 @@ def _challenge(hub: Hub, player: str, args: list[str]) -> Result:
     if not args:
         return _fail("challenge GAME [options] NAME...: name the game")
     game = get_game(args[0])
+    choices = {word for word in args[1:] if word in ("--rated", "--casual")}
+    if len(choices) > 1:
+        return _fail("challenge: --rated or --casual, not both")
+    rated = None if not choices else choices == {"--rated"}
     # The CLI's own reader of option flags; the words left over are the players.
-    options, names = game.take_cli_options(args[1:])
+    options, names = game.take_cli_options([word for word in args[1:] if word not in choices])
     if not names:
         return _fail("challenge whom? Name the other players after the game and its options")
     seats = [Seat(name=player)]
     for text in names:
         info = parse_player(text, game)
         seats.append(info)
-    table = hub.create_table(game.name, options, seats, creator=player)
-    return _ok(f"{table.id}: {table.match.describe()}; {to_move_text(table.match)}")
+    table = hub.create_table(game.name, options, seats, creator=player, rated=rated)
+    kind = "rated" if table.rated else "casual"
+    return _ok(f"{table.id}: {table.match.describe()}; {kind}; {to_move_text(table.match)}")
 
 
 def _tables(hub: Hub, player: str) -> Result:
@@ -106,10 +116,48 @@ def _tables(hub: Hub, player: str) -> Result:
     lines = []
     for table in sorted(mine, key=lambda t: t.id):
         mark = "*" if table.to_move_for(player) else " "
-        players = " vs ".join(table.names)
+        players = " vs ".join(_seat_name(table, seat) for seat in range(len(table.names)))
         state = "over: " + table.match.state.view(None).status if table.over else to_move_text(table.match)
-        lines.append(f"{mark}{table.id:>4}  {table.game.name:<10} {players}  ({state})")
+        kind = "rated" if table.rated else "casual"
+        lines.append(f"{mark}{table.id:>4}  {table.game.name:<10} {kind:<6}  {players}  ({state})")
     return _ok("\n".join(lines))
+
+
+def _seat_name(table: LiveTable, seat: int) -> str:
+    """A seat's name, with its player's rating at this game (``alice 27?``) or what this game did to it."""
+    name = table.names[seat]
+    if table.seats[seat].kind != HUMAN or table.seats[seat].name is None:
+        return name
+    note = table.rating_note(name)
+    return f"{name} {note}" if note else name
+
+
+def _ratings(hub: Hub, args: list[str]) -> Result:
+    if len(args) > 1:
+        return _fail("ratings [GAME]: one game at most")
+    return _ok(ratings_text(hub, args[0] if args else None))
+
+
+def ratings_text(hub: Hub, game_name: str | None = None) -> str:
+    """The rated accounts of one game (of every game when None), a table per game; RuleError for no such game."""
+    games = [get_game(game_name).name] if game_name else list(GAMES)
+    blocks = []
+    for game in games:
+        rated = sorted(hub.ratings(game).values(), key=lambda r: (-r.rating.ordinal, r.player.casefold()))
+        if not rated:
+            continue
+        lines = [
+            f"{get_game(game).title}: rated games between accounts, best first (by mu - 3 sigma)",
+            f"{'#':>4}  {'player':<24} {'mu':>6} {'sigma':>6} {'mu-3sigma':>9} {'games':>6}",
+        ]
+        for rank, entry in enumerate(rated, start=1):
+            r, played = entry.rating, entry.games
+            lines.append(f"{rank:>4}  {entry.player:<24} {r.mu:>6.1f} {r.sigma:>6.2f} {r.ordinal:>9.1f} {played:>6}")
+        blocks.append("\n".join(lines))
+    if not blocks:
+        where = f"of {get_game(game_name).title} " if game_name else ""
+        return f"no rated games {where}yet: finish a rated table (challenge GAME NAME...) to be rated"
+    return "\n\n".join(blocks)
 
 
 def _table_arg(hub: Hub, args: list[str], usage: str) -> LiveTable:

@@ -13,6 +13,13 @@ AI never blocks the loop that every other table and player shares, and their
 moves are stored and announced back on the loop.  The store, the broadcasts
 and the lobby news are only ever reached from the loop's thread
 (:func:`~termgames.server.store.require_thread` fails loudly otherwise).
+
+Ratings: a table is rated or casual, chosen by its creator (rated by
+default when every seat is a human's; a computer seat or a guest makes it
+casual).  At a rated table one account takes one seat and guests take none.
+When a rated game ends its players' accounts are rated in the transaction
+that marks it finished (:meth:`Store.finish_table`); a seat whose name no key
+has claimed (an account nobody signed in as) leaves the table unrated.
 """
 
 from __future__ import annotations
@@ -29,14 +36,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..match import AI, HUMAN, Match, PreparedMove, Seat, prepare_move, random_seed
+from ..rating import ranks_of
 from ..records import save
 from ..rules import RuleError, View, Viewer, get_game
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
-from ..untrusted import is_usable_name
+from ..untrusted import fold_name, is_usable_name
 from .limits import AI_THREADS, MAX_TABLES, MAX_TABLES_PER_PLAYER
 from .pool import FairPool
-from .store import Store, StoredTable, require_thread
+from .store import PlayerRating, RatedResult, RatingChange, Store, StoredTable, require_thread
 
 log = logging.getLogger("termgames.server")
 
@@ -50,6 +58,11 @@ CHAT_WIDTH = 200
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,23}")
 GUEST_PREFIX = "guest-"
 OPEN_PREFIX = "seat-"
+
+
+def is_guest(name: str) -> bool:
+    """A guest's name (one visit, no key): guests are never rated."""
+    return name.lower().startswith(GUEST_PREFIX)
 
 
 def valid_player_name(name: str) -> bool:
@@ -106,6 +119,10 @@ class LiveTable:
         self.seats = [Seat.from_dict(seat) for seat in stored.seats]
         self.creator = stored.creator
         self.created = stored.created
+        #: Rated (the result changes the players' ratings) or casual; fixed when the table is made.
+        self.rated = stored.rated
+        #: What this table did to its players' ratings once it finished rated (empty otherwise).
+        self.rating_changes: list[RatingChange] = []
         self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, stored.moves)
         self.subscribers: list[Subscriber] = []
         self.chat: deque[tuple[str, str]] = deque(maxlen=CHAT_LINES)
@@ -230,6 +247,8 @@ class LiveTable:
             raise RuleError(f"table {self.id} has no free seat")
         if player in self.names:
             raise RuleError(f"a seat at table {self.id} is already called {player}")
+        if self.rated:
+            check_rated_seat(self.id, player, [s.name for s in self.seats if s.kind == HUMAN and s.name])
         seat = free[0]
         self.seats[seat] = self.seats[seat].named(player)
         try:
@@ -247,6 +266,8 @@ class LiveTable:
         """Ask to take back ``seat``'s last move; the other human players accept or refuse.
 
         RuleError when there is nothing to undo or an undo is waiting already."""
+        if self.rated and self.over:
+            raise RuleError("The game is over and rated: its moves stand")
         ply = undo_ply(self.match, [seat])  # this player's last move, and the AI replies after it
         if ply is None:
             raise RuleError("Nothing to undo")
@@ -282,6 +303,33 @@ class LiveTable:
         self.broadcast("moved", "")
         self.broadcast("notice", notice)
         self.hub.lobby_changed()
+
+    def rated_result(self) -> RatedResult | str:
+        """The finished rated game's result, or why it rates nobody (one line)."""
+        if not self.rated:
+            return "casual"
+        players = []
+        for seat in self.seats:
+            if seat.kind != HUMAN or seat.name is None:
+                return "a seat is not a player's"
+            account = None if is_guest(seat.name) else self.hub.store.account(seat.name)
+            if account is None:
+                return f"{seat.name} has no account (the first SSH key to sign in as a name claims it)"
+            players.append(account[0])
+        if len({fold_name(name) for name in players}) != len(players):
+            return "one account sat in two seats"
+        state = self.match.state
+        ranks = ranks_of(state.winners(), state.scores(), len(players))
+        return RatedResult(self.game.name, tuple(players), tuple(ranks))
+
+    def rating_note(self, name: str) -> str:
+        """What listings add to a player's name: ``+2.6`` once this rated game changed her rating, else her
+        rating at this game (``27?``), else nothing (no rated game yet, a guest)."""
+        change = next((c for c in self.rating_changes if fold_name(c.player) == fold_name(name)), None)
+        if change is not None:
+            return f"{change.after.mu - change.before.mu:+.1f}"
+        found = self.hub.rating(name, self.game.name)
+        return found.rating.short() if found else ""
 
     def say(self, player: str, text: str) -> None:
         """One chat line from ``player`` (control characters removed, length capped)."""
@@ -325,6 +373,21 @@ class LiveTable:
         self.broadcast(kind, text)
 
 
+def check_rated_seat(table_id: int | None, player: str, seated: Iterable[str]) -> None:
+    """RuleError unless ``player`` may take a seat at a rated table where ``seated`` sit already."""
+    where = f"table {table_id} is rated" if table_id is not None else "a rated table"
+    if is_guest(player):
+        raise RuleError(f"{where}: guests play at casual tables (sign in with an SSH key to be rated)")
+    if any(fold_name(player) == fold_name(name) for name in seated):
+        raise RuleError(f"{where}: one account takes one seat, and {player} has one already")
+
+
+def describe_change(change: RatingChange) -> str:
+    """``alice 25.0 -> 27.6 (+2.6)``: one rating change, in plain ASCII."""
+    before, after = change.before.mu, change.after.mu
+    return f"{change.player} {before:.1f} -> {after:.1f} ({after - before:+.1f})"
+
+
 # --------------------------------------------------------------------------
 # The hub
 # --------------------------------------------------------------------------
@@ -353,11 +416,19 @@ class Hub:
         self.tables: dict[int, LiveTable] = {}
         self.lobby_watchers: list[Callable[[], None]] = []
         self._lobby_news_due = False
+        #: Ratings by game, then by folded account name: read from the store once, renewed when a game is rated.
+        self._ratings: dict[str, dict[str, PlayerRating]] = {}
         for stored in store.load_tables():
             try:
-                self.tables[stored.id] = LiveTable(self, stored)
+                table = self.tables[stored.id] = LiveTable(self, stored)
             except RuleError as error:
                 log.error("table %s cannot be loaded: %s", stored.id, error)
+                continue
+            if table.rated and stored.finished:
+                table.rating_changes = store.rating_changes(table.id)
+            elif table.over and not stored.finished:
+                # Its last move was stored but the server stopped before the table was marked finished: do it now.
+                self.finished(table)
 
     def start(self) -> None:
         """On the loop: let AI seats that were to move when the server stopped think again."""
@@ -387,8 +458,13 @@ class Hub:
         seats: Iterable[Seat],
         creator: str,
         seed: int | None = None,
+        rated: bool | None = None,
     ) -> LiveTable:
-        """A new table; RuleError if the game, options or seats make no game."""
+        """A new table; RuleError if the game, options or seats make no game.
+
+        ``rated`` None: rated when every seat is a human's and no guest's, casual otherwise.  Asked for
+        explicitly, a rated table with a computer seat, a guest or one account in two seats is refused.
+        """
         game = get_game(game_name)
         self._check_table_limits(creator)
         seats = list(seats)
@@ -403,18 +479,40 @@ class Hub:
                     raise RuleError(f"{game.title}'s AI levels are {', '.join(game.ai_levels)}, not {seat.level!r}")
                 if not seat.name:
                     raise RuleError("an AI seat needs a name")
+        rated = self._rated_choice(seats, creator, rated)
         seed = random_seed() if seed is None else seed
         stored = StoredTable(
-            0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False
+            0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False,
+            rated=rated,
         )
         probe = LiveTable(self, stored)  # checks seat count, names and options before anything is stored
-        table_id = self.store.create_table(game.name, probe.match.options, seed, stored.seats, creator)
+        table_id = self.store.create_table(game.name, probe.match.options, seed, stored.seats, creator, rated)
         stored.id = table_id
         table = LiveTable(self, stored)
         self.tables[table_id] = table
         self.lobby_changed()
         table.runner.start()
         return table
+
+    @staticmethod
+    def _rated_choice(seats: list[Seat], creator: str, rated: bool | None) -> bool:
+        """Whether a new table is rated: the creator's choice, checked, or the default (see create_table)."""
+        if rated is False:
+            return False
+        if any(seat.kind == AI for seat in seats):
+            if rated:
+                raise RuleError("a table with a computer seat is casual: ratings are for games between people")
+            return False
+        if rated is None and (is_guest(creator) or any(seat.name and is_guest(seat.name) for seat in seats)):
+            return False
+        seated: list[str] = []
+        for seat in seats:
+            if seat.name is not None:
+                check_rated_seat(None, seat.name, seated)
+                seated.append(seat.name)
+        if is_guest(creator):
+            raise RuleError("guests play at casual tables (sign in with an SSH key to be rated)")
+        return True
 
     def _check_table_limits(self, creator: str) -> None:
         """RuleError (a clear refusal) when the creator or the server has as many open tables as allowed."""
@@ -428,8 +526,19 @@ class Hub:
             )
 
     def finished(self, table: LiveTable) -> None:
-        """A game just ended: mark it and export an ordinary record that ``termgames replay`` plays."""
-        self.store.set_finished(table.id, True)
+        """A game just ended: mark it (rating its players if it is rated) and export a record ``termgames replay``
+        plays."""
+        result = table.rated_result()
+        if isinstance(result, str):
+            self.store.finish_table(table.id)
+            if table.rated:
+                log.info("table %s finished unrated: %s", table.id, result)
+                table.broadcast("notice", f"Not rated: {result}")
+        else:
+            table.rating_changes = self.store.finish_table(table.id, result)
+            self._ratings.pop(table.game.name, None)
+            if table.rating_changes:
+                table.broadcast("notice", "Rated: " + ", ".join(map(describe_change, table.rating_changes)))
         path = self.record_path(table)
         if path is not None:
             try:
@@ -444,6 +553,19 @@ class Hub:
         if self.records_dir is None:
             return None
         return self.records_dir / f"{table.game.name}-table{table.id}.json"
+
+    # -- ratings --------------------------------------------------------------------
+
+    def ratings(self, game: str) -> dict[str, PlayerRating]:
+        """The rated accounts at ``game`` by folded name (kept in memory: every lobby line asks)."""
+        known = self._ratings.get(game)
+        if known is None:
+            known = self._ratings[game] = {fold_name(r.player): r for r in self.store.ratings(game)}
+        return known
+
+    def rating(self, player: str, game: str) -> PlayerRating | None:
+        """``player``'s rating at ``game``; None for a guest or before their first rated game of it."""
+        return self.ratings(game).get(fold_name(player))
 
     # -- where each player is ------------------------------------------------------
 

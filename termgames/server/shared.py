@@ -128,6 +128,14 @@ class SharedTable:
     def presence(self) -> list[tuple[str, str]]:
         return self.live.presence()
 
+    @property
+    def rated(self) -> bool:
+        return self.live.rated
+
+    def rating_note(self, name: str) -> str:
+        """``27?`` (her rating at this game) or ``+2.6`` (what this finished rated game did to it), or ``""``."""
+        return self.live.rating_note(name)
+
     def spectators(self) -> list[str]:
         return self.live.spectators()
 

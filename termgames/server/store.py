@@ -1,10 +1,15 @@
 """The server's memory: an embedded SQLite database in WAL mode.
 
-Four tables: ``players`` (name -> the SSH key that claimed it, trust on
-first use), ``tables`` (game, options, seed and seats of each shared table),
-``moves`` (one row per ply) and ``at_table`` (the table each player's screen
-was at, so a dropped connection or a restarted server brings them back
-there).  A move row is written in the transaction that accepts the move, and
+Six tables: ``players`` (name -> the SSH key that claimed it, trust on
+first use), ``tables`` (game, options, seed, seats and rated-or-casual of each
+shared table), ``moves`` (one row per ply), ``at_table`` (the table each
+player's screen was at, so a dropped connection or a restarted server brings
+them back there), ``ratings`` (an account's rating per game) and
+``rating_changes`` (what each rated table did to each rating: also the proof
+that a table was rated, so it never is twice).  The ratings of a rated table
+are written in the transaction that marks it finished (:meth:`Store.finish_table`).
+
+A move row is written in the transaction that accepts the move, and
 ``(table_id, ply)`` is the primary key, so two moves for the same ply can
 never both be stored.  Only the event loop's thread uses the store
 (:func:`require_thread`).  WAL with
@@ -23,6 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from ..match import MoveRecord, now_iso
+from ..rating import Rating, rate
 from ..untrusted import fold_name
 
 #: Seeds are text: SQLite's INTEGER holds 64 bits and seeds have 128.
@@ -35,7 +41,8 @@ CREATE TABLE IF NOT EXISTS tables (
     seats TEXT NOT NULL,
     creator TEXT NOT NULL,
     created TEXT NOT NULL,
-    finished INTEGER NOT NULL DEFAULT 0
+    finished INTEGER NOT NULL DEFAULT 0,
+    rated INTEGER NOT NULL DEFAULT 0
 )"""
 
 SCHEMA = _TABLES_SCHEMA + """;
@@ -55,6 +62,26 @@ CREATE TABLE IF NOT EXISTS moves (
 CREATE TABLE IF NOT EXISTS at_table (
     player TEXT PRIMARY KEY,
     table_id INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    player TEXT NOT NULL,
+    game TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    updated TEXT NOT NULL,
+    PRIMARY KEY (player, game)
+);
+CREATE TABLE IF NOT EXISTS rating_changes (
+    table_id INTEGER NOT NULL REFERENCES tables(id),
+    player TEXT NOT NULL,
+    game TEXT NOT NULL,
+    rank REAL NOT NULL,
+    mu_before REAL NOT NULL,
+    sigma_before REAL NOT NULL,
+    mu_after REAL NOT NULL,
+    sigma_after REAL NOT NULL,
+    PRIMARY KEY (table_id, player)
 );
 """
 
@@ -83,6 +110,40 @@ class StoredTable:
     created: str
     finished: bool
     moves: list[MoveRecord] = field(default_factory=list)
+    #: Rated (the result changes its players' ratings) or casual.
+    rated: bool = False
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    """An account's rating at one game, and how many rated games of it the account finished."""
+
+    player: str
+    game: str
+    rating: Rating
+    games: int
+
+
+@dataclass(frozen=True)
+class RatedResult:
+    """A rated table's result: the accounts of its seats (registered names, one each) and their ranks."""
+
+    game: str
+    players: tuple[str, ...]
+    #: Per player, 0 the best; equal ranks are a tie (see :func:`termgames.rating.ranks_of`).
+    ranks: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What one rated table did to one account's rating."""
+
+    table_id: int
+    player: str
+    game: str
+    rank: float
+    before: Rating
+    after: Rating
 
 
 class Store:
@@ -100,6 +161,7 @@ class Store:
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
         _seeds_as_text(self.db)
+        _add_rated_column(self.db)
         self.db.create_function("fold_name", 1, fold_name, deterministic=True)
 
     def close(self) -> None:
@@ -142,12 +204,18 @@ class Store:
     # -- tables --------------------------------------------------------------
 
     def create_table(
-        self, game: str, options: dict[str, Any], seed: int, seats: list[dict[str, Any]], creator: str
+        self,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: list[dict[str, Any]],
+        creator: str,
+        rated: bool = False,
     ) -> int:
         with self._transaction():
             cursor = self.db.execute(
-                "INSERT INTO tables (game, options, seed, seats, creator, created) VALUES (?, ?, ?, ?, ?, ?)",
-                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso()),
+                "INSERT INTO tables (game, options, seed, seats, creator, created, rated) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), int(rated)),
             )
         assert cursor.lastrowid is not None  # an INSERT sets it
         return cursor.lastrowid
@@ -159,6 +227,79 @@ class Store:
     def set_finished(self, table_id: int, finished: bool) -> None:
         with self._transaction():
             self.db.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table_id))
+
+    def finish_table(self, table_id: int, result: RatedResult | None = None) -> list[RatingChange]:
+        """Mark the table finished and, for a rated ``result``, rate its players: one transaction.
+
+        The ratings are read, changed (:func:`termgames.rating.rate`) and
+        written inside the transaction that marks the table finished: a crash
+        leaves either both or neither, and a table rated once (it has
+        ``rating_changes`` rows) is never rated again, even if it is finished
+        twice.  Returns the changes made, best rank first (none for a casual or already rated table).
+        """
+        with self._transaction():
+            self.db.execute("UPDATE tables SET finished = 1 WHERE id = ?", (table_id,))
+            if result is None or len(result.players) < 2:
+                return []
+            if len(set(result.players)) != len(result.players) or len(result.ranks) != len(result.players):
+                raise ValueError(f"table {table_id}: a rated result needs one rank for each of distinct players")
+            done = self.db.execute("SELECT 1 FROM rating_changes WHERE table_id = ? LIMIT 1", (table_id,)).fetchone()
+            if done:
+                return []
+            before = [self._rating_row(player, result.game) for player in result.players]
+            after = rate([row.rating for row in before], result.ranks)
+            now = now_iso()
+            changes = []
+            for row, new, rank in zip(before, after, result.ranks):
+                self.db.execute(
+                    "INSERT OR REPLACE INTO ratings (player, game, mu, sigma, games, updated) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (row.player, result.game, new.mu, new.sigma, row.games + 1, now),
+                )
+                self.db.execute(
+                    "INSERT INTO rating_changes (table_id, player, game, rank, mu_before, sigma_before, mu_after, "
+                    "sigma_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (table_id, row.player, result.game, rank, row.rating.mu, row.rating.sigma, new.mu, new.sigma),
+                )
+                changes.append(RatingChange(table_id, row.player, result.game, rank, row.rating, new))
+            return sorted(changes, key=lambda change: (change.rank, change.player))  # as rating_changes reads them
+
+    def _rating_row(self, player: str, game: str) -> PlayerRating:
+        row = self.db.execute(
+            "SELECT player, mu, sigma, games FROM ratings WHERE player = ? AND game = ?", (player, game)
+        ).fetchone()
+        if row is None:
+            return PlayerRating(player, game, Rating(), 0)
+        return PlayerRating(row[0], game, Rating(float(row[1]), float(row[2])), int(row[3]))
+
+    # -- ratings -------------------------------------------------------------
+
+    def rating(self, player: str, game: str) -> PlayerRating | None:
+        """``player``'s rating at ``game`` (the account's registered name); None before a rated game of it."""
+        require_thread(self.thread, "the store")
+        found = self._rating_row(player, game)
+        return found if found.games else None
+
+    def ratings(self, game: str | None = None) -> list[PlayerRating]:
+        """Every rated account at ``game`` (every game when None), best ordinal first within a game."""
+        require_thread(self.thread, "the store")
+        query = "SELECT player, game, mu, sigma, games FROM ratings"
+        rows = self.db.execute(query + " WHERE game = ?", (game,)) if game else self.db.execute(query)
+        found = [PlayerRating(p, g, Rating(float(mu), float(sigma)), int(n)) for p, g, mu, sigma, n in rows]
+        return sorted(found, key=lambda r: (r.game, -r.rating.ordinal, fold_name(r.player)))
+
+    def rating_changes(self, table_id: int) -> list[RatingChange]:
+        """What rated table ``table_id`` did to its players' ratings (nothing if it was not rated)."""
+        require_thread(self.thread, "the store")
+        rows = self.db.execute(
+            "SELECT player, game, rank, mu_before, sigma_before, mu_after, sigma_after FROM rating_changes "
+            "WHERE table_id = ? ORDER BY rank, player",
+            (table_id,),
+        )
+        return [
+            RatingChange(table_id, p, g, rank, Rating(mu0, sigma0), Rating(mu1, sigma1))
+            for p, g, rank, mu0, sigma0, mu1, sigma1 in rows
+        ]
 
     def append_move(self, table_id: int, ply: int, record: MoveRecord) -> None:
         """Store move number ``ply`` (0-based); sqlite3.IntegrityError if that ply is taken."""
@@ -191,10 +332,18 @@ class Store:
         require_thread(self.thread, "the store")
         tables: dict[int, StoredTable] = {}
         for row in self.db.execute(
-            "SELECT id, game, options, seed, seats, creator, created, finished FROM tables ORDER BY id"
+            "SELECT id, game, options, seed, seats, creator, created, finished, rated FROM tables ORDER BY id"
         ):
             tables[row[0]] = StoredTable(
-                row[0], row[1], json.loads(row[2]), int(row[3]), json.loads(row[4]), row[5], row[6], bool(row[7])
+                row[0],
+                row[1],
+                json.loads(row[2]),
+                int(row[3]),
+                json.loads(row[4]),
+                row[5],
+                row[6],
+                bool(row[7]),
+                rated=bool(row[8]),
             )
         for table_id, _ply, seat, move, time in self.db.execute(
             "SELECT table_id, ply, seat, move, time FROM moves ORDER BY table_id, ply"
@@ -232,6 +381,13 @@ def _seeds_as_text(db: sqlite3.Connection) -> None:
         db.execute("COMMIT")
     finally:
         db.execute("PRAGMA foreign_keys=ON")
+
+
+def _add_rated_column(db: sqlite3.Connection) -> None:
+    """A database made before tables were rated or casual gets the column; its tables stay casual."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
+    if "rated" not in columns:
+        db.execute("ALTER TABLE tables ADD COLUMN rated INTEGER NOT NULL DEFAULT 0")
 
 
 class _Transaction:

@@ -5,7 +5,7 @@ once on each seat (the map is symmetric, so seat luck cancels).  Matches run
 in worker processes (``jobs``); the results are taken in a fixed order, so a
 tournament's table depends only on its bots, rounds, options and seed.
 
-Ratings come from ``openskill`` (Weng-Lin Plackett-Luce, the maintained
+Ratings come from ``termgames.rating`` (openskill's Weng-Lin Plackett-Luce, the maintained
 open-source TrueSkill-like system): each bot's ``mu`` and ``sigma``, shown
 as ``mu`` with the interval ``mu +- 2 sigma`` (about 95 %), and ranked by the
 conservative ``mu - 3 sigma`` (openskill's "ordinal").
@@ -116,10 +116,9 @@ def run_games(
 
 def rate(names: Sequence[str], results: Sequence[GameResult]) -> list[Standing]:
     """Wins, draws, losses and openskill ratings, best first."""
-    from openskill.models import PlackettLuce
+    from ...rating import Rating, rate
 
-    model = PlackettLuce()
-    ratings = [model.rating(name=name) for name in names]
+    ratings = [Rating() for _name in names]
     standings = [Standing(name) for name in names]
     for result in results:
         first, second = result.game.first, result.game.second
@@ -141,9 +140,9 @@ def rate(names: Sequence[str], results: Sequence[GameResult]) -> list[Standing]:
             standings[first].draws += 1
             standings[second].draws += 1
             ranks = [0.0, 0.0]
-        [[ratings[first]], [ratings[second]]] = model.rate([[ratings[first]], [ratings[second]]], ranks=ranks)
+        ratings[first], ratings[second] = rate([ratings[first], ratings[second]], ranks)
     for standing, rating in zip(standings, ratings):
-        standing.mu, standing.sigma = float(rating.mu), float(rating.sigma)
+        standing.mu, standing.sigma = rating.mu, rating.sigma
     return sorted(standings, key=lambda s: (-s.ordinal, s.name))
 
 
