@@ -232,7 +232,13 @@ class MonoBot:
         if not layouts:
             return RANDOM
         weighted = LAYOUT_SCORES[self.settings.layout_score]
-        best = max(layouts, key=lambda layout: layout_border(grid, layout, weighted))
+        best, best_border = layouts[0], -1
+        for index, layout in enumerate(layouts):
+            if index % 16 == 15 and deadline.expired():
+                break  # scoring 200 layouts of 20 regions takes a while on a busy machine
+            border = layout_border(grid, layout, weighted)
+            if border > best_border:
+                best, best_border = layout, border
         if self.settings.layout_climb:
             best = climb_border(grid, best, weighted, rng, self.settings.layout_climb, deadline)
         return "".join(label(value) for value in best)
