@@ -32,7 +32,9 @@ When fewer than :data:`MIN_WORLDS` layouts can be drawn in time (late in
 games on the largest boards, where the constraints make layouts rare), the
 bot follows regions by their shapes alone (:func:`follow_regions`).  The
 hard level lays out its own board as the longest-bordered of many layouts
-drawn as the generator draws them: regions that wind are harder to follow.
+drawn as the generator draws them (each cell's border counted by its value),
+then winds it further by swapping neighbouring cells of two regions: regions
+that wind are harder to follow, and the large ones are worth most.
 Every decision honours a :class:`~.budget.Deadline` (2 s by default).
 
 Layouts are followed along the game (see :meth:`MonoBot._layouts`):
