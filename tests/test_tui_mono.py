@@ -164,9 +164,9 @@ async def test_deduction_overlay_on_off_in_a_thread(tmp_path, monkeypatch):
 
     def fake_beliefs(view, board_seat, samples, seed):
         calls.append((threading.current_thread().name, view.viewer, board_seat))
-        return [None if value is not None else (7, 0.62) for value in view.boards[board_seat]]
+        return [None if value is not None else ((7, 0.62), (5, 0.38)) for value in view.boards[board_seat]]
 
-    monkeypatch.setattr("termgames.screens.mono.cell_beliefs", fake_beliefs)
+    monkeypatch.setattr("termgames.screens.mono.cell_candidates", fake_beliefs)
     app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER), (0, "a1,hold")])
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")
@@ -191,7 +191,7 @@ async def test_deduction_overlay_on_off_in_a_thread(tmp_path, monkeypatch):
 
 
 async def test_no_hints_forbids_the_overlay(tmp_path, monkeypatch):
-    monkeypatch.setattr("termgames.screens.mono.cell_beliefs", lambda *a, **k: pytest.fail("no overlay"))
+    monkeypatch.setattr("termgames.screens.mono.cell_candidates", lambda *a, **k: pytest.fail("no overlay"))
     app, match = mono_app(tmp_path, options={"no_hints": True}, moves=[(0, EXAMPLE), (1, OTHER)])
     assert "--no-hints" in Mono().describe_options(match.options)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -292,7 +292,7 @@ async def test_the_last_round_is_announced(tmp_path):
         await pilot.press("enter")  # past the privacy screen: ned's turn, the last of the game
         await pilot.pause()
         legend = str(app.screen.query_one("#legend").render())
-        assert "Last round: the game ends\nafter ned's turn" in legend
+        assert "Last round: the game ends after ned's turn" in legend
 
 
 async def test_a_finished_game_resumes_without_privacy_and_shows_every_board(tmp_path):
@@ -325,3 +325,163 @@ async def test_arrows_cross_onto_the_neighbouring_opponent_board(tmp_path):
         assert (board.board_seat, board.cursor_name()) == (2, "i5")
         await pilot.press("shift+tab")
         assert board.board_seat == 1
+
+
+async def test_every_region_of_a_35_region_board_can_be_typed_by_its_number(tmp_path):
+    from termgames.rules.mono import grid_for, random_layout
+
+    layout = random_layout(35, __import__("random").Random(5))
+    app, match = mono_app(tmp_path, options={"size": 35})
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        board = screen.mono_board
+        await pilot.press("1")  # region 1, or the start of 10-19: in the cell now, the cursor waits
+        assert board.draft[0] == 1 and board.cursor == 0
+        assert "1_" in message(screen) and "10-19" in message(screen)  # the pending digit is on show
+        await pilot.press("7")
+        assert board.draft[0] == 17 and board.cursor == 1 and label(17) == "h"
+        await pilot.press("3", "enter")  # Enter keeps the 3 as it is and moves on
+        assert board.draft[1] == 3 and board.cursor == 2
+        await pilot.press("4")  # no region 40-49 here: 4 goes in at once
+        assert board.draft[2] == 4 and board.cursor == 3
+        await pilot.press("3", "6")
+        assert board.draft[3] == 3 and "no region 36" in message(screen)
+        await pilot.press("2", "right")  # an arrow keeps the first digit alone too
+        assert board.draft[3] == 2 and board.cursor == 4
+        board.cursor = 0
+        for value in range(1, 36):  # every label from 1 to z, typed as its number
+            digits = str(value)
+            await pilot.press(*digits)
+            if len(digits) == 1 and value * 10 <= 35:
+                await pilot.press("space")
+        assert board.draft[:35] == list(range(1, 36)) and board.cursor == 35
+        board.draft = list(layout)  # the rest of the board as typed would be (630 cells are slow to press)
+        await pilot.press("minus", "plus")
+        assert "valid" in message(screen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert match.moves[0].move == "".join(label(v) for v in layout)
+        assert len(match.moves[0].move) == grid_for(35).cells
+
+
+async def test_random_layout_is_previewed_rolled_again_and_escape_brings_back_the_typed_one(tmp_path):
+    app, match = mono_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        board = screen.mono_board
+        await pilot.press(*EXAMPLE[:5])
+        typed = list(board.draft)
+        assert "Esc" not in screen_text(app).splitlines()[-1]  # nothing to go back to yet
+        await pilot.press("R")
+        first = list(board.draft)
+        assert None not in first and match.moves == []  # a preview: nothing is played yet
+        assert "R another one" in message(screen) and "Esc" in screen_text(app).splitlines()[-1]
+        rolls = {tuple(first)}
+        for _ in range(3):
+            await pilot.press("R")
+            rolls.add(tuple(board.draft))
+        assert len(rolls) > 1 and match.moves == []  # R rolls again
+        await pilot.press("escape")
+        assert board.draft == typed and match.moves == []  # back to what was typed
+        await pilot.press("R")
+        shown = "".join(label(v) for v in board.draft)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert match.moves[0].move == shown  # Enter confirms the layout on show
+
+
+async def test_the_overlay_lists_every_candidate_of_the_cursor_cell(tmp_path, monkeypatch):
+    app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER), (0, "a1,hold")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        screen.mono_board.cursor = match.state.grid.index["c3"]
+        await pilot.press("d")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        candidates = screen.mono_board.candidates_at_cursor()
+        assert candidates is not None and len(candidates) > 1  # the real inference: several values possible
+        assert abs(sum(chance for _, chance in candidates) - 1) < 1e-9
+        legend = " ".join(str(screen.query_one("#legend").render()).split())
+        assert "c3 may be:" in legend
+        for value, chance in candidates:
+            assert f"{label(value)}={chance:.0%}" in legend
+        top = candidates[0]
+        assert f"{label(top[0])}?" in "\n".join(board_slot(screen, 1).text_lines())  # the board: the likeliest
+        await pilot.press("right")
+        assert screen.mono_board.candidates_at_cursor() != candidates or "d3 may be" in " ".join(
+            str(screen.query_one("#legend").render()).split())
+
+
+async def test_replaying_an_unfinished_hot_seat_game_never_shows_a_hidden_board(tmp_path):
+    _app, match = mono_app(tmp_path, moves=[(0, EXAMPLE), (1, OTHER), (0, "a1,hold")])
+    assert not match.over
+    replay = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="m.json"))
+    async with replay.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = replay.screen
+        assert isinstance(screen, ReplayScreen) and screen.viewers == [None]  # hot seat: a spectator only
+        for _ply in range(4):
+            for _turn in range(3):
+                assert_hidden(replay, EXAMPLE)
+                assert_hidden(replay, OTHER)
+                await pilot.press("v")  # any key a replay has
+            await pilot.press("l", "n", "c")
+            await replay.workers.wait_for_complete()
+            await pilot.pause()
+
+
+async def test_replaying_an_unfinished_game_against_the_computer_shows_the_human_seat_only(tmp_path):
+    _app, match = mono_app(tmp_path, seats=("fred", "bot"), moves=[(0, EXAMPLE), (1, OTHER)])
+    replay = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="m.json"))
+    async with replay.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = replay.screen
+        assert screen.viewers == [0, None]
+        await pilot.press("G")
+        assert " ".join(EXAMPLE[:9]) in screen_text(replay) or EXAMPLE[:9] in screen_text(replay).replace(" ", "")
+        assert_hidden(replay, OTHER)  # the computer's board stays hidden
+        await pilot.press("n")  # the overlay, as the live game offers it, on the computer's board
+        await replay.workers.wait_for_complete()
+        await pilot.pause()
+        assert "?" in "\n".join(board_slot(screen, 1).text_lines())
+        await pilot.press("v", "v")
+        assert_hidden(replay, OTHER)
+
+
+async def test_the_turn_keys_leave_the_footer_while_the_computer_probes(tmp_path, monkeypatch):
+    gate = threading.Event()
+
+    class SlowBot:
+        level = "normal"
+
+        def choose(self, view):
+            assert gate.wait(5)
+            return "random"
+
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: SlowBot())
+    monkeypatch.setattr("termgames.rules.mono.Mono.ai_move_seconds", 0.0)
+    app, _match = mono_app(tmp_path, seats=("ann", "bot"), moves=[(0, EXAMPLE), (1, OTHER)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "Probe" in footer and "End turn" in footer  # ann's turn
+        await pilot.press("enter", "e")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if app.screen.table.thinking:
+                break
+        assert app.screen.table.thinking
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "Probe" not in footer and "End turn" not in footer and "Random" not in footer
+        gate.set()
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if not app.screen.table.thinking:
+                break
+        await pilot.pause()
+        assert "Probe" in screen_text(app).splitlines()[-1]  # ann's turn again

@@ -281,9 +281,114 @@ async def test_the_swap_is_not_offered_while_the_computer_thinks(tmp_path, monke
         await pilot.pause()
         assert screen.table.thinking
         assert screen.check_action("swap", ()) is False  # the footer offers ann no swap: it is not hers
+        footer = screen._compositor.render_strips()[-1].text
+        assert "Swap" not in footer
+        assert "Place" not in footer and "Tile" not in footer and "Impossible" not in footer  # none is hers now
+        legend = " ".join(text_of(app, "#legend").split())
+        assert "Pie: cpu may take ann's opening" in legend and "s takes" not in legend  # told of, not offered
         await pilot.press("s")
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen)
         gate.set()
         await settle(pilot)
         assert match.moves[-1].move == "swap"
+
+
+async def test_a_replay_shows_the_hint_of_the_position_on_screen(tmp_path):
+    from termgames.screens.replay import ReplayScreen
+
+    match = Match("monunrail", {}, [Seat("ann"), Seat("bob")], 5)
+    for ply, move in enumerate(LOOP):
+        match.play(ply % 2, move)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="game.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        assert "Hint" in str(screen._compositor.render_strips()[-1].text)  # the footer offers it
+        await pilot.press("G", "n")  # the end: unrailing, ann to remove
+        await settle(pilot, 30)
+        legend = " ".join(text_of(app, "#legend").split())
+        assert "Nimber 2: ann wins" in legend and "D2,D3" in legend
+        assert "!" in board_text(app)  # the winning moves marked, as in the game
+        await pilot.press("h")  # one move back: building, the moves that complete the track
+        await settle(pilot, 30)
+        legend = " ".join(text_of(app, "#legend").split())
+        assert "Nimber" not in legend and "E5:S-v,E6:T-nw 2" in legend
+        await pilot.press("n")
+        await pilot.pause()
+        assert "E5:S-v" not in text_of(app, "#legend")  # off again
+
+
+def shown_lines(app, selector: str) -> list[str]:
+    """The lines a widget shows on the terminal, as the player reads them."""
+    region = app.screen.query_one(selector).content_region
+    strips = app.screen._compositor.render_strips()
+    return [strips[y].text[region.x : region.right].rstrip() for y in range(region.y, region.bottom)]
+
+
+async def test_the_hint_wraps_at_words_in_a_narrow_panel(tmp_path):
+    app, _match, _ = new_app(tmp_path, moves=LOOP[:3])
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#side-panel").styles.width = 24  # 21 columns of text
+        await pilot.press("n")
+        await settle(pilot, 30)
+        lines = shown_lines(app, "#legend")
+        text = " ".join(" ".join(lines).split())
+        assert "Completing moves, and the value they leave (0 wins):" in text
+        start = next(i for i, line in enumerate(lines) if line.startswith("Completing"))
+        # Filled at words: each line took every word that fitted (no line broken where the text was written for
+        # a wider panel), and no word is cut.
+        assert lines[start : start + 3] == ["Completing moves, and", "the value they leave", "(0 wins):"]
+
+
+async def test_the_line_under_the_board_is_cleared_when_the_computer_answers(tmp_path, monkeypatch):
+    """The check of the move being built ("Enter places D2:...") said nothing once the move was placed and
+    answered: it stayed on screen, describing a move already played, until a key said something else."""
+
+    class Answer:
+        level = "normal"
+
+        def choose(self, view):
+            return "swap"
+
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: Answer())
+    monkeypatch.setattr("termgames.rules.monunrail.MonUnrail.ai_move_seconds", 0.0)
+    match = Match("monunrail", {}, [Seat("ann"), Seat("cpu", "ai", "normal")], 5)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "g.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        board = screen.rail_board
+        await pilot.press("t", "space")
+        assert text_of(app, "#message").startswith("Enter places")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [m.move for m in match.moves] == ["D3:T-se", "swap"] and not board.pending
+        assert text_of(app, "#message") == ""  # nothing pending: nothing to say
+
+
+async def test_a_refusal_is_cleared_by_the_next_cursor_move_in_every_game(tmp_path):
+    from termgames.screens.mono import MonoScreen
+
+    EXAMPLE = "666699777664999787344999787342955888312555888"
+    OTHER = "666991444699999954677779552688777532888888533"
+    games = [("copolymer", {"size": 5}, []), ("mono", {}, [(0, EXAMPLE), (1, OTHER)]), ("monunrail", {}, [])]
+    for name, options, moves in games:
+        match = Match(name, options, [Seat("ann"), Seat("bob")], 5)
+        for seat, move in moves:
+            match.play(seat, move)
+        app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            if not isinstance(app.screen, MonUnrailScreen | MonoScreen) and name == "mono":
+                await pilot.press("enter")  # past the privacy screen
+                await pilot.pause()
+            screen = app.screen
+            screen.say("It is a refusal about the last key")
+            await pilot.pause()
+            assert "refusal" in text_of(app, "#message"), name
+            await pilot.press("right")
+            await pilot.pause()
+            assert "refusal" not in text_of(app, "#message"), name

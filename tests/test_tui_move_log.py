@@ -153,3 +153,70 @@ async def test_in_mono_with_one_opponent_tab_reaches_the_log(tmp_path):
         assert isinstance(app.focused, MoveLog)
         await pilot.press("tab")
         assert app.focused is app.screen.board
+
+
+async def test_L_reaches_the_log_in_every_game_even_where_tab_has_another_use(tmp_path):
+    """Mono with three players (Tab: the next board): L to the log, its keys scroll it, Esc or L back."""
+    from termgames.app import TermgamesApp
+    from termgames.launch import Launch
+    from termgames.match import Match, SeatInfo
+    from termgames.screens.keys import keys_markdown
+
+    match = Match("mono", {}, [SeatInfo("ann"), SeatInfo("bob"), SeatInfo("cat")], 3)
+    while len(match.moves) < 24:
+        match.play(match.state.to_move()[0], "random")
+    assert not match.over
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # past the privacy screen
+        await pilot.pause()
+        screen = app.screen
+        log = screen.query_one(MoveLog)
+        assert "| L |" in keys_markdown(type(screen)) and "PageUp" in keys_markdown(type(screen))  # in the help
+        assert log.max_scroll_y > 2 and log.scroll_y == log.max_scroll_y
+        seat = screen.mono_board.board_seat
+        await pilot.press("tab")
+        assert screen.mono_board.board_seat != seat and app.focused is not log  # Tab: the next board here
+        await pilot.press("L")
+        assert app.focused is log
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert log.scroll_y < log.max_scroll_y
+        await pilot.press("home")
+        assert log.scroll_y == 0
+        await pilot.press("pagedown", "end")
+        assert log.scroll_y == log.max_scroll_y
+        await pilot.press("up")
+        assert log.scroll_y == log.max_scroll_y - 1
+        await pilot.press("escape")
+        assert app.focused is screen.board
+        cursor = screen.mono_board.cursor
+        await pilot.press("up")
+        assert screen.mono_board.cursor != cursor and log.scroll_y == log.max_scroll_y - 1  # the board's keys again
+        await pilot.press("L", "L")
+        assert app.focused is screen.board
+
+
+async def test_L_reaches_the_log_of_a_replay(tmp_path):
+    from termgames.app import TermgamesApp
+    from termgames.launch import Launch
+    from termgames.match import Match, SeatInfo
+
+    match = Match("copolymer", {"size": 11}, [SeatInfo("ann"), SeatInfo("bob")], 3)
+    for _ in range(40):
+        view = match.view(match.state.to_move()[0])
+        match.play(view.to_move[0], view.board.names[min(view.legal_cells())])
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="x.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        log = app.screen.query_one(MoveLog)
+        await pilot.press("L")
+        assert app.focused is log
+        await pilot.press("end")
+        assert log.scroll_y == log.max_scroll_y and app.screen.ply == 0  # the log's End, not the replay's
+        await pilot.press("pageup")
+        assert log.scroll_y < log.max_scroll_y
+        await pilot.press("escape")
+        assert app.focused is not log
+        await pilot.press("end")
+        assert app.screen.ply == len(match.moves)

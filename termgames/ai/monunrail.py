@@ -481,6 +481,8 @@ class HintGiver:
 def hint_for(view: MonUnrailView, solver: Solver) -> Hint:
     """The hint for the player to move: cells to mark and lines for the side panel.
 
+    A line breaks only where a thought ends: the panel wraps the rest at words, whatever its width.
+
     Unrailing: the nimber of the position and its winning moves (removals
     that leave 0).  Building: the placements that complete the track now
     with the value they leave (the opponent removes first, so 0 wins for
@@ -494,7 +496,7 @@ def hint_for(view: MonUnrailView, solver: Solver) -> Hint:
     if view.phase == "unrailing":
         value, texts = view.unrail_hint(solver)
         if value == 0:
-            lines += [("Nimber 0: ", bold), (f"{who} loses\nagainst best play\n", plain)]
+            lines += [("Nimber 0: ", bold), (f"{who} loses against best play\n", plain)]
             return Hint(frozenset(), tuple(lines))
         lines += [(f"Nimber {value}: ", bold), (f"{who} wins.\n", plain), ("Winning: ", bold)]
         shown = "  ".join(texts[:HINT_SHOWN])
@@ -505,7 +507,7 @@ def hint_for(view: MonUnrailView, solver: Solver) -> Hint:
         return Hint(frozenset(cells), tuple(lines))
     finishing = view.finishing_nimbers(solver)
     if finishing:
-        lines.append(("Completing moves, and the\nvalue they leave (0 wins):\n", bold))
+        lines.append(("Completing moves, and the value they leave (0 wins):\n", bold))
         finishing.sort(key=lambda item: (item[1] != 0, item[0]))
         for text, value in finishing[:HINT_SHOWN]:
             lines += [(f" {text} ", good if value == 0 else plain), (f"{value}\n", good if value == 0 else plain)]
@@ -516,10 +518,10 @@ def hint_for(view: MonUnrailView, solver: Solver) -> Hint:
         return Hint(frozenset(cells), tuple(lines))
     ways = view.completions(limit=HINT_COMPLETIONS)
     if ways is None:
-        lines.append(("Hint: no move completes the\ntrack now; many ways remain\n", plain))
+        lines.append(("Hint: no move completes the track now; many ways remain\n", plain))
         return Hint(frozenset(), tuple(lines))
     if not ways:
-        lines.append(("Hint: the track cannot be\ncompleted any more (i)\n", good))
+        lines.append(("Hint: the track cannot be completed any more (i)\n", good))
         return Hint(frozenset(), tuple(lines))
     track = view.unrail_cells()
     valued = []
@@ -528,7 +530,7 @@ def hint_for(view: MonUnrailView, solver: Solver) -> Hint:
         valued.append((text, solver.nimber(set(track) | added)))
     valued.sort(key=lambda item: (item[1] != 0, len(item[0]), item[0]))
     noun = "way" if len(ways) == 1 else "ways"
-    lines.append((f"{len(ways)} {noun} to complete left\n(value of the track):\n", bold))
+    lines.append((f"{len(ways)} {noun} to complete left (value of the track):\n", bold))
     for text, value in valued[:HINT_SHOWN]:
         lines.append((f" {text} {value}\n", good if value == 0 else plain))
     if len(valued) > HINT_SHOWN:

@@ -416,12 +416,16 @@ PRONOUN_POSSESSIVES = {
 STANDING_POSSESSIVES = {"my": "mine", "your": "yours", "her": "hers", "our": "ours", "their": "theirs"}
 
 
-def possessive(name: str, standing: bool = False) -> str:
+def possessive(name: str, standing: bool = False, *, addressed: bool = False) -> str:
     """``ann`` -> ``ann's``, ``me`` -> ``my``: how every message says whose turn, board or cell it is.
 
     ``standing``: the form without its noun ("not yours", "not bob's").
+    ``addressed``: the text speaks to its reader as "you" (the screens do: "Your turn"); there a
+    player named "me" or "you" is a name, not the reader, so it reads ``"me"'s``, never "my" or "your".
     """
     own = PRONOUN_POSSESSIVES.get(name.lower())
+    if own is not None and addressed:
+        return f"\"{name}\"'s"
     if own is None:
         return f"{name}'s"
     if standing:

@@ -13,6 +13,7 @@ player over SSH).  AI seats are the table's business, not the screen's.
 from __future__ import annotations
 
 import contextlib
+import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Generic, cast
@@ -31,12 +32,15 @@ from ..rules import RuleError, Viewer
 from ..rules.base import possessive
 from ..table import LocalTable, Table
 from ..untrusted import printable
-from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
+from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
-from .base import AppScreen
+from .base import AppScreen, SizedScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import key_name, keys_markdown
+
+if typing.TYPE_CHECKING:  # only its type: the replay module defines and uses it
+    from .replay_analysis import ReplayAnalysis
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -73,7 +77,7 @@ class TableNews(Message):
         self.text = text
 
 
-class GameScreen(AppScreen[None], Generic[ViewT]):
+class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     """Plays one table of a game whose views are ``ViewT``: ``class MonoScreen(GameScreen[MonoView])``.
 
     Subclasses set ``board_class`` and implement ``move_at_cursor``.
@@ -88,6 +92,11 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     board_class: ClassVar[type[Board[Any]]] = BoardWidget
     #: Hot-seat games with hidden boards hide everything between human seats.
     hides_information: ClassVar[bool] = False
+    #: Boards scroll, so the minimum is the layout's: under 72 columns the panel goes under the board
+    #: (10 lines, its status beside the log, each half 24 columns or more: 50), and with the title,
+    #: the cursor's line, the message and the footer 14 lines are taken, leaving the board 6 (its
+    #: labels and the cursor's row with a neighbour or two).
+    MINIMUM_SIZE: ClassVar[tuple[int, int]] = (50, 20)
 
     #: The keys every game has.  The footer shows the ``description``s; the ``?`` help lists every
     #: binding with its ``tooltip`` (``screens/keys.py``): the keys are written here and nowhere else.
@@ -101,6 +110,9 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         Binding("m", "move_now", "Move now", show=False, tooltip="the computer plays its best move so far, now"),
         Binding("c", "palette", "Colours", show=False,
                 tooltip="cycle the colours: default, colour-blind safe, monochrome"),
+        Binding("L", "toggle_log", "Log", show=False,
+                tooltip="to the move log and back, in every game: there up, down, PageUp, PageDown, Home and End "
+                "scroll it (Esc back too)"),
         Binding("tab", "app.focus_next", "Log", show=False,
                 tooltip="to the move log (its arrow keys scroll it) and back to the board"),
         Binding("shift+tab", "app.focus_previous", "Log", show=False,
@@ -137,15 +149,22 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self._drawn_footer_state: tuple[object, ...] = ()
         self._game_over_shown = False
 
+    @classmethod
+    def replay_analysis(cls, options: dict[str, Any]) -> ReplayAnalysis | None:
+        """The analysis a replay of a game made with ``options`` may show; None when the game offers none."""
+        return None
+
     # -- layout --------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with BoardArea(id="board-area"):
-                yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
-                yield Static("", id="cursor-line")
+            # The cursor's line sits under the scrolling area, not in it: it stays in sight with any board.
+            with BoardColumn(id="board-column"):
+                with BoardArea(id="board-area"):
+                    yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
+                yield Static("", id="cursor-line", markup=False)
             yield SidePanel(id="side-panel")
         yield Static("", id="message")
         yield Footer()
@@ -207,6 +226,15 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         # Narrow terminals put the panel under the board; boards pick their spacing from the width.
         self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
         self.board.redraw()
+        # A smaller board area must still show the cursor.
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def size_restored(self) -> None:
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def on_board_area_resized(self, _message: BoardArea.Resized) -> None:
+        # The area is laid out after the screen's resize: only now is its new window known.
+        self.call_after_refresh(self.scroll_to_cursor)
 
     # -- drawing -------------------------------------------------------------
 
@@ -404,6 +432,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         raise NotImplementedError
 
     def action_cursor(self, direction: str) -> None:
+        # What was said was about the last key at the last cell: once the cursor moves on, it no longer holds.
+        self.message = ""
         self.board.move_cursor(direction)
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
@@ -411,6 +441,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     # -- messages from the board -------------------------------------------
 
     def on_cursor_moved(self, _message: CursorMoved) -> None:
+        self.message = ""  # a click moved the cursor: as an arrow key does
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
 
@@ -421,15 +452,16 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self.update_panel()
 
     def scroll_to_cursor(self) -> None:
-        """Big boards scroll: keep the cursor in sight."""
-        region = self.board.cursor_region()
-        if region is None:
-            return
+        """Big boards scroll: keep the cursor in sight, clear of the labels kept at the area's edges."""
         board = self.board
+        region = board.cursor_region()
+        if region is None or not board.is_mounted:
+            return
         area = self.query_one("#board-area", BoardArea)
+        labels = board.pinned_labels()
         area.scroll_to_region(
             region.translate(board.virtual_region.offset + board.content_offset),
-            spacing=Spacing(1, 2, 1, 2),
+            spacing=Spacing(1 + labels.top, 2, 1, 2 + labels.left),
             animate=False,
             immediate=True,
         )
@@ -451,7 +483,7 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         seat = view.viewer
         if seat is None or seat not in view.to_move:
             names = " and ".join(view.players[s] for s in view.to_move)
-            self.say(f"It is {possessive(names)} turn")
+            self.say(f"It is {possessive(names, addressed=True)} turn")
             return
         if move is None:
             move = self.move_at_cursor(view)
@@ -478,6 +510,17 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
             self.refresh_view()
 
     # -- common keys ---------------------------------------------------------
+
+    def action_toggle_log(self) -> None:
+        """The keyboard to the move log (its vertical keys scroll it), or back to the board."""
+        logs = self.query("#move-log")  # the side panel's MoveLog
+        if not logs:
+            return  # a screen without a log (Monad's map takes the room)
+        log = logs.first()
+        if self.focused is log:
+            self.board.focus()
+        else:
+            log.focus()
 
     def action_palette(self) -> None:
         self.palette_name = next_palette(self.palette_name)

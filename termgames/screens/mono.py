@@ -9,7 +9,9 @@ thread and is recomputed whenever the view changes while it is on.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import random
+from collections.abc import Callable
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import work
@@ -19,8 +21,8 @@ from textual.worker import get_current_worker
 
 from ..messages import CursorMoved
 from ..rules.base import ALL
-from ..rules.mono import MonoView
-from ..widgets.mono_board import MonoBoards, check_draft
+from ..rules.mono import MonoView, label, random_layout
+from ..widgets.mono_board import Candidates, MonoBoards, check_draft
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
 
@@ -30,7 +32,7 @@ BELIEF_SAMPLES = 200
 BeliefKey = tuple[Any, int, tuple[int | None, ...]]
 
 #: Keys of the layout editor, and of probing; each set is hidden from the footer in the other phase.
-LAYOUT_ACTIONS = {"put", "step_value", "clear_value", "random_layout", "confirm_layout"}
+LAYOUT_ACTIONS = {"put", "step_value", "clear_value", "random_layout", "confirm_layout", "layout_back"}
 PROBE_ACTIONS = {"act", "end_turn", "random", "deduce", "next_board"}
 
 
@@ -39,6 +41,63 @@ def cell_beliefs(view: Any, board_seat: int, samples: int, seed: int) -> list:
     from ..ai.mono import cell_beliefs as infer
 
     return infer(view, board_seat, samples=samples, seed=seed)
+
+
+def cell_candidates(view: MonoView, board_seat: int, samples: int, seed: int) -> list[Candidates]:
+    """Every value each hidden cell of ``board_seat``'s board may hold, with its chance, likeliest first.
+
+    The chances are shares of the layouts the AI's inference draws consistent
+    with what ``view`` shows (its ``LayoutSampler``, under the time a decision
+    gets); when it draws none, the inference's own guess (``cell_beliefs``)
+    is the one candidate.
+    """
+    from ..ai import mono as mono_ai
+    from ..ai.budget import SEARCH_SHARE, TIME_CAP, Deadline
+
+    grid = view.grid
+    if grid is None or board_seat == view.viewer:
+        raise ValueError("a player's own board hides nothing from that player")
+    board = view.boards[board_seat] or (None,) * grid.cells
+    known = {cell: value for cell, value in enumerate(board) if value is not None}
+    rng = random.Random(f"candidates:{seed}:{grid.regions}:{sorted(known.items())}")
+    deadline = Deadline(TIME_CAP * SEARCH_SHARE)
+    try:
+        from ..ai.mono_inference import LayoutSampler
+
+        effort = getattr(mono_ai, "SAMPLING_EFFORT", 4)
+        layouts = LayoutSampler(grid).samples(known, samples, rng, effort=effort, deadline=deadline)
+    except (ImportError, AttributeError, TypeError):
+        # The inference's insides are the AI's to change: the overlay then shows its likeliest values only.
+        layouts = []
+    if not layouts:
+        return [None if top is None else (tuple(top),) for top in cell_beliefs(view, board_seat, samples, seed)]
+    result: list[Candidates] = []
+    for cell, shown in enumerate(board):
+        if shown is not None:
+            result.append(None)
+            continue
+        counts: dict[int, int] = {}
+        for layout in layouts:
+            counts[layout[cell]] = counts.get(layout[cell], 0) + 1
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        result.append(tuple((value, count / len(layouts)) for value, count in ranked))
+    return result
+
+
+class OverlayAnalysis:
+    """The deduction overlay (``n`` in a replay) of the board a replay shows first among the viewer's opponents."""
+
+    def prepare(self, view: MonoView, board: MonoBoards) -> Callable[[], object] | None:
+        seat = board.board_seat
+        if view.viewer is None and view.to_move:
+            # A spectator: the board of the next player after the one to move (the one probed, at two players).
+            seat = (view.to_move[0] + 1) % len(view.players)
+        if view.phase != "probe" or view.viewer == ALL or seat is None or seat == view.viewer:
+            return None
+        return lambda: (seat, cell_candidates(view, seat, samples=BELIEF_SAMPLES, seed=0))
+
+    def show(self, board: MonoBoards, result: object | None) -> None:
+        board.set_beliefs(cast(tuple[int, list[Candidates]], result) if result is not None else None)
 
 
 class MonoScreen(GameScreen[MonoView]):
@@ -59,7 +118,9 @@ class MonoScreen(GameScreen[MonoView]):
         ],
         Binding("e", "end_turn", "End turn", tooltip="end the turn (pbmserv's `end`)"),
         Binding("r", "random", "Random", tooltip="let random probes finish the turn"),
-        Binding("d", "deduce", "Deduce", tooltip="deduction overlay: each hidden cell's likeliest value, marked `?`"),
+        Binding("d", "deduce", "Deduce",
+                tooltip="deduction overlay: each hidden cell's likeliest value, marked `?`; the panel lists every "
+                "value the cursor's cell may hold, with its chance"),
         Binding("tab", "next_board(1)", "Board", key_display="Tab",
                 tooltip="next, previous opponent's board (3-4 players)"),
         Binding("shift+tab", "next_board(-1)", "Board", show=False,
@@ -70,9 +131,11 @@ class MonoScreen(GameScreen[MonoView]):
         Binding("shift+tab", "app.focus_previous", "Log", show=False,
                 tooltip="one opponent: to the move log (its arrow keys scroll it) and back to the boards"),
         *[
-            Binding(str(n), f"put({n})", "Region", key_display="1-9", show=n == 1,
-                    tooltip="layout: put that region label in the cell and move on (reading order)")
-            for n in range(1, 10)
+            Binding(str(n), f"put({n})", "Region", key_display="0-9", show=n == 1,
+                    tooltip="layout: type the cell's region number and move on (reading order); on boards of 10+ "
+                    "regions a first digit that can start a longer number waits for a second (1 7: region 17, "
+                    "label h), Enter or Space keeps it as it is")
+            for n in range(10)
         ],
         Binding("plus,equals_sign", "step_value(1)", "Label +/-", key_display="+/-",
                 tooltip="layout: step the cell's label up or down (boards of 10+ regions)"),
@@ -82,7 +145,10 @@ class MonoScreen(GameScreen[MonoView]):
                 tooltip="layout: clear the cell (Backspace on an empty cell: the one before)"),
         Binding("delete", "clear_value(False)", "Clear", show=False,
                 tooltip="layout: clear the cell (Backspace on an empty cell: the one before)"),
-        Binding("R", "random_layout", "Random", key_display="R", tooltip="layout: a random layout"),
+        Binding("R", "random_layout", "Random", key_display="R",
+                tooltip="layout: preview a random layout (R again: another one; Enter confirms it)"),
+        Binding("escape", "layout_back", "Back", key_display="Esc",
+                tooltip="layout: leave the random preview for the layout you were typing"),
         Binding("u", "undo", "Undo", show=False, tooltip="undo: not in Mono (a probe's value has been seen)"),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
     ]
@@ -96,7 +162,8 @@ On your own board the cells your opponents have uncovered are bright, the
 others dim. With three or four players, an underlined value on an opponent's
 board is one you have not probed yet (you may still probe it). The overlay's
 guesses are italic with a `?`: bold when it is sure, dim when it is unsure;
-the line under the boards gives the odds for the cell under the cursor. A game
+the line under the boards gives the odds for the cell under the cursor, and the
+side panel every value it may hold with its chance. A game
 made with `--no-hints` has no overlay.
 
 In hot-seat games a privacy screen hides every board while the keyboard
@@ -108,10 +175,21 @@ seen.
         super().__init__(*args, **kwargs)
         #: The deduction overlay is wanted (``d``); it shows once its beliefs arrive.
         self.overlay = False
-        #: Beliefs already computed: (viewer, board seat, what the viewer sees of that board) -> per cell.
-        self._beliefs: dict[BeliefKey, list] = {}
+        #: Candidates already worked out: (viewer, board seat, what the viewer sees of that board) -> per cell.
+        self._beliefs: dict[BeliefKey, list[Candidates]] = {}
         self._deducing: BeliefKey | None = None
         self._keys_state: tuple[Any, ...] = ()
+        #: The first digit of a region number typed on a board of 10+ regions, and the cell it went into:
+        #: a second digit makes the two-digit number (1 then 7: region 17).
+        self._first_digit: tuple[int, int] | None = None
+        #: While a random layout is previewed (``R``): the layout typed before it, which Escape brings back.
+        self._typed_layout: list[int | None] | None = None
+        #: Random layouts previewed by R (the rules check the one confirmed as any typed layout).
+        self.layout_rng = random.Random()
+
+    @classmethod
+    def replay_analysis(cls, options: dict[str, Any]) -> OverlayAnalysis | None:
+        return None if options.get("no_hints") else OverlayAnalysis()  # --no-hints: no overlay, live or replayed
 
     @property
     def mono_board(self) -> MonoBoards:
@@ -131,12 +209,18 @@ seen.
             return handing_over
         if handing_over and action in LAYOUT_ACTIONS | PROBE_ACTIONS:
             return False
+        if action == "layout_back":
+            return laying_out and self._typed_layout is not None
         if action in LAYOUT_ACTIONS:
             return laying_out
         if action in PROBE_ACTIONS:
-            if action == "act":
+            if action in ("act", "end_turn", "random"):
+                # The turn's keys only while it is the keyboard's turn (not while the computer probes).
                 view = self.view
-                return not laying_out and view is not None and not view.over and view.viewer is not None
+                return (
+                    not laying_out and view is not None and not view.over and view.phase == "probe"
+                    and view.viewer is not None and view.viewer in view.to_move
+                )
             if action == "next_board" and self.view is not None and len(self.view.players) < 3:
                 return False  # one opponent: nothing to switch to
             if action == "deduce" and self.hints_forbidden():
@@ -166,48 +250,116 @@ seen.
         view = self.view
         if board.draft is None or view is None or view.grid is None:
             return
+        if self._first_digit is not None:
+            # Enter (or Space) after a first digit: it stays a one-digit region number, and the cursor moves on.
+            self._first_digit = None
+            board.move_on()
+            self.message = ""
+            self.update_panel()
+            return
         check = check_draft(board.draft, view.grid)
         if not check.complete:
             self.say(check.message.removeprefix("Layout: ") + " (R lays out at random)")
             return
+        self._typed_layout = None
         self.submit(board.draft_text())
 
-    def action_put(self, value: int) -> None:
+    def action_put(self, digit: int) -> None:
+        """A digit of a region number: boards of 10+ regions take two when the first can start one."""
         view = self.view
         if view is None or view.grid is None or not self.laying_out():
             return
-        if value > view.grid.regions:
-            self.say(f"This board has regions 1-{view.grid.regions}")
+        regions = view.grid.regions
+        board = self.mono_board
+        first = self._first_digit
+        self._first_digit = None
+        if first is not None and first[1] == board.cursor:
+            number = first[0] * 10 + digit
+            if number > regions:
+                self.say(f"There is no region {number}: this board has regions 1-{regions} (labels 1-{label(regions)})")
+                return
+            self.edited()
+            board.set_draft_value(number)
+            self.message = ""
+            self.update_panel()
             return
-        self.mono_board.set_draft_value(value)
+        if digit == 0 or digit > regions:
+            self.say(f"There is no region {digit}: this board has regions 1-{regions} (labels 1-{label(regions)})")
+            return
+        self.edited()
+        if digit * 10 <= regions:
+            # 1 may be region 1 or the start of 10-19: it goes in now, and a second digit makes it longer.
+            board.set_draft_value(digit, advance=False)
+            self._first_digit = (digit, board.cursor or 0)
+            last = min(regions, digit * 10 + 9)
+            self.say(
+                f"{digit}_  a second digit for regions {digit}0-{last} "
+                f"(labels {label(digit * 10)}-{label(last)}); Enter or Space keeps {digit}",
+                error=False,
+            )
+            return
+        board.set_draft_value(digit)
         self.message = ""
         self.update_panel()
 
+    def edited(self) -> None:
+        """The player changes the layout by hand: a previewed random layout becomes theirs to edit."""
+        if self._typed_layout is not None:
+            self._typed_layout = None
+            self.refresh_bindings()
+
     def action_step_value(self, delta: int) -> None:
+        self._first_digit = None
+        self.edited()
         self.mono_board.step_draft_value(delta)
         self.message = ""
         self.update_panel()
 
     def action_clear_value(self, back: bool) -> None:
+        self._first_digit = None
+        self.edited()
         self.mono_board.erase_draft_value(back)
         self.message = ""
         self.update_panel()
 
     def action_random_layout(self) -> None:
-        if self.laying_out():
-            self.submit("random")
+        """R: a random layout to look at first; R again rolls another, Enter confirms, Escape goes back."""
+        board = self.mono_board
+        view = self.view
+        if board.draft is None or view is None or view.grid is None:
+            return
+        self._first_digit = None
+        if self._typed_layout is None:
+            self._typed_layout = list(board.draft)
+            self.refresh_bindings()
+        board.draft = list(random_layout(view.grid.regions, self.layout_rng))
+        board.redraw()
+        self.say("A random layout: R another one, Enter confirms it, Esc back to yours", error=False)
+
+    def action_layout_back(self) -> None:
+        board = self.mono_board
+        if self._typed_layout is None or board.draft is None:
+            return
+        board.draft = self._typed_layout
+        self._typed_layout = None
+        self._first_digit = None
+        board.redraw()
+        self.refresh_bindings()
+        self.say("Back to the layout you were typing", error=False)
 
     def action_undo(self) -> None:
         # A probe's value has been seen: taking it back would let a player peek.
         self.say("Probes and layouts cannot be undone in Mono: their values are already seen")
 
     def action_next_board(self, step: int) -> None:
+        self.message = ""  # what was said was about the board the cursor leaves
         self.mono_board.next_board(step)
         self.update_panel()
         self.request_beliefs()
         self.call_after_refresh(self.scroll_to_cursor)
 
     def action_cursor(self, direction: str) -> None:
+        self._first_digit = None  # the digit typed stays a one-digit number
         super().action_cursor(direction)
         self.request_beliefs()  # the cursor may have gone onto another board
 
@@ -248,7 +400,7 @@ seen.
         if self.overlay and self._deducing is not None:
             update_if_changed(self.query_one("#cursor-line", Static), f"{board.cursor_detail()}  (deducing...)")
         # The footer offers the keys of the phase at hand: redrawn only when the phase changes.
-        keys_state = (self.laying_out(), view.phase, view.viewer, self._handover_to, view.over)
+        keys_state = (self.laying_out(), view.phase, view.viewer, view.to_move, self._handover_to, view.over)
         if keys_state != self._keys_state:
             self._keys_state = keys_state
             self.refresh_bindings()
@@ -268,6 +420,8 @@ seen.
         # The overlay belongs to the player who asked for it.
         self.overlay = False
         self.mono_board.set_beliefs(None)
+        self._typed_layout = None  # the board forgets the draft behind the privacy screen, and so does the preview
+        self._first_digit = None
         super().hand_over()
 
     def _privacy_done(self, result: None) -> None:
@@ -334,14 +488,14 @@ seen.
     @work(thread=True, exclusive=True, group="deduce")
     def deduce(self, key: BeliefKey, view: MonoView) -> None:
         try:
-            beliefs = cell_beliefs(view, key[1], samples=BELIEF_SAMPLES, seed=0)
+            beliefs = cell_candidates(view, key[1], samples=BELIEF_SAMPLES, seed=0)
         except Exception as error:  # the overlay is a help: its failure must not end the game
             self._report(self._deduce_failed, key, str(error))
             return
         if not get_current_worker().is_cancelled:
             self._report(self._deduced, key, beliefs)
 
-    def _deduced(self, key: BeliefKey, beliefs: list) -> None:
+    def _deduced(self, key: BeliefKey, beliefs: list[Candidates]) -> None:
         self._beliefs[key] = beliefs
         if key == self._deducing:
             self._deducing = None

@@ -13,6 +13,7 @@ nimber hint, computed in a thread as the AI players are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -25,10 +26,30 @@ from ..ai.monunrail import Hint, HintGiver
 from ..rules.base import possessive
 from ..rules.monunrail import Cell, MonUnrailView, cell_name
 from ..widgets.monunrail_board import KINDS, MonUnrailBoard, kind_of
+from ..widgets.panel import update_if_changed
 from .dialogs import ConfirmScreen
 from .game import GameScreen
 
 BUILD_ACTIONS = {"tile_kind", "rotate", "impossible"}
+
+
+class HintAnalysis:
+    """The hint (``n``) for a replay's position: the nimber of a removal position and its winning moves, or the
+    moves that complete the track, as the live game shows them for the player to move."""
+
+    def __init__(self) -> None:
+        self.giver = HintGiver()
+
+    def prepare(self, view: MonUnrailView, board: MonUnrailBoard) -> Callable[[], object] | None:
+        if view.over or not view.to_move:
+            return None
+        return lambda: self.giver.hint(view)
+
+    def show(self, board: MonUnrailBoard, result: object | None) -> None:
+        if isinstance(result, Hint):
+            board.set_hint(result.cells, list(result.lines))
+        else:
+            board.set_hint(frozenset(), [])
 
 
 class MonUnrailScreen(GameScreen[MonUnrailView]):
@@ -78,6 +99,10 @@ whose opening move it is after a swap.
         self.deciding = False
         self._keys_state: tuple[Any, ...] = ()
 
+    @classmethod
+    def replay_analysis(cls, options: dict[str, Any]) -> HintAnalysis:
+        return HintAnalysis()
+
     @property
     def rail_board(self) -> MonUnrailBoard:
         return self.query_one("#board", MonUnrailBoard)
@@ -99,13 +124,15 @@ whose opening move it is after a swap.
         if not self.is_mounted or self.view is None:
             return True
         phase = self.view.phase
+        # Building and removing keys only for the seat at the keyboard whose turn it is (not while the
+        # computer thinks, nor during the search of Impossible): they would only say "wait".
         if action in ("pick_tile", "confirm"):
-            if phase == "over":
+            if phase == "over" or not self.my_turn():
                 return False
             wanted = "add" if action == "pick_tile" else "place"
             return (parameters[0] == wanted) == (phase != "unrailing")
         if action in BUILD_ACTIONS:
-            return phase == "building"
+            return phase == "building" and self.my_turn()
         if action == "swap":  # not while the computer is still thinking: the swap is the keyboard's own move
             return self.view.pie_offer and self.my_turn()
         if action == "hint":
@@ -133,7 +160,7 @@ whose opening move it is after a swap.
             return None
         if not self.my_turn() or view.viewer is None:
             names = " and ".join(view.players[s] for s in view.to_move)
-            self.say(f"It is {possessive(names)} turn")
+            self.say(f"It is {possessive(names, addressed=True)} turn")
             return None
         return view, view.viewer
 
@@ -142,11 +169,6 @@ whose opening move it is after a swap.
             self.say("Wait: the search for a completion is running")
             return
         super().action_undo()
-
-    def action_cursor(self, direction: str) -> None:
-        # A refusal is about the last key: once the cursor moves on, the line shows the move's check again.
-        self.message = ""
-        super().action_cursor(direction)
 
     # -- the move in progress ----------------------------------------------
 
@@ -265,7 +287,10 @@ whose opening move it is after a swap.
             self.say("Swap is only offered once, as the answer to the opening move")
             return
         opener = view.players[1 - seat]
-        detail = f"You take {possessive(opener)} opening move ({view.last_move}) as your own, and {opener} moves again."
+        detail = (
+            f"You take {possessive(opener, addressed=True)} opening move ({view.last_move}) as your own, "
+            f"and {opener} moves again."
+        )
         self.app.push_screen(ConfirmScreen("Swap (the pie rule)?", detail), self._swap_answer)
 
     def _swap_answer(self, yes: bool | None) -> None:
@@ -343,18 +368,20 @@ whose opening move it is after a swap.
         if self.message:
             return
         board = self.rail_board
-        line = self.query_one("#message", Static)
         if board.pending and self.my_turn():
+            # Through update_if_changed as the base's line is: a line written around it was never cleared (its
+            # record of what it shows said blank), and "Enter places ..." outlived the move it described.
             move = board.pending_text()
             problem = view.move_problem(move)
             if problem:
-                line.update(Text(f"Not yet: {problem}", style="bold red"))
+                check = Text(f"Not yet: {problem}", style="bold red")
             elif view.phase == "unrailing":
-                line.update(Text(f"Enter removes {move}", style="bold green"))
+                check = Text(f"Enter removes {move}", style="bold green")
             elif view.completes(move):
-                line.update(Text(f"Enter places {move} and completes the track", style="bold green"))
+                check = Text(f"Enter places {move} and completes the track", style="bold green")
             else:
-                line.update(Text(f"Enter places {move}", style="bold green"))
+                check = Text(f"Enter places {move}", style="bold green")
+            update_if_changed(self.query_one("#message", Static), check)
 
     # -- the hint ------------------------------------------------------------
 

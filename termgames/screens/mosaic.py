@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
 from ..rules import View
+from ..rules.base import possessive
 from ..rules.mosaic import MosaicView
 from ..widgets.mosaic_board import (
     MosaicBoard,
@@ -58,7 +59,7 @@ def step_words(picture: Picture, selected: str | None) -> str:
         tile = f" {selected}" if selected else ""
         return f"Building, Step SH/P: {name} places{tile or ' a hand tile'} next to the board"
     if picture.kind == "SE":
-        return f"Step SE: {name} selects an edge to turn to {name}'s colour"
+        return f"Step SE: {name} selects an edge to turn to {possessive(name, addressed=True)} colour"
     if picture.kind == "R":
         if picture.subroutine == "mismatch" and picture.targets:
             where = pos_text(picture.targets[0])
@@ -77,6 +78,10 @@ def step_words(picture: Picture, selected: str | None) -> str:
 
 class MosaicScreen(GameScreen):
     board_class = MosaicBoard
+    #: The board centres itself on the cursor and needs a tile and its neighbours (8 lines) above the
+    #: cursor line and the hands (6): with the panel beside it (72 columns, see NARROW_WIDTH) that is
+    #: 18 lines with the title, message and footer.  Under 72 columns the panel would take 10 of them.
+    MINIMUM_SIZE = (72, 18)
 
     DEFAULT_CSS = """
     MosaicScreen #mosaic-left { width: 1fr; height: 1fr; }
@@ -108,6 +113,13 @@ class MosaicScreen(GameScreen):
             yield SidePanel(id="side-panel")
         yield Static("", id="message")
         yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Once the game is over nothing is legal and no hand tile is asked for: those keys leave the
+        # footer, which then fits 80 columns beside the rematch keys (the region key stays: it scores).
+        if action in ("jump", "hand", "pick") and self.is_mounted and self.view is not None and self.view.over:
+            return False
+        return super().check_action(action, parameters)
 
     @property
     def mosaic_board(self) -> MosaicBoard:
@@ -146,7 +158,6 @@ class MosaicScreen(GameScreen):
     # -- keys ------------------------------------------------------------------
 
     def action_cursor(self, direction: str) -> None:
-        self.message = ""
         board = self.mosaic_board
         if board.highlight:
             board.set_region(frozenset(), "")

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from ..match import Match
 from ..rules import Viewer
@@ -18,15 +22,21 @@ from ..widgets.board import Board, BoardArea
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
-from .base import AppScreen
+from .base import AppScreen, SizedScreen
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH, title_line
 from .keys import keys_markdown
 
+if TYPE_CHECKING:
+    from .replay_analysis import ReplayAnalysis
+
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
 
-class ReplayScreen(AppScreen[None]):
+class ReplayScreen(SizedScreen[None], AppScreen[None]):
+    #: The game screen's layout (see GameScreen.MINIMUM_SIZE) less the cursor's line: 50 x 19.
+    MINIMUM_SIZE = (50, 19)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "step(-1)", "Prev", key_display="h", tooltip="the previous move"),
         Binding("right,l", "step(1)", "Next", key_display="l", tooltip="the next move"),
@@ -34,14 +44,19 @@ class ReplayScreen(AppScreen[None]):
         Binding("end,G", "jump('end')", "End", show=False, tooltip="the end"),
         Binding("colon,number_sign", "goto", "Go to", key_display=":", tooltip="go to a move by its number"),
         Binding("space,p", "play", "Play", tooltip="play the moves one after another, or pause"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", tooltip="play faster"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-", tooltip="play slower"),
+        # One footer entry for both speed keys: with the hint key the footer ran past 80 columns.
+        Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+/-", tooltip="play faster, slower"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", show=False, tooltip="play faster, slower"),
         Binding("v", "next_viewer", "View",
-                tooltip="view as the next seat, as a spectator, or (once the game is over) every board"),
+                tooltip="view as the next seat, as a spectator, or (once the game is over) every board; an "
+                "unfinished game with hidden boards shows only what its one human player saw"),
+        Binding("n", "analysis", "Hint",
+                tooltip="analysis on or off, for the position on screen: what the live game's hint or overlay shows"),
         Binding("c", "palette", "Colours", show=False,
                 tooltip="cycle the colours: default, colour-blind safe, monochrome"),
-        Binding("tab,shift+tab", "app.focus_next", "Log", show=False,
-                tooltip="to the move log (its arrow keys scroll it) and back"),
+        Binding("tab,shift+tab,L", "app.focus_next", "Log", show=False,
+                tooltip="to the move log and back: there up, down, PageUp, PageDown, Home and End scroll it (Esc back "
+                "too)"),
         Binding("question_mark", "help", "Rules", key_display="?", show=False, tooltip="the rules and these keys"),
         Binding("q,escape", "leave", "Quit", tooltip="leave the replay"),
     ]
@@ -55,11 +70,31 @@ class ReplayScreen(AppScreen[None]):
         self.ply = 0
         self.speed_index = 2
         self.timer: Timer | None = None
-        # Every seat, a spectator, and everything once the game is over.
-        self.viewers: list[int | None] = [*range(len(match.seats)), None]
-        if match.over:
-            self.viewers.insert(0, ALL)
+        from . import game_screen_class  # here: this module is imported by the package's own
+
+        screen_class = game_screen_class(match.game.name)
+        self.viewers: list[int | None] = self.allowed_viewers(screen_class.hides_information)
         self.viewer_index = 0
+        #: The live game's analysis for the position on screen (``n``), if the game offers one.
+        self.analysis: ReplayAnalysis | None = screen_class.replay_analysis(dict(match.options))
+        self.analysing = False
+        #: Results worked out: (ply, viewer) -> what ``analysis.show`` takes.
+        self._analysed: dict[tuple[int, Viewer], object | None] = {}
+
+    def allowed_viewers(self, hides_information: bool) -> list[int | None]:
+        """Every seat, a spectator, and everything once the game is over; but while a game with hidden boards is
+        unfinished, no seat its replayer may not be: only the one human's seat against computers, else none."""
+        match = self.match
+        seats = list(range(len(match.seats)))
+        if match.over:
+            return [ALL, *seats, None]
+        if hides_information:
+            humans = [seat for seat in seats if not match.seats[seat].is_ai]
+            if len(humans) == 1:
+                seats = humans  # a game against the computer: its player may see what they saw
+            elif humans:
+                seats = []  # hot seat: whoever replays may be any of them
+        return [*seats, None]
 
     @property
     def board(self) -> Board[Any]:
@@ -100,6 +135,8 @@ class ReplayScreen(AppScreen[None]):
     def show(self) -> None:
         view = self.match.view(self.viewer, self.ply)
         self.board.show(view)
+        if self.analysing:
+            self.request_analysis(view)  # on the board before its legend is drawn
         total = len(self.match.moves)
         playing = f"playing, {SPEEDS[self.speed_index]:g} s a move" if self.timer else "paused"
         status = Text(f"move {self.ply} of {total}", style="bold")
@@ -112,6 +149,62 @@ class ReplayScreen(AppScreen[None]):
         )
         # Once laid out (the log's width decides how its lines wrap), the current move's line is kept in sight.
         self.call_after_refresh(self.query_one(MoveLog).keep_ply_in_sight, self.ply)
+
+    # -- analysis ------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "analysis":
+            return self.analysis is not None
+        return True
+
+    def action_analysis(self) -> None:
+        if self.analysis is None:
+            return
+        self.analysing = not self.analysing
+        if self.analysing:
+            self.show()
+            return
+        self.analysis.show(self.board, None)
+        self.show()
+
+    def request_analysis(self, view: Any) -> None:
+        """The analysis of the position on screen: at once if worked out before, else from a thread."""
+        assert self.analysis is not None
+        key = (self.ply, self.viewer)
+        if key in self._analysed:
+            self.analysis.show(self.board, self._analysed[key])
+            return
+        task = self.analysis.prepare(view, self.board)
+        self.analysis.show(self.board, None)  # the last position's analysis is not this one's
+        if task is None:
+            self._analysed[key] = None
+            return
+        self.query_one("#message", Static).update("Working out the analysis ...")
+        self.analyse(key, task)
+
+    @work(thread=True, exclusive=True, group="analysis")
+    def analyse(self, key: tuple[int, Viewer], task: Callable[[], object]) -> None:
+        try:
+            result = task()
+        except Exception as error:  # the analysis is a help: its failure must not end the replay
+            self._tell(self._analysis_failed, str(error))
+            return
+        if not get_current_worker().is_cancelled:
+            self._tell(self._analysed_one, key, result)
+
+    def _tell(self, callback: Callable[..., None], *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
+            self.app.call_from_thread(callback, *args)
+
+    def _analysed_one(self, key: tuple[int, Viewer], result: object) -> None:
+        self._analysed[key] = result
+        if self.analysing and self.analysis is not None and key == (self.ply, self.viewer):
+            self.query_one("#message", Static).update("")
+            self.show()  # the board and its legend again, with the analysis now at hand
+
+    def _analysis_failed(self, error: str) -> None:
+        self.analysing = False
+        self.query_one("#message", Static).update(Text(f"The analysis failed: {error}", style="bold red"))
 
     # -- actions -------------------------------------------------------------
 
@@ -155,6 +248,10 @@ class ReplayScreen(AppScreen[None]):
         self.show()
 
     def action_next_viewer(self) -> None:
+        if len(self.viewers) == 1:
+            self.notify("The game is unfinished and its boards are secret: it replays as a spectator sees it",
+                        timeout=4, markup=False)
+            return
         self.viewer_index = (self.viewer_index + 1) % len(self.viewers)
         self.show()
 

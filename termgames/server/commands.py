@@ -163,7 +163,10 @@ def ratings_text(hub: Hub, game_name: str | None = None) -> str:
 def _table_arg(hub: Hub, args: list[str], usage: str) -> LiveTable:
     if not args:
         raise RuleError(f"{usage}: which table?")
-    return hub.table(args[0])
+    table = hub.table(args[0])
+    if hub.store.shared:  # a command answers with the table as stored, news from other servers on its way or not
+        table.catch_up()
+    return table
 
 
 def _show(hub: Hub, player: str, args: list[str]) -> Result:

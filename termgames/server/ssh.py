@@ -50,7 +50,7 @@ from .limits import (
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
 )
-from .store import Store
+from .storage import TableStore, is_postgres, open_store
 
 log = logging.getLogger("termgames.server")
 
@@ -516,7 +516,7 @@ FOLDER_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def secure_data_folder(folder: Path) -> None:
+def secure_data_folder(folder: Path, sqlite: bool = True) -> None:
     """Create the data folder 0700 and tighten what is already there (an older server left 0755/0644).
 
     The database is created empty at 0600 before SQLite opens it: SQLite gives its WAL and shared-memory
@@ -525,7 +525,7 @@ def secure_data_folder(folder: Path) -> None:
     folder.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
     os.chmod(folder, FOLDER_MODE)
     database = folder / DATABASE_NAME
-    if not database.exists():
+    if sqlite and not database.exists():
         os.close(os.open(database, os.O_WRONLY | os.O_CREAT, FILE_MODE))
     for name in (DATABASE_NAME, DATABASE_NAME + "-wal", DATABASE_NAME + "-shm", DATABASE_NAME + "-journal",
                  HOST_KEY_NAME):
@@ -539,13 +539,20 @@ def secure_data_folder(folder: Path) -> None:
                 os.chmod(entry, FILE_MODE)
 
 
-def load_host_key(folder: Path) -> asyncssh.SSHKey:
-    """The server's key: generated on first start, then kept (mode 0600) in the data folder."""
-    path = folder / HOST_KEY_NAME
+def load_host_key(folder: Path, path: Path | None = None) -> asyncssh.SSHKey:
+    """The server's key: generated on first start, then kept (mode 0600) in the data folder.
+
+    ``path`` (``--host-key FILE``) names the file instead: every server behind one address reads the same key,
+    so players never see it change whichever server they reach.
+    """
+    path = path if path is not None else folder / HOST_KEY_NAME
     if path.exists():
         return asyncssh.read_private_key(str(path))
     key = asyncssh.generate_private_key("ssh-ed25519")
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another server process made it a moment ago: that one is the key
+        return asyncssh.read_private_key(str(path))
     with os.fdopen(descriptor, "wb") as out:
         out.write(key.export_private_key())
     os.chmod(path, 0o600)
@@ -580,7 +587,7 @@ class TermgamesServer:
     """A running ``termgames serve``: its store, hub and listening socket."""
 
     data_dir: Path
-    store: Store
+    store: TableStore
     hub: Hub
     allow_guests: bool = True
     ascii: bool = False
@@ -624,34 +631,53 @@ async def start_server(
     max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
     max_tables: int = MAX_TABLES,
     ai_threads: int = AI_THREADS,
+    db: str | None = None,
+    host_key: Path | None = None,
+    reuse_port: bool = False,
 ) -> TermgamesServer:
-    """Open the store, load every table and listen; ``port=0`` picks a free port."""
+    """Open the store, load every table and listen; ``port=0`` picks a free port.
+
+    ``db``: a ``postgresql://`` address shared with other servers (None: the data folder's SQLite file);
+    ``reuse_port``: several server processes listen on one port (SO_REUSEPORT), the kernel spreads players.
+    """
     folder = Path(data_dir).expanduser()
-    secure_data_folder(folder)
+    secure_data_folder(folder, sqlite=not is_postgres(db))
     loop = asyncio.get_running_loop()
     _share_the_loop_with_textual(loop)
-    store = Store(folder / DATABASE_NAME)
-    hub = Hub(
-        store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player, max_tables=max_tables
-    )
+    key = load_host_key(folder, host_key)
+    store = open_store(db, folder / DATABASE_NAME)
+    try:
+        hub = Hub(
+            store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player,
+            max_tables=max_tables,
+        )
+    except BaseException:
+        store.close()
+        raise
     service = TermgamesServer(
         folder, store, hub, allow_guests=allow_guests, ascii=ascii, max_auth_tries=max_auth_tries,
         auth_throttle=AuthThrottle(max_auth_failures), max_startups=max_startups,
     )
-    service.acceptor = await asyncssh.create_server(
-        lambda: PlayerConnection(service),
-        host,
-        port,
-        server_host_keys=[load_host_key(folder)],
-        line_editor=False,
-        encoding=None,
-        allow_scp=False,
-        agent_forwarding=False,
-        x11_forwarding=False,
-        keepalive_interval=30,
-        keepalive_count_max=4,
-        login_timeout=60,
-    )
+    try:
+        service.acceptor = await asyncssh.create_server(
+            lambda: PlayerConnection(service),
+            host,
+            port,
+            server_host_keys=[key],
+            reuse_port=reuse_port or None,
+            line_editor=False,
+            encoding=None,
+            allow_scp=False,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            keepalive_interval=30,
+            keepalive_count_max=4,
+            login_timeout=60,
+        )
+    except BaseException:
+        hub.close()
+        store.close()
+        raise
     sockets = service.acceptor.sockets
     service.port = sockets[0].getsockname()[1] if sockets else port
     hub.start()

@@ -27,6 +27,7 @@ from typing import Any
 
 from rich.style import Style
 
+from ..rules.base import possessive
 from ..rules.monad.engine import Command, neighbour
 from .board import BoardWidget, Piece
 from .palette import style
@@ -330,7 +331,7 @@ def describe_cell(cell: dict[str, Any]) -> str:
         return "obstacle"
     parts = []
     if cell.get("hive") is not None:
-        parts.append(f"{cell['hive']}'s hive ({cell.get('production', 0)} production)")
+        parts.append(f"{possessive(str(cell['hive']), addressed=True)} hive ({cell.get('production', 0)} production)")
     if cell.get("owner") is not None and cell.get("units"):
         units = int(cell["units"])
         parts.append(f"{short_count(units)} {'unit' if units == 1 else 'units'} of {cell['owner']}")

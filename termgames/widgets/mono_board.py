@@ -17,7 +17,7 @@ from typing import Any
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.events import Click
-from textual.geometry import Region
+from textual.geometry import Region, Spacing
 
 from ..messages import CursorMoved
 from ..rules.base import ALL, possessive
@@ -41,6 +41,8 @@ RANDOM_MARK, GUESS_MARK, PROBLEM_MARK = "*", "?", "!"
 SURE, UNSURE = 0.95, 0.5
 
 Belief = tuple[int, float] | None
+#: One hidden cell's candidate values with their chances, likeliest first; None where the value shows.
+Candidates = tuple[tuple[int, float], ...] | None
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,8 @@ class MonoBoard(BoardWidget[MonoView], can_focus=False):  # the group of boards 
         """A click on a cell moves the cursor there (the group decides whether it may)."""
         if self.seat is None or self.view is None or self.view.grid is None or not self.interactive:
             return
+        if self.under_labels(event.x, event.y):
+            return  # the labels kept in sight over a scrolled board: no cell's
         cell = cell_at(self.view.grid, self.look.compact, event.x - self.content_offset.x, event.y)
         if cell is not None and isinstance(self.parent, MonoBoards):
             self.parent.click(self.seat, cell)
@@ -188,6 +192,8 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
 
     hidden_style = style(palette.empty, dim=palette.empty is None)
     board._cursor_box = None
+    # Kept in sight when the boards scroll: the caption and column letters, the row numbers.
+    board.label_lines, board.label_columns = 2, numbers + 1
     for r in range(grid.height):
         line = r + 2
         number = str(grid.height - r)
@@ -279,8 +285,10 @@ class MonoBoards(Board[MonoView]):
         #: Whose draft it is: a draft never outlives its seat's turn at the keyboard.
         self.draft_owner: int | None = None
         self.problems: frozenset[int] = frozenset()
-        #: The overlay: (board seat, beliefs per cell), or None when it is off.
+        #: The overlay: (board seat, the likeliest value per cell), or None when it is off.
         self.beliefs: tuple[int, tuple[Belief, ...]] | None = None
+        #: The overlay's every candidate per cell of that board (the panel lists the cursor cell's).
+        self.candidates: tuple[Candidates, ...] = ()
         self.per_row, self.compact = 2, False
 
     def compose(self) -> ComposeResult:
@@ -313,13 +321,13 @@ class MonoBoards(Board[MonoView]):
 
     def show(self, view: MonoView | None) -> None:
         if view is not None and view.viewer != (self.view.viewer if self.view is not None else None):
-            self.beliefs = None  # another seat's overlay is not this one's
+            self.beliefs, self.candidates = None, ()  # another seat's overlay is not this one's
         self.view = view
         if view is None:
             # Hidden behind the privacy screen: forget the draft and the overlay too.
             self.draft = None
             self.draft_owner = None
-            self.beliefs = None
+            self.beliefs, self.candidates = None, ()
         else:
             assert view.grid is not None
             laying_out = (
@@ -403,6 +411,12 @@ class MonoBoards(Board[MonoView]):
             self.cursor += 1
         self.redraw()
 
+    def move_on(self) -> None:
+        """The cursor to the next cell in reading order, as typing a value does."""
+        if self.draft is not None and self.cursor is not None and self.cursor + 1 < len(self.draft):
+            self.cursor += 1
+            self.redraw()
+
     def erase_draft_value(self, back: bool) -> None:
         """Delete clears the cell; Backspace clears it too, or steps back and clears the one before, as in text."""
         if self.draft is None or self.cursor is None:
@@ -425,9 +439,21 @@ class MonoBoards(Board[MonoView]):
 
     # -- the overlay -----------------------------------------------------------
 
-    def set_beliefs(self, beliefs: tuple[int, Sequence[Belief]] | None) -> None:
-        self.beliefs = None if beliefs is None else (beliefs[0], tuple(beliefs[1]))
+    def set_beliefs(self, beliefs: tuple[int, Sequence[Candidates]] | None) -> None:
+        """The overlay of one board: each cell's candidates; the board draws the likeliest, the panel all."""
+        if beliefs is None:
+            self.beliefs, self.candidates = None, ()
+        else:
+            self.candidates = tuple(beliefs[1])
+            self.beliefs = (beliefs[0], tuple(cell[0] if cell else None for cell in self.candidates))
         self.redraw()
+
+    def candidates_at_cursor(self) -> Candidates:
+        if not self.has_cursor():
+            return None  # a replay has no cursor: its board shows each cell's likeliest value only
+        if self.beliefs is None or self.cursor is None or self.beliefs[0] != self.board_seat:
+            return None
+        return self.candidates[self.cursor] if self.cursor < len(self.candidates) else None
 
     def belief_at_cursor(self) -> Belief:
         if self.beliefs is None or self.cursor is None or self.beliefs[0] != self.board_seat:
@@ -517,6 +543,10 @@ class MonoBoards(Board[MonoView]):
         offset = slot.content_region.offset - self.content_region.offset
         return region.translate(offset)
 
+    def pinned_labels(self) -> Spacing:
+        slot = self.active_slot()
+        return slot.pinned_labels() if slot is not None else Spacing()
+
     def cursor_detail(self) -> str:
         """A line about the cell under the cursor: whose board, its name, what is known of it."""
         view, cell = self.view, self.cursor
@@ -532,7 +562,7 @@ class MonoBoards(Board[MonoView]):
         seat = self.board_seat
         if seat is None or seat == view.viewer:
             return f"cursor {name}"
-        owner = view.players[seat] + "'s"
+        owner = possessive(view.players[seat], addressed=True)
         value = view.boards[seat][cell] if view.boards[seat] else None
         if value is not None:
             detail = f"{owner} {name}: {label(value)}"
@@ -554,19 +584,20 @@ class MonoBoards(Board[MonoView]):
         if view is None or view.grid is None:
             return []
         if self.draft is not None:
+            typing = (
+                "Type each cell's region number (1 then 0 for region 10, label a)"
+                if view.grid.regions >= 10 else "Type a label into each cell"
+            )
             return [
                 ("Your layout:", style(bold=True)),
-                (
-                    "\nregion k is k connected\ncells labelled k. Type a\nlabel into each cell; + -\n"
-                    "step it, Backspace clears;\nR: a random layout",
-                    style(),
-                ),
+                (f" region k is k connected cells labelled k. {typing}; + - step it, Backspace clears; "
+                 "R: a random layout", style()),
             ]
         lines: list[list[Piece]] = []
         record = view.open_turn
         if record is not None:
             yours = record.seat == view.viewer and self.interactive
-            who = "Your turn" if yours else f"{possessive(view.players[record.seat])} turn"
+            who = "Your turn" if yours else f"{possessive(view.players[record.seat], addressed=True)} turn"
             lines.append([(f"{who}: ", style(bold=True)), *self.values_pieces(record.probes)])
             lines.append([(f"  scores {record.score} if it ends now", style())])
         elif view.phase == "probe" and self.interactive and view.viewer is not None and view.viewer in view.to_move:
@@ -576,11 +607,18 @@ class MonoBoards(Board[MonoView]):
             lines.append([(f"Last: {view.players[last.seat]} ", style()),
                           *self.values_pieces(last.probes, ended=last.ended_by_decrease),
                           (f"= {last.score}", style())])
+        candidates = self.candidates_at_cursor()
+        if candidates:
+            # The board shows each cell's likeliest value; here every value the cursor's cell may hold.
+            cell_name = view.grid.names[self.cursor or 0]
+            # One word a candidate ("7=62%"): the panel wraps between candidates, never inside one.
+            listed = ", ".join(f"{label(value)}={chance:.0%}" for value, chance in candidates)
+            lines.append([(f"{cell_name} may be: ", style(bold=True)), (listed, style())])
         ending = self.ending_pieces()
         if ending:
             lines.append(ending)
         if view.viewer == ALL:
-            lines.append([("Every board: values dim\nwhere still hidden", style())])
+            lines.append([("Every board: values dim where still hidden", style())])
         pieces: list[Piece] = []
         for index, line in enumerate(lines):
             pieces += line + ([("\n", style())] if index + 1 < len(lines) else [])
@@ -606,13 +644,13 @@ class MonoBoards(Board[MonoView]):
             return []
         if view.final_round:
             return [("Last round: ", style(self.palette.warn, bold=True)),
-                    (f"the game ends\nafter {possessive(view.players[-1])} turn", style())]
+                    (f"the game ends after {possessive(view.players[-1], addressed=True)} turn", style())]
         hidden = [view.grid.cells - len(view.uncovered[seat]) for seat in range(len(view.players))]
         seat = min(range(len(hidden)), key=lambda s: (hidden[s], s))
-        whose = "yours" if seat == view.viewer else possessive(view.players[seat], standing=True)
+        whose = "yours" if seat == view.viewer else possessive(view.players[seat], standing=True, addressed=True)
         if hidden.count(hidden[seat]) == len(hidden):
             whose = "each"
-        return [(f"End: the round a board is\nuncovered ({whose}: {hidden[seat]} left)", style())]
+        return [(f"End: the round a board is uncovered ({whose}: {hidden[seat]} left)", style())]
 
     def text_lines(self) -> list[str]:
         """Every board's lines, one board after another (what tests look at)."""

@@ -68,6 +68,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "scroll_home", "First move", show=False),
         Binding("end", "scroll_end", "Last move", show=False),
+        Binding("escape", "leave", "Back", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -90,9 +91,17 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
         self._lines: list[Strip] = []
         self._line_turns: list[int] = []
         self._follow = True
+        #: Whether the last line was in sight at the last scroll (kept across a change of height).
+        self._at_end = True
         #: Whether it has been given a size yet.
         self._sized = False
         #: The widget's style while Textual draws a batch of its lines (``rich_style`` walks every ancestor).
+
+    def action_leave(self) -> None:
+        """Esc: the keys back to the board (or whatever comes after the log)."""
+        screen = self.screen
+        boards = [widget for widget in screen.query("#board") if widget.focusable]
+        screen.set_focus(boards[0] if boards else None)
 
     # -- attributes down ---------------------------------------------------
 
@@ -199,15 +208,18 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
         ]
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        # Whether it shows its last line, as the player left it: a new height must not lose that.
+        self._at_end = new_value >= self.max_scroll_y
         # No scroll bar to move: only the lines in sight change.
         if round(old_value) != round(new_value):
             self.refresh()
 
     def on_resize(self) -> None:
-        # The first size it gets (a resumed game's long log was shown before it had one) starts at the end too.
+        # The first size it gets (a resumed game's long log was shown before it had one) starts at the end too;
+        # a log that showed its end keeps showing it when it gets shorter (the panel's texts grew above it).
         first = not self._sized
         self._sized = True
-        self._rebuild(scroll_to_end=self._follow and (first or self.scroll_y >= self.max_scroll_y))
+        self._rebuild(scroll_to_end=self._follow and (first or self._at_end or self.scroll_y >= self.max_scroll_y))
 
     def render_line(self, y: int) -> Strip:
         base = self.line_style

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..base import ALL, Game, OptionSpec, RuleError, State, View, Viewer
+from ..base import ALL, Game, OptionSpec, RuleError, State, View, Viewer, possessive
 from .engine import (
     ACTIONS,
     COLLISION,
@@ -118,22 +118,22 @@ def report_lines(report: TurnReport, board: Board, names: Sequence[str], turn: i
         elif kind == HIVE_DESTROYED:
             _, cell, hive_owner, seat, _attackers, _defenders, left = event
             lines.append(
-                f"turn {turn}: {names[seat]} destroyed {names[hive_owner]}'s hive at {cell_name(board, cell)}"
+                f"turn {turn}: {names[seat]} destroyed {possessive(names[hive_owner])} hive at {cell_name(board, cell)}"
                 f" ({left} attackers left)"
             )
         elif kind == HIVE_HELD:
             _, cell, hive_owner, seat, attackers, lost = event
             lines.append(
-                f"turn {turn}: {names[hive_owner]}'s hive at {cell_name(board, cell)} held against "
-                f"{attackers} of {names[seat]}'s units (defenders lost {lost})"
+                f"turn {turn}: {possessive(names[hive_owner])} hive at {cell_name(board, cell)} held against "
+                f"{attackers} of {possessive(names[seat])} units (defenders lost {lost})"
             )
         elif kind == NO_EFFECT:
             _, seat, what = event
-            lines.append(f"turn {turn}: {names[seat]}'s {what} (no effect)")
+            lines.append(f"turn {turn}: {possessive(names[seat])} {what} (no effect)")
         elif kind == PRODUCED:
             _, cell, seat, made = event
             units = f"{made} unit{'s' if made != 1 else ''}"
-            lines.append(f"turn {turn}: {names[seat]}'s hive at {cell_name(board, cell)} made {units}")
+            lines.append(f"turn {turn}: {possessive(names[seat])} hive at {cell_name(board, cell)} made {units}")
     return lines
 
 

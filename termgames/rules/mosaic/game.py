@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-from ..base import Game, OptionSpec, RuleError, State, View, Viewer
+from ..base import Game, OptionSpec, RuleError, State, View, Viewer, possessive
 from .alteration import (
     Target,
     candidates,
@@ -706,7 +706,7 @@ class MosaicState(State):
         tile, pos = move.tile, move.pos
         where = pos_text(pos)
         if tile not in self.hand():
-            return f"{tile_text(tile)} is not in {self.seats[self.turn]}'s hand"
+            return f"{tile_text(tile)} is not in {possessive(self.seats[self.turn])} hand"
         if pos in self.board:
             return f"{where} already holds a tile"
         board = self.board
