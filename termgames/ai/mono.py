@@ -136,7 +136,7 @@ def _beliefs(
 ) -> tuple[tuple[int, float] | None, ...]:
     known = {cell: value for cell, value in enumerate(board) if value is not None}
     # The overlay waits for this: no longer than a bot's decision (fewer layouts on the largest boards).
-    layouts = _sample(regions, known, samples, f"beliefs:{seed}", Deadline(TIME_CAP * SEARCH_SHARE))
+    layouts = sample_layouts(regions, known, samples, f"beliefs:{seed}", Deadline(TIME_CAP * SEARCH_SHARE))
     if layouts:
         return tuple(beliefs_from(layouts, board))
     return tuple(_counting_beliefs(regions, board))
@@ -153,7 +153,7 @@ def _counting_beliefs(regions: int, board: tuple[int | None, ...]) -> list[tuple
     return [None if shown is not None else (value, count / total) for shown in board]
 
 
-def _sample(
+def sample_layouts(
     regions: int, known: dict[int, int], count: int, salt: str, deadline: Deadline | None = None
 ) -> list[tuple[int, ...]]:
     """Up to ``count`` layouts consistent with ``known``, drawn from a source fixed by ``salt`` and ``known``.
@@ -307,7 +307,7 @@ class MonoBot:
         done = next((step for step in range(len(keys) - 1, -1, -1) if keys[step] in self._chain), None)
         if done is None:
             done = 0
-            self._remember(keys[0], _sample(regions, {}, count, keys[0], deadline))
+            self._remember(keys[0], sample_layouts(regions, {}, count, keys[0], deadline))
         layouts = self._chain[keys[done]]
         seen = {cell: value for step in uncovered_at[: done + 1] for cell, value in step.items()}
         out_of_time = False
@@ -320,7 +320,7 @@ class MonoBot:
             seen.update(uncovered)
             layouts = [layout for layout in layouts if consistent(layout, uncovered)]
             if len(layouts) < (count + 1) // 2:
-                layouts = layouts + _sample(regions, seen, count - len(layouts), keys[step], deadline)
+                layouts = layouts + sample_layouts(regions, seen, count - len(layouts), keys[step], deadline)
             self._remember(keys[step], layouts)
             done = step
         return layouts
