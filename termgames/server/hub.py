@@ -744,6 +744,8 @@ class Hub:
                     continue
                 if live.differs_from(seats, moves, last):
                     live.reload()
+                if live.over and not finished:  # its last move was stored as the database went: finish it now
+                    self.finished(live)
                 if finished and live.over and live.rated and not live.rating_changes:
                     live.rating_changes = self.store.rating_changes(table_id)
                     self.forget_ratings(live.game.name)
