@@ -52,6 +52,7 @@ async def test_the_same_keys_are_not_composed_again_and_changed_ones_are() -> No
         await pilot.pause()
         keys = footer_keys(app)
         assert [key.description for key in keys] == ["Act"]
+        assert not keys[0].compact and not keys[0].has_class("-compact")  # drawn as Textual's footer draws it
 
         app.screen.refresh_bindings()  # nothing the footer shows changed
         app.other_enabled = False  # a key the footer does not show

@@ -16,7 +16,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
+from textual.widget import Widget
 from textual.widgets import Footer as TextualFooter
+from textual.widgets._footer import FooterKey  # the class Textual's compose yields (no public name)
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -47,7 +49,14 @@ class Footer(TextualFooter):
     def compose(self) -> ComposeResult:
         # Textual's compose yields nothing until the first bindings_changed: remember only real compositions.
         self._composed_keys = shown_keys(self, self.screen) if self._bindings_ready else None
-        yield from super().compose()
+        for widget in super().compose():
+            for key in [widget, *widget.children] if isinstance(widget, Widget) else []:
+                if isinstance(key, FooterKey):
+                    # A new key starts compact (its class default) and is then bound to the footer's ``compact``:
+                    # two restylings of the key each time, set_class and all.  Given the footer's value first
+                    # (set_reactive: no watcher), it has nothing to change at mount.
+                    key.set_reactive(FooterKey.compact, self.compact)
+            yield widget
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if (
