@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hubkit import Listener
 
 from termgames.match import AI, Match, Seat
 from termgames.records import load
@@ -26,15 +27,6 @@ BOB_LAYOUT = "555554444312233"
 def make_hub(new_store, folder: Path) -> Hub:
     """A hub on the test's store (SQLite or PostgreSQL: see ``new_store`` in conftest)."""
     return Hub(new_store(), folder / "records")
-
-
-class Listener:
-    def __init__(self, player: str, seat) -> None:
-        self.player, self.seat = player, seat
-        self.events: list[tuple[str, str]] = []
-
-    def table_event(self, kind: str, text: str) -> None:
-        self.events.append((kind, text))
 
 
 def test_first_key_claims_a_name_and_only_that_key_keeps_it(tmp_path, new_store):

@@ -12,6 +12,7 @@ import threading
 import time
 
 import pytest
+from hubkit import Listener
 
 from termgames.match import AI, MoveRecord, Seat
 from termgames.rules import RuleError
@@ -20,15 +21,6 @@ from termgames.server import pgstore
 from termgames.server.hub import Hub
 from termgames.server.pgstore import PostgresStore
 from termgames.server.storage import PlyTaken
-
-
-class Listener:
-    def __init__(self, player: str, seat) -> None:
-        self.player, self.seat = player, seat
-        self.events: list[tuple[str, str]] = []
-
-    def table_event(self, kind: str, text: str) -> None:
-        self.events.append((kind, text))
 
 
 async def until(condition, timeout: float = 10.0) -> None:

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hubkit import Listener
 
 from termgames.match import AI, Seat
 from termgames.rating import Rating, ranks_of, rate
@@ -97,15 +98,6 @@ def play_out(table) -> None:
     """Random moves until the game ends (Mono on two regions ends in a few)."""
     while not table.over:
         table.play(table.match.state.to_move()[0], "random")
-
-
-class Listener:
-    def __init__(self, player: str, seat) -> None:
-        self.player, self.seat = player, seat
-        self.events: list[tuple[str, str]] = []
-
-    def table_event(self, kind: str, text: str) -> None:
-        self.events.append((kind, text))
 
 
 def test_a_rated_table_rates_its_accounts_when_it_ends_and_the_ratings_survive_a_restart(tmp_path, new_store):

@@ -25,7 +25,7 @@ from textual.widgets import Static
 from ..match import Match
 from ..rules import RuleError
 from ..rules.monad import Command, MonadState, board_json, format_commands
-from ..widgets.board import BoardArea
+from ..widgets.board import BoardArea, BoardColumn
 from ..widgets.footer import Footer
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
 from ..widgets.panel import update_if_changed
@@ -113,7 +113,8 @@ class MonadScreen(GameScreen):
                 tooltip="take back the last queued command on the cursor's cell (else the last one)"),
         Binding("escape", "clear", "Clear", show=False, tooltip="clear the units typed and the move mode"),
         *[
-            Binding(str(n), f"digit({n})", "Units", key_display="0-9", show=n == 0,
+            # Off the footer (the ? help lists them): with them the footer ran past 80 columns.
+            Binding(str(n), f"digit({n})", "Units", key_display="0-9", show=False,
                     tooltip="type how many units the next command takes (none typed: all not yet commanded)")
             for n in range(10)
         ],
@@ -131,7 +132,8 @@ class MonadScreen(GameScreen):
         Binding("E", "queue_move('NE')", "Move NE", show=False, tooltip="queue a MOVE NE in one key"),
         Binding("Z", "queue_move('SW')", "Move SW", show=False, tooltip="queue a MOVE SW in one key"),
         Binding("X", "queue_move('SE')", "Move SE", show=False, tooltip="queue a MOVE SE in one key"),
-        Binding("U", "layer('units')", "Layers", key_display="U/R/H", tooltip="units layer on/off"),
+        Binding("U", "layer('units')", "Layers", key_display="U/R/H", show=False, tooltip="units layer on/off"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
         Binding("R", "layer('resources')", "Resources", show=False, tooltip="resources layer on/off"),
         Binding("H", "layer('hives')", "Hives", show=False, tooltip="hives layer on/off"),
         Binding("tab", "next_units(1)", "Next", show=False,
@@ -159,9 +161,10 @@ class MonadScreen(GameScreen):
             players_title(self.table.game.title, self.table.seats, self.ascii_only), id="game-title", markup=False
         )
         with Horizontal(id="game-body"):
-            with BoardArea(id="board-area"):
-                yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
-                yield Static("", id="cursor-line")
+            with BoardColumn(id="board-column"):  # as GameScreen's: the cursor's line stays under the map
+                with BoardArea(id="board-area"):
+                    yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
+                yield Static("", id="cursor-line", markup=False)
             with Vertical(id="side-panel"):
                 yield Static("", id="status")
                 yield Static("", id="totals")

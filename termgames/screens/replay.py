@@ -23,7 +23,7 @@ from ..widgets.footer import Footer
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
-from .base import AppScreen
+from .base import AppScreen, SizedScreen
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH, title_line
 from .keys import keys_markdown
@@ -34,7 +34,10 @@ if TYPE_CHECKING:
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
 
-class ReplayScreen(AppScreen[None]):
+class ReplayScreen(SizedScreen[None], AppScreen[None]):
+    #: The game screen's layout (see GameScreen.MINIMUM_SIZE) less the cursor's line: 50 x 19.
+    MINIMUM_SIZE = (50, 19)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "step(-1)", "Prev", key_display="h", tooltip="the previous move"),
         Binding("right,l", "step(1)", "Next", key_display="l", tooltip="the next move"),
@@ -42,8 +45,9 @@ class ReplayScreen(AppScreen[None]):
         Binding("end,G", "jump('end')", "End", show=False, tooltip="the end"),
         Binding("colon,number_sign", "goto", "Go to", key_display=":", tooltip="go to a move by its number"),
         Binding("space,p", "play", "Play", tooltip="play the moves one after another, or pause"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", tooltip="play faster"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-", tooltip="play slower"),
+        # One footer entry for both speed keys: with the hint key the footer ran past 80 columns.
+        Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+/-", tooltip="play faster, slower"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", show=False, tooltip="play faster, slower"),
         Binding("v", "next_viewer", "View",
                 tooltip="view as the next seat, as a spectator, or (once the game is over) every board; an "
                 "unfinished game with hidden boards shows only what its one human player saw"),
