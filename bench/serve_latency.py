@@ -13,7 +13,7 @@ throwaway one), and memory per client is (RSS with the clients - RSS idle) / cli
 Starts ``termgames serve`` as its own process, then connects one SSH client
 with a PTY per seat (6 tables of 2, 3 and 4 seats) and spectators up to 30
 clients in all, each at its table's game screen.  At every table, in turn,
-the player to move presses ``R`` (a random layout), later ``r`` (a random
+the player to move presses ``R`` then Enter (a random layout), later ``r`` (a random
 probing turn); the time from that key to the first bytes of the redraw
 on each other screen at the table (other seats and spectators) is one sample.
 Tables play at the same time, a move every ``--pace`` seconds on average at
@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import os
 import random
+import shutil
 import signal
 import socket
 import statistics
@@ -51,7 +52,7 @@ class Client:
         self.key = key
         self.last = 0.0
         self.received = 0
-        self.text = b""
+        self.text = bytearray()
         self.arrived = asyncio.Event()
 
     async def open(self, port: int) -> None:
@@ -68,8 +69,11 @@ class Client:
                 return
             self.last = time.perf_counter()
             self.received += len(chunk)
-            if len(self.text) < 2_000_000:  # enough for the setup checks
-                self.text += chunk
+            # The latest screens only: a lobby redrawn while 100 clients sign in can send megabytes before a
+            # player's Enter opens her table, and the setup waits for what comes after it.
+            self.text += chunk
+            if len(self.text) > 2_000_000:
+                del self.text[:1_000_000]
             self.arrived.set()
 
     async def quiet(self, seconds: float = 0.4, limit: float = 20.0) -> None:
@@ -86,7 +90,7 @@ class Client:
             if time.perf_counter() > deadline:
                 import re
 
-                seen = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b" ", self.text[-4000:]).decode("utf-8", "replace")
+                seen = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b" ", bytes(self.text[-4000:])).decode("utf-8", "replace")
                 raise RuntimeError(f"{self.name}: {needle!r} never arrived; last seen: {' '.join(seen.split())}")
             await asyncio.sleep(0.02)
 
@@ -180,7 +184,8 @@ async def play_table(
         others = [c for c in players + watchers if c is not mover]
         await asyncio.sleep(rng.uniform(0.5 * pace, 1.5 * pace))  # the next player "thinks"
         start = time.perf_counter()
-        mover.press(b"R" if turn < len(players) else b"r")  # R: a random layout; r: a random probing turn
+        # R then Enter: a random layout, confirmed (R alone only previews one); r: a random probing turn
+        mover.press(b"R\r" if turn < len(players) else b"r")
         deadline = start + 5.0
         pending = list(others)
         while pending and time.perf_counter() < deadline:
@@ -205,6 +210,10 @@ async def main() -> None:
     parser.add_argument("--tables", type=int, default=len(SEATS), help="tables (of 2, 3 and 4 players in turn)")
     parser.add_argument("--workers", type=int, default=1, help="server processes (above 1: --db is needed)")
     parser.add_argument("--db", default=None, help="postgresql://USER@HOST/DB, or 'throwaway' (a temporary cluster)")
+    parser.add_argument(
+        "--profile", default=None, metavar="FILE",
+        help="sample the server with py-spy during the moves only (pip install py-spy): collapsed stacks to FILE",
+    )
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="termgames-bench-"))
@@ -310,11 +319,24 @@ async def main() -> None:
         database_cpu = tree_cpu_seconds(database_pid) if database_pid else 0.0
         server_cpu = cpu_seconds(server.pid)
         own_cpu = time.process_time()
+        profiler = None
+        if args.profile:  # what the moves cost, not the sign-ins: sampled from here to the last move
+            profiler = subprocess.Popen(
+                [shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record", "--nonblocking",
+                 "--format", "raw", "--rate", "200", "--subprocesses", "--output", args.profile,
+                 "--pid", str(server.pid)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            await asyncio.sleep(1.0)  # attached before the first move
         began = time.perf_counter()
         made = await asyncio.gather(
             *(play_table(p, w, args.moves, args.pace, samples, rng, probing) for p, w in tables)
         )
         elapsed = time.perf_counter() - began
+        if profiler is not None:
+            profiler.send_signal(signal.SIGINT)  # py-spy writes its file on Ctrl+C
+            profiler.wait(60)
         server_cpu = cpu_seconds(server.pid) - server_cpu
         database_cpu = (tree_cpu_seconds(database_pid) if database_pid else 0.0) - database_cpu
         own_cpu = time.process_time() - own_cpu

@@ -121,6 +121,38 @@ def test_a_shared_table_shows_only_its_own_seat(tmp_path, new_store):
         watcher.play(0, "a1,end")
 
 
+def test_views_are_worked_out_once_a_position_and_a_seat_never_gets_another_seats(tmp_path, new_store, monkeypatch):
+    hub = make_hub(new_store, tmp_path)
+    live = hub.create_table("mono", {"size": 5, "no_auto": True}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    live.play(0, ALICE_LAYOUT)
+    live.play(1, BOB_LAYOUT)
+    worked_out: list[object] = []
+    match_view = live.match.view
+    monkeypatch.setattr(
+        live.match, "view", lambda viewer, ply=None: worked_out.append(viewer) or match_view(viewer, ply)
+    )
+    alice, alice_again = SharedTable(live, "alice", 0), SharedTable(live, "alice", 0)  # two screens of one seat
+    bob = SharedTable(live, "bob", 1)
+    watchers = [SharedTable(live, name, None) for name in ("zed", "yan", "xia")]
+
+    seen = [watcher.view() for watcher in watchers]
+    assert all(view is seen[0] for view in seen)  # one view for every spectator
+    assert alice.view(1) is alice_again.view() and alice.view().viewer == 0
+    assert bob.view(0).viewer == 1 and bob.view() is not alice.view()
+    assert sorted(worked_out, key=str) == [0, 1, None]  # once per viewer
+    # Hidden boards stay hidden through the sharing: each seat sees its own board only, a spectator none.
+    assert all(value is None for value in alice.view().boards[1]) and None not in alice.view().boards[0]
+    assert all(value is None for value in bob.view().boards[0]) and None not in bob.view().boards[1]
+    assert all(value is None for board in seen[0].boards for value in board)
+
+    before = alice.view()
+    live.play(0, "a1,end")  # a new position: worked out afresh, once
+    worked_out.clear()
+    assert alice.view() is not before and alice.view() == match_view(0)
+    assert [watcher.view() for watcher in watchers][1] is watchers[0].view()
+    assert sorted(worked_out, key=str) == [0, None]
+
+
 def test_undo_needs_the_other_players_consent(tmp_path, new_store):
     hub = make_hub(new_store, tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")

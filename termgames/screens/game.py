@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.geometry import Spacing
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..match import Seat
 from ..messages import CursorMoved, MoveChosen, PanelChanged
@@ -33,6 +33,7 @@ from ..rules.base import possessive
 from ..table import LocalTable, Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
+from ..widgets.footer import Footer
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen, SizedScreen

@@ -20,12 +20,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..match import Match
 from ..rules import RuleError
 from ..rules.monad import Command, MonadState, board_json, format_commands
 from ..widgets.board import BoardArea, BoardColumn
+from ..widgets.footer import Footer
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
 from ..widgets.panel import update_if_changed
 from .game import GameScreen

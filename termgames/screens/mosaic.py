@@ -14,11 +14,12 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..rules import View
 from ..rules.base import possessive
 from ..rules.mosaic import MosaicView
+from ..widgets.footer import Footer
 from ..widgets.mosaic_board import (
     MosaicBoard,
     MosaicHands,

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from ..match import AI, HUMAN, Match, PreparedMove, Seat, prepare_move, random_seed
 from ..rating import ranks_of
 from ..records import dumps, save
-from ..rules import RuleError, View, Viewer, get_game
+from ..rules import RuleError, State, View, Viewer, get_game
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
 from ..untrusted import fold_name, is_usable_name
@@ -152,6 +152,9 @@ class LiveTable:
         #: Computer seats thinking at the server that plays them, when that is another server (its news).
         self.remote_thinking: frozenset[int] = frozenset()
         self.runner = TurnRunner(self, hub.executor.lane())
+        #: The views of the position ``_views_of`` worked out so far, by viewer (see :meth:`view`).
+        self._views_of: State | None = None
+        self._views: dict[Viewer, View] = {}
 
     # -- who sits where --------------------------------------------------------
 
@@ -225,10 +228,19 @@ class LiveTable:
     # -- views -------------------------------------------------------------------
 
     def view(self, viewer: Viewer) -> View:
-        """What ``viewer`` may see; a spectator sees every board once the game is over."""
-        if viewer is None and self.match.over:
-            return self.match.view(ALL)
-        return self.match.view(viewer)
+        """What ``viewer`` may see; a spectator sees every board once the game is over.
+
+        Worked out once per position and viewer: at each move every screen at the table asks for its view, and
+        the screens of one seat (every spectator's, too) share that one frozen view.  Kept by viewer, so a seat
+        only ever gets its own; a new position (a move, an undo, a seat taken: a new state) starts afresh.
+        """
+        state = self.match.state
+        if state is not self._views_of:
+            self._views_of, self._views = state, {}
+        view = self._views.get(viewer)
+        if view is None:
+            view = self._views[viewer] = self.match.view(ALL if viewer is None and self.match.over else viewer)
+        return view
 
     # -- changes -----------------------------------------------------------------
 
