@@ -54,12 +54,28 @@ class Cluster:
             str(self.binaries / "initdb"), "-D", str(self.data), "-U", USER, "-A", "trust", "-E", "UTF8",
             "--locale=C", "--no-sync",
         )
+        self.start_again()
+
+    def start_again(self) -> None:
+        """Start the cluster's server (after :meth:`pause`)."""
         options = f"-k {self.folder} -c listen_addresses='' -c fsync=off -c max_connections=200"
         self._run(
             str(self.binaries / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"),
             "-w", "start",
         )
         self.started = True
+
+    def pause(self) -> None:
+        """Stop the server (``pg_ctl stop -m fast``: every connection is cut), keeping its data."""
+        self._run(str(self.binaries / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def restart(self) -> None:
+        """``pg_ctl restart``: every connection is cut, the data stays."""
+        # With its log named: else the new server writes into our pipe and the call never returns.
+        self._run(
+            str(self.binaries / "pg_ctl"), "-D", str(self.data), "-l", str(self.folder / "log"), "-m", "fast", "-w",
+            "restart",
+        )
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{USER}@/{database}?host={self.folder}"

@@ -11,7 +11,7 @@ import pytest
 from hubkit import Listener
 
 from termgames.match import AI, Match, Seat
-from termgames.records import load
+from termgames.records import load, loads
 from termgames.report import view_json, view_text
 from termgames.rules import RuleError
 from termgames.rules.base import ALL
@@ -198,6 +198,12 @@ def test_a_finished_game_is_exported_as_a_record(tmp_path, new_store):
     assert record.over and record.names == ("alice", "bob")
     assert [m.move for m in record.moves] == [m.move for m in live.match.moves]
     assert make_hub(new_store, tmp_path).finished_tables("alice")[0].id == live.id
+    # ``record TABLE`` gives it to a player, from the file here or, where the file is missing, from the store.
+    given = run_command(hub, "carol", f"record {live.id}")
+    assert given.status == 0 and given.stdout == hub.record_path(live).read_text(encoding="utf-8").rstrip("\n") + "\n"
+    hub.record_path(live).unlink()
+    again = run_command(make_hub(new_store, tmp_path / "elsewhere"), "carol", f"record {live.id}")
+    assert again.status == 0 and [m.move for m in loads(again.stdout).moves] == [m.move for m in live.match.moves]
 
 
 async def test_ai_seats_play_from_the_thread_pool(tmp_path, new_store):

@@ -228,3 +228,135 @@ async def test_a_rated_game_finished_at_one_server_shows_its_ratings_at_the_othe
     alice = b.rating("alice", "mono")
     assert alice is not None and alice.games == 1
     assert any(kind == "notice" and text.startswith("Rated: ") for kind, text in watcher.events)
+
+
+# -- losing the database under running servers --------------------------------------------------------------
+
+
+async def test_a_database_restart_under_two_servers_and_a_move_from_the_other_reaches_each(
+    pg_cluster, pg_url, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(pgstore, "PING_SECONDS", 0.5)
+    a = Hub(PostgresStore(pg_url), tmp_path / "a")
+    b = Hub(PostgresStore(pg_url), tmp_path / "b")
+    a.start()
+    b.start()
+    try:
+        table = a.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+        await until(lambda: table.id in b.tables)
+        at_b = b.table(table.id)
+        alice, bob = Listener("alice", 0), Listener("bob", 1)
+        table.subscribe(alice)
+        at_b.subscribe(bob)
+        table.play(0, "A1")
+        await until(lambda: len(at_b.match.moves) == 1)
+        server_before = a.store.server
+
+        await asyncio.to_thread(pg_cluster.pause)
+        await until(lambda: not a.store.online and not b.store.online)
+        # A move while the database is away: one clear line, nothing changes, nothing accepted is lost.
+        with pytest.raises(RuleError, match="database cannot be reached: your move was not made"):
+            at_b.play(1, "E5")
+        assert [m.move for m in at_b.match.moves] == ["A1"]
+        lost = ("notice", hub_module.DATABASE_LOST)
+        assert lost in alice.events and lost in bob.events
+
+        await asyncio.to_thread(pg_cluster.start_again)
+        await until(lambda: a.store.online and b.store.online, timeout=20)
+        assert a.store.server != server_before  # a new listening connection
+        assert ("notice", hub_module.DATABASE_BACK) in alice.events
+        at_b.play(1, "E5")  # at the other server: heard at a through its new listening connection
+        await until(lambda: len(table.match.moves) == 2)
+        table.play(0, "B1")
+        await until(lambda: [m.move for m in at_b.match.moves] == ["A1", "E5", "B1"])
+        await until(lambda: table.connected() == {"alice", "bob"})  # presence taken back under the new connections
+        assert [m.move for m in a.store.moves_from(table.id, 0)] == ["A1", "E5", "B1"]
+
+        # A restart in one step too (pg_ctl restart): the servers come back and hear each other.
+        await asyncio.to_thread(pg_cluster.restart)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                at_b.play(1, "D5")
+                break
+            except RuleError:  # until b has seen the database go and come back
+                assert time.monotonic() < deadline, "server b never reached the database again"
+                await asyncio.sleep(0.1)
+        await until(lambda: len(table.match.moves) == 4, timeout=20)
+    finally:
+        for hub in (a, b):
+            hub.close()
+            hub.store.close()
+
+
+async def test_a_server_cut_off_reads_again_what_changed_meanwhile(servers, monkeypatch):
+    """Server a cannot reach the database while b goes on: a's news is lost; once back a reads the tables again."""
+    a, b, _c = servers
+    table = a.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    await until(lambda: table.id in b.tables)
+    at_b = b.table(table.id)
+    table.play(0, "A1")
+    await until(lambda: len(at_b.match.moves) == 1)
+    watcher = Listener("carol", None)
+    table.subscribe(watcher)
+
+    url = a.store.url
+    a.store.url = "postgresql://nobody@/nothing?host=/nonexistent"  # a's network to the database is down
+    b.store._run(lambda c: c.execute("SELECT pg_terminate_backend($1)", a.store.server))
+    await until(lambda: not a.store.online)
+    at_b.play(1, "E5")  # news a never hears
+    made_meanwhile = b.create_table("copolymer", {"size": 5}, [Seat(name="bob"), Seat(name="carol")], "bob")
+    await asyncio.sleep(0.3)
+    assert len(table.match.moves) == 1 and made_meanwhile.id not in a.tables
+
+    a.store.url = url  # back
+    await until(lambda: a.store.online)
+    await until(lambda: [m.move for m in table.match.moves] == ["A1", "E5"])
+    assert made_meanwhile.id in a.tables
+    assert ("moved", "") in watcher.events
+    await until(lambda: "carol" in at_b.spectators())  # a's presence rows name its new connection
+
+
+async def test_a_computer_thinking_at_one_server_shows_at_the_others(servers, monkeypatch):
+    a, b, _c = servers
+    release = threading.Event()
+
+    def slow_choose(bot, view, deadline):
+        release.wait(10)
+        return original(bot, view, deadline)
+
+    from termgames import turns
+
+    original = turns.choose_within
+    monkeypatch.setattr(turns, "choose_within", slow_choose)
+    table = a.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
+    await until(lambda: table.id in b.tables)
+    at_b = b.table(table.id)
+    watcher = Listener("carol", None)
+    at_b.subscribe(watcher)
+    table.play(0, "A1")
+    await until(lambda: table.runner.thinking == {1})
+    await until(lambda: at_b.thinking == {1})  # b does not play the seat: it heard that a thinks
+    assert at_b.runner.thinking == frozenset() and ("thinking", "") in watcher.events
+    release.set()
+    await until(lambda: len(at_b.match.moves) == 2)
+    await until(lambda: at_b.thinking == frozenset())
+
+
+async def test_any_server_gives_a_finished_games_record(servers):
+    from termgames.records import loads
+    from termgames.server.commands import run_command
+
+    a, b, _c = servers
+    table = a.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    await until(lambda: table.id in b.tables)
+    early = run_command(b, "bob", f"record {table.id}")
+    assert early.status == 2 and "not finished" in early.stderr
+    while not table.over:
+        table.play(table.match.state.to_move()[0], "random")
+    await until(lambda: b.table(table.id).over)
+    assert a.record_path(table).exists() and not b.record_path(b.table(table.id)).exists()
+    given = run_command(b, "bob", f"record {table.id}")  # b did not finish it: the database's copy
+    assert given.status == 0, given.stderr
+    record = loads(given.stdout)
+    assert record.over and [m.move for m in record.moves] == [m.move for m in table.match.moves]

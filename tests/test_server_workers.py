@@ -205,3 +205,57 @@ def test_an_unreachable_database_is_one_line_and_status_2(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("termgames: cannot reach the database postgresql://nobody@127.0.0.1:")
     assert result.stderr.strip().count("\n") == 0
+
+
+async def test_a_database_restart_under_running_servers_and_a_move_from_the_other_reaches_the_screen(
+    tmp_path, pg_cluster, pg_url, keys
+):
+    host_key = tmp_path / "host_key"
+    ports = [free_port() for _ in range(2)]
+    processes = [serve(tmp_path / f"server{n}", port, pg_url, host_key) for n, port in enumerate(ports)]
+    alice = None
+    try:
+        made = await command(ports[0], "alice", keys["alice"], "challenge copolymer --size 5 bob")
+        assert made.exit_status == 0, made.stderr
+        alice = await connect(ports[0], "alice", keys["alice"])
+        await alice.wait_for("your move")
+        await alice.press("enter")
+        await alice.wait_for("alice to claim")
+
+        await asyncio.to_thread(pg_cluster.pause)  # the database goes away under both servers
+        await alice.wait_for("The database cannot be reached: moves wait until it is back")
+        await alice.press("enter")  # a move now: refused in one line, nothing lost
+        await alice.wait_for("the database cannot be reached: your move was not made; try again in a moment")
+        with pytest.raises(asyncssh.PermissionDenied):  # no key can be checked now (ssh shows why, in a banner)
+            await command(ports[1], "bob", keys["bob"], "tables")
+        with pytest.raises(asyncssh.PermissionDenied):  # ... and bob is not let in as a guest instead
+            async with asyncssh.connect("127.0.0.1", ports[1], username="bob", client_keys=[keys["bob"]],
+                                        known_hosts=None, password=""):
+                pass
+        await asyncio.to_thread(pg_cluster.start_again)
+        await alice.wait_for("The database is back", timeout=30)
+        await alice.press("enter")
+        await alice.wait_for("bob to claim")
+
+        await asyncio.to_thread(pg_cluster.restart)  # and a restart in one step
+        deadline = time.monotonic() + 30
+        while True:  # bob's move at the other server, once that server has the database back
+            try:
+                moved = await command(ports[1], "bob", keys["bob"], "move 1 E5")
+            except asyncssh.PermissionDenied:  # no key can be checked while the database is away
+                assert time.monotonic() < deadline, "bob could never sign in again"
+                await asyncio.sleep(0.2)
+                continue
+            if moved.exit_status == 0:
+                break
+            assert "database" in moved.stderr and moved.stderr.count("\n") == 1, moved.stderr
+            assert time.monotonic() < deadline, moved.stderr
+            await asyncio.sleep(0.2)
+        await alice.wait_for("bob claimed E5", timeout=20)  # heard by alice's server after its reconnection
+        shown = json.loads((await command(ports[0], "alice", keys["alice"], "show 1 --json")).stdout)
+        assert len(shown["moves"]) == 2
+    finally:
+        if alice is not None:
+            await alice.close()
+        for process in processes:
+            stop(process)

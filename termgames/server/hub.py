@@ -25,6 +25,7 @@ has claimed (an account nobody signed in as) leaves the table unrated.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import re
@@ -51,6 +52,7 @@ from .storage import (
     StoredTable,
     StoreError,
     StoreEvent,
+    StoreUnavailable,
     TableStore,
     require_thread,
 )
@@ -63,6 +65,11 @@ CHAT_LINES = 30
 AI_TAKEOVER_SECONDS = 5.0
 #: Lobbies hear of changes at most this often (seconds): a move need not wait for 30 lobby redraws.
 LOBBY_NEWS_DELAY = 0.25
+#: What a player sees when the database is lost under the server, and when it is back.
+DATABASE_LOST = "The database cannot be reached: moves wait until it is back"
+DATABASE_BACK = "The database is back: moves are accepted again"
+#: A move refused while the database cannot be reached (nothing was changed: the player tries again).
+MOVE_NOT_STORED = "the database cannot be reached: your move was not made; try again in a moment"
 #: Longest chat line kept.
 CHAT_WIDTH = 200
 
@@ -142,6 +149,8 @@ class LiveTable:
         self.remote: list[tuple[str, bool]] = []
         self.chat: deque[tuple[str, str]] = deque(stored.chat, maxlen=CHAT_LINES)
         self.undo_request: UndoRequest | None = None
+        #: Computer seats thinking at the server that plays them, when that is another server (its news).
+        self.remote_thinking: frozenset[int] = frozenset()
         self.runner = TurnRunner(self, hub.executor.lane())
         #: The views of the position ``_views_of`` worked out so far, by viewer (see :meth:`view`).
         self._views_of: State | None = None
@@ -165,7 +174,8 @@ class LiveTable:
 
     @property
     def thinking(self) -> frozenset[int]:
-        return self.runner.thinking
+        """The computer seats thinking, here or at the server that plays them."""
+        return self.runner.thinking | self.remote_thinking
 
     def seat_of(self, player: str) -> int | None:
         for index, seat in enumerate(self.seats):
@@ -265,6 +275,10 @@ class LiveTable:
             self.match.truncate(ply)
             self.catch_up()
             raise RuleError("another move was accepted first: the board now shows it") from None
+        except StoreUnavailable as error:
+            self.match.truncate(ply)
+            log.warning("table %s: move not stored: %s", self.id, error)
+            raise RuleError(MOVE_NOT_STORED) from None
         except StoreError as error:
             self.match.truncate(ply)
             log.error("table %s: move not stored: %s", self.id, error)
@@ -515,7 +529,13 @@ class LiveTable:
             self.chat.append((player, text))
             self.broadcast("chat", f"{player}: {text}")
         elif event.kind == "presence":
+            if not data:  # a server that died was swept: if it played our computer seats, it thinks no more
+                self.remote_thinking = frozenset()
+                self.broadcast("thinking", "")
             self.refresh_presence(str(data.get("text", "")))
+        elif event.kind == "thinking":
+            self.remote_thinking = frozenset(int(seat) for seat in data.get("seats", []))
+            self.broadcast("thinking", "")
         elif event.kind == "undo-request":
             if int(data.get("moves", -1)) != len(self.match.moves):
                 self.catch_up()
@@ -578,7 +598,29 @@ class LiveTable:
     def ai_news(self, kind: str, text: str) -> None:
         if kind == "error":
             log.warning("table %s: %s", self.id, text)
+        if kind == "thinking":
+            self.remote_thinking = frozenset()  # this server plays the table's computer seats (now)
+            if self.hub.store.shared:  # the other servers' screens show who thinks too
+                self._announce("thinking", {"seats": sorted(self.runner.thinking)})
         self.broadcast(kind, text)
+
+    def enter_again(self) -> None:
+        """Store the presence of screens whose arrival the store missed (it could not be reached)."""
+        for subscriber in self.subscribers:
+            if id(subscriber) not in self._presence_ids:
+                try:
+                    self._presence_ids[id(subscriber)] = self.hub.store.enter(
+                        self.id, subscriber.player, subscriber.seat is not None
+                    )
+                except StoreError as error:
+                    log.error("table %s: presence not stored: %s", self.id, error)
+                    return
+
+    def differs_from(self, seats: str, moves: int, last: str) -> bool:
+        """Whether the stored table (as :meth:`~.storage.TableStore.changes` gives it) is not what we have."""
+        have = self.match.moves
+        mine = f"{have[-1].move} {have[-1].time}" if have else ""
+        return json.loads(seats) != [seat.to_dict() for seat in self.seats] or moves != len(have) or last != mine
 
 
 def check_rated_seat(table_id: int | None, player: str, seated: Iterable[str]) -> None:
@@ -653,7 +695,7 @@ class Hub:
         while not self.closed:
             await asyncio.sleep(AI_TAKEOVER_SECONDS)
             for table in list(self.tables.values()):
-                if not table.over and not table.thinking and any(
+                if not table.over and not table.runner.thinking and any(
                     table.match.seats[seat].is_ai for seat in table.to_move()
                 ):
                     table.runner.start()
@@ -669,6 +711,13 @@ class Hub:
         """A change made by another server process sharing the store (on the loop)."""
         if self.closed:
             return
+        if event.kind == "offline":
+            self.tell_every_table(DATABASE_LOST)
+            return
+        if event.kind == "online":
+            self.read_again()
+            self.tell_every_table(DATABASE_BACK)
+            return
         try:
             live = self.tables.get(event.table_id)
             if live is None:  # a new table (or one made while we started): load it whole, news included
@@ -683,6 +732,45 @@ class Hub:
         except (StoreError, RuleError, LookupError, ValueError, TypeError) as error:
             log.error("table %s: news from another server not applied: %s", event.table_id, error)
 
+    def tell_every_table(self, notice: str) -> None:
+        for table in list(self.tables.values()):
+            if table.subscribers:
+                table.broadcast("notice", notice)
+
+    def read_again(self) -> None:
+        """The database is back after a loss: read again every table that changed meanwhile.
+
+        News sent while this server could not hear is lost; what the database holds is compared with each
+        live table (seats, number of moves, the last move) instead, and a table that differs is read again.
+        """
+        try:
+            stored = self.store.changes()
+        except StoreError as error:  # lost again: the next ``online`` reads again
+            log.error("tables not read again: %s", error)
+            return
+        for table_id, (seats, finished, moves, last) in stored.items():
+            live = self.tables.get(table_id)
+            try:
+                if live is None:
+                    self.remote_event(StoreEvent("table", table_id, {}))  # a table made meanwhile
+                    continue
+                if live.differs_from(seats, moves, last):
+                    live.reload()
+                if live.over and not finished:  # its last move was stored as the database went: finish it now
+                    self.finished(live)
+                if finished and live.over and live.rated and not live.rating_changes:
+                    live.rating_changes = self.store.rating_changes(table_id)
+                    self.forget_ratings(live.game.name)
+            except (StoreError, RuleError, LookupError, ValueError, TypeError) as error:
+                log.error("table %s not read again: %s", table_id, error)
+        for table in list(self.tables.values()):
+            if table.over:
+                continue
+            table.enter_again()
+            table.refresh_presence()
+            if not table.runner.thinking:  # a computer seat whose move could not be stored thinks again
+                table.runner.rewound()
+
     # -- tables --------------------------------------------------------------------
 
     def table(self, table_id: int | str) -> LiveTable:
@@ -691,6 +779,16 @@ class Hub:
         except ValueError:
             raise RuleError(f"{table_id!r} is not a table number") from None
         table = self.tables.get(number)
+        if table is None and self.store.shared:  # made at another server, its news not heard (yet)
+            try:
+                stored = self.store.load_table(number)
+            except StoreError as error:
+                log.warning("table %s not read: %s", number, error)
+                stored = None
+            if stored is not None and number not in self.tables:
+                table = self.tables[number] = LiveTable(self, stored)
+                table.runner.start()
+                self.lobby_changed()
         if table is None:
             raise RuleError(f"there is no table {number}")
         return table
@@ -811,6 +909,26 @@ class Hub:
             return None
         return self.records_dir / f"{table.game.name}-table{table.id}.json"
 
+    def record_json(self, table: LiveTable) -> str:
+        """A finished table's record (what ``termgames replay`` reads), whichever server finished it.
+
+        The file of this server's ``records/`` folder when it finished the game here, else the copy kept in
+        the database, else the record made again from the moves (every server holds them)."""
+        if not table.over:
+            raise RuleError(f"table {table.id} is not finished: its record is kept when it ends")
+        path = self.record_path(table)
+        if path is not None:
+            try:
+                return path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                pass  # finished at another server: not in our folder
+        try:
+            kept = self.store.record(table.id)
+        except StoreError as error:
+            log.warning("table %s: record not read from the database: %s", table.id, error)
+            kept = None
+        return kept if kept else dumps(table.match)
+
     # -- ratings --------------------------------------------------------------------
 
     def ratings(self, game: str) -> dict[str, PlayerRating]:
@@ -833,11 +951,18 @@ class Hub:
     def seated_at(self, player: str, table_id: int | None) -> None:
         """``player``'s screen is at this seated table now (None: back in the lobby); guests are not kept."""
         if not player.startswith(GUEST_PREFIX):
-            self.store.set_at_table(player, table_id)
+            try:
+                self.store.set_at_table(player, table_id)
+            except StoreError as error:  # only where a reconnection leads: the game itself is stored
+                log.warning("%s: where they sit not stored: %s", player, error)
 
     def returning_to(self, player: str) -> LiveTable | None:
         """The table ``player`` was at when their connection dropped or the server stopped, if it goes on."""
-        table_id = self.store.at_table(player)
+        try:
+            table_id = self.store.at_table(player)
+        except StoreError as error:
+            log.warning("%s: where they sat not read: %s", player, error)
+            return None
         if table_id is None:
             return None
         table = self.tables.get(table_id)

@@ -22,6 +22,16 @@ pid, and its rows stop counting (and are swept).  The same connection holds
 the advisory lock of each table whose computer seats this server plays, so
 a dead server's tables are taken over by another.
 
+**Losing the database.**  When PostgreSQL restarts or the listening
+connection drops (it is watched: closed, or silent to a ping), the server
+goes *offline*: every change is refused at once with
+:class:`~.storage.StoreUnavailable` (nothing half made; the player's screen
+says so in one line) while the listening connection is made again with
+backoff.  The pool makes its own connections again as they are needed.  Once
+back, the server's presence rows and computer-seat locks are taken again under
+its new connection, and the hub hears ``online``: it reads again every table
+that changed meanwhile (news sent while it was away is never relied upon).
+
 **The event loop.**  The hub's store calls answer at once (see
 :mod:`.storage`): asyncpg runs on a loop of its own in one thread
 (``termgames-db``), and the server's loop waits for each answer, a round trip
@@ -51,6 +61,7 @@ from .storage import (
     StoredTable,
     StoreError,
     StoreEvent,
+    StoreUnavailable,
     require_thread,
 )
 
@@ -61,6 +72,16 @@ try:
     import asyncpg
 except ImportError:  # the optional extra is not installed
     asyncpg = None
+
+#: What a lost connection or an unreachable database raises (anything else is a refused statement).
+LOST: tuple[type[BaseException], ...] = (OSError, TimeoutError)
+if asyncpg is not None:
+    LOST += (
+        asyncpg.InterfaceError,  # "connection is closed", the connection was lost under a statement
+        asyncpg.PostgresConnectionError,
+        asyncpg.CannotConnectNowError,  # starting up or shutting down
+        asyncpg.OperatorInterventionError,  # terminated by an administrator or a shutdown
+    )
 
 log = logging.getLogger("termgames.server")
 
@@ -77,6 +98,13 @@ CHAT_HISTORY = 30
 SWEEP_SECONDS = 5.0
 #: Seconds before a server asks again for the computer seats of a table another server plays.
 AI_ASK_AGAIN = 3.0
+#: Seconds to open one connection before the database counts as unreachable.
+CONNECT_TIMEOUT = 5.0
+#: Seconds between two checks that the listening connection still answers (a dropped network says nothing).
+PING_SECONDS = 5.0
+#: First and longest wait between two attempts to reach a lost database again (doubling in between).
+RECONNECT_FIRST = 0.1
+RECONNECT_LONGEST = 2.0
 #: Advisory lock namespaces (the first key of PostgreSQL's two-key form).
 MIGRATION_LOCK = 0x7467
 AI_LOCK = 0x7468
@@ -207,7 +235,7 @@ class _DatabaseThread:
             return future.result(timeout)
         except (TimeoutError, concurrent.futures.TimeoutError):
             future.cancel()
-            raise StoreError("the database did not answer in time") from None
+            raise StoreUnavailable("the database did not answer in time") from None
 
     def close(self) -> None:
         self.closed = True
@@ -237,6 +265,11 @@ class PostgresStore:
         self._ai_tables: set[int] = set()
         self._ai_asked: dict[int, float] = {}
         self._sweeper: concurrent.futures.Future[None] | None = None
+        self._keeper: concurrent.futures.Future[None] | None = None
+        #: Our presence rows (id -> table, player, seated): taken again under a new connection after a loss.
+        self._presence: dict[int, tuple[int, str, bool]] = {}
+        #: False while the database cannot be reached: changes are refused at once, not after a timeout.
+        self.online = True
         self._closed = False
         try:
             self._db.run(self._open(pool_size), timeout=30)
@@ -248,10 +281,11 @@ class PostgresStore:
 
     async def _open(self, pool_size: int) -> None:
         try:
-            self.pool = await asyncpg.create_pool(self.url, min_size=1, max_size=pool_size)
+            # min_size 0: no floor for the pool to restore (and log tracebacks about) while the database is away.
+            self.pool = await asyncpg.create_pool(self.url, min_size=0, max_size=pool_size, timeout=CONNECT_TIMEOUT)
             # One connection of our own: it hears the news, names this server in presence rows, holds AI locks.
-            self.listener = await asyncpg.connect(self.url)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as error:
+            self.listener = await asyncpg.connect(self.url, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as error:
             raise StoreError(f"cannot reach the database {self.describe()}: {error}") from None
         self.server = self.listener.get_server_pid()
         try:
@@ -260,8 +294,101 @@ class PostgresStore:
             await self.listener.close()
             await self.pool.close()
             raise
-        await self.listener.add_listener(CHANNEL, self._heard)
+        #: One statement at a time on the listening connection (the ping, the AI locks).
+        self._listener_lock = asyncio.Lock()
+        self._lost = asyncio.Event()
+        await self._hear_on(self.listener)
         self._sweeper = asyncio.run_coroutine_threadsafe(self._sweep_forever(), self._db.loop)
+        self._keeper = asyncio.run_coroutine_threadsafe(self._keep_listening(), self._db.loop)
+
+    async def _hear_on(self, listener: Any) -> None:
+        await listener.add_listener(CHANNEL, self._heard)
+        listener.add_termination_listener(self._listener_closed)
+
+    def _listener_closed(self, connection: Any) -> None:
+        """On the database thread: the listening connection closed (the database restarted, or it was cut)."""
+        if connection is self.listener and not self._closed:
+            self._lost.set()
+
+    async def _on_listener(self, query: str, *args: Any) -> Any:
+        async with self._listener_lock:
+            return await self.listener.fetchval(query, *args, timeout=TIMEOUT)
+
+    async def _keep_listening(self) -> None:
+        """Watch the listening connection; when it is lost, go offline and connect again until it is back."""
+        while not self._closed:
+            try:
+                await asyncio.wait_for(self._lost.wait(), PING_SECONDS)
+            except TimeoutError:
+                try:
+                    await asyncio.wait_for(self._on_listener("SELECT 1"), PING_SECONDS)
+                    continue
+                except (*LOST, asyncpg.PostgresError) as error:
+                    log.warning("the database's listening connection does not answer: %s", error)
+            if self._closed:
+                return
+            try:
+                await self._reconnect()
+            except Exception:  # never let the watch end: without it the server would stay deaf for good
+                log.exception("reconnecting to the database failed; trying again")
+                self._lost.set()
+                await asyncio.sleep(RECONNECT_LONGEST)
+
+    async def _reconnect(self) -> None:
+        lost, wait = self.listener, RECONNECT_FIRST
+        self._tell(StoreEvent("offline", 0, {}))
+        log.warning("lost the database %s: connecting again", self.describe())
+        lost.terminate()
+        attempts = 0
+        while not self._closed:
+            try:
+                listener = await asyncpg.connect(self.url, timeout=CONNECT_TIMEOUT)
+            except (*LOST, asyncpg.PostgresError) as error:
+                self.online = False  # refuse changes at once until it is back
+                attempts += 1
+                if attempts == 1:
+                    log.warning("the database %s cannot be reached: %s", self.describe(), error)
+                await asyncio.sleep(wait)
+                wait = min(wait * 2, RECONNECT_LONGEST)
+                continue
+            try:
+                async with self._listener_lock:
+                    self.listener = listener
+                    self.server = listener.get_server_pid()
+                    await self._hear_on(listener)
+                    await self._take_back(listener)
+            except (*LOST, asyncpg.PostgresError) as error:
+                log.warning("the database %s was lost again: %s", self.describe(), error)
+                listener.terminate()
+                await asyncio.sleep(wait)
+                continue
+            self._lost.clear()
+            self.online = True
+            log.warning("the database %s is back (server %s)", self.describe(), self.server)
+            self._tell(StoreEvent("online", 0, {}))
+            return
+
+    async def _take_back(self, listener: Any) -> None:
+        """Under a new listening connection: our presence rows name it, and our tables' AI locks are ours again."""
+        rows = list(self._presence.items())
+        if rows:
+            await listener.execute(
+                "INSERT INTO presence (id, server, table_id, player, seated) "
+                "SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[], $4::text[], $5::boolean[]) "
+                "ON CONFLICT (id) DO UPDATE SET server = EXCLUDED.server",
+                [r[0] for r in rows], [self.server] * len(rows), [r[1][0] for r in rows], [r[1][1] for r in rows],
+                [r[1][2] for r in rows],
+            )
+            # The other servers count these screens again (they had dropped them with our old connection).
+            await listener.execute(
+                "SELECT pg_notify($1, json_build_object('o', $2::int, 'k', 'presence', 't', t, "
+                "'d', json_build_object('text', ''))::text) FROM (SELECT DISTINCT unnest($3::bigint[]) AS t) g",
+                CHANNEL, self.server, [r[1][0] for r in rows],
+            )
+        for table_id in list(self._ai_tables):
+            if not await listener.fetchval("SELECT pg_try_advisory_lock($1, $2)", AI_LOCK, table_id):
+                self._ai_tables.discard(table_id)  # another server took it over meanwhile
+        self._ai_asked.clear()
 
     async def _migrate(self) -> None:
         async with self.pool.acquire() as conn, conn.transaction():
@@ -283,8 +410,9 @@ class PostgresStore:
         if self._closed:
             return
         self._closed = True
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        for task in (self._sweeper, self._keeper):
+            if task is not None:
+                task.cancel()
 
         async def shut() -> None:
             await self.listener.close()
@@ -313,6 +441,8 @@ class PostgresStore:
     def _run(self, work: Callable[[Any], Awaitable[T]]) -> T:
         """``work(connection)`` on a pooled connection, from the server's loop; errors become StoreError."""
         require_thread(self.thread, "the store")
+        if not self.online:
+            raise StoreUnavailable("the database cannot be reached")
 
         async def with_connection() -> T:
             async with self.pool.acquire() as conn:
@@ -324,6 +454,8 @@ class PostgresStore:
             raise
         except asyncpg.UniqueViolationError as error:
             raise PlyTaken(str(error)) from None
+        except LOST as error:
+            raise StoreUnavailable(f"the database cannot be reached: {error}") from None
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
             raise StoreError(f"database error: {error}") from None
 
@@ -364,7 +496,7 @@ class PostgresStore:
         creator: str,
         rated: bool = False,
     ) -> int:
-        async def create(conn: Any) -> int:
+        async def create(conn: Any) -> tuple[int, bool]:
             async with conn.transaction():
                 table_id: int = await conn.fetchval(
                     "INSERT INTO tables (game, options, seed, seats, creator, created, rated) "
@@ -373,11 +505,16 @@ class PostgresStore:
                 )
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, self._notify("table", table_id, {}))
             # The table's computer seats are played here, where it was made (another server takes over if we die).
-            await self.listener.fetchval("SELECT pg_try_advisory_lock($1, $2)", AI_LOCK, table_id)
-            return table_id
+            try:
+                mine = bool(await self._on_listener("SELECT pg_try_advisory_lock($1, $2)", AI_LOCK, table_id))
+            except LOST as error:  # the table is stored: its computer seats are asked for again later
+                log.warning("table %s: its computer seats not locked yet: %s", table_id, error)
+                mine = False
+            return table_id, mine
 
-        table_id = self._run(create)
-        self._ai_tables.add(table_id)
+        table_id, mine = self._run(create)
+        if mine:
+            self._ai_tables.add(table_id)
         return table_id
 
     def update_seats(
@@ -404,7 +541,12 @@ class PostgresStore:
     def _release_ai(self, table_id: int) -> None:
         if table_id in self._ai_tables:
             self._ai_tables.discard(table_id)
-            self._db.run(self.listener.fetchval("SELECT pg_advisory_unlock($1, $2)", AI_LOCK, table_id))
+            try:
+                self._db.run(self._on_listener("SELECT pg_advisory_unlock($1, $2)", AI_LOCK, table_id))
+            except StoreError as error:  # a lost connection released it already
+                log.warning("table %s: its computer seats not unlocked: %s", table_id, error)
+            except LOST as error:
+                log.warning("table %s: its computer seats not unlocked: %s", table_id, error)
 
     def finish_table(self, table_id: int, result: RatedResult | None = None) -> list[RatingChange]:
         """Mark the table finished and, for a rated ``result``, rate its players: one transaction.
@@ -595,6 +737,16 @@ class PostgresStore:
         found: str | None = self._run(lambda c: c.fetchval("SELECT record FROM tables WHERE id = $1", table_id))
         return found
 
+    def changes(self) -> dict[int, tuple[str, bool, int, str]]:
+        rows = self._run(
+            lambda c: c.fetch(
+                "SELECT t.id, t.seats, t.finished, (SELECT count(*) FROM moves m WHERE m.table_id = t.id) AS moves, "
+                "coalesce((SELECT m.move || ' ' || m.time FROM moves m WHERE m.table_id = t.id "
+                "ORDER BY m.ply DESC LIMIT 1), '') AS last FROM tables t"
+            )
+        )
+        return {int(r["id"]): (r["seats"], bool(r["finished"]), int(r["moves"]), r["last"]) for r in rows}
+
     # -- live news --------------------------------------------------------------------
 
     def listen(self, callback: Callable[[StoreEvent], None]) -> None:
@@ -614,6 +766,10 @@ class PostgresStore:
         except (ValueError, KeyError, TypeError):
             log.warning("unreadable news on the %s channel", CHANNEL)
             return
+        self._tell(event)
+
+    def _tell(self, event: StoreEvent) -> None:
+        """From the database thread: hand ``event`` to the hub on the server's loop."""
         loop, callback = self._loop, self._callback
         if loop is not None and callback is not None and not loop.is_closed():
             loop.call_soon_threadsafe(callback, event)
@@ -631,9 +787,11 @@ class PostgresStore:
                 self.server, table_id, player, seated, CHANNEL, news,
             )
         )
+        self._presence[found] = (table_id, player, seated)
         return found
 
     def leave(self, presence_id: int) -> None:
+        self._presence.pop(presence_id, None)  # gone here even if the database cannot hear it now
         self._run(
             lambda c: c.execute(
                 "WITH p AS (DELETE FROM presence WHERE id = $1 RETURNING table_id, player) "
@@ -657,6 +815,8 @@ class PostgresStore:
         """Forget the presence of servers that died (their connection is gone) and tell the tables."""
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
+            if not self.online:
+                continue
             try:
                 async with self.pool.acquire() as conn:
                     await conn.execute(
@@ -665,10 +825,12 @@ class PostgresStore:
                         "'t', table_id, 'd', json_build_object())::text) FROM (SELECT DISTINCT table_id FROM gone) g",
                         CHANNEL,
                     )
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            except (*LOST, asyncpg.PostgresError) as error:
                 log.warning("presence sweep failed: %s", error)
 
     def may_play_ai(self, table_id: int) -> bool:
+        if not self.online:
+            return False  # its move could not be stored: the hub starts the computer seats again once it is back
         if table_id in self._ai_tables:
             return True
         now = time.monotonic()
@@ -676,10 +838,8 @@ class PostgresStore:
             return False
         self._ai_asked[table_id] = now
         try:
-            mine = bool(
-                self._db.run(self.listener.fetchval("SELECT pg_try_advisory_lock($1, $2)", AI_LOCK, table_id))
-            )
-        except (StoreError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            mine = bool(self._db.run(self._on_listener("SELECT pg_try_advisory_lock($1, $2)", AI_LOCK, table_id)))
+        except (*LOST, StoreError, asyncpg.PostgresError) as error:
             log.warning("table %s: cannot ask for its computer seats: %s", table_id, error)
             return False
         if mine:

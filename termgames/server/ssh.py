@@ -50,13 +50,15 @@ from .limits import (
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
 )
-from .storage import TableStore, is_postgres, open_store
+from .storage import StoreError, TableStore, is_postgres, open_store
 
 log = logging.getLogger("termgames.server")
 
 HOST_KEY_NAME = "ssh_host_ed25519_key"
 DATABASE_NAME = "termgames.db"
 RECORDS_NAME = "records"
+#: What a player signing in reads while the database cannot be reached (before "Permission denied").
+DATABASE_AWAY = "termgames: the database cannot be reached just now: try again in a moment\r\n"
 
 #: A client may claim any terminal size; the app is never laid out bigger (or smaller) than this.
 MAX_SIZE = (240, 80)
@@ -470,7 +472,14 @@ class PlayerConnection(asyncssh.SSHServer):
             self._failed()
             return False
         fingerprint = key.get_fingerprint("sha256")
-        known = self.service.store.key_of(username)
+        try:
+            known = self.service.store.key_of(username)
+        except StoreError as error:  # the database restarts: say so (ssh prints the banner), not a bare drop
+            log.warning("%s not signed in: %s", username, error)
+            assert self.conn is not None
+            self.conn.send_auth_banner(DATABASE_AWAY)
+            self._database_away = True  # not let in as a guest instead: she would lose her name for the visit
+            return False
         if known is not None and known != fingerprint:
             self._failed()
             return False  # the name belongs to another key
@@ -481,7 +490,7 @@ class PlayerConnection(asyncssh.SSHServer):
         return self.service.allow_guests
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
-        if self.service.auth_throttle.blocked(self.address):
+        if self.service.auth_throttle.blocked(self.address) or getattr(self, "_database_away", False):
             return False
         # No prompt at all: a guest comes in and gets a guest name.
         self._method = "guest"
@@ -491,11 +500,16 @@ class PlayerConnection(asyncssh.SSHServer):
         assert self.conn is not None
         self._started()
         if self._method == "key" and self._key is not None:
-            if not self.service.store.claim(self.username, self._key):
-                self.conn.close()  # another key claimed the name a moment ago
+            try:
+                if not self.service.store.claim(self.username, self._key):
+                    self.conn.close()  # another key claimed the name a moment ago
+                    return
+                # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
+                self.player, self.guest = self.service.store.account_name(self.username), False
+            except StoreError as error:  # lost between the key's check and here: the player tries again
+                log.warning("%s not signed in: %s", self.username, error)
+                self.conn.close()
                 return
-            # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
-            self.player, self.guest = self.service.store.account_name(self.username), False
         else:
             self.player, self.guest = guest_name(self.username), True
         log.info("%s signed in%s", self.player, " as a guest" if self.guest else "")

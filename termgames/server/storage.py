@@ -45,6 +45,10 @@ class StoreError(Exception):
     """The database refused or could not be reached: the change was not made."""
 
 
+class StoreUnavailable(StoreError):
+    """The database cannot be reached right now (it restarts, the network dropped): try again in a moment."""
+
+
 class PlyTaken(StoreError):
     """Another move was stored for that ply first (by this server or another): this one is not accepted."""
 
@@ -101,7 +105,11 @@ class RatingChange:
 
 @dataclass(frozen=True)
 class StoreEvent:
-    """A change another server process made (``kind``: table, move, truncate, seats, chat, presence, news)."""
+    """A change another server process made (``kind``: table, move, truncate, seats, chat, presence, news).
+
+    Two kinds come from the store itself, with ``table_id`` 0: ``offline`` (the database was lost: news may be
+    missed from now on) and ``online`` (it is back: whatever changed meanwhile must be read again).
+    """
 
     kind: str
     table_id: int
@@ -185,6 +193,16 @@ class TableStore(Protocol):
 
     def save_record(self, table_id: int, record_json: str) -> None:
         """Keep a finished game's record (the JSON ``termgames replay`` reads) with the table."""
+        ...
+
+    def record(self, table_id: int) -> str | None:
+        """The finished game's record kept by :meth:`save_record` (None: none kept in the database)."""
+        ...
+
+    def changes(self) -> dict[int, tuple[str, bool, int, str]]:
+        """Per table: (seats as stored, finished, number of moves, the last move's ``move time``).
+
+        What a server compares with its tables after it lost the database for a while (see ``online``)."""
         ...
 
     # -- live news between server processes

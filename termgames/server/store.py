@@ -323,6 +323,12 @@ class Store:
     def save_record(self, table_id: int, record_json: str) -> None:
         """The record is the file the hub writes into the data folder."""
 
+    def record(self, table_id: int) -> str | None:
+        return None  # one process: the file in the data folder is the record
+
+    def changes(self) -> dict[int, tuple[str, bool, int, str]]:
+        return {}  # the file never goes away under the server: nothing to read again
+
     def listen(self, callback: Callable[[StoreEvent], None]) -> None:
         """No other process shares the file: there is never news from elsewhere."""
 
