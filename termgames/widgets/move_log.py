@@ -111,17 +111,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
         With ``follow`` the log stays anchored to its last line unless the player
         has scrolled up (scrolling back to the end anchors it again).
         """
-        keys: list[TurnKey] = []
-        ply = 0
-        for number, (seat, moves) in enumerate(group_turns(view.moves), start=1):
-            texts = []
-            highlighted = None
-            for move in moves:
-                ply += 1
-                texts.append(view.log_text(move, ply - 1))
-                if ply == highlight_ply:
-                    highlighted = len(texts) - 1
-            keys.append((number, view.players[seat], tuple(texts), highlighted))
+        keys = self.turn_keys(view, highlight_ply)
         self._follow = follow
         if keys == self._keys:
             return
@@ -133,6 +123,21 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
             for index, key in enumerate(keys)
         ]
         self._rebuild(scroll_to_end=follow and at_end)
+
+    def turn_keys(self, view: View, highlight_ply: int | None) -> list[TurnKey]:
+        """The log's lines: a turn each (consecutive moves of one seat, see ``group_turns``), numbered."""
+        keys: list[TurnKey] = []
+        ply = 0
+        for number, (seat, moves) in enumerate(group_turns(view.moves), start=1):
+            texts = []
+            highlighted = None
+            for move in moves:
+                ply += 1
+                texts.append(view.log_text(move, ply - 1))
+                if ply == highlight_ply:
+                    highlighted = len(texts) - 1
+            keys.append((number, view.players[seat], tuple(texts), highlighted))
+        return keys
 
     def text_lines(self) -> list[str]:
         """The log as plain text, one turn a line (what tests and screen readers look at)."""
