@@ -155,8 +155,10 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
                 break
         lines = [y for y, owner in enumerate(self._line_turns) if owner == turn]
         if lines:
+            # A line to spare each side, clear of the "more lines" notes, where the log has the room for it.
+            spare = 1 if self.scrollable_content_region.height >= len(lines) + 2 else 0
             self.scroll_to_region(
-                Region(0, lines[0], 1, len(lines)), spacing=Spacing(1, 0, 1, 0), animate=False, immediate=True
+                Region(0, lines[0], 1, len(lines)), spacing=Spacing(spare, 0, spare, 0), animate=False, immediate=True
             )
 
     # -- drawing -------------------------------------------------------------
@@ -233,17 +235,21 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
         if (base, width) != self._strips_key:
             self._rebuild(scroll_to_end=False, repaint=False)  # a new theme or width: wrap again
         top = round(self.scroll_y)
-        if y == 0 and top > 0:
-            return self._note(f"({top + 1} more lines above)", base, width)
+        # The notes cover a line of the log each: a log too short for them and a line of its own shows lines only.
+        if y == 0 and top > 0 and height >= 3:
+            return self._note(top + 1, "above", base, width)
         below = len(self._lines) - (top + height)
-        if y == height - 1 and below > 0 and height > 1:
-            return self._note(f"({below + 1} more lines below)", base, width)
+        if y == height - 1 and below > 0 and height >= 4:
+            return self._note(below + 1, "below", base, width)
         index = top + y
         if index < len(self._lines):
             return self._lines[index]
         return Strip.blank(width, base)
 
-    def _note(self, text: str, base: Style, width: int) -> Strip:
+    def _note(self, count: int, where: str, base: Style, width: int) -> Strip:
+        # In a narrow panel (Monad's) a shorter form: never a note cut mid-word.
+        forms = (f"({count} more lines {where})", f"({count} more {where})", f"({count} more)")
+        text = next((form for form in forms if len(form) <= width), forms[-1])
         note = Text(text, style="dim italic")
         note.truncate(width)
         return Strip(note.render(self.app.console)).extend_cell_length(width).crop(0, width).apply_style(base)
