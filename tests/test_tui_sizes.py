@@ -454,3 +454,22 @@ async def test_mono_cursor_in_sight_when_the_layout_is_confirmed(tmp_path, monke
         await settle(pilot, 5)
         assert screen.board.draft is None and screen.board.board_seat == 1
         check_cursor_in_sight(app, "mono")
+
+
+@pytest.mark.parametrize("game", list(LARGEST))
+async def test_footer_keys_are_whole_at_the_minimum(tmp_path, game):
+    """Narrower than its keys, the footer leaves the last ones out rather than cutting one mid-word ("r Rando");
+    they come back when the terminal grows."""
+    app = game_app(tmp_path, game)
+    width, height = minimum(game)
+    async with app.run_test(size=(width, height)) as pilot:
+        await start(pilot, game)
+        await settle(pilot, 10)
+        footer = app.screen.query_one(Footer)
+        shown = [key for key in footer.query("FooterKey") if key.display]
+        assert shown and all(key.region.right <= width for key in shown)
+        last = screen_lines(app)[footer.region.y].rstrip()
+        assert last.endswith(str(shown[-1].render()).rstrip()[-3:]), last
+        await pilot.resize_terminal(200, 40)
+        await settle(pilot, 3)
+        assert all(key.display for key in footer.query("FooterKey"))

@@ -33,6 +33,7 @@ from ..rules.base import possessive
 from ..table import LocalTable, Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
+from ..widgets.footer import FittingFooter
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
 from .base import AppScreen, SizedScreen
@@ -167,7 +168,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
                 yield Static("", id="cursor-line", markup=False)
             yield SidePanel(id="side-panel")
         yield Static("", id="message")
-        yield Footer()
+        yield FittingFooter()
 
     @property
     def board(self) -> Board[ViewT]:

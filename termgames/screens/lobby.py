@@ -15,12 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Label, OptionList, Select, Static
+from textual.widgets import Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ..games import GAMES
 from ..match import AI, HUMAN
 from ..rules import RuleError
+from ..widgets.footer import FittingFooter
 from .dialogs import HelpScreen
 from .start import SetupScreen
 
@@ -109,7 +110,7 @@ class LobbyScreen(Screen[None]):
         if app.guest:
             # A guest name is random and lasts one visit; a key makes a name that stays.
             yield Static(GUEST_HINT, id="lobby-guest-hint", markup=False)
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.refresh_lists()

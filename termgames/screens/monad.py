@@ -20,12 +20,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..match import Match
 from ..rules import RuleError, View
 from ..rules.monad import HIDDEN, Command, MonadState, board_json, format_commands
 from ..widgets.board import BoardArea, BoardColumn
+from ..widgets.footer import FittingFooter
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
 from ..widgets.move_log import MoveLog, TurnKey
 from ..widgets.panel import update_if_changed
@@ -195,7 +196,7 @@ class MonadScreen(GameScreen):
                 # What each seat sent, turn by turn: ``L`` (the shared key) scrolls it by keyboard.
                 yield MonadTurnLog(id="move-log")
         yield Static("", id="message")
-        yield Footer()
+        yield FittingFooter()
 
     @property
     def monad_board(self) -> MonadBoard:

@@ -21,9 +21,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ..widgets.board import BoardArea
+from ..widgets.footer import FittingFooter
 from ..widgets.monad_board import MonadBoard, seat_letter, short_count
 from ..widgets.palette import Palette, next_palette, use_ascii_scrollbars
 from ..widgets.panel import update_if_changed
@@ -300,7 +301,7 @@ class MonadWatchScreen(SizedScreen[None]):
                 yield Static("", id="totals")
                 yield Static("", id="chart")
                 yield Static("", id="dropped")
-        yield Footer()
+        yield FittingFooter()
 
     @property
     def board(self) -> MonadBoard:

@@ -14,11 +14,12 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..rules import View
 from ..rules.base import possessive
 from ..rules.mosaic import MosaicView
+from ..widgets.footer import FittingFooter
 from ..widgets.mosaic_board import (
     MosaicBoard,
     MosaicHands,
@@ -112,7 +113,7 @@ class MosaicScreen(GameScreen):
                                   interactive=False)
             yield SidePanel(id="side-panel")
         yield Static("", id="message")
-        yield Footer()
+        yield FittingFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Once the game is over nothing is legal and no hand tile is asked for: those keys leave the

@@ -12,13 +12,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..match import Match
 from ..rules import Viewer
 from ..rules.base import ALL
 from ..widgets.board import Board, BoardArea
+from ..widgets.footer import FittingFooter
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
@@ -121,7 +122,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
                 yield board_class(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
             yield SidePanel(id="side-panel")
         yield Static("", id="message")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         if self.ascii_only:

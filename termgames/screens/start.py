@@ -22,7 +22,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import (
     Button,
     Checkbox,
-    Footer,
     Input,
     Label,
     OptionList,
@@ -37,6 +36,7 @@ from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
+from ..widgets.footer import FittingFooter
 from ..widgets.palette import use_ascii_scrollbars
 from .base import AppScreen
 
@@ -158,7 +158,7 @@ class StartScreen(AppScreen[None]):
                 yield Label("Saved games", classes="start-heading")
                 yield OptionList(Option("reading saved games...", disabled=True), id="saved")
         yield Static(self.hint(), id="start-hint")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#games", OptionList).focus()
@@ -347,7 +347,7 @@ class SetupScreen(AppScreen[None]):
                         yield Select(kinds, value=default_kind, allow_blank=False, id=f"seat-kind-{seat}", compact=True)
         yield Static("", id="setup-error")
         yield Button("Start game", variant="primary", id="setup-start")
-        yield Footer()
+        yield FittingFooter()
 
     def _option_row(self, spec: OptionSpec) -> ComposeResult:
         value = spec.form_value(self.initial_options[spec.name])
