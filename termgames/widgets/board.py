@@ -391,7 +391,7 @@ class BoardWidget(StylePerPass, Board[ViewT]):
             row = crop.y + index - window.y
             below = row - (window.height - pin_below)  # the row among the bottom labels, if >= 0
             pinned = 0 <= row < pin_lines
-            pinned_below = not pinned and below >= 0
+            pinned_below = not pinned and 0 <= below < pin_below
             if pinned:
                 source, line = top + row, header[row]
             elif pinned_below:
