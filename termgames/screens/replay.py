@@ -144,6 +144,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
     def show(self) -> None:
         view = self.match.view(self.viewer, self.ply)
         self.board.show(view)
+        self.refresh_bindings()  # the analysis key is offered where the position has an analysis
         if self.analysing:
             self.request_analysis(view)  # on the board before its legend is drawn
         total = len(self.match.moves)
@@ -163,10 +164,17 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "analysis":
-            return self.analysis is not None
+            # Offered where the position has something to show (not at the end, nor on every board), or to turn off.
+            return self.analysis is not None and (self.analysing or self.analysis_here())
         if action == "next_board":
             return self.analysing and len(self.analysis_choices()) > 1
         return True
+
+    def analysis_here(self) -> bool:
+        """Whether the analysis has something to show for the position on screen (its work is not done here)."""
+        if self.analysis is None or not self.is_mounted:
+            return False
+        return self.analysis.prepare(self.match.view(self.viewer, self.ply), self.board) is not None
 
     def analysis_choices(self) -> list[str]:
         """The boards the analysis may cover in the position on screen (one or none: nothing to choose)."""
@@ -182,7 +190,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
             self.show()
 
     def action_analysis(self) -> None:
-        if self.analysis is None:
+        if self.analysis is None or not (self.analysing or self.analysis_here()):
             return
         self.analysing = not self.analysing
         self.refresh_bindings()  # Tab: the next board while the analysis is on, else the log
