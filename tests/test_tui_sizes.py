@@ -468,8 +468,18 @@ async def test_footer_keys_are_whole_at_the_minimum(tmp_path, game):
         footer = app.screen.query_one(Footer)
         shown = [key for key in footer.query("FooterKey") if key.display]
         assert shown and all(key.region.right <= width for key in shown)
+        assert {"quit_game", "help"} <= {key.action for key in shown}  # never left out: the way out, the help
         last = screen_lines(app)[footer.region.y].rstrip()
         assert last.endswith(str(shown[-1].render()).rstrip()[-3:]), last
         await pilot.resize_terminal(200, 40)
         await settle(pilot, 3)
         assert all(key.display for key in footer.query("FooterKey"))
+
+
+async def test_a_narrow_replay_keeps_quit_in_its_footer(tmp_path):
+    match = Match("mono", {"size": 35}, [SeatInfo("me"), SeatInfo("you")], 4)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="m.json"))
+    async with app.run_test(size=(50, 20)) as pilot:
+        await settle(pilot, 10)
+        shown = [key for key in app.screen.query_one(Footer).query("FooterKey") if key.display]
+        assert "leave" in {key.action for key in shown} and all(key.region.right <= 50 for key in shown)
