@@ -456,6 +456,14 @@ async def test_mono_cursor_in_sight_when_the_layout_is_confirmed(tmp_path, monke
         check_cursor_in_sight(app, "mono")
 
 
+async def footer_fitted(pilot, footer: Footer, width: int) -> None:
+    """Wait (on a loaded machine, a while) until the footer has left out the keys past ``width``."""
+    for _ in range(100):
+        await pilot.pause(0.02)
+        if all(key.region.right <= width for key in footer.query("FooterKey") if key.display):
+            return
+
+
 @pytest.mark.parametrize("game", list(LARGEST))
 async def test_footer_keys_are_whole_at_the_minimum(tmp_path, game):
     """Narrower than its keys, the footer leaves the last ones out rather than cutting one mid-word ("r Rando");
@@ -464,8 +472,8 @@ async def test_footer_keys_are_whole_at_the_minimum(tmp_path, game):
     width, height = minimum(game)
     async with app.run_test(size=(width, height)) as pilot:
         await start(pilot, game)
-        await settle(pilot, 10)
         footer = app.screen.query_one(Footer)
+        await footer_fitted(pilot, footer, width)
         shown = [key for key in footer.query("FooterKey") if key.display]
         assert shown and all(key.region.right <= width for key in shown)
         assert {"quit_game", "help"} <= {key.action for key in shown}  # never left out: the way out, the help
@@ -480,6 +488,6 @@ async def test_a_narrow_replay_keeps_quit_in_its_footer(tmp_path):
     match = Match("mono", {"size": 35}, [SeatInfo("me"), SeatInfo("you")], 4)
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="m.json"))
     async with app.run_test(size=(50, 20)) as pilot:
-        await settle(pilot, 10)
+        await footer_fitted(pilot, app.screen.query_one(Footer), 50)
         shown = [key for key in app.screen.query_one(Footer).query("FooterKey") if key.display]
         assert "leave" in {key.action for key in shown} and all(key.region.right <= 50 for key in shown)
