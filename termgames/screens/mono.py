@@ -53,35 +53,18 @@ def cell_candidates(view: MonoView, board_seat: int, samples: int, seed: int) ->
     """
     from ..ai import mono as mono_ai
     from ..ai.budget import SEARCH_SHARE, TIME_CAP, Deadline
+    from ..ai.mono_inference import candidates_from
 
     grid = view.grid
     if grid is None or board_seat == view.viewer:
         raise ValueError("a player's own board hides nothing from that player")
     board = view.boards[board_seat] or (None,) * grid.cells
     known = {cell: value for cell, value in enumerate(board) if value is not None}
-    rng = random.Random(f"candidates:{seed}:{grid.regions}:{sorted(known.items())}")
     deadline = Deadline(TIME_CAP * SEARCH_SHARE)
-    try:
-        from ..ai.mono_inference import LayoutSampler
-
-        effort = getattr(mono_ai, "SAMPLING_EFFORT", 4)
-        layouts = LayoutSampler(grid).samples(known, samples, rng, effort=effort, deadline=deadline)
-    except (ImportError, AttributeError, TypeError):
-        # The inference's insides are the AI's to change: the overlay then shows its likeliest values only.
-        layouts = []
+    layouts = mono_ai.sample_layouts(grid.regions, known, samples, f"candidates:{seed}", deadline)
     if not layouts:
         return [None if top is None else (tuple(top),) for top in cell_beliefs(view, board_seat, samples, seed)]
-    result: list[Candidates] = []
-    for cell, shown in enumerate(board):
-        if shown is not None:
-            result.append(None)
-            continue
-        counts: dict[int, int] = {}
-        for layout in layouts:
-            counts[layout[cell]] = counts.get(layout[cell], 0) + 1
-        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        result.append(tuple((value, count / len(layouts)) for value, count in ranked))
-    return result
+    return candidates_from(layouts, board)
 
 
 class OverlayAnalysis:
