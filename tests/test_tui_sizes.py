@@ -460,7 +460,8 @@ async def footer_fitted(pilot, footer: Footer, width: int) -> None:
     """Wait (on a loaded machine, a while) until the footer has left out the keys past ``width``."""
     for _ in range(100):
         await pilot.pause(0.02)
-        if all(key.region.right <= width for key in footer.query("FooterKey") if key.display):
+        shown = [key for key in footer.query("FooterKey") if key.display]
+        if shown and all(key.region.right <= width and key.region.width for key in shown):
             return
 
 
