@@ -404,3 +404,91 @@ async def test_copolymer_row_letters_stay_at_the_left_edge(tmp_path):
         window = area.scrollable_content_region
         line = screen_lines(app)[screen.board.cursor_region().translate(screen.board.content_region.offset).y]
         assert line[window.x] == "N", line
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_mono_keeps_its_bottom_letters_in_sight_and_draws_no_scroll_bar(tmp_path, size):
+    """Scrolled above a big board's last row, Mono shows its column letters at the window's bottom, as at its top;
+    the board area shows no scroll bar (its thumb's end was a stray mark under the boards) and keeps no room for one."""
+    app = game_app(tmp_path, "mono")
+    async with app.run_test(size=size) as pilot:
+        screen = await start(pilot, "mono")
+        for _ in range(17):
+            screen.action_cursor("up")
+        await pilot.press("up")  # the top row of the opponent's board: its bottom rows are out of sight
+        await settle(pilot, 3)
+        area = screen.query_one("#board-area", BoardArea)
+        slot = screen.board.active_slot()
+        assert slot is not None and slot.label_lines_below == 1
+        window = slot.visible_window()
+        assert window is not None and window.bottom < slot.region.height  # the board's last lines are not in sight
+        check_cursor_in_sight(app, "mono")
+        lines = screen_lines(app)
+        shown = area.scrollable_content_region
+        assert shown == area.content_region  # no room kept for scroll bars
+        bottom = slot.region.y + window.bottom - 1  # the window's last line, on screen
+        assert re.search(LARGEST["mono"][3], lines[bottom][shown.x : shown.right]), lines[bottom]
+        assert not any(mark in "".join(lines) for mark in "▁▂▃▄▅▆▇▎▍▌▋▊▉")  # no scroll bar's thumb anywhere
+
+
+async def test_mono_cursor_in_sight_when_the_layout_is_confirmed(tmp_path, monkeypatch):
+    """Confirming the layout puts the cursor on the opponent's board, below the player's: the view follows it."""
+    from termgames.rules.mono import LABELS
+
+    layout = snake_layout(35)
+
+    class LayoutBot:  # lays out at once (a random layout of 35 regions takes seconds)
+        level = "easy"
+
+        def choose(self, view, deadline=None):
+            return layout
+
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: LayoutBot())
+    seats = [SeatInfo("me"), SeatInfo("cpu", "ai", "easy")]
+    match = Match("mono", {"size": 35}, seats, 4)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start(pilot, "mono")
+        screen.board.draft = [LABELS.index(char) + 1 for char in layout]
+        await pilot.press("enter")
+        await settle(pilot, 5)
+        assert screen.board.draft is None and screen.board.board_seat == 1
+        check_cursor_in_sight(app, "mono")
+
+
+async def footer_fitted(pilot, footer: Footer, width: int) -> None:
+    """Wait (on a loaded machine, a while) until the footer has left out the keys past ``width``."""
+    for _ in range(100):
+        await pilot.pause(0.02)
+        shown = [key for key in footer.query("FooterKey") if key.display]
+        if shown and all(key.region.right <= width and key.region.width for key in shown):
+            return
+
+
+@pytest.mark.parametrize("game", list(LARGEST))
+async def test_footer_keys_are_whole_at_the_minimum(tmp_path, game):
+    """Narrower than its keys, the footer leaves the last ones out rather than cutting one mid-word ("r Rando");
+    they come back when the terminal grows."""
+    app = game_app(tmp_path, game)
+    width, height = minimum(game)
+    async with app.run_test(size=(width, height)) as pilot:
+        await start(pilot, game)
+        footer = app.screen.query_one(Footer)
+        await footer_fitted(pilot, footer, width)
+        shown = [key for key in footer.query("FooterKey") if key.display]
+        assert shown and all(key.region.right <= width for key in shown)
+        assert {"quit_game", "help"} <= {key.action for key in shown}  # never left out: the way out, the help
+        last = screen_lines(app)[footer.region.y].rstrip()
+        assert last.endswith(str(shown[-1].render()).rstrip()[-3:]), last
+        await pilot.resize_terminal(200, 40)
+        await settle(pilot, 3)
+        assert all(key.display for key in footer.query("FooterKey"))
+
+
+async def test_a_narrow_replay_keeps_quit_in_its_footer(tmp_path):
+    match = Match("mono", {"size": 35}, [SeatInfo("me"), SeatInfo("you")], 4)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="m.json"))
+    async with app.run_test(size=(50, 20)) as pilot:
+        await footer_fitted(pilot, app.screen.query_one(Footer), 50)
+        shown = [key for key in app.screen.query_one(Footer).query("FooterKey") if key.display]
+        assert "leave" in {key.action for key in shown} and all(key.region.right <= 50 for key in shown)

@@ -257,6 +257,8 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         self.board.show(self.view)
         self.update_panel()
         self.show_game_over()
+        # A new position may put the cursor elsewhere (Mono's from the layout to an opponent's board).
+        self.call_after_refresh(self.scroll_to_cursor)
 
     def _private_hot_seat(self) -> bool:
         """Hidden boards and several humans at this keyboard: they must not see each other's."""
@@ -462,7 +464,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         labels = board.pinned_labels()
         area.scroll_to_region(
             region.translate(board.virtual_region.offset + board.content_offset),
-            spacing=Spacing(1 + labels.top, 2, 1, 2 + labels.left),
+            spacing=Spacing(1 + labels.top, 2, 1 + labels.bottom, 2 + labels.left),
             animate=False,
             immediate=True,
         )

@@ -23,11 +23,12 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ..match import Match
-from ..rules import RuleError
-from ..rules.monad import Command, MonadState, board_json, format_commands
+from ..rules import RuleError, View
+from ..rules.monad import HIDDEN, Command, MonadState, board_json, format_commands
 from ..widgets.board import BoardArea, BoardColumn
 from ..widgets.footer import Footer
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
+from ..widgets.move_log import MoveLog, TurnKey
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
 from .monad_watch import (
@@ -91,6 +92,27 @@ def replay_screen(match: Match, source: str = "", *, ascii_only: bool = False, p
         palette=palette,
         rules=(game.rules_text(), WATCH_KEYS),
     )
+
+
+class MonadTurnLog(MoveLog):
+    """Monad's move log: a line per seat and turn, numbered by the map's turn, what each seat sent (shortened).
+
+    Turns are simultaneous, so the shared log's grouping (consecutive moves of one seat) would number
+    sends, not turns.  A seat sends once a turn, and a seat out of the game never comes back, so a seat
+    sending again starts the next turn.  The view has already hidden the other seats' commands for the
+    turn in progress (``redact_log``): those lines say only that the seat has sent.
+    """
+
+    def turn_keys(self, view: View, highlight_ply: int | None) -> list[TurnKey]:
+        keys: list[TurnKey] = []
+        turn, sent_this_turn = 1, set[int]()
+        for ply, (seat, move) in enumerate(view.moves, start=1):
+            if seat in sent_this_turn:
+                turn, sent_this_turn = turn + 1, set()
+            sent_this_turn.add(seat)
+            text = "(sent)" if move == HIDDEN else view.log_text(move, ply - 1)
+            keys.append((turn, view.players[seat], (text or "pass",), 0 if ply == highlight_ply else None))
+        return keys
 
 
 class MonadScreen(GameScreen):
@@ -171,6 +193,8 @@ class MonadScreen(GameScreen):
                 yield Static("", id="builder")
                 yield Static("", id="queue")
                 yield Static("", id="last-action")
+                # What each seat sent, turn by turn: ``L`` (the shared key) scrolls it by keyboard.
+                yield MonadTurnLog(id="move-log")
         yield Static("", id="message")
         yield Footer()
 
@@ -209,6 +233,7 @@ class MonadScreen(GameScreen):
         update_if_changed(self.query_one("#builder", Static), self.builder_text())
         update_if_changed(self.query_one("#queue", Static), self.queue_text())
         update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
+        self.query_one(MonadTurnLog).show(view)
         update_if_changed(self.query_one("#cursor-line", Static), board.cursor_detail())
         look = "bold red" if self._message_is_error else "bold"
         message = self.query_one("#message", Static)

@@ -20,7 +20,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..messages import CursorMoved
-from ..rules.base import ALL
+from ..rules.base import ALL, possessive
 from ..rules.mono import MonoView, label, random_layout
 from ..widgets.mono_board import Candidates, MonoBoards, check_draft
 from ..widgets.panel import update_if_changed
@@ -68,15 +68,28 @@ def cell_candidates(view: MonoView, board_seat: int, samples: int, seed: int) ->
 
 
 class OverlayAnalysis:
-    """The deduction overlay (``n`` in a replay) of the board a replay shows first among the viewer's opponents."""
+    """The deduction overlay (``n`` in a replay) of one board: at first the board a replay shows first among the
+    viewer's opponents (a spectator's: the next player's after the one to move, the one probed at two players);
+    Tab and Shift+Tab, as in the live game, go round the others."""
 
-    def prepare(self, view: MonoView, board: MonoBoards) -> Callable[[], object] | None:
-        seat = board.board_seat
-        if view.viewer is None and view.to_move:
-            # A spectator: the board of the next player after the one to move (the one probed, at two players).
-            seat = (view.to_move[0] + 1) % len(view.players)
-        if view.phase != "probe" or view.viewer == ALL or seat is None or seat == view.viewer:
+    @staticmethod
+    def seats(view: MonoView) -> list[int]:
+        """The boards the overlay may cover, the first one first: none before probing or with every board shown."""
+        if view.phase != "probe" or view.viewer == ALL:
+            return []
+        players = len(view.players)
+        # A seat's opponents in the order its boards are drawn; a spectator's from the next player's on.
+        first = (view.to_move[0] + 1) % players if view.viewer is None and view.to_move else 0
+        return [seat for step in range(players) if (seat := (first + step) % players) != view.viewer]
+
+    def choices(self, view: MonoView) -> list[str]:
+        return [f"{possessive(view.players[seat])} board" for seat in self.seats(view)]
+
+    def prepare(self, view: MonoView, board: MonoBoards, choice: int = 0) -> Callable[[], object] | None:
+        seats = self.seats(view)
+        if not seats:
             return None
+        seat = seats[choice % len(seats)]
         return lambda: (seat, cell_candidates(view, seat, samples=BELIEF_SAMPLES, seed=0))
 
     def show(self, board: MonoBoards, result: object | None) -> None:

@@ -247,6 +247,9 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         #: labels) and first ``label_columns`` columns (row labels).  ``build_lines`` sets them.
         self.label_lines = 0
         self.label_columns = 0
+        #: Its last ``label_lines_below`` lines are labels too (column letters under the board), kept in sight
+        #: at the window's bottom when the board is scrolled above them.
+        self.label_lines_below = 0
         #: Row labels in no column of their own (down a hexagon's slanting edge): content line -> (x,
         #: width).  Scrolled off to the left, a row's label is drawn at the window's left edge.
         self.row_labels: dict[int, tuple[int, int]] = {}
@@ -304,7 +307,7 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         left = self.label_columns + self.styles.padding.left if self.label_columns else 0
         if self.row_labels:
             left = max(left, 1 + max(width for _x, width in self.row_labels.values()))
-        return Spacing(self.label_lines, 0, 0, left)
+        return Spacing(self.label_lines, 0, self.label_lines_below, left)
 
     # -- Line API ----------------------------------------------------------
 
@@ -319,13 +322,17 @@ class BoardWidget(StylePerPass, Board[ViewT]):
             return None
         return shown.translate(-region.offset)
 
-    def _pins(self, window: Region) -> tuple[int, int]:
-        """How many lines at the window's top and columns at its left show the labels now."""
-        scrolled_down = window.y > self.styles.padding.top
+    def _pins(self, window: Region) -> tuple[int, int, int]:
+        """How many lines at the window's top, columns at its left and lines at its bottom show the labels now."""
+        top = self.styles.padding.top
+        scrolled_down = window.y > top
         pin_lines = self.label_lines if scrolled_down and window.height > self.label_lines + 1 else 0
         left = self.label_columns + self.styles.padding.left
         pin_columns = left if self.label_columns and window.x > 0 and window.width > left + 2 else 0
-        return pin_lines, pin_columns
+        below = self.label_lines_below
+        scrolled_up = window.bottom < top + len(self._lines)
+        pin_below = below if below and scrolled_up and window.height > pin_lines + below + 1 else 0
+        return pin_lines, pin_columns, pin_below
 
     def _floating_label(self, window: Region, line: int) -> tuple[int, int] | None:
         """The content line's row label (x, width) if it is scrolled off the window's left edge."""
@@ -335,15 +342,15 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         return span
 
     def has_labels(self) -> bool:
-        return bool(self.label_lines or self.label_columns or self.row_labels)
+        return bool(self.label_lines or self.label_columns or self.label_lines_below or self.row_labels)
 
     def under_labels(self, x: int, y: int) -> bool:
         """Whether the widget's point (x, y) shows a label kept in sight over the cells (a click there is no cell's)."""
         window = self.visible_window() if self.has_labels() else None
         if window is None:
             return False
-        pin_lines, pin_columns = self._pins(window)
-        if y - window.y < pin_lines or x - window.x < pin_columns:
+        pin_lines, pin_columns, pin_below = self._pins(window)
+        if y - window.y < pin_lines or x - window.x < pin_columns or window.bottom - y <= pin_below:
             return True
         span = None if pin_columns else self._floating_label(window, y - self.styles.padding.top)
         return span is not None and x - window.x < span[1]
@@ -362,27 +369,38 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         if window is None:
             return strips
         top = self.styles.padding.top
-        pin_lines, pin_columns = self._pins(window)
+        pin_lines, pin_columns, pin_below = self._pins(window)
         floating = bool(self.row_labels) and not pin_columns and window.x > 0
-        if not (pin_lines or pin_columns or floating) or crop.x != window.x:
+        if not (pin_lines or pin_columns or pin_below or floating) or crop.x != window.x:
             return strips  # a partial render (a style under the mouse): the plain lines
         # A few rectangles of Textual's own lines (each pass works out the widget's style once), put together.
         render = super().render_lines
+        # The label lines' own rows: the top ones, then the bottom ones (``footer_start`` on).
+        footer_start = top + len(self._lines) - pin_below
         header = render(Region(crop.x, top, crop.width, pin_lines)) if pin_lines else []
+        footer = render(Region(crop.x, footer_start, crop.width, pin_below)) if pin_below else []
         labels: list[Strip] = []
         header_labels: list[Strip] = []
+        footer_labels: list[Strip] = []
         if pin_columns:
             labels = render(Region(0, crop.y, pin_columns, crop.height))
             header_labels = render(Region(0, top, pin_columns, pin_lines)) if pin_lines else []
+            footer_labels = render(Region(0, footer_start, pin_columns, pin_below)) if pin_below else []
         out = list(strips)
         for index in range(crop.height):
             row = crop.y + index - window.y
+            below = row - (window.height - pin_below)  # the row among the bottom labels, if >= 0
             pinned = 0 <= row < pin_lines
-            source = top + row if pinned else crop.y + index
-            line = header[row] if pinned else strips[index]
+            pinned_below = not pinned and 0 <= below < pin_below
+            if pinned:
+                source, line = top + row, header[row]
+            elif pinned_below:
+                source, line = footer_start + below, footer[below]
+            else:
+                source, line = crop.y + index, strips[index]
             if pin_columns:
-                corner = header_labels[row] if pinned else labels[index]
-                if source < top + self.label_lines and corner.text.strip():
+                corner = header_labels[row] if pinned else footer_labels[below] if pinned_below else labels[index]
+                if not pinned_below and source < top + self.label_lines and corner.text.strip():
                     # A caption (a label line with text where the row labels go): from its start, whole.
                     line = render(Region(0, source, crop.width, 1))[0]
                 else:

@@ -9,10 +9,16 @@ that at every move, spectators too: it was most of the server's CPU for a move
 (``bench/serve_latency.py --profile``).  This footer remembers the keys it was
 composed from (binding, enabled, tooltip: what Textual's compose reads) and
 skips a refresh that would draw the same ones.
+
+It also keeps each key whole: Textual's footer clips its last key where the
+terminal ends (at 60 columns Mono's read "r Rando"), so keys that would run
+past the right edge are left out from the end, but never the help and the way
+out (a replay lists Quit last): the ``?`` help lists every key.
 """
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
@@ -39,7 +45,10 @@ def shown_keys(footer: TextualFooter, screen: Screen[object]) -> ShownKeys:
 
 
 class Footer(TextualFooter):
-    """Textual's footer, composed again only when what it shows changes."""
+    """Textual's footer, composed again only when what it shows changes, each key whole or left out."""
+
+    #: The keys a footer keeps whatever its width: what explains the others, and leaving.
+    KEPT_ACTIONS = frozenset({"help", "quit_game", "leave", "quit", "app.quit"})
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # Textual's own arguments, passed through
@@ -68,3 +77,31 @@ class Footer(TextualFooter):
         ):
             return  # the same keys as drawn: a new composition would look the same
         super().bindings_changed(screen)
+
+    async def recompose(self) -> None:
+        await super().recompose()
+        self.fit()
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """Every key shown and laid out; then the ones that do not fit are left out."""
+        keys = list(self.children)
+        for key in keys:
+            key.display = True
+        self.call_after_refresh(self._leave_out, keys)
+
+    def _leave_out(self, keys: list[Widget]) -> None:
+        if not self.is_attached or not keys or not all(key.is_attached for key in keys):
+            return
+        # Each key's width is the step to the next one (its margin included); the grid closes the gaps left.
+        widths = [after.region.x - key.region.x for key, after in pairwise(keys)] + [keys[-1].region.width]
+        room = self.content_region.right - keys[0].region.x
+        used = sum(widths)
+        for key, width in reversed(list(zip(keys, widths))):
+            if used <= room:
+                break
+            if getattr(key, "action", None) not in self.KEPT_ACTIONS:
+                key.display = False
+                used -= width

@@ -192,8 +192,8 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
 
     hidden_style = style(palette.empty, dim=palette.empty is None)
     board._cursor_box = None
-    # Kept in sight when the boards scroll: the caption and column letters, the row numbers.
-    board.label_lines, board.label_columns = 2, numbers + 1
+    # Kept in sight when the boards scroll: the caption and column letters, the row numbers, the letters below.
+    board.label_lines, board.label_columns, board.label_lines_below = 2, numbers + 1, 1
     for r in range(grid.height):
         line = r + 2
         number = str(grid.height - r)
