@@ -5,6 +5,7 @@
                             [--future-weight W] [--bot-samples N]
                             [--opponent LEVEL]
     python bench/mono_ai.py --calibration [--games 40] [--size 9]
+    python bench/mono_ai.py --sizes 2-35 [--games 2] [--level normal]
 
 The bot plays ``--games`` games against players who only ever play
 ``random`` (their layout and every turn), or against bots of another level
@@ -12,7 +13,9 @@ with ``--opponent LEVEL``; the bot's seat moves round the table from game to
 game.  A bot's *turn* is all its decisions between two
 turns of the others (the bot probes one position at a time).  Figures are
 printed, never asserted: the targets (at least twice the random player's
-score per game, at most 2 s a turn) are read here.
+score per game, at most 2 s a turn) are read here.  ``--sizes A-B`` plays
+``--games`` games on every board size from A to B regions and prints one
+line a size (issue 16: normal keeps its lead on every size).
 
 ``--calibration`` measures the layouts instead: on random boards with a
 random share of cells shown (the sampler alone, as the ``d`` overlay uses
@@ -122,6 +125,34 @@ def benchmark(args: argparse.Namespace) -> None:
     print(f"wall time: {elapsed:.0f} s")
 
 
+def sweep(args: argparse.Namespace) -> None:
+    """``--games`` games a size on every size of ``--sizes``: the bot's points against random's, one line a size."""
+    low, _, high = args.sizes.partition("-")
+    sizes = range(int(low), int(high or low) + 1)
+    jobs = [(game, replace_size(args, size)) for size in sizes for game in range(args.games)]
+    started = time.perf_counter()
+    with Pool(args.workers) as pool:
+        results = pool.map(play_one, jobs, chunksize=1)
+    print(f"Mono AI, level {args.level}, {args.players} players, {args.games} games a size against {args.opponent}")
+    print("| regions | AI points a game | random's | ratio | AI wins | slowest decision |")
+    print("|---|---|---|---|---|---|")
+    for size in sizes:
+        played = [r for (_, job_args), r in zip(jobs, results, strict=True) if job_args.size == size]
+        bot = statistics.mean(r["bot"] for r in played)
+        rand = statistics.mean(r["random"] for r in played)
+        ratio = f"{bot / rand:.2f}x" if rand else "-"
+        slowest = max((d for r in played for d in r["decisions"]), default=0.0)
+        wins = sum(r["won"] for r in played)
+        print(f"| {size} | {bot:.1f} | {rand:.1f} | {ratio} | {wins} of {len(played)} | {slowest:.2f} s |")
+    print(f"wall time: {time.perf_counter() - started:.0f} s")
+
+
+def replace_size(args: argparse.Namespace, size: int) -> argparse.Namespace:
+    copy = argparse.Namespace(**vars(args))
+    copy.size = size
+    return copy
+
+
 def calibrate_one(job: tuple[int, argparse.Namespace]) -> tuple[list[float], list[tuple[float, bool]], float]:
     """One random board, a random share of it shown: P(true value) per hidden cell, (belief, came true) pairs."""
     game, args = job
@@ -218,10 +249,13 @@ def main() -> None:
     parser.add_argument("--adaptive", action="store_true", help="the bot follows runs deciding after each probe")
     parser.add_argument("--bot-samples", type=int, help="the bot's samples per decision instead of the level's")
     parser.add_argument("--calibration", action="store_true", help="measure the layout sampler instead")
+    parser.add_argument("--sizes", default="", help="A-B: --games games on every size from A to B regions")
     parser.add_argument("--samples", type=int, default=200, help="samples per board (--calibration)")
     args = parser.parse_args()
     if args.calibration:
         calibration(args)
+    elif args.sizes:
+        sweep(args)
     else:
         benchmark(args)
 

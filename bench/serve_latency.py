@@ -1,11 +1,19 @@
 """``termgames serve`` under load: 30 SSH clients on loopback, live Mono tables, move-to-screen latency.
 
-    python bench/serve_latency.py [--tables 6] [--moves 12] [--size 12]
+    python bench/serve_latency.py [--clients 30] [--tables 6] [--moves 12] [--size 12]
+                                  [--workers N --db postgresql://USER@HOST/DB | --db throwaway]
+
+With ``--workers N`` the server is ``termgames serve --workers N --db URL``: N
+processes on one port sharing one PostgreSQL (``--db throwaway`` starts a
+temporary cluster from the installed binaries, as the tests do).  CPU and
+memory are then those of all the server's processes (the supervisor and its
+workers; PostgreSQL's own processes are printed apart when the cluster is the
+throwaway one), and memory per client is (RSS with the clients - RSS idle) / clients.
 
 Starts ``termgames serve`` as its own process, then connects one SSH client
 with a PTY per seat (6 tables of 2, 3 and 4 seats) and spectators up to 30
 clients in all, each at its table's game screen.  At every table, in turn,
-the player to move presses ``R`` (a random layout), later ``r`` (a random
+the player to move presses ``R`` then Enter (a random layout), later ``r`` (a random
 probing turn); the time from that key to the first bytes of the redraw
 on each other screen at the table (other seats and spectators) is one sample.
 Tables play at the same time, a move every ``--pace`` seconds on average at
@@ -20,6 +28,7 @@ import argparse
 import asyncio
 import os
 import random
+import shutil
 import signal
 import socket
 import statistics
@@ -43,7 +52,7 @@ class Client:
         self.key = key
         self.last = 0.0
         self.received = 0
-        self.text = b""
+        self.text = bytearray()
         self.arrived = asyncio.Event()
 
     async def open(self, port: int) -> None:
@@ -60,8 +69,11 @@ class Client:
                 return
             self.last = time.perf_counter()
             self.received += len(chunk)
-            if len(self.text) < 2_000_000:  # enough for the setup checks
-                self.text += chunk
+            # The latest screens only: a lobby redrawn while 100 clients sign in can send megabytes before a
+            # player's Enter opens her table, and the setup waits for what comes after it.
+            self.text += chunk
+            if len(self.text) > 2_000_000:
+                del self.text[:1_000_000]
             self.arrived.set()
 
     async def quiet(self, seconds: float = 0.4, limit: float = 20.0) -> None:
@@ -72,11 +84,14 @@ class Client:
                 return
             await asyncio.sleep(0.05)
 
-    async def wait_for(self, needle: bytes, limit: float = 20.0) -> None:
+    async def wait_for(self, needle: bytes, limit: float = 90.0) -> None:
         deadline = time.perf_counter() + limit
         while needle not in self.text:
             if time.perf_counter() > deadline:
-                raise RuntimeError(f"{self.name}: {needle!r} never arrived")
+                import re
+
+                seen = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b" ", bytes(self.text[-4000:])).decode("utf-8", "replace")
+                raise RuntimeError(f"{self.name}: {needle!r} never arrived; last seen: {' '.join(seen.split())}")
             await asyncio.sleep(0.02)
 
     def press(self, keys: bytes) -> None:
@@ -94,17 +109,63 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def children(pid: int) -> list[int]:
+    try:
+        return [int(word) for word in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def listening(pid: int) -> bool:
+    """Whether the process has a listening TCP socket (a worker ready for players)."""
+    try:
+        inodes = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    except OSError:
+        return False
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and f"socket:[{fields[9]}]" in inodes:
+                return True
+    return False
+
+
+def _own_cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0  # it ended meanwhile
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """User + system CPU time so far of a process and its children (a server's workers, a cluster's backends)."""
+    return _own_cpu_seconds(pid) + sum(tree_cpu_seconds(child) for child in children(pid))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the server so far: with --workers, the supervisor and every worker."""
+    return tree_cpu_seconds(pid)
+
+
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """Resident memory of the server: with --workers, the supervisor and every worker."""
+    total = 0.0
+    for each in [pid, *children(pid)]:
+        try:
+            for line in Path(f"/proc/{each}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
+
+
+def postmaster_pid(data: Path) -> int | None:
+    try:
+        return int((data / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 async def play_table(
@@ -123,7 +184,8 @@ async def play_table(
         others = [c for c in players + watchers if c is not mover]
         await asyncio.sleep(rng.uniform(0.5 * pace, 1.5 * pace))  # the next player "thinks"
         start = time.perf_counter()
-        mover.press(b"R" if turn < len(players) else b"r")  # R: a random layout; r: a random probing turn
+        # R then Enter: a random layout, confirmed (R alone only previews one); r: a random probing turn
+        mover.press(b"R\r" if turn < len(players) else b"r")
         deadline = start + 5.0
         pending = list(others)
         while pending and time.perf_counter() < deadline:
@@ -145,11 +207,28 @@ async def main() -> None:
     parser.add_argument("--moves", type=int, default=12, help="moves per table")
     parser.add_argument("--pace", type=float, default=1.5, help="mean seconds between moves at a table")
     parser.add_argument("--size", type=int, default=9, help="Mono regions (9: the standard board)")
+    parser.add_argument("--tables", type=int, default=len(SEATS), help="tables (of 2, 3 and 4 players in turn)")
+    parser.add_argument("--workers", type=int, default=1, help="server processes (above 1: --db is needed)")
+    parser.add_argument("--db", default=None, help="postgresql://USER@HOST/DB, or 'throwaway' (a temporary cluster)")
+    parser.add_argument(
+        "--profile", default=None, metavar="FILE",
+        help="sample the server with py-spy during the moves only (pip install py-spy): collapsed stacks to FILE",
+    )
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="termgames-bench-"))
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("TERMGAMES_DB", None)
+    cluster = None
+    if args.db == "throwaway":
+        sys.path.insert(0, str(ROOT / "tests"))
+        from pgcluster import start_cluster  # type: ignore[import-not-found]  # tests/ is on sys.path just above
+
+        cluster = start_cluster()
+        env["TERMGAMES_DB"] = cluster.new_database()
+    elif args.db:
+        env["TERMGAMES_DB"] = args.db
     server = subprocess.Popen(
         [
             sys.executable,
@@ -159,6 +238,9 @@ async def main() -> None:
             str(port),
             "--data",
             str(folder),
+            "--max-startups",
+            "100000",  # every client of the benchmark signs in at once, from one address
+            *(["--workers", str(args.workers)] if args.workers > 1 else []),
         ],
         env=env,
         stdout=subprocess.DEVNULL,
@@ -172,11 +254,18 @@ async def main() -> None:
             if server.poll() is not None:
                 raise SystemExit("termgames serve did not start")
             time.sleep(0.1)
+        if args.workers > 1:  # every worker listening (the port answers once the first does)
+            for _ in range(300):
+                if len(children(server.pid)) == args.workers and all(listening(pid) for pid in children(server.pid)):
+                    break
+                time.sleep(0.1)
+            time.sleep(1.0)
+        database_pid = postmaster_pid(cluster.data) if cluster is not None else None
         idle = rss_mb(server.pid)
         rng = random.Random(1)
         tables: list[tuple[list[Client], list[Client]]] = []
         count = 0
-        for number, seats in enumerate(SEATS, start=1):
+        for number, seats in enumerate((SEATS * args.tables)[: args.tables], start=1):
             players = [Client(f"p{number}x{i}", asyncssh.generate_private_key("ssh-ed25519")) for i in range(seats)]
             first = players[0]
             names = " ".join(p.name for p in players[1:])
@@ -204,8 +293,16 @@ async def main() -> None:
             for watcher in watchers:
                 watcher.press(b"\x1b[B" * table_index + b"w")
         await asyncio.gather(*(c.wait_for(b"Mono") for c in everyone))
-        for players, watchers in tables:  # everyone sits (or watches) at the table meant for them
-            await asyncio.gather(*(c.wait_for(b"vs  " + players[-1].name.encode()) for c in players + watchers))
+        for players, _watchers in tables:  # every player sits at her table
+            await asyncio.gather(*(c.wait_for(b"vs  " + players[-1].name.encode()) for c in players))
+        await asyncio.gather(*(c.wait_for(b"you are watching") for _p, watchers in tables for c in watchers))
+        # A lobby redrawn while a watcher's arrow keys arrive (many screens opening at once) may have moved its
+        # highlight: each watcher is counted at the table it really watches.
+        watching = [c for _p, watchers in tables for c in watchers]
+        tables = [(players, []) for players, _w in tables]
+        for watcher in watching:
+            at = max(range(len(tables)), key=lambda i: watcher.text.rfind(b"vs  " + tables[i][0][-1].name.encode()))
+            tables[at][1].append(watcher)
         await asyncio.gather(*(c.quiet(0.5) for c in everyone))
         loaded = rss_mb(server.pid)
         # Opening 30 screens keeps the server busy for a while after the last byte: wait until it is idle.
@@ -219,14 +316,29 @@ async def main() -> None:
 
         samples: list[float] = []
         probing: list[float] = []
+        database_cpu = tree_cpu_seconds(database_pid) if database_pid else 0.0
         server_cpu = cpu_seconds(server.pid)
         own_cpu = time.process_time()
+        profiler = None
+        if args.profile:  # what the moves cost, not the sign-ins: sampled from here to the last move
+            profiler = subprocess.Popen(
+                [shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record", "--nonblocking",
+                 "--format", "raw", "--rate", "200", "--subprocesses", "--output", args.profile,
+                 "--pid", str(server.pid)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            await asyncio.sleep(1.0)  # attached before the first move
         began = time.perf_counter()
         made = await asyncio.gather(
             *(play_table(p, w, args.moves, args.pace, samples, rng, probing) for p, w in tables)
         )
         elapsed = time.perf_counter() - began
+        if profiler is not None:
+            profiler.send_signal(signal.SIGINT)  # py-spy writes its file on Ctrl+C
+            profiler.wait(60)
         server_cpu = cpu_seconds(server.pid) - server_cpu
+        database_cpu = (tree_cpu_seconds(database_pid) if database_pid else 0.0) - database_cpu
         own_cpu = time.process_time() - own_cpu
         after = rss_mb(server.pid)
         for client in everyone:
@@ -250,19 +362,28 @@ async def main() -> None:
         print(f"server CPU with {len(everyone)} clients and no moves: {idle_cpu * 100:.0f}% of a core")
         print(
             f"CPU during the moves: server {server_cpu:.1f} s ({server_cpu / max(1, sum(made)) * 1000:.0f} ms a move), "
-            f"the 30 clients {own_cpu:.1f} s, in {elapsed:.1f} s"
+            f"the {len(everyone)} clients {own_cpu:.1f} s, in {elapsed:.1f} s"
         )
+        if database_pid:
+            print(f"  PostgreSQL (every process of the throwaway cluster): {database_cpu:.2f} s")
         print(
             f"server RSS: {idle:.0f} MB idle, {loaded:.0f} MB with {len(everyone)} clients, "
-            f"{after:.0f} MB after the moves"
+            f"{after:.0f} MB after the moves; {(loaded - idle) / max(1, len(everyone)):.1f} MB a client"
         )
+        server_kind = (
+            f"{args.workers} workers, PostgreSQL" if args.workers > 1
+            else "1 process, " + ("PostgreSQL" if env.get("TERMGAMES_DB") else "SQLite")
+        )
+        print(f"server: {server_kind}")
         print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     finally:
         server.send_signal(signal.SIGTERM)
         try:
-            server.wait(10)
+            server.wait(20)
         except subprocess.TimeoutExpired:
             server.kill()
+        if cluster is not None:
+            cluster.stop()
 
 
 if __name__ == "__main__":

@@ -489,6 +489,19 @@ def serve(
     ai_threads: int = typer.Option(
         limits.AI_THREADS, "--ai-threads", help="Threads the computer players think in (shared fairly by tables)."
     ),
+    db: str | None = typer.Option(
+        None, "--db", metavar="URL",
+        help="A PostgreSQL database shared by several servers: postgresql://USER@HOST/DB "
+        "(default: $TERMGAMES_DB, else SQLite in the data folder). Needs: pip install 'termgames[postgres]'.",
+    ),
+    workers: int = typer.Option(
+        1, "--workers", help="Server processes on one port (SO_REUSEPORT), sharing the PostgreSQL of --db."
+    ),
+    host_key: Path | None = typer.Option(
+        None, "--host-key", metavar="FILE",
+        help="The SSH host key (made if missing): give every server behind one address the same file.",
+    ),
+    reuse_port: bool = typer.Option(False, "--reuse-port", hidden=True, help="A worker of --workers."),
 ) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST."""
     for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
@@ -501,15 +514,60 @@ def serve(
         fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
     if not 0 < port < 65536:
         fail(f"--port must be between 1 and 65535, not {port}")
+    from .server.storage import database_url, is_postgres
+
+    url = database_url(db, dict(os.environ))
+    if url is not None and not is_postgres(url):
+        fail(f"--db takes a postgresql://USER@HOST/DB address, not {url!r}")
+    if workers < 1:
+        fail(f"--workers must be at least 1, not {workers}")
+    if workers > 1 and url is None:
+        fail("--workers above 1 needs a shared database (--db postgresql://...): SQLite is one process's file")
+    if host_key is not None and host_key.is_dir():
+        fail(f"--host-key names a file, not the folder {host_key}")
     # One colour depth for the whole process: Rich caches each style's codes, so players cannot differ.
     os.environ["TEXTUAL_COLOR_SYSTEM"] = colors
+    if workers > 1 and url is not None:
+        _serve_with_workers(workers, host, port, data, host_key, url)
+        return
     from .server.run import serve_forever
 
     serve_forever(
         host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
         limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables, "ai_threads": ai_threads},
+        db=url, host_key=host_key, reuse_port=reuse_port,
     )
+
+
+def _serve_with_workers(workers: int, host: str, port: int, data: Path | None, host_key: Path | None, url: str) -> None:
+    """``serve --workers N``: N copies of this very command line, each one process on the shared port."""
+    from .server.run import default_data_dir, supervise
+    from .server.ssh import load_host_key, secure_data_folder
+
+    folder = (data or default_data_dir()).expanduser()
+    secure_data_folder(folder, sqlite=False)
+    load_host_key(folder, host_key)  # made once here, so that every worker reads the same key
+    words = sys.argv[1:]
+    worker_args: list[str] = []
+    skip = False
+    for word in words:  # every option as given, but --workers (and the database, passed by the environment)
+        if skip:
+            skip = False
+        elif word in ("--workers", "--db"):
+            skip = True
+        elif not word.startswith(("--workers=", "--db=")):
+            worker_args.append(word)
+    if host not in ("127.0.0.1", "::1", "localhost"):  # the workers stay quiet about it: said once, here
+        print(
+            f"termgames: warning: listening on {host}, not loopback: anyone who can reach this port can play, "
+            "and guests can sign in without a key (--no-guests refuses them)",
+            file=sys.stderr,
+        )
+    command = [sys.executable, "-m", "termgames", *worker_args, "--reuse-port"]
+    env = {**os.environ, "TERMGAMES_DB": url}  # not on the command line: ps would show a password
+    print(f"termgames serve: {workers} workers on port {port}, one database", file=sys.stderr, flush=True)
+    raise typer.Exit(supervise(workers, command, env))
 
 
 @app.command()

@@ -18,3 +18,57 @@ def no_shared_solver_cache(monkeypatch):
 def own_preferences(monkeypatch, tmp_path):
     """Tests never read or write the player's preferences file (the app started by the CLI reads it)."""
     monkeypatch.setenv("TERMGAMES_PREFERENCES", str(tmp_path / "preferences.json"))
+
+
+# -- the server's stores: every server test that takes ``new_store`` runs against SQLite and PostgreSQL --------
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """One throwaway PostgreSQL for the whole session (each test gets a database of its own)."""
+    from pgcluster import start_cluster
+
+    try:
+        cluster = start_cluster()
+    except RuntimeError as error:
+        pytest.skip(str(error))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster):
+    """A fresh empty database of the session's cluster."""
+    return pg_cluster.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_kind(request):
+    return request.param
+
+
+@pytest.fixture
+def db_url(request, store_kind):
+    """What ``termgames serve --db`` gets: None (the data folder's SQLite) or a fresh PostgreSQL database."""
+    if store_kind == "sqlite":
+        return None
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def new_store(tmp_path, db_url):
+    """``new_store()``: a store on this test's database, a new one at each call (a restarted server)."""
+    from termgames.server.storage import open_store
+
+    opened = []
+
+    def make():
+        store = open_store(db_url, tmp_path / "termgames.db")
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        store.close()

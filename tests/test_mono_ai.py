@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termgames.ai import make_bot
-from termgames.ai.mono import cell_beliefs
+from termgames.ai.budget import Deadline
+from termgames.ai.mono import cell_beliefs, climb_border, layout_border
 from termgames.ai.mono_inference import LayoutSampler, consistent
 from termgames.match import Match, Seat
 from termgames.rules.mono import END, HOLD, RANDOM, check_layout, grid_for, random_layout
@@ -221,7 +222,7 @@ def test_beats_random_players():
 
 
 def test_hard_lays_out_a_legal_board_with_a_long_border():
-    """Hard draws layouts and keeps the longest-bordered: a legal layout string, its border above the generator's."""
+    """Hard's own layout: a legal layout string, its border (weighted by value) above any of 40 generator layouts."""
     grid = grid_for(9)
     match = Match("mono", {}, [Seat("a"), Seat("b")], 1)
     move = make_bot("mono", "hard", seed=3).choose(match.view(0))
@@ -229,13 +230,26 @@ def test_hard_lays_out_a_legal_board_with_a_long_border():
     match.play(0, move)  # the rules accept it
     layout = match.state.layouts[0]
     check_layout(layout, 9)
-
-    def border(values) -> int:
-        return sum(values[o] != values[c] for c in range(grid.cells) for o in grid.neighbours[c])
-
     rng = random.Random(5)
-    typical = sorted(border(random_layout(9, rng)) for _ in range(40))
-    assert border(layout) > typical[len(typical) // 2]
+    typical = [layout_border(grid, random_layout(9, rng), weighted=1) for _ in range(40)]
+    assert layout_border(grid, layout, weighted=1) > max(typical)
+
+
+@pytest.mark.parametrize("weighted", [0, 1])
+def test_climbing_keeps_every_region_and_lengthens_a_compact_border(weighted):
+    """Swaps keep each region's size and connection and never shorten the border; a layout of rows gains."""
+    grid = grid_for(5)  # 3 rows of 5: regions 5 and 4 in blocks (cells next to their own region on two sides)
+    compact = (5, 5, 4, 4, 3, 5, 5, 4, 4, 3, 5, 1, 2, 2, 3)
+    check_layout(compact, 5)
+    climbed = climb_border(grid, compact, weighted, random.Random(1), 2000, Deadline(60))
+    check_layout(climbed, 5)
+    assert layout_border(grid, climbed, weighted) > layout_border(grid, compact, weighted)
+    rng = random.Random(2)
+    for _ in range(5):
+        drawn = random_layout(9, rng)
+        climbed = climb_border(grid_for(9), drawn, weighted, rng, 300, Deadline(60))
+        check_layout(climbed, 9)
+        assert layout_border(grid_for(9), climbed, weighted) >= layout_border(grid_for(9), drawn, weighted)
 
 
 def test_follow_regions_goes_on_next_to_the_run_and_ends_when_nothing_is_left():

@@ -107,8 +107,8 @@ async def test_failed_logins_from_one_address_are_throttled_but_good_logins_are_
         await server.close()
 
 
-def test_open_tables_per_player_and_in_total_are_limited_with_a_clear_refusal(tmp_path):
-    hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records", max_tables_per_player=2, max_tables=3)
+def test_open_tables_per_player_and_in_total_are_limited_with_a_clear_refusal(tmp_path, new_store):
+    hub = Hub(new_store(), tmp_path / "records", max_tables_per_player=2, max_tables=3)
     try:
         for _ in range(2):
             hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")

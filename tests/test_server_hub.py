@@ -3,42 +3,34 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hubkit import Listener
 
 from termgames.match import AI, Match, Seat
-from termgames.records import load
+from termgames.records import load, loads
 from termgames.report import view_json, view_text
 from termgames.rules import RuleError
 from termgames.rules.base import ALL
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub, valid_player_name
 from termgames.server.shared import SharedTable
-from termgames.server.store import Store
+from termgames.server.storage import PlyTaken
 
 ALICE_LAYOUT = "355553354412244"
 BOB_LAYOUT = "555554444312233"
 
 
-def make_hub(folder: Path) -> Hub:
-    return Hub(Store(folder / "termgames.db"), folder / "records")
+def make_hub(new_store, folder: Path) -> Hub:
+    """A hub on the test's store (SQLite or PostgreSQL: see ``new_store`` in conftest)."""
+    return Hub(new_store(), folder / "records")
 
 
-class Listener:
-    def __init__(self, player: str, seat) -> None:
-        self.player, self.seat = player, seat
-        self.events: list[tuple[str, str]] = []
-
-    def table_event(self, kind: str, text: str) -> None:
-        self.events.append((kind, text))
-
-
-def test_first_key_claims_a_name_and_only_that_key_keeps_it(tmp_path):
-    store = Store(tmp_path / "db")
+def test_first_key_claims_a_name_and_only_that_key_keeps_it(tmp_path, new_store):
+    store = new_store()
     assert store.claim("alice", "SHA256:one")
     assert store.claim("alice", "SHA256:one")
     assert not store.claim("alice", "SHA256:two")
@@ -52,16 +44,16 @@ def test_names_a_player_may_register():
         assert not valid_player_name(name), name
 
 
-def test_a_ply_is_stored_once(tmp_path):
-    hub = make_hub(tmp_path)
+def test_a_ply_is_stored_once(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     table = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
     table.play(0, "A1")
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(PlyTaken):
         hub.store.append_move(table.id, 0, table.match.moves[0])
 
 
-def test_two_moves_for_one_turn_exactly_one_is_accepted(tmp_path):
-    hub = make_hub(tmp_path)
+def test_two_moves_for_one_turn_exactly_one_is_accepted(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     hub.create_table("mono", {"size": 3}, [Seat(name="alice"), Seat(name="bob")], "alice")
     first = run_command(hub, "alice", "move 1 random")
     second = run_command(hub, "alice", "move 1 random")
@@ -70,23 +62,23 @@ def test_two_moves_for_one_turn_exactly_one_is_accepted(tmp_path):
     assert len(Hub(hub.store).table(1).match.moves) == 1
 
 
-def test_tables_moves_and_seats_survive_a_restart(tmp_path):
-    hub = make_hub(tmp_path)
+def test_tables_moves_and_seats_survive_a_restart(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     table = hub.create_table("mono", {"size": 5, "no_auto": True}, [Seat(name="alice"), Seat()], "alice")
     table.play(0, ALICE_LAYOUT)
     table.join("bob")
     table.play(1, BOB_LAYOUT)
     table.play(0, "a1,end")
     hub.store.close()
-    again = make_hub(tmp_path)
+    again = make_hub(new_store, tmp_path)
     restored = again.table(1)
     assert restored.names == ("alice", "bob")
     assert [m.move for m in restored.match.moves] == [m.move for m in table.match.moves]
     assert restored.view(1).boards[1] == tuple(int(c) for c in BOB_LAYOUT)
 
 
-def test_joining_an_open_seat_renames_it_and_tells_the_table(tmp_path):
-    hub = make_hub(tmp_path)
+def test_joining_an_open_seat_renames_it_and_tells_the_table(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     table = hub.create_table("mono", {"size": 3}, [Seat(name="alice"), Seat(), Seat()], "alice")
     assert table.names == ("alice", "seat-2", "seat-3")
     listener = Listener("alice", 0)
@@ -101,16 +93,16 @@ def test_joining_an_open_seat_renames_it_and_tells_the_table(tmp_path):
         table.join("erin")
 
 
-def test_an_open_seat_cannot_move(tmp_path):
-    hub = make_hub(tmp_path)
+def test_an_open_seat_cannot_move(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     table = hub.create_table("mono", {"size": 3}, [Seat(name="alice"), Seat()], "alice")
     table.play(0, "random")
     with pytest.raises(RuleError, match="no player yet"):
         table.play(1, "random")
 
 
-def test_a_shared_table_shows_only_its_own_seat(tmp_path):
-    hub = make_hub(tmp_path)
+def test_a_shared_table_shows_only_its_own_seat(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("mono", {"size": 5, "no_auto": True}, [Seat(name="alice"), Seat(name="bob")], "alice")
     live.play(0, ALICE_LAYOUT)
     live.play(1, BOB_LAYOUT)
@@ -129,8 +121,40 @@ def test_a_shared_table_shows_only_its_own_seat(tmp_path):
         watcher.play(0, "a1,end")
 
 
-def test_undo_needs_the_other_players_consent(tmp_path):
-    hub = make_hub(tmp_path)
+def test_views_are_worked_out_once_a_position_and_a_seat_never_gets_another_seats(tmp_path, new_store, monkeypatch):
+    hub = make_hub(new_store, tmp_path)
+    live = hub.create_table("mono", {"size": 5, "no_auto": True}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    live.play(0, ALICE_LAYOUT)
+    live.play(1, BOB_LAYOUT)
+    worked_out: list[object] = []
+    match_view = live.match.view
+    monkeypatch.setattr(
+        live.match, "view", lambda viewer, ply=None: worked_out.append(viewer) or match_view(viewer, ply)
+    )
+    alice, alice_again = SharedTable(live, "alice", 0), SharedTable(live, "alice", 0)  # two screens of one seat
+    bob = SharedTable(live, "bob", 1)
+    watchers = [SharedTable(live, name, None) for name in ("zed", "yan", "xia")]
+
+    seen = [watcher.view() for watcher in watchers]
+    assert all(view is seen[0] for view in seen)  # one view for every spectator
+    assert alice.view(1) is alice_again.view() and alice.view().viewer == 0
+    assert bob.view(0).viewer == 1 and bob.view() is not alice.view()
+    assert sorted(worked_out, key=str) == [0, 1, None]  # once per viewer
+    # Hidden boards stay hidden through the sharing: each seat sees its own board only, a spectator none.
+    assert all(value is None for value in alice.view().boards[1]) and None not in alice.view().boards[0]
+    assert all(value is None for value in bob.view().boards[0]) and None not in bob.view().boards[1]
+    assert all(value is None for board in seen[0].boards for value in board)
+
+    before = alice.view()
+    live.play(0, "a1,end")  # a new position: worked out afresh, once
+    worked_out.clear()
+    assert alice.view() is not before and alice.view() == match_view(0)
+    assert [watcher.view() for watcher in watchers][1] is watchers[0].view()
+    assert sorted(worked_out, key=str) == [0, None]
+
+
+def test_undo_needs_the_other_players_consent(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
     alice, bob = Listener("alice", 0), Listener("bob", 1)
     live.subscribe(alice)
@@ -143,13 +167,13 @@ def test_undo_needs_the_other_players_consent(tmp_path):
     live.request_undo(0)
     live.answer_undo(1, True)
     assert live.match.moves == []
-    assert make_hub(tmp_path).table(live.id).match.moves == []  # stored too
+    assert make_hub(new_store, tmp_path).table(live.id).match.moves == []  # stored too
     with pytest.raises(RuleError, match="Nothing to undo"):
         live.request_undo(0)
 
 
-def test_a_broken_subscriber_is_dropped_and_the_others_still_hear(tmp_path):
-    hub = make_hub(tmp_path)
+def test_a_broken_subscriber_is_dropped_and_the_others_still_hear(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
 
     class Broken(Listener):
@@ -163,8 +187,8 @@ def test_a_broken_subscriber_is_dropped_and_the_others_still_hear(tmp_path):
     assert ("moved", "") in good.events and len(live.subscribers) == 1
 
 
-def test_a_finished_game_is_exported_as_a_record(tmp_path):
-    hub = make_hub(tmp_path)
+def test_a_finished_game_is_exported_as_a_record(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
     seat = 0
     while not live.over:
@@ -173,13 +197,19 @@ def test_a_finished_game_is_exported_as_a_record(tmp_path):
     record = load(hub.record_path(live))
     assert record.over and record.names == ("alice", "bob")
     assert [m.move for m in record.moves] == [m.move for m in live.match.moves]
-    assert make_hub(tmp_path).finished_tables("alice")[0].id == live.id
+    assert make_hub(new_store, tmp_path).finished_tables("alice")[0].id == live.id
+    # ``record TABLE`` gives it to a player, from the file here or, where the file is missing, from the store.
+    given = run_command(hub, "carol", f"record {live.id}")
+    assert given.status == 0 and given.stdout == hub.record_path(live).read_text(encoding="utf-8").rstrip("\n") + "\n"
+    hub.record_path(live).unlink()
+    again = run_command(make_hub(new_store, tmp_path / "elsewhere"), "carol", f"record {live.id}")
+    assert again.status == 0 and [m.move for m in loads(again.stdout).moves] == [m.move for m in live.match.moves]
 
 
-async def test_ai_seats_play_from_the_thread_pool(tmp_path):
+async def test_ai_seats_play_from_the_thread_pool(tmp_path, new_store):
     import asyncio
 
-    hub = make_hub(tmp_path)
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
     live.play(0, "A1")
     for _ in range(100):
@@ -193,8 +223,8 @@ async def test_ai_seats_play_from_the_thread_pool(tmp_path):
 # -- correspondence commands -----------------------------------------------------------
 
 
-def test_challenge_tables_show_and_move(tmp_path):
-    hub = make_hub(tmp_path)
+def test_challenge_tables_show_and_move(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     made = run_command(hub, "alice", "challenge mono --size 5 --no-auto bob")
     assert made.status == 0 and made.stdout.startswith("1: Mono (5 regions, 3x5, --no-auto): alice vs bob")
     assert run_command(hub, "alice", "tables").stdout.startswith("*   1  mono")
@@ -226,9 +256,9 @@ def test_challenge_tables_show_and_move(tmp_path):
         ("challenge mono --size 5 --no-auto bob", {"size": 5, "no_auto": True}),
     ],
 )
-def test_challenge_reads_options_as_termgames_new_does(tmp_path, line, options):
+def test_challenge_reads_options_as_termgames_new_does(tmp_path, line, options, new_store):
     """Compound flags with a value (--rhombus N, --supply S,T,C) work over SSH as on the command line."""
-    hub = make_hub(tmp_path)
+    hub = make_hub(new_store, tmp_path)
     made = run_command(hub, "alice", line)
     assert made.status == 0, made.stderr
     table = hub.table(1)
@@ -249,16 +279,16 @@ def test_challenge_reads_options_as_termgames_new_does(tmp_path, line, options):
         ("challenge copolymer --bogus bob", "termgames: copolymer has no option '--bogus'"),
     ],
 )
-def test_challenge_refuses_bad_options_in_one_line(tmp_path, line, message):
-    hub = make_hub(tmp_path)
+def test_challenge_refuses_bad_options_in_one_line(tmp_path, line, message, new_store):
+    hub = make_hub(new_store, tmp_path)
     result = run_command(hub, "alice", line)
     assert result.status == 2 and result.stderr.startswith(message) and result.stderr.count("\n") == 1, result.stderr
     assert not hub.tables
     hub.close()
 
 
-def test_command_errors_are_one_line_and_status_2(tmp_path):
-    hub = make_hub(tmp_path)
+def test_command_errors_are_one_line_and_status_2(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     run_command(hub, "alice", "challenge copolymer --size 5 bob")
     for line, message in [
         ("move 1 Z9", "termgames: "),
@@ -305,10 +335,10 @@ def test_help_imports_neither_textual_nor_asyncssh():
     assert out.strip().splitlines()[-1] == "[]"
 
 
-def test_the_store_and_the_hub_refuse_a_worker_thread(tmp_path):
+def test_the_store_and_the_hub_refuse_a_worker_thread(tmp_path, new_store):
     import threading
 
-    hub = make_hub(tmp_path)
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
     errors: list[str] = []
 
@@ -323,19 +353,19 @@ def test_the_store_and_the_hub_refuse_a_worker_thread(tmp_path):
     thread.start()
     thread.join()
     assert len(errors) == 3 and all("'a-worker'" in error for error in errors)
-    assert live.match.moves == [] and make_hub(tmp_path).table(live.id).match.moves == []
+    assert live.match.moves == [] and make_hub(new_store, tmp_path).table(live.id).match.moves == []
     live.play(0, "A1")  # on the loop's thread: fine
     assert len(live.match.moves) == 1
 
 
-async def test_an_ai_seat_tells_the_table_it_is_thinking(tmp_path, monkeypatch):
+async def test_an_ai_seat_tells_the_table_it_is_thinking(tmp_path, monkeypatch, new_store):
     import asyncio
 
     from bots import GatedBot
 
     bot = GatedBot()
     monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
-    hub = make_hub(tmp_path)
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
     listener = Listener("alice", 0)
     live.subscribe(listener)
@@ -351,7 +381,7 @@ async def test_an_ai_seat_tells_the_table_it_is_thinking(tmp_path, monkeypatch):
     hub.close()
 
 
-async def test_ai_seats_at_a_shared_table_keep_the_games_pace(tmp_path, monkeypatch):
+async def test_ai_seats_at_a_shared_table_keep_the_games_pace(tmp_path, monkeypatch, new_store):
     """The hub's AI seats use the runner of the local game, Mono's slower pace between probes included."""
     import asyncio
     import time
@@ -361,7 +391,7 @@ async def test_ai_seats_at_a_shared_table_keep_the_games_pace(tmp_path, monkeypa
 
     assert Mono.ai_move_seconds > Game.ai_move_seconds  # Mono's probes stay in sight longer than a Copolymer claim
     monkeypatch.setattr("termgames.rules.copolymer.Copolymer.ai_move_seconds", 0.2)
-    hub = make_hub(tmp_path)
+    hub = make_hub(new_store, tmp_path)
     started = time.monotonic()
     live = hub.create_table("copolymer", {"size": 3}, [Seat("a", AI, "easy"), Seat("b", AI, "easy")], "alice")
     for _ in range(500):

@@ -12,7 +12,6 @@ from termgames.screens.monad_watch import MonadWatchScreen
 from termgames.screens.shared_game import SharedGameMixin
 from termgames.server.app import ServeApp
 from termgames.server.hub import Hub, Seat
-from termgames.server.store import Store
 
 SIZE = (100, 32)
 
@@ -23,8 +22,9 @@ def quick_ai(monkeypatch):
     monkeypatch.setattr("termgames.rules.monad.Monad.ai_move_seconds", 0.0, raising=False)  # the turn runner's pace
 
 
-def make_hub(folder) -> Hub:
-    return Hub(Store(folder / "termgames.db"), folder / "records")
+def make_hub(new_store, folder) -> Hub:
+    """A hub on the test's store (SQLite or PostgreSQL: see ``new_store`` in conftest)."""
+    return Hub(new_store(), folder / "records")
 
 
 async def settle(*pilots, rounds: int = 3) -> None:
@@ -42,8 +42,8 @@ async def wait_for(condition, *pilots) -> None:
     assert condition()
 
 
-async def test_a_human_and_a_bot_play_turns_while_a_spectator_watches(tmp_path):
-    hub = make_hub(tmp_path)
+async def test_a_human_and_a_bot_play_turns_while_a_spectator_watches(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("monad", {}, [Seat(name="alice"), Seat(kind=AI, name="cpu", level="greedy")], "alice")
     alice, carol = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="carol")
     async with alice.run_test(size=SIZE) as pa, carol.run_test(size=SIZE) as pc:
@@ -75,8 +75,8 @@ async def test_a_human_and_a_bot_play_turns_while_a_spectator_watches(tmp_path):
         assert [m.seat for m in live.match.moves].count(0) == 1
 
 
-async def test_a_finished_monad_table_replays_turn_by_turn(tmp_path):
-    hub = make_hub(tmp_path)
+async def test_a_finished_monad_table_replays_turn_by_turn(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("monad", {"turns": 3}, [Seat(name="alice"), Seat(name="bob")], "alice")
     while not live.over:
         for seat in live.match.state.to_move():

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hubkit import Listener
 
 from termgames.match import AI, Seat
 from termgames.rating import Rating, ranks_of, rate
@@ -29,8 +30,8 @@ def test_rate_moves_the_winner_up_and_a_tie_between_equals_leaves_mu():
     assert first.mu == pytest.approx(25) == second.mu
 
 
-def test_ratings_are_written_with_the_finish_and_survive_a_reopen(tmp_path):
-    store = Store(tmp_path / "db")
+def test_ratings_are_written_with_the_finish_and_survive_a_reopen(tmp_path, new_store):
+    store = new_store()
     table_id = store.create_table("copolymer", {}, 1, [], "alice", rated=True)
     changes = store.finish_table(table_id, RatedResult("copolymer", ("alice", "bob"), (0.0, 1.0)))
     assert [c.player for c in changes] == ["alice", "bob"]
@@ -39,7 +40,7 @@ def test_ratings_are_written_with_the_finish_and_survive_a_reopen(tmp_path):
     assert store.finish_table(table_id, RatedResult("copolymer", ("alice", "bob"), (1.0, 0.0))) == []
     store.close()
 
-    store = Store(tmp_path / "db")
+    store = new_store()
     alice = store.rating("alice", "copolymer")
     assert alice is not None and alice.games == 1 and alice.rating == changes[0].after
     assert store.rating("alice", "mono") is None and store.rating("carol", "copolymer") is None
@@ -50,22 +51,22 @@ def test_ratings_are_written_with_the_finish_and_survive_a_reopen(tmp_path):
     assert loaded.finished and loaded.rated
 
 
-def test_a_casual_finish_rates_nobody(tmp_path):
-    store = Store(tmp_path / "db")
+def test_a_casual_finish_rates_nobody(tmp_path, new_store):
+    store = new_store()
     table_id = store.create_table("copolymer", {}, 1, [], "alice")
     assert store.finish_table(table_id) == []
     assert store.ratings() == [] and not store.load_tables()[0].rated
 
 
-def test_a_failed_rating_leaves_the_table_unfinished(tmp_path):
-    store = Store(tmp_path / "db")
+def test_a_failed_rating_leaves_the_table_unfinished(tmp_path, new_store):
+    store = new_store()
     table_id = store.create_table("copolymer", {}, 1, [], "alice", rated=True)
     with pytest.raises(ValueError):
         store.finish_table(table_id, RatedResult("copolymer", ("alice", "alice"), (0.0, 1.0)))
     assert not store.load_tables()[0].finished and store.ratings() == []
 
 
-def test_a_database_from_before_ratings_gets_them_and_its_tables_stay_casual(tmp_path):
+def test_a_database_from_before_ratings_gets_them_and_its_tables_stay_casual(tmp_path, new_store):
     path = tmp_path / "old.db"
     db = sqlite3.connect(path)
     db.executescript(
@@ -85,8 +86,9 @@ def test_a_database_from_before_ratings_gets_them_and_its_tables_stay_casual(tmp
 # -- the hub: rated tables --------------------------------------------------------------------------------
 
 
-def make_hub(folder: Path, *accounts: str) -> Hub:
-    hub = Hub(Store(folder / "termgames.db"), folder / "records")
+def make_hub(new_store, folder: Path, *accounts: str) -> Hub:
+    """A hub on the test's store (SQLite or PostgreSQL: see ``new_store`` in conftest)."""
+    hub = Hub(new_store(), folder / "records")
     for name in accounts:
         assert hub.store.claim(name, f"SHA256:{name}")
     return hub
@@ -98,17 +100,8 @@ def play_out(table) -> None:
         table.play(table.match.state.to_move()[0], "random")
 
 
-class Listener:
-    def __init__(self, player: str, seat) -> None:
-        self.player, self.seat = player, seat
-        self.events: list[tuple[str, str]] = []
-
-    def table_event(self, kind: str, text: str) -> None:
-        self.events.append((kind, text))
-
-
-def test_a_rated_table_rates_its_accounts_when_it_ends_and_the_ratings_survive_a_restart(tmp_path):
-    hub = make_hub(tmp_path, "alice", "bob")
+def test_a_rated_table_rates_its_accounts_when_it_ends_and_the_ratings_survive_a_restart(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, "alice", "bob")
     table = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
     assert table.rated  # human-only: rated unless asked otherwise
     watcher = Listener("carol", None)
@@ -126,33 +119,34 @@ def test_a_rated_table_rates_its_accounts_when_it_ends_and_the_ratings_survive_a
     assert any(kind == "notice" and text.startswith("Rated: ") for kind, text in watcher.events)
     hub.store.close()
 
-    again = make_hub(tmp_path)
+    again = make_hub(new_store, tmp_path)
     assert again.rating("ALICE", "mono") == alice  # names fold: Alice's account is alice's
     assert again.table(table.id).rating_changes == table.rating_changes
     assert again.rating("alice", "copolymer") is None
 
 
-def test_a_crash_between_the_last_move_and_the_finish_rates_once_on_restart(tmp_path):
-    hub = make_hub(tmp_path, "alice", "bob")
+def test_a_crash_between_the_last_move_and_the_finish_rates_once_on_restart(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, "alice", "bob")
     table = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
     hub.finished = lambda table: None  # type: ignore[method-assign]  # the server dies before marking it
     play_out(table)
     assert hub.store.ratings() == []
     hub.store.close()
-    restarted = make_hub(tmp_path)
+    restarted = make_hub(new_store, tmp_path)
     assert [r.games for r in restarted.store.ratings("mono")] == [1, 1]
     restarted.store.close()
-    assert [r.games for r in make_hub(tmp_path).store.ratings("mono")] == [1, 1]  # and not again
+    assert [r.games for r in make_hub(new_store, tmp_path).store.ratings("mono")] == [1, 1]  # and not again
 
 
-def test_a_rated_table_refuses_two_seats_of_one_account(tmp_path):
-    hub = make_hub(tmp_path, "Alice", "bob")
+def test_a_rated_table_refuses_two_seats_of_one_account(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, "Alice", "bob")
     with pytest.raises(RuleError, match="one account takes one seat, and Alice has one already"):
         hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="ALICE")], "Alice")
     table = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat()], "Alice")
     assert table.names[0] == "Alice" and table.rated
     # A name differing only in case is the same account (a seat named before the account was claimed, say).
     table.seats[0] = Seat(name="alice")
+    hub.store.update_seats(table.id, [s.to_dict() for s in table.seats])  # stored so, as a store of many servers checks
     with pytest.raises(RuleError, match="table 1 is rated: one account takes one seat"):
         table.join("ALICE")
     with pytest.raises(RuleError, match="guests play at casual tables"):
@@ -161,11 +155,12 @@ def test_a_rated_table_refuses_two_seats_of_one_account(tmp_path):
     # A casual table lets a player sit twice (against herself): nothing is rated.
     casual = hub.create_table("mono", {"size": 2}, [Seat(name="Alice"), Seat()], "Alice", rated=False)
     casual.seats[0] = Seat(name="alice")
+    hub.store.update_seats(casual.id, [s.to_dict() for s in casual.seats])
     assert casual.join("ALICE") == 1
 
 
-def test_tables_with_a_computer_seat_or_a_guest_are_casual(tmp_path):
-    hub = make_hub(tmp_path, "alice")
+def test_tables_with_a_computer_seat_or_a_guest_are_casual(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, "alice")
     with_ai = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
     assert not with_ai.rated
     with pytest.raises(RuleError, match="a table with a computer seat is casual"):
@@ -176,8 +171,8 @@ def test_tables_with_a_computer_seat_or_a_guest_are_casual(tmp_path):
         hub.create_table("mono", {"size": 2}, [Seat(name=guest), Seat()], guest, rated=True)
 
 
-def test_a_casual_table_or_a_seat_without_an_account_rates_nobody(tmp_path):
-    hub = make_hub(tmp_path, "alice")
+def test_a_casual_table_or_a_seat_without_an_account_rates_nobody(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, "alice")
     casual = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice", rated=False)
     play_out(casual)
     unclaimed = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
@@ -190,8 +185,8 @@ def test_a_casual_table_or_a_seat_without_an_account_rates_nobody(tmp_path):
     )
 
 
-def test_a_finished_rated_game_cannot_be_taken_back(tmp_path):
-    hub = make_hub(tmp_path, "alice", "bob")
+def test_a_finished_rated_game_cannot_be_taken_back(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, "alice", "bob")
     table = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
     play_out(table)
     with pytest.raises(RuleError, match="over and rated"):
@@ -201,8 +196,8 @@ def test_a_finished_rated_game_cannot_be_taken_back(tmp_path):
 # -- the commands ---------------------------------------------------------------------------------------
 
 
-def test_challenge_chooses_rated_or_casual_and_tables_shows_it_with_ratings(tmp_path):
-    hub = make_hub(tmp_path, "alice", "bob")
+def test_challenge_chooses_rated_or_casual_and_tables_shows_it_with_ratings(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, "alice", "bob")
     made = run_command(hub, "alice", "challenge mono --size 2 bob")
     assert made.status == 0 and "; rated; " in made.stdout
     play_out(hub.table(1))
@@ -222,8 +217,8 @@ def test_challenge_chooses_rated_or_casual_and_tables_shows_it_with_ratings(tmp_
     assert "cpu vs" not in listing[2] and " vs cpu  (" in listing[2]  # a computer seat has no rating
 
 
-def test_the_ratings_command(tmp_path):
-    hub = make_hub(tmp_path, "alice", "bob")
+def test_the_ratings_command(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, "alice", "bob")
     assert run_command(hub, "alice", "ratings").stdout.startswith("no rated games yet")
     assert run_command(hub, "alice", "ratings mono").stdout.startswith("no rated games of Mono yet")
     unknown = run_command(hub, "alice", "ratings chess")
@@ -264,13 +259,13 @@ def lobby_line(app, option_id: str) -> str:
     return str(app.screen.query_one("#tables").get_option(option_id).prompt)
 
 
-async def test_the_lobby_shows_ratings_and_the_new_table_form_chooses_rated_or_casual(tmp_path):
+async def test_the_lobby_shows_ratings_and_the_new_table_form_chooses_rated_or_casual(tmp_path, new_store):
     from textual.widgets import Select
 
     from termgames.screens.lobby import CreateTableScreen, LobbyScreen, RatingsScreen
     from termgames.server.app import ServeApp
 
-    hub = make_hub(tmp_path, "alice", "bob")
+    hub = make_hub(new_store, tmp_path, "alice", "bob")
     finished = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
     play_out(finished)
     waiting = hub.create_table("mono", {"size": 2}, [Seat(name="bob"), Seat()], "bob")
@@ -311,13 +306,13 @@ async def test_the_lobby_shows_ratings_and_the_new_table_form_chooses_rated_or_c
         assert made.game.name == "copolymer" and not made.rated
 
 
-async def test_a_guests_new_table_is_casual_by_default(tmp_path):
+async def test_a_guests_new_table_is_casual_by_default(tmp_path, new_store):
     from textual.widgets import Select
 
     from termgames.screens.lobby import CreateTableScreen
     from termgames.server.app import ServeApp
 
-    hub = make_hub(tmp_path)
+    hub = make_hub(new_store, tmp_path)
     app = ServeApp(hub=hub, player="guest-x-0123456789abcdef", guest=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
@@ -328,11 +323,11 @@ async def test_a_guests_new_table_is_casual_by_default(tmp_path):
         assert app.screen.query_one("#table-rated", Select).value == "casual"
 
 
-async def test_at_the_table_the_players_see_rated_and_each_others_rating(tmp_path):
+async def test_at_the_table_the_players_see_rated_and_each_others_rating(tmp_path, new_store):
     from termgames.screens.shared_game import SharedGameMixin
     from termgames.server.app import ServeApp
 
-    hub = make_hub(tmp_path, "alice", "bob")
+    hub = make_hub(new_store, tmp_path, "alice", "bob")
     play_out(hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice"))
     table = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
     bob_now = hub.rating("bob", "mono").rating.short()

@@ -68,8 +68,8 @@ async def lay_out(terminal, layout: str) -> None:
     await terminal.press("up", "up", "left", "left", "left", "left", *layout, "enter")
 
 
-async def test_mono_over_ssh_each_channel_carries_only_its_own_board(tmp_path, keys):
-    server = await start_server(tmp_path, "127.0.0.1", 0)
+async def test_mono_over_ssh_each_channel_carries_only_its_own_board(tmp_path, keys, db_url):
+    server = await start_server(tmp_path, "127.0.0.1", 0, db=db_url)
     port = server.port
     clients = []
     try:
@@ -138,8 +138,8 @@ async def test_mono_over_ssh_each_channel_carries_only_its_own_board(tmp_path, k
         await server.close()
 
 
-async def test_drop_reconnect_restart_and_a_correspondence_move(tmp_path, keys):
-    server = await start_server(tmp_path, "127.0.0.1", 0)
+async def test_drop_reconnect_restart_and_a_correspondence_move(tmp_path, keys, db_url):
+    server = await start_server(tmp_path, "127.0.0.1", 0, db=db_url)
     clients = []
     try:
         await command(server.port, "alice", keys["alice"], "challenge copolymer --size 5 bob")
@@ -182,7 +182,7 @@ async def test_drop_reconnect_restart_and_a_correspondence_move(tmp_path, keys):
 
         # The server restarts on the same folder: same host key, same tables, same moves.
         key_before = (tmp_path / HOST_KEY_NAME).read_bytes()
-        server = await start_server(tmp_path, "127.0.0.1", 0)
+        server = await start_server(tmp_path, "127.0.0.1", 0, db=db_url)
         assert (tmp_path / HOST_KEY_NAME).read_bytes() == key_before
         assert oct((tmp_path / HOST_KEY_NAME).stat().st_mode & 0o777) == "0o600"
         alice = await connect(server.port, "alice", keys["alice"])
@@ -199,8 +199,8 @@ async def test_drop_reconnect_restart_and_a_correspondence_move(tmp_path, keys):
         await server.close()
 
 
-async def test_identity_guests_and_what_the_server_refuses(tmp_path, keys):
-    server = await start_server(tmp_path, "127.0.0.1", 0)
+async def test_identity_guests_and_what_the_server_refuses(tmp_path, keys, db_url):
+    server = await start_server(tmp_path, "127.0.0.1", 0, db=db_url)
     port = server.port
     try:
         assert (await command(port, "alice", keys["alice"], "tables")).exit_status == 0
@@ -261,9 +261,13 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _start_serve(folder: Path, port: int) -> subprocess.Popen:
+def _start_serve(folder: Path, port: int, db_url: str | None = None) -> subprocess.Popen:
+    env = {key: value for key, value in os.environ.items() if key != "TERMGAMES_DB"}
+    if db_url is not None:
+        env["TERMGAMES_DB"] = db_url
     process = subprocess.Popen(
         [sys.executable, "-m", "termgames", "serve", "--port", str(port), "--data", str(folder)],
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -279,9 +283,9 @@ def _start_serve(folder: Path, port: int) -> subprocess.Popen:
     raise AssertionError("termgames serve did not start")
 
 
-async def test_kill_9_then_start_again_loses_nothing(tmp_path, keys):
+async def test_kill_9_then_start_again_loses_nothing(tmp_path, keys, db_url):
     port = _free_port()
-    process = _start_serve(tmp_path, port)
+    process = _start_serve(tmp_path, port, db_url)
     try:
         await command(port, "alice", keys["alice"], "challenge mono --size 3 bob")
         await command(port, "alice", keys["alice"], "move 1 random")
@@ -289,7 +293,7 @@ async def test_kill_9_then_start_again_loses_nothing(tmp_path, keys):
         before = (await command(port, "alice", keys["alice"], "show 1 --json")).stdout
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
-        process = _start_serve(tmp_path, port)
+        process = _start_serve(tmp_path, port, db_url)
         after = (await command(port, "alice", keys["alice"], "show 1 --json")).stdout
         assert after == before
         assert json.loads(after)["move_seats"] == ["alice", "bob"]

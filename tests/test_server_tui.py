@@ -8,13 +8,13 @@ from termgames.screens.lobby import CreateTableScreen, LobbyScreen
 from termgames.screens.shared_game import SharedGameMixin
 from termgames.server.app import ServeApp
 from termgames.server.hub import Hub
-from termgames.server.store import Store
 
 SIZE = (100, 32)
 
 
-def make_hub(folder) -> Hub:
-    return Hub(Store(folder / "termgames.db"), folder / "records")
+def make_hub(new_store, folder) -> Hub:
+    """A hub on the test's store (SQLite or PostgreSQL: see ``new_store`` in conftest)."""
+    return Hub(new_store(), folder / "records")
 
 
 async def settle(*pilots) -> None:
@@ -23,8 +23,8 @@ async def settle(*pilots) -> None:
             await pilot.pause()
 
 
-async def test_new_table_open_seat_join_live_moves_and_undo_by_consent(tmp_path):
-    hub = make_hub(tmp_path)
+async def test_new_table_open_seat_join_live_moves_and_undo_by_consent(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     alice, bob = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="bob")
     async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
         assert isinstance(alice.screen, LobbyScreen)
@@ -78,8 +78,8 @@ async def test_new_table_open_seat_join_live_moves_and_undo_by_consent(tmp_path)
         assert bob.screen.query_one("#tables").highlighted_option.id == "mine:1"
 
 
-async def test_a_spectator_sees_no_hidden_board_and_cannot_move(tmp_path):
-    hub = make_hub(tmp_path)
+async def test_a_spectator_sees_no_hidden_board_and_cannot_move(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("mono", {"size": 3}, [Seat(name="alice"), Seat(name="bob")], "alice")
     live.play(0, "random")
     live.play(1, "random")
@@ -98,10 +98,10 @@ async def test_a_spectator_sees_no_hidden_board_and_cannot_move(tmp_path):
         assert live.spectators() == ["carol"]
 
 
-async def test_a_finished_game_is_replayed_from_the_lobby(tmp_path):
+async def test_a_finished_game_is_replayed_from_the_lobby(tmp_path, new_store):
     from termgames.screens.replay import ReplayScreen
 
-    hub = make_hub(tmp_path)
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
     while not live.over:
         live.play(live.match.state.to_move()[0], "random")
@@ -113,12 +113,12 @@ async def test_a_finished_game_is_replayed_from_the_lobby(tmp_path):
         assert isinstance(alice.screen, ReplayScreen)
 
 
-async def test_an_ai_seat_shows_thinking_at_a_shared_table(tmp_path, monkeypatch):
+async def test_an_ai_seat_shows_thinking_at_a_shared_table(tmp_path, monkeypatch, new_store):
     from bots import GatedBot
 
     bot = GatedBot()
     monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
-    hub = make_hub(tmp_path)
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", "ai", "easy")], "alice")
     alice = ServeApp(hub=hub, player="alice")
     async with alice.run_test(size=SIZE) as pilot:
@@ -139,8 +139,8 @@ async def test_an_ai_seat_shows_thinking_at_a_shared_table(tmp_path, monkeypatch
     hub.close()
 
 
-async def test_impossible_at_a_shared_table_is_decided_off_the_loop_and_stored_on_it(tmp_path):
-    hub = make_hub(tmp_path)
+async def test_impossible_at_a_shared_table_is_decided_off_the_loop_and_stored_on_it(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     live = hub.create_table("monunrail", {}, [Seat(name="alice"), Seat(name="bob")], "alice")
     live.play(0, "D3:T-se,E3:T-sw")
     live.play(1, "D5:T-ne")
@@ -158,12 +158,12 @@ async def test_impossible_at_a_shared_table_is_decided_off_the_loop_and_stored_o
                 break
         await settle(pilot)
         assert live.match.moves[-1].move == "impossible" and live.over
-        assert make_hub(tmp_path).table(live.id).match.moves[-1].move == "impossible"  # stored
+        assert make_hub(new_store, tmp_path).table(live.id).match.moves[-1].move == "impossible"  # stored
         assert "Completion found" in str(alice.screen.query_one("#legend").render())
 
 
-async def test_after_a_restart_a_player_is_back_at_her_table_until_she_leaves_it(tmp_path):
-    hub = make_hub(tmp_path)
+async def test_after_a_restart_a_player_is_back_at_her_table_until_she_leaves_it(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
     hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
     alice = ServeApp(hub=hub, player="alice")
     async with alice.run_test(size=SIZE) as pilot:
@@ -173,7 +173,7 @@ async def test_after_a_restart_a_player_is_back_at_her_table_until_she_leaves_it
     alice.release_tables()  # her session ends at the table (the connection drops, or the server stops)
     hub.store.close()
 
-    hub = make_hub(tmp_path)  # the server starts again
+    hub = make_hub(new_store, tmp_path)  # the server starts again
     alice = ServeApp(hub=hub, player="alice")
     async with alice.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -166,3 +166,47 @@ async def test_replay_of_a_monad_record_steps_whole_turns(tmp_path):
         # MINE where ann has no units: the rules drop it (ruling 4), and the screen says why.
         dropped = str(screen.query_one("#dropped").render())
         assert "dropped:" in dropped and "5,5" in dropped
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), MonadScreen.MINIMUM_SIZE])
+async def test_turn_log_shows_each_seats_sends_and_L_scrolls_it(tmp_path, size):
+    """The shared L key is honest on Monad's seat: a log of what each seat sent, turn by turn, scrolled by keys."""
+    from termgames.widgets.move_log import MoveLog
+
+    app, _match = seat_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, 5)
+        screen = app.screen
+        for _ in range(12):
+            await pilot.press("m", "enter")  # MINE with my unit, end the turn (the bot passes)
+            await settle(pilot, 3)
+        log = screen.query_one(MoveLog)
+        assert log.region.height >= 2 and log.region.width >= 16  # in sight, beside or under the map
+        lines = log.text_lines()
+        assert sorted(lines[:2]) == ["  1. cpu pass", "  1. me 1,1 1 MINE"] and len(lines) == 25
+        assert sorted(lines[-3:-1]) == [" 12. cpu pass", " 12. me 1,1 1 MINE"]
+        assert lines[-1] == " 13. cpu (sent)"  # the bot's commands for the turn in progress stay hidden
+        assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
+        cursor = screen.board.cursor
+        await pilot.press("L")
+        assert app.focused is log
+        await pilot.press("up", "up")
+        assert log.scroll_y == log.max_scroll_y - 2 and screen.board.cursor == cursor  # the log's keys, not the map's
+        await pilot.press("L")
+        assert app.focused is not log
+        await pilot.press("up")
+        assert screen.board.cursor != cursor
+
+
+async def test_turn_log_hides_what_another_seat_sent_until_the_turn_resolves(tmp_path):
+    app, match = seat_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        from termgames.widgets.move_log import MoveLog
+
+        log = app.screen.query_one(MoveLog)
+        assert [(record.seat, record.move) for record in match.moves] == [(1, "pass")]  # the computer sent first
+        assert log.text_lines() == ["  1. cpu (sent)"]  # what it sent shows once the turn resolves
+        await pilot.press("enter")
+        await settle(pilot, 3)
+        assert log.text_lines()[:2] == ["  1. cpu pass", "  1. me pass"]

@@ -485,3 +485,37 @@ async def test_the_turn_keys_leave_the_footer_while_the_computer_probes(tmp_path
                 break
         await pilot.pause()
         assert "Probe" in screen_text(app).splitlines()[-1]  # ann's turn again
+
+
+async def test_replay_analysis_goes_round_the_boards_with_Tab_at_three_players(tmp_path):
+    """With 3-4 players the replay's overlay covers one board; Tab and Shift+Tab (the live game's keys for the next
+    board) move it to the next and back, and the message names the board it covers.  Without it, Tab is the log's."""
+    from termgames.widgets.move_log import MoveLog
+
+    _app, match = mono_app(tmp_path, seats=("ann", "bob", "cat"), moves=[(0, EXAMPLE), (1, OTHER), (2, EXAMPLE)])
+    replay = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="m.json"))
+    async with replay.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = replay.screen
+        assert screen.viewers == [None]  # hot seat, unfinished: a spectator (ann to probe: bob's board first)
+        await pilot.press("G", "n")
+        await replay.workers.wait_for_complete()
+        await pilot.pause()
+
+        def overlaid() -> list[int]:
+            return [seat for seat in range(3) if "?" in "\n".join(board_slot(screen, seat).text_lines())]
+
+        assert overlaid() == [1] and "bob's board" in message(screen)
+        await pilot.press("tab")
+        await replay.workers.wait_for_complete()
+        await pilot.pause()
+        assert overlaid() == [2] and "cat's board" in message(screen) and replay.focused is not screen.query_one(
+            MoveLog)
+        await pilot.press("shift+tab")
+        await replay.workers.wait_for_complete()
+        await pilot.pause()
+        assert overlaid() == [1]
+        await pilot.press("n")  # the overlay off: Tab is the log's again
+        assert overlaid() == [] and "board" not in message(screen)
+        await pilot.press("tab")
+        assert replay.focused is screen.query_one(MoveLog)

@@ -220,3 +220,24 @@ async def test_L_reaches_the_log_of_a_replay(tmp_path):
         assert app.focused is not log
         await pilot.press("end")
         assert app.screen.ply == len(match.moves)
+
+
+async def test_the_notes_of_a_short_or_narrow_log_never_cover_all_of_it_nor_break_mid_word():
+    """A log two lines tall shows two lines of moves (two notes would have shown none: a 3-player Mono replay at
+    80x24); a narrow one (Monad's panel) says "(N more above)" rather than "(N more lines ab"."""
+    app = LogApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        log = app.query_one(MoveLog)
+        log.show(LogView(moves(20)))
+        log.styles.height = 2
+        await pilot.pause()
+        log.scroll_to(y=5, animate=False, immediate=True)
+        await pilot.pause()
+        assert shown(log) == ["  6. bob m5#5", "  7. ann m6#6"]
+        log.styles.height = 6
+        log.styles.width = 16
+        await pilot.pause()
+        log.scroll_to(y=5, animate=False, immediate=True)
+        await pilot.pause()
+        lines = shown(log)
+        assert lines[0] == "(6 more above)" and lines[-1] == "(10 more below)", lines

@@ -32,7 +32,9 @@ When fewer than :data:`MIN_WORLDS` layouts can be drawn in time (late in
 games on the largest boards, where the constraints make layouts rare), the
 bot follows regions by their shapes alone (:func:`follow_regions`).  The
 hard level lays out its own board as the longest-bordered of many layouts
-drawn as the generator draws them: regions that wind are harder to follow.
+drawn as the generator draws them (each cell's border counted by its value),
+then winds it further by swapping neighbouring cells of two regions: regions
+that wind are harder to follow, and the large ones are worth most.
 Every decision honours a :class:`~.budget.Deadline` (2 s by default).
 
 Layouts are followed along the game (see :meth:`MonoBot._layouts`):
@@ -49,7 +51,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..rules.mono import END, HOLD, RANDOM, MonoView, grid_for, label
+from ..rules.mono import END, HOLD, RANDOM, Grid, MonoView, grid_for, label
 from .budget import SEARCH_SHARE, TIME_CAP, Deadline, deadline_for
 from .mono_inference import LayoutSampler, beliefs_from, consistent
 
@@ -85,12 +87,21 @@ class Level:
     adaptive: bool = False
     #: Random layouts of its own board the bot draws, keeping the one hardest to probe (0: "random").
     layout_candidates: int = 0
+    #: How the hardest layout is judged: "border" (cells next to another region), "weighted" (each such
+    #: cell counted by its value: the large regions are worth most to a prober).
+    layout_score: str = "border"
+    #: Swaps of neighbouring cells (keeping every region connected) tried to lengthen the chosen layout's
+    #: border further (0: the generator's layouts as drawn).
+    layout_climb: int = 0
 
 
 LEVELS = {
     "easy": Level("easy", samples=24, future_weight=0.3, continuation=False),
     "normal": Level("normal", samples=150, future_weight=0.45),
-    "hard": Level("hard", samples=400, future_weight=0.45, adaptive=True, layout_candidates=200),
+    "hard": Level(
+        "hard", samples=400, future_weight=0.45, adaptive=True,
+        layout_candidates=200, layout_score="weighted", layout_climb=20_000,
+    ),
 }
 
 
@@ -125,7 +136,7 @@ def _beliefs(
 ) -> tuple[tuple[int, float] | None, ...]:
     known = {cell: value for cell, value in enumerate(board) if value is not None}
     # The overlay waits for this: no longer than a bot's decision (fewer layouts on the largest boards).
-    layouts = _sample(regions, known, samples, f"beliefs:{seed}", Deadline(TIME_CAP * SEARCH_SHARE))
+    layouts = sample_layouts(regions, known, samples, f"beliefs:{seed}", Deadline(TIME_CAP * SEARCH_SHARE))
     if layouts:
         return tuple(beliefs_from(layouts, board))
     return tuple(_counting_beliefs(regions, board))
@@ -142,7 +153,7 @@ def _counting_beliefs(regions: int, board: tuple[int | None, ...]) -> list[tuple
     return [None if shown is not None else (value, count / total) for shown in board]
 
 
-def _sample(
+def sample_layouts(
     regions: int, known: dict[int, int], count: int, salt: str, deadline: Deadline | None = None
 ) -> list[tuple[int, ...]]:
     """Up to ``count`` layouts consistent with ``known``, drawn from a source fixed by ``salt`` and ``known``.
@@ -205,23 +216,33 @@ class MonoBot:
         cells lie far apart (a long border with other regions) is hard to
         follow, for a person and for the sampler (which expects the
         generator's compact shapes).  Of ``layout_candidates`` layouts drawn
-        as the generator draws them, the one with the longest border is kept.
+        as the generator draws them, the one with the longest border is kept
+        (each cell's count of other regions' neighbours weighted by its
+        value with the "weighted" score: a large region is worth most to a
+        prober who follows it), then lengthened by swapping neighbouring
+        cells (``layout_climb`` tries).
         """
         candidates = self.settings.layout_candidates
         if not candidates or view.grid is None:
             return RANDOM
         grid = view.grid
         rng = random.Random(f"{self.seed}:layout:{grid.regions}")
-        # The sampler with nothing seen is the generator, and quicker than the rules' (which restarts).
-        layouts = LayoutSampler(grid).samples({}, candidates, rng, effort=SAMPLING_EFFORT, least=1, deadline=deadline)
+        # The sampler with nothing seen is the generator, and quicker than the rules' (which restarts); on the
+        # largest boards drawing stops at half the time, leaving the rest to the climb.
+        draw = deadline.share(0.5) if self.settings.layout_climb else deadline
+        layouts = LayoutSampler(grid).samples({}, candidates, rng, effort=SAMPLING_EFFORT, least=1, deadline=draw)
         if not layouts:
             return RANDOM
-        best, best_border = None, -1
-        for layout in layouts:
-            border = sum(layout[other] != layout[cell] for cell in range(grid.cells) for other in grid.neighbours[cell])
+        weighted = LAYOUT_SCORES[self.settings.layout_score]
+        best, best_border = layouts[0], -1
+        for index, layout in enumerate(layouts):
+            if index % 16 == 15 and deadline.expired():
+                break  # scoring 200 layouts of 20 regions takes a while on a busy machine
+            border = layout_border(grid, layout, weighted)
             if border > best_border:
                 best, best_border = layout, border
-        assert best is not None
+        if self.settings.layout_climb:
+            best = climb_border(grid, best, weighted, rng, self.settings.layout_climb, deadline)
         return "".join(label(value) for value in best)
 
     def layouts(self, view: MonoView, board_seat: int) -> list[tuple[int, ...]]:
@@ -286,7 +307,7 @@ class MonoBot:
         done = next((step for step in range(len(keys) - 1, -1, -1) if keys[step] in self._chain), None)
         if done is None:
             done = 0
-            self._remember(keys[0], _sample(regions, {}, count, keys[0], deadline))
+            self._remember(keys[0], sample_layouts(regions, {}, count, keys[0], deadline))
         layouts = self._chain[keys[done]]
         seen = {cell: value for step in uncovered_at[: done + 1] for cell, value in step.items()}
         out_of_time = False
@@ -299,7 +320,7 @@ class MonoBot:
             seen.update(uncovered)
             layouts = [layout for layout in layouts if consistent(layout, uncovered)]
             if len(layouts) < (count + 1) // 2:
-                layouts = layouts + _sample(regions, seen, count - len(layouts), keys[step], deadline)
+                layouts = layouts + sample_layouts(regions, seen, count - len(layouts), keys[step], deadline)
             self._remember(keys[step], layouts)
             done = step
         return layouts
@@ -356,6 +377,68 @@ class MonoBot:
             if (best_cell is None and last is None) or score > best_score + 1e-9:
                 best_cell, best_score = cell, score
         return best_cell
+
+
+#: Per layout score: the power of a cell's value its border counts are weighted by.
+LAYOUT_SCORES = {"border": 0, "weighted": 1}
+
+
+def layout_border(grid: Grid, layout: tuple[int, ...], weighted: int = 0) -> int:
+    """How hard ``layout`` is to follow: its cells next to another region (each counted by its value when
+    ``weighted``), one count per such neighbour."""
+    neighbours = grid.neighbours
+    return sum(
+        layout[cell] ** weighted * sum(layout[other] != layout[cell] for other in neighbours[cell])
+        for cell in range(grid.cells)
+    )
+
+
+def climb_border(
+    grid: Grid, layout: tuple[int, ...], weighted: int, rng: random.Random, tries: int, deadline: Deadline
+) -> tuple[int, ...]:
+    """``layout`` with its border lengthened: ``tries`` swaps of two neighbouring cells of two regions, each
+    kept when both regions stay connected and the border does not shrink (fewer when ``deadline`` expires)."""
+    values = list(layout)
+    neighbours = grid.neighbours
+    for attempt in range(tries):
+        if attempt % 64 == 0 and deadline.expired():
+            break
+        a = rng.randrange(grid.cells)
+        b = rng.choice(neighbours[a])
+        p, q = values[a], values[b]
+        if p == q:
+            continue
+        before = _local_border(neighbours, values, (a, b), weighted)
+        values[a], values[b] = q, p
+        after = _local_border(neighbours, values, (a, b), weighted)
+        if after >= before and _connected(neighbours, values, b, p) and _connected(neighbours, values, a, q):
+            continue
+        values[a], values[b] = p, q
+    return tuple(values)
+
+
+def _local_border(neighbours, values: list[int], cells: tuple[int, ...], weighted: int) -> int:
+    """The border term of ``cells`` and their neighbours (what swapping ``cells`` can change)."""
+    around = set(cells)
+    for cell in cells:
+        around.update(neighbours[cell])
+    return sum(
+        values[cell] ** weighted * sum(values[other] != values[cell] for other in neighbours[cell])
+        for cell in around
+    )
+
+
+def _connected(neighbours, values: list[int], start: int, region: int) -> bool:
+    """Whether the cells of ``region`` (one of them ``start``) are orthogonally connected."""
+    seen = {start}
+    stack = [start]
+    while stack:
+        cell = stack.pop()
+        for other in neighbours[cell]:
+            if values[other] == region and other not in seen:
+                seen.add(other)
+                stack.append(other)
+    return len(seen) == region
 
 
 def follow_regions(view: MonoView, opponents: list[int], unprobed: list[int], values: list[int]) -> int | None:

@@ -388,21 +388,26 @@ def consistent(layout: Sequence[int], known: dict[int, int]) -> bool:
     return all(layout[cell] == value for cell, value in known.items())
 
 
-def beliefs_from(layouts: Sequence[Sequence[int]], board: Sequence[int | None]) -> list[tuple[int, float] | None]:
-    """Per cell: None where ``board`` shows the value, else the commonest value in ``layouts`` and its share."""
-    result: list[tuple[int, float] | None] = []
+def candidates_from(
+    layouts: Sequence[Sequence[int]], board: Sequence[int | None]
+) -> list[tuple[tuple[int, float], ...] | None]:
+    """Per cell: None where ``board`` shows the value, else every value ``layouts`` give it with its share,
+    commonest first (ties: the lower value first).  No layouts: None everywhere."""
+    result: list[tuple[tuple[int, float], ...] | None] = []
     total = len(layouts)
     for cell, shown in enumerate(board):
-        if shown is not None:
+        if shown is not None or not total:
             result.append(None)
             continue
         counts: dict[int, int] = {}
         for layout in layouts:
             value = layout[cell]
             counts[value] = counts.get(value, 0) + 1
-        if not counts:
-            result.append(None)
-            continue
-        value, count = max(counts.items(), key=lambda item: (item[1], -item[0]))
-        result.append((value, count / total))
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        result.append(tuple((value, count / total) for value, count in ranked))
     return result
+
+
+def beliefs_from(layouts: Sequence[Sequence[int]], board: Sequence[int | None]) -> list[tuple[int, float] | None]:
+    """Per cell: None where ``board`` shows the value, else the commonest value in ``layouts`` and its share."""
+    return [None if ranked is None else ranked[0] for ranked in candidates_from(layouts, board)]

@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.geometry import Spacing
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..match import Seat
 from ..messages import CursorMoved, MoveChosen, PanelChanged
@@ -32,10 +32,11 @@ from ..rules import RuleError, Viewer
 from ..rules.base import possessive
 from ..table import LocalTable, Table
 from ..untrusted import printable
-from ..widgets.board import Board, BoardArea, BoardWidget, ViewT
+from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
+from ..widgets.footer import Footer
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel, update_if_changed
-from .base import AppScreen
+from .base import AppScreen, SizedScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import key_name, keys_markdown
 
@@ -77,7 +78,7 @@ class TableNews(Message):
         self.text = text
 
 
-class GameScreen(AppScreen[None], Generic[ViewT]):
+class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     """Plays one table of a game whose views are ``ViewT``: ``class MonoScreen(GameScreen[MonoView])``.
 
     Subclasses set ``board_class`` and implement ``move_at_cursor``.
@@ -92,6 +93,11 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
     board_class: ClassVar[type[Board[Any]]] = BoardWidget
     #: Hot-seat games with hidden boards hide everything between human seats.
     hides_information: ClassVar[bool] = False
+    #: Boards scroll, so the minimum is the layout's: under 72 columns the panel goes under the board
+    #: (10 lines, its status beside the log, each half 24 columns or more: 50), and with the title,
+    #: the cursor's line, the message and the footer 14 lines are taken, leaving the board 6 (its
+    #: labels and the cursor's row with a neighbour or two).
+    MINIMUM_SIZE: ClassVar[tuple[int, int]] = (50, 20)
 
     #: The keys every game has.  The footer shows the ``description``s; the ``?`` help lists every
     #: binding with its ``tooltip`` (``screens/keys.py``): the keys are written here and nowhere else.
@@ -155,9 +161,11 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):
-            with BoardArea(id="board-area"):
-                yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
-                yield Static("", id="cursor-line")
+            # The cursor's line sits under the scrolling area, not in it: it stays in sight with any board.
+            with BoardColumn(id="board-column"):
+                with BoardArea(id="board-area"):
+                    yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
+                yield Static("", id="cursor-line", markup=False)
             yield SidePanel(id="side-panel")
         yield Static("", id="message")
         yield Footer()
@@ -219,6 +227,15 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         # Narrow terminals put the panel under the board; boards pick their spacing from the width.
         self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
         self.board.redraw()
+        # A smaller board area must still show the cursor.
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def size_restored(self) -> None:
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def on_board_area_resized(self, _message: BoardArea.Resized) -> None:
+        # The area is laid out after the screen's resize: only now is its new window known.
+        self.call_after_refresh(self.scroll_to_cursor)
 
     # -- drawing -------------------------------------------------------------
 
@@ -240,6 +257,8 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self.board.show(self.view)
         self.update_panel()
         self.show_game_over()
+        # A new position may put the cursor elsewhere (Mono's from the layout to an opponent's board).
+        self.call_after_refresh(self.scroll_to_cursor)
 
     def _private_hot_seat(self) -> bool:
         """Hidden boards and several humans at this keyboard: they must not see each other's."""
@@ -436,15 +455,16 @@ class GameScreen(AppScreen[None], Generic[ViewT]):
         self.update_panel()
 
     def scroll_to_cursor(self) -> None:
-        """Big boards scroll: keep the cursor in sight."""
-        region = self.board.cursor_region()
-        if region is None:
-            return
+        """Big boards scroll: keep the cursor in sight, clear of the labels kept at the area's edges."""
         board = self.board
+        region = board.cursor_region()
+        if region is None or not board.is_mounted:
+            return
         area = self.query_one("#board-area", BoardArea)
+        labels = board.pinned_labels()
         area.scroll_to_region(
             region.translate(board.virtual_region.offset + board.content_offset),
-            spacing=Spacing(1, 2, 1, 2),
+            spacing=Spacing(1 + labels.top, 2, 1 + labels.bottom, 2 + labels.left),
             animate=False,
             immediate=True,
         )

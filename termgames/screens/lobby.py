@@ -15,12 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Label, OptionList, Select, Static
+from textual.widgets import Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ..games import GAMES
 from ..match import AI, HUMAN
 from ..rules import RuleError
+from ..widgets.footer import Footer
 from .dialogs import HelpScreen
 from .start import SetupScreen
 

@@ -20,13 +20,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..match import Match
-from ..rules import RuleError
-from ..rules.monad import Command, MonadState, board_json, format_commands
-from ..widgets.board import BoardArea
+from ..rules import RuleError, View
+from ..rules.monad import HIDDEN, Command, MonadState, board_json, format_commands
+from ..widgets.board import BoardArea, BoardColumn
+from ..widgets.footer import Footer
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
+from ..widgets.move_log import MoveLog, TurnKey
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
 from .monad_watch import (
@@ -92,6 +94,27 @@ def replay_screen(match: Match, source: str = "", *, ascii_only: bool = False, p
     )
 
 
+class MonadTurnLog(MoveLog):
+    """Monad's move log: a line per seat and turn, numbered by the map's turn, what each seat sent (shortened).
+
+    Turns are simultaneous, so the shared log's grouping (consecutive moves of one seat) would number
+    sends, not turns.  A seat sends once a turn, and a seat out of the game never comes back, so a seat
+    sending again starts the next turn.  The view has already hidden the other seats' commands for the
+    turn in progress (``redact_log``): those lines say only that the seat has sent.
+    """
+
+    def turn_keys(self, view: View, highlight_ply: int | None) -> list[TurnKey]:
+        keys: list[TurnKey] = []
+        turn, sent_this_turn = 1, set[int]()
+        for ply, (seat, move) in enumerate(view.moves, start=1):
+            if seat in sent_this_turn:
+                turn, sent_this_turn = turn + 1, set()
+            sent_this_turn.add(seat)
+            text = "(sent)" if move == HIDDEN else view.log_text(move, ply - 1)
+            keys.append((turn, view.players[seat], (text or "pass",), 0 if ply == highlight_ply else None))
+        return keys
+
+
 class MonadScreen(GameScreen):
     board_class = MonadBoard
     replay_screen = staticmethod(replay_screen)
@@ -112,7 +135,8 @@ class MonadScreen(GameScreen):
                 tooltip="take back the last queued command on the cursor's cell (else the last one)"),
         Binding("escape", "clear", "Clear", show=False, tooltip="clear the units typed and the move mode"),
         *[
-            Binding(str(n), f"digit({n})", "Units", key_display="0-9", show=n == 0,
+            # Off the footer (the ? help lists them): with them the footer ran past 80 columns.
+            Binding(str(n), f"digit({n})", "Units", key_display="0-9", show=False,
                     tooltip="type how many units the next command takes (none typed: all not yet commanded)")
             for n in range(10)
         ],
@@ -130,7 +154,8 @@ class MonadScreen(GameScreen):
         Binding("E", "queue_move('NE')", "Move NE", show=False, tooltip="queue a MOVE NE in one key"),
         Binding("Z", "queue_move('SW')", "Move SW", show=False, tooltip="queue a MOVE SW in one key"),
         Binding("X", "queue_move('SE')", "Move SE", show=False, tooltip="queue a MOVE SE in one key"),
-        Binding("U", "layer('units')", "Layers", key_display="U/R/H", tooltip="units layer on/off"),
+        Binding("U", "layer('units')", "Layers", key_display="U/R/H", show=False, tooltip="units layer on/off"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
         Binding("R", "layer('resources')", "Resources", show=False, tooltip="resources layer on/off"),
         Binding("H", "layer('hives')", "Hives", show=False, tooltip="hives layer on/off"),
         Binding("tab", "next_units(1)", "Next", show=False,
@@ -158,15 +183,18 @@ class MonadScreen(GameScreen):
             players_title(self.table.game.title, self.table.seats, self.ascii_only), id="game-title", markup=False
         )
         with Horizontal(id="game-body"):
-            with BoardArea(id="board-area"):
-                yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
-                yield Static("", id="cursor-line")
+            with BoardColumn(id="board-column"):  # as GameScreen's: the cursor's line stays under the map
+                with BoardArea(id="board-area"):
+                    yield MonadBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
+                yield Static("", id="cursor-line", markup=False)
             with Vertical(id="side-panel"):
                 yield Static("", id="status")
                 yield Static("", id="totals")
                 yield Static("", id="builder")
                 yield Static("", id="queue")
                 yield Static("", id="last-action")
+                # What each seat sent, turn by turn: ``L`` (the shared key) scrolls it by keyboard.
+                yield MonadTurnLog(id="move-log")
         yield Static("", id="message")
         yield Footer()
 
@@ -205,6 +233,7 @@ class MonadScreen(GameScreen):
         update_if_changed(self.query_one("#builder", Static), self.builder_text())
         update_if_changed(self.query_one("#queue", Static), self.queue_text())
         update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
+        self.query_one(MonadTurnLog).show(view)
         update_if_changed(self.query_one("#cursor-line", Static), board.cursor_detail())
         look = "bold red" if self._message_is_error else "bold"
         message = self.query_one("#message", Static)

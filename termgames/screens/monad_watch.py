@@ -20,14 +20,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ..widgets.board import BoardArea
+from ..widgets.footer import Footer
 from ..widgets.monad_board import MonadBoard, seat_letter, short_count
 from ..widgets.palette import Palette, next_palette, use_ascii_scrollbars
 from ..widgets.panel import update_if_changed
+from .base import SizedScreen
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH
 
@@ -241,8 +242,12 @@ class GoToTurnScreen(GoToMoveScreen):
             yield Input(placeholder="turn number", type="integer", id="goto-input")
 
 
-class MonadWatchScreen(Screen):
+class MonadWatchScreen(SizedScreen[None]):
     """Shows a TurnFeed: a record's replay, or a live match as its turns arrive."""
+
+    #: The map scrolls: the title, the footer and the narrow layout's panel (10 lines under the map)
+    #: leave it 6 lines at 18.
+    MINIMUM_SIZE = (50, 18)
 
     BINDINGS = [
         Binding("left,h", "step(-1)", "Prev", key_display="h", tooltip="one turn back"),

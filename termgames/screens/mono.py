@@ -20,7 +20,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..messages import CursorMoved
-from ..rules.base import ALL
+from ..rules.base import ALL, possessive
 from ..rules.mono import MonoView, label, random_layout
 from ..widgets.mono_board import Candidates, MonoBoards, check_draft
 from ..widgets.panel import update_if_changed
@@ -53,47 +53,43 @@ def cell_candidates(view: MonoView, board_seat: int, samples: int, seed: int) ->
     """
     from ..ai import mono as mono_ai
     from ..ai.budget import SEARCH_SHARE, TIME_CAP, Deadline
+    from ..ai.mono_inference import candidates_from
 
     grid = view.grid
     if grid is None or board_seat == view.viewer:
         raise ValueError("a player's own board hides nothing from that player")
     board = view.boards[board_seat] or (None,) * grid.cells
     known = {cell: value for cell, value in enumerate(board) if value is not None}
-    rng = random.Random(f"candidates:{seed}:{grid.regions}:{sorted(known.items())}")
     deadline = Deadline(TIME_CAP * SEARCH_SHARE)
-    try:
-        from ..ai.mono_inference import LayoutSampler
-
-        effort = getattr(mono_ai, "SAMPLING_EFFORT", 4)
-        layouts = LayoutSampler(grid).samples(known, samples, rng, effort=effort, deadline=deadline)
-    except (ImportError, AttributeError, TypeError):
-        # The inference's insides are the AI's to change: the overlay then shows its likeliest values only.
-        layouts = []
+    layouts = mono_ai.sample_layouts(grid.regions, known, samples, f"candidates:{seed}", deadline)
     if not layouts:
         return [None if top is None else (tuple(top),) for top in cell_beliefs(view, board_seat, samples, seed)]
-    result: list[Candidates] = []
-    for cell, shown in enumerate(board):
-        if shown is not None:
-            result.append(None)
-            continue
-        counts: dict[int, int] = {}
-        for layout in layouts:
-            counts[layout[cell]] = counts.get(layout[cell], 0) + 1
-        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        result.append(tuple((value, count / len(layouts)) for value, count in ranked))
-    return result
+    return candidates_from(layouts, board)
 
 
 class OverlayAnalysis:
-    """The deduction overlay (``n`` in a replay) of the board a replay shows first among the viewer's opponents."""
+    """The deduction overlay (``n`` in a replay) of one board: at first the board a replay shows first among the
+    viewer's opponents (a spectator's: the next player's after the one to move, the one probed at two players);
+    Tab and Shift+Tab, as in the live game, go round the others."""
 
-    def prepare(self, view: MonoView, board: MonoBoards) -> Callable[[], object] | None:
-        seat = board.board_seat
-        if view.viewer is None and view.to_move:
-            # A spectator: the board of the next player after the one to move (the one probed, at two players).
-            seat = (view.to_move[0] + 1) % len(view.players)
-        if view.phase != "probe" or view.viewer == ALL or seat is None or seat == view.viewer:
+    @staticmethod
+    def seats(view: MonoView) -> list[int]:
+        """The boards the overlay may cover, the first one first: none before probing or with every board shown."""
+        if view.phase != "probe" or view.viewer == ALL:
+            return []
+        players = len(view.players)
+        # A seat's opponents in the order its boards are drawn; a spectator's from the next player's on.
+        first = (view.to_move[0] + 1) % players if view.viewer is None and view.to_move else 0
+        return [seat for step in range(players) if (seat := (first + step) % players) != view.viewer]
+
+    def choices(self, view: MonoView) -> list[str]:
+        return [f"{possessive(view.players[seat])} board" for seat in self.seats(view)]
+
+    def prepare(self, view: MonoView, board: MonoBoards, choice: int = 0) -> Callable[[], object] | None:
+        seats = self.seats(view)
+        if not seats:
             return None
+        seat = seats[choice % len(seats)]
         return lambda: (seat, cell_candidates(view, seat, samples=BELIEF_SAMPLES, seed=0))
 
     def show(self, board: MonoBoards, result: object | None) -> None:

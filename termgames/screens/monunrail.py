@@ -40,7 +40,10 @@ class HintAnalysis:
     def __init__(self) -> None:
         self.giver = HintGiver()
 
-    def prepare(self, view: MonUnrailView, board: MonUnrailBoard) -> Callable[[], object] | None:
+    def choices(self, view: MonUnrailView) -> list[str]:
+        return []  # one board: nothing to choose
+
+    def prepare(self, view: MonUnrailView, board: MonUnrailBoard, choice: int = 0) -> Callable[[], object] | None:
         if view.over or not view.to_move:
             return None
         return lambda: self.giver.hint(view)

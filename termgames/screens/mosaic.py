@@ -14,11 +14,12 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..rules import View
 from ..rules.base import possessive
 from ..rules.mosaic import MosaicView
+from ..widgets.footer import Footer
 from ..widgets.mosaic_board import (
     MosaicBoard,
     MosaicHands,
@@ -78,6 +79,10 @@ def step_words(picture: Picture, selected: str | None) -> str:
 
 class MosaicScreen(GameScreen):
     board_class = MosaicBoard
+    #: The board centres itself on the cursor and needs a tile and its neighbours (8 lines) above the
+    #: cursor line and the hands (6): with the panel beside it (72 columns, see NARROW_WIDTH) that is
+    #: 18 lines with the title, message and footer.  Under 72 columns the panel would take 10 of them.
+    MINIMUM_SIZE = (72, 18)
 
     DEFAULT_CSS = """
     MosaicScreen #mosaic-left { width: 1fr; height: 1fr; }
@@ -109,6 +114,13 @@ class MosaicScreen(GameScreen):
             yield SidePanel(id="side-panel")
         yield Static("", id="message")
         yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Once the game is over nothing is legal and no hand tile is asked for: those keys leave the
+        # footer, which then fits 80 columns beside the rematch keys (the region key stays: it scores).
+        if action in ("jump", "hand", "pick") and self.is_mounted and self.view is not None and self.view.over:
+            return False
+        return super().check_action(action, parameters)
 
     @property
     def mosaic_board(self) -> MosaicBoard:

@@ -12,17 +12,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from ..match import Match
 from ..rules import Viewer
 from ..rules.base import ALL
 from ..widgets.board import Board, BoardArea
+from ..widgets.footer import Footer
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
-from .base import AppScreen
+from .base import AppScreen, SizedScreen
 from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
 from .game import NARROW_WIDTH, title_line
 from .keys import keys_markdown
@@ -33,7 +34,10 @@ if TYPE_CHECKING:
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
 
-class ReplayScreen(AppScreen[None]):
+class ReplayScreen(SizedScreen[None], AppScreen[None]):
+    #: The game screen's layout (see GameScreen.MINIMUM_SIZE) less the cursor's line: 50 x 19.
+    MINIMUM_SIZE = (50, 19)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "step(-1)", "Prev", key_display="h", tooltip="the previous move"),
         Binding("right,l", "step(1)", "Next", key_display="l", tooltip="the next move"),
@@ -41,8 +45,9 @@ class ReplayScreen(AppScreen[None]):
         Binding("end,G", "jump('end')", "End", show=False, tooltip="the end"),
         Binding("colon,number_sign", "goto", "Go to", key_display=":", tooltip="go to a move by its number"),
         Binding("space,p", "play", "Play", tooltip="play the moves one after another, or pause"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", tooltip="play faster"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-", tooltip="play slower"),
+        # One footer entry for both speed keys: with the hint key the footer ran past 80 columns.
+        Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+/-", tooltip="play faster, slower"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", show=False, tooltip="play faster, slower"),
         Binding("v", "next_viewer", "View",
                 tooltip="view as the next seat, as a spectator, or (once the game is over) every board; an "
                 "unfinished game with hidden boards shows only what its one human player saw"),
@@ -50,6 +55,12 @@ class ReplayScreen(AppScreen[None]):
                 tooltip="analysis on or off, for the position on screen: what the live game's hint or overlay shows"),
         Binding("c", "palette", "Colours", show=False,
                 tooltip="cycle the colours: default, colour-blind safe, monochrome"),
+        # As in the live game: Tab goes round the boards when the analysis covers one of several (Mono's overlay
+        # at 3-4 players; check_action turns it off otherwise), else to the log.
+        Binding("tab", "next_board(1)", "Board", show=False,
+                tooltip="analysis of one board among several: the next, previous board it covers"),
+        Binding("shift+tab", "next_board(-1)", "Board", show=False,
+                tooltip="analysis of one board among several: the next, previous board it covers"),
         Binding("tab,shift+tab,L", "app.focus_next", "Log", show=False,
                 tooltip="to the move log and back: there up, down, PageUp, PageDown, Home and End scroll it (Esc back "
                 "too)"),
@@ -74,8 +85,10 @@ class ReplayScreen(AppScreen[None]):
         #: The live game's analysis for the position on screen (``n``), if the game offers one.
         self.analysis: ReplayAnalysis | None = screen_class.replay_analysis(dict(match.options))
         self.analysing = False
-        #: Results worked out: (ply, viewer) -> what ``analysis.show`` takes.
-        self._analysed: dict[tuple[int, Viewer], object | None] = {}
+        #: Which of the boards the analysis may cover it covers (Tab adds one; see ReplayAnalysis.choices).
+        self.analysis_choice = 0
+        #: Results worked out: (ply, viewer, board chosen) -> what ``analysis.show`` takes.
+        self._analysed: dict[tuple[int, Viewer, int], object | None] = {}
 
     def allowed_viewers(self, hides_information: bool) -> list[int | None]:
         """Every seat, a spectator, and everything once the game is over; but while a game with hidden boards is
@@ -131,6 +144,7 @@ class ReplayScreen(AppScreen[None]):
     def show(self) -> None:
         view = self.match.view(self.viewer, self.ply)
         self.board.show(view)
+        self.refresh_bindings()  # the analysis key is offered where the position has an analysis
         if self.analysing:
             self.request_analysis(view)  # on the board before its legend is drawn
         total = len(self.match.moves)
@@ -150,27 +164,57 @@ class ReplayScreen(AppScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "analysis":
-            return self.analysis is not None
+            # Offered where the position has something to show (not at the end, nor on every board), or to turn off.
+            return self.analysis is not None and (self.analysing or self.analysis_here())
+        if action == "next_board":
+            return self.analysing and len(self.analysis_choices()) > 1
         return True
 
+    def analysis_here(self) -> bool:
+        """Whether the analysis has something to show for the position on screen (its work is not done here)."""
+        if self.analysis is None or not self.is_mounted:
+            return False
+        return self.analysis.prepare(self.match.view(self.viewer, self.ply), self.board) is not None
+
+    def analysis_choices(self) -> list[str]:
+        """The boards the analysis may cover in the position on screen (one or none: nothing to choose)."""
+        if self.analysis is None or not self.is_mounted:
+            return []
+        return self.analysis.choices(self.match.view(self.viewer, self.ply))
+
+    def action_next_board(self, step: int) -> None:
+        """Tab: the analysis covers the next board (Shift+Tab: the previous), as Tab moves the live game's cursor."""
+        choices = self.analysis_choices()
+        if choices:
+            self.analysis_choice = (self.analysis_choice + step) % len(choices)
+            self.show()
+
     def action_analysis(self) -> None:
-        if self.analysis is None:
+        if self.analysis is None or not (self.analysing or self.analysis_here()):
             return
         self.analysing = not self.analysing
+        self.refresh_bindings()  # Tab: the next board while the analysis is on, else the log
         if self.analysing:
             self.show()
             return
         self.analysis.show(self.board, None)
+        self.query_one("#message", Static).update("")
         self.show()
 
     def request_analysis(self, view: Any) -> None:
         """The analysis of the position on screen: at once if worked out before, else from a thread."""
         assert self.analysis is not None
-        key = (self.ply, self.viewer)
+        choices = self.analysis.choices(view)
+        choice = self.analysis_choice % len(choices) if choices else 0
+        # Which board it covers, and the key that changes it: the live game draws its cursor there instead.
+        covers = f"Analysis of {choices[choice]} (Tab: the next board)" if len(choices) > 1 else ""
+        self.query_one("#message", Static).update(covers)
+        self.refresh_bindings()
+        key = (self.ply, self.viewer, choice)
         if key in self._analysed:
             self.analysis.show(self.board, self._analysed[key])
             return
-        task = self.analysis.prepare(view, self.board)
+        task = self.analysis.prepare(view, self.board, choice)
         self.analysis.show(self.board, None)  # the last position's analysis is not this one's
         if task is None:
             self._analysed[key] = None
@@ -179,7 +223,7 @@ class ReplayScreen(AppScreen[None]):
         self.analyse(key, task)
 
     @work(thread=True, exclusive=True, group="analysis")
-    def analyse(self, key: tuple[int, Viewer], task: Callable[[], object]) -> None:
+    def analyse(self, key: tuple[int, Viewer, int], task: Callable[[], object]) -> None:
         try:
             result = task()
         except Exception as error:  # the analysis is a help: its failure must not end the replay
@@ -192,11 +236,10 @@ class ReplayScreen(AppScreen[None]):
         with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
             self.app.call_from_thread(callback, *args)
 
-    def _analysed_one(self, key: tuple[int, Viewer], result: object) -> None:
+    def _analysed_one(self, key: tuple[int, Viewer, int], result: object) -> None:
         self._analysed[key] = result
-        if self.analysing and self.analysis is not None and key == (self.ply, self.viewer):
-            self.query_one("#message", Static).update("")
-            self.show()  # the board and its legend again, with the analysis now at hand
+        if self.analysing and self.analysis is not None and key[:2] == (self.ply, self.viewer):
+            self.show()  # the board and its legend again, with the analysis now at hand (and its message)
 
     def _analysis_failed(self, error: str) -> None:
         self.analysing = False

@@ -13,8 +13,15 @@ class ReplayAnalysis(Protocol):
     board, and gives back the work to do in a thread (None: nothing to show
     for this position).  ``show`` puts the work's result on the board, or
     takes the analysis off with None.
+
+    An analysis of one board among several (Mono's overlay of one opponent's
+    board) names the boards it may cover in ``choices``; the replay's Tab and
+    Shift+Tab, the live game's keys for the next board, pick ``choice``, an
+    index into them (taken modulo their number).  Others give no choices.
     """
 
-    def prepare(self, view: Any, board: Any) -> Callable[[], object] | None: ...
+    def choices(self, view: Any) -> list[str]: ...
+
+    def prepare(self, view: Any, board: Any, choice: int = 0) -> Callable[[], object] | None: ...
 
     def show(self, board: Any, result: object | None) -> None: ...

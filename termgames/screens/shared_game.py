@@ -53,6 +53,11 @@ class SharedGameMixin(GameScreen[Any]):
     if TYPE_CHECKING:
         app = getters.app(ServeApp)  # shared tables are only ever played in a server app
 
+    def minimum_size(self) -> tuple[int, int]:
+        """The game's own minimum, and the two lines the table adds: who is here, the chat."""
+        width, height = super().minimum_size()
+        return width, height + 2
+
     def on_mount(self) -> None:
         # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO).
         footer = self.query_one(Footer)
@@ -196,7 +201,9 @@ def shared_screen_class(screen_class: type[GameScreen[Any]]) -> type[GameScreen[
     """``screen_class`` with the shared table's additions in front of it, the chat on a key the game leaves free."""
     taken = bound_keys(screen_class)
     chat_key = next(key for key in CHAT_KEYS if key not in taken)
-    binding = Binding(chat_key, "chat", "Chat", key_display=key_name(chat_key), tooltip="chat with the table")
+    # Off the footer (the chat line under the board names the key): the game's keys fill it at 80 columns.
+    binding = Binding(chat_key, "chat", "Chat", key_display=key_name(chat_key), show=False,
+                      tooltip="chat with the table")
     return type(
         f"Shared{screen_class.__name__}",
         (SharedGameMixin, screen_class),

@@ -22,7 +22,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import (
     Button,
     Checkbox,
-    Footer,
     Input,
     Label,
     OptionList,
@@ -37,6 +36,7 @@ from ..paths import bundled_saves
 from ..records import RecordError, load, new_save_path, save
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
+from ..widgets.footer import Footer
 from ..widgets.palette import use_ascii_scrollbars
 from .base import AppScreen
 

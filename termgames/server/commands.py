@@ -8,6 +8,7 @@ stderr and exit status 2.
 
 from __future__ import annotations
 
+import logging
 import shlex
 from dataclasses import dataclass
 
@@ -18,6 +19,9 @@ from ..rules import RuleError, get_game
 from ..rules.base import ALL
 from ..untrusted import printable, safe_json
 from .hub import Hub, LiveTable
+from .storage import StoreError
+
+log = logging.getLogger("termgames.server")
 
 EXIT_USAGE = 2
 
@@ -28,10 +32,11 @@ termgames over SSH: commands (or no command for the game screens)
   tables                             your tables; * marks those where it is your move
   show TABLE [--json]                the board as your seat sees it
   move TABLE MOVE                    play one move
+  record TABLE                       a finished game's record (save it; termgames replay FILE plays it)
   ratings [GAME]                     the rated accounts of GAME (of every game without one)
   help                               this text"""
 
-COMMANDS = ("challenge", "tables", "show", "move", "ratings", "help")
+COMMANDS = ("challenge", "tables", "show", "move", "record", "ratings", "help")
 
 
 @dataclass
@@ -81,10 +86,15 @@ def run_command(hub: Hub, player: str, line: str) -> Result:
             return _show(hub, player, args)
         if command == "move":
             return _move(hub, player, args)
+        if command == "record":
+            return _record(hub, args)
         if command == "ratings":
             return _ratings(hub, args)
     except RuleError as error:
         return _fail(str(error))
+    except StoreError as error:  # the database restarts: nothing was done, the player tries again
+        log.warning("%s: %r not run: %s", player, line, error)
+        return _fail("the database cannot be reached just now: nothing was done; try again in a moment")
     return _fail(f"unknown command {command!r} (commands: {', '.join(COMMANDS)})")
 
 
@@ -163,7 +173,10 @@ def ratings_text(hub: Hub, game_name: str | None = None) -> str:
 def _table_arg(hub: Hub, args: list[str], usage: str) -> LiveTable:
     if not args:
         raise RuleError(f"{usage}: which table?")
-    return hub.table(args[0])
+    table = hub.table(args[0])
+    if hub.store.shared:  # a command answers with the table as stored, news from other servers on its way or not
+        table.catch_up()
+    return table
 
 
 def _show(hub: Hub, player: str, args: list[str]) -> Result:
@@ -177,6 +190,14 @@ def _show(hub: Hub, player: str, args: list[str]) -> Result:
     if as_json:
         return _ok(safe_json(view_json(table.match, viewer)))
     return _ok(view_text(table.match, viewer))
+
+
+def _record(hub: Hub, args: list[str]) -> Result:
+    """Any server gives it, whichever finished the game (see :meth:`Hub.record_json`)."""
+    table = _table_arg(hub, args, "record TABLE")
+    if len(args) > 1:
+        return _fail("record TABLE takes nothing else")
+    return _ok(hub.record_json(table).rstrip("\n"))
 
 
 def _move(hub: Hub, player: str, args: list[str]) -> Result:

@@ -25,10 +25,10 @@ has claimed (an account nobody signed in as) leaves the table unrated.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import re
-import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -37,21 +37,39 @@ from typing import Any, Protocol
 
 from ..match import AI, HUMAN, Match, PreparedMove, Seat, prepare_move, random_seed
 from ..rating import ranks_of
-from ..records import save
-from ..rules import RuleError, View, Viewer, get_game
+from ..records import dumps, save
+from ..rules import RuleError, State, View, Viewer, get_game
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
 from ..untrusted import fold_name, is_usable_name
 from .limits import AI_THREADS, MAX_TABLES, MAX_TABLES_PER_PLAYER
 from .pool import FairPool
-from .store import PlayerRating, RatedResult, RatingChange, Store, StoredTable, require_thread
+from .storage import (
+    PlayerRating,
+    PlyTaken,
+    RatedResult,
+    RatingChange,
+    StoredTable,
+    StoreError,
+    StoreEvent,
+    StoreUnavailable,
+    TableStore,
+    require_thread,
+)
 
 log = logging.getLogger("termgames.server")
 
 #: Chat lines a table remembers for players who arrive later.
 CHAT_LINES = 30
+#: Seconds between two looks for tables whose computer seats nobody plays (their server died).
+AI_TAKEOVER_SECONDS = 5.0
 #: Lobbies hear of changes at most this often (seconds): a move need not wait for 30 lobby redraws.
 LOBBY_NEWS_DELAY = 0.25
+#: What a player sees when the database is lost under the server, and when it is back.
+DATABASE_LOST = "The database cannot be reached: moves wait until it is back"
+DATABASE_BACK = "The database is back: moves are accepted again"
+#: A move refused while the database cannot be reached (nothing was changed: the player tries again).
+MOVE_NOT_STORED = "the database cannot be reached: your move was not made; try again in a moment"
 #: Longest chat line kept.
 CHAT_WIDTH = 200
 
@@ -125,9 +143,18 @@ class LiveTable:
         self.rating_changes: list[RatingChange] = []
         self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, stored.moves)
         self.subscribers: list[Subscriber] = []
-        self.chat: deque[tuple[str, str]] = deque(maxlen=CHAT_LINES)
+        #: Each local subscriber's presence as the store knows it (shared by every server process).
+        self._presence_ids: dict[int, int] = {}
+        #: Who is here through the other server processes sharing the store: (player, seated).
+        self.remote: list[tuple[str, bool]] = []
+        self.chat: deque[tuple[str, str]] = deque(stored.chat, maxlen=CHAT_LINES)
         self.undo_request: UndoRequest | None = None
+        #: Computer seats thinking at the server that plays them, when that is another server (its news).
+        self.remote_thinking: frozenset[int] = frozenset()
         self.runner = TurnRunner(self, hub.executor.lane())
+        #: The views of the position ``_views_of`` worked out so far, by viewer (see :meth:`view`).
+        self._views_of: State | None = None
+        self._views: dict[Viewer, View] = {}
 
     # -- who sits where --------------------------------------------------------
 
@@ -147,7 +174,8 @@ class LiveTable:
 
     @property
     def thinking(self) -> frozenset[int]:
-        return self.runner.thinking
+        """The computer seats thinking, here or at the server that plays them."""
+        return self.runner.thinking | self.remote_thinking
 
     def seat_of(self, player: str) -> int | None:
         for index, seat in enumerate(self.seats):
@@ -173,11 +201,13 @@ class LiveTable:
         return self.match.over
 
     def connected(self) -> set[str]:
-        """Players with a seat here whose screen is open."""
-        return {sub.player for sub in self.subscribers if sub.seat is not None}
+        """Players with a seat here whose screen is open (on this server or another sharing the store)."""
+        here = {sub.player for sub in self.subscribers if sub.seat is not None}
+        return here | {player for player, seated in self.remote if seated}
 
     def spectators(self) -> list[str]:
-        return sorted({sub.player for sub in self.subscribers if sub.seat is None})
+        here = {sub.player for sub in self.subscribers if sub.seat is None}
+        return sorted(here | {player for player, seated in self.remote if not seated})
 
     def describe_options(self) -> str:
         return self.game.describe_options(self.match.options)
@@ -198,10 +228,19 @@ class LiveTable:
     # -- views -------------------------------------------------------------------
 
     def view(self, viewer: Viewer) -> View:
-        """What ``viewer`` may see; a spectator sees every board once the game is over."""
-        if viewer is None and self.match.over:
-            return self.match.view(ALL)
-        return self.match.view(viewer)
+        """What ``viewer`` may see; a spectator sees every board once the game is over.
+
+        Worked out once per position and viewer: at each move every screen at the table asks for its view, and
+        the screens of one seat (every spectator's, too) share that one frozen view.  Kept by viewer, so a seat
+        only ever gets its own; a new position (a move, an undo, a seat taken: a new state) starts afresh.
+        """
+        state = self.match.state
+        if state is not self._views_of:
+            self._views_of, self._views = state, {}
+        view = self._views.get(viewer)
+        if view is None:
+            view = self._views[viewer] = self.match.view(ALL if viewer is None and self.match.over else viewer)
+        return view
 
     # -- changes -----------------------------------------------------------------
 
@@ -209,7 +248,14 @@ class LiveTable:
         """Apply and store one move, then tell everyone; RuleError (nothing changes) if illegal."""
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
-        self.play_prepared(prepare_move(self.match.state, seat, move))
+        try:
+            prepared = prepare_move(self.match.state, seat, move)
+        except RuleError:
+            # Refused here, maybe because another server's move has not reached us yet: refused there too?
+            if not self.hub.store.shared or not self.catch_up():
+                raise
+            prepared = prepare_move(self.match.state, seat, move)
+        self.play_prepared(prepared)
 
     async def play_slow(self, seat: int, move: str) -> None:
         """:meth:`play` for a move whose checking takes long: checked in the pool, stored on the loop."""
@@ -224,7 +270,16 @@ class LiveTable:
         self.match.record(prepared)
         try:
             self.hub.store.append_move(self.id, ply, self.match.moves[-1])
-        except sqlite3.Error as error:
+        except PlyTaken:
+            # Another server accepted a move here first (its news is on the way): show that position now.
+            self.match.truncate(ply)
+            self.catch_up()
+            raise RuleError("another move was accepted first: the board now shows it") from None
+        except StoreUnavailable as error:
+            self.match.truncate(ply)
+            log.warning("table %s: move not stored: %s", self.id, error)
+            raise RuleError(MOVE_NOT_STORED) from None
+        except StoreError as error:
             self.match.truncate(ply)
             log.error("table %s: move not stored: %s", self.id, error)
             raise RuleError("the move could not be stored; try again") from None
@@ -250,13 +305,22 @@ class LiveTable:
         if self.rated:
             check_rated_seat(self.id, player, [s.name for s in self.seats if s.kind == HUMAN and s.name])
         seat = free[0]
+        previous, previous_match = [s.to_dict() for s in self.seats], self.match
         self.seats[seat] = self.seats[seat].named(player)
         try:
             self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, self.match.moves)
         except RuleError:
             self.seats[seat] = replace(self.seats[seat], name=None)
             raise
-        self.hub.store.update_seats(self.id, [s.to_dict() for s in self.seats])
+        try:
+            taken = self.hub.store.update_seats(self.id, [s.to_dict() for s in self.seats], previous)
+        except StoreError as error:
+            taken = False
+            log.error("table %s: seats not stored: %s", self.id, error)
+        if not taken:  # another server seated someone first (or the store failed): its seats, then say so
+            self.seats[seat], self.match = replace(self.seats[seat], name=None), previous_match
+            self.reload()
+            raise RuleError(f"seat {seat + 1} at table {self.id} was just taken: try again")
         self.runner.start()  # the position is the same: an AI deciding goes on, its move is checked again
         self.broadcast("seats", f"{player} takes seat {seat + 1}")
         self.hub.lobby_changed()
@@ -280,12 +344,18 @@ class LiveTable:
         self.undo_request = UndoRequest(seat, ply, others, self.generation)
         waiting = " and ".join(self.names[s] for s in sorted(others))
         self.broadcast("undo-request", f"{self.names[seat]} asks to take back their last move")
+        # The other players may sit at other servers: theirs hold the same request.
+        self._announce("undo-request", {"seat": seat, "ply": ply, "waiting": sorted(others),
+                                        "moves": len(self.match.moves)})
         return f"Asked {waiting} to accept the undo"
 
-    def answer_undo(self, seat: int, accept: bool) -> None:
+    def answer_undo(self, seat: int, accept: bool, *, remote: bool = False) -> None:
+        """``seat``'s answer to the undo request; ``remote``: given at another server (it stores the undo)."""
         request = self.undo_request
         if request is None or request.generation != self.generation or seat not in request.waiting:
             return
+        if not remote:
+            self._announce("undo-answer", {"seat": seat, "accept": accept})
         if not accept:
             self.undo_request = None
             self.broadcast("notice", f"{self.names[seat]} refused the undo")
@@ -293,10 +363,15 @@ class LiveTable:
         request.waiting.discard(seat)
         if not request.waiting:
             self.undo_request = None
-            self._undo_to(request.ply, f"Undo accepted: {self.names[request.seat]} takes back a move")
+            if not remote:  # the server where the last answer came stores the undo; the others hear of it
+                self._undo_to(request.ply, f"Undo accepted: {self.names[request.seat]} takes back a move")
 
     def _undo_to(self, ply: int, notice: str) -> None:
-        self.hub.store.truncate(self.id, ply)
+        try:
+            self.hub.store.truncate(self.id, ply, notice)
+        except StoreError as error:
+            log.error("table %s: undo not stored: %s", self.id, error)
+            raise RuleError("the undo could not be stored; try again") from None
         self.match.truncate(ply)
         self.undo_request = None
         self.runner.rewound()
@@ -336,6 +411,10 @@ class LiveTable:
         clean = "".join(c for c in text if c.isprintable()).strip()[:CHAT_WIDTH]
         if not clean:
             return
+        try:
+            self.hub.store.add_chat(self.id, player, clean)
+        except StoreError as error:
+            log.error("table %s: chat not stored: %s", self.id, error)
         self.chat.append((player, clean))
         self.broadcast("chat", f"{player}: {clean}")
 
@@ -343,14 +422,162 @@ class LiveTable:
 
     def subscribe(self, subscriber: Subscriber) -> None:
         self.subscribers.append(subscriber)
+        try:
+            self._presence_ids[id(subscriber)] = self.hub.store.enter(
+                self.id, subscriber.player, subscriber.seat is not None
+            )
+        except StoreError as error:
+            log.error("table %s: presence not stored: %s", self.id, error)
         self.broadcast("presence", f"{subscriber.player} is here")
         self.hub.lobby_changed()
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         if subscriber in self.subscribers:
             self.subscribers.remove(subscriber)
+            presence = self._presence_ids.pop(id(subscriber), None)
+            if presence is not None:
+                try:
+                    self.hub.store.leave(presence)
+                except StoreError as error:
+                    log.error("table %s: presence not stored: %s", self.id, error)
             self.broadcast("presence", f"{subscriber.player} left")
             self.hub.lobby_changed()
+
+    # -- news from the other server processes sharing the store --------------------------
+
+    def _announce(self, kind: str, data: dict[str, Any]) -> None:
+        """News for this table's players at the other servers (lost news is logged: the table goes on here)."""
+        try:
+            self.hub.store.announce(self.id, kind, data)
+        except StoreError as error:
+            log.error("table %s: %s not announced: %s", self.id, kind, error)
+
+    def catch_up(self) -> bool:
+        """Play the moves the store has past ours (stored by other servers); True when there were some."""
+        have = len(self.match.moves)
+        try:
+            records = self.hub.store.moves_from(self.id, have)
+        except StoreError as error:
+            log.error("table %s: cannot read the moves: %s", self.id, error)
+            return False
+        if not records:
+            return False
+        try:
+            for record in records:
+                self.match.play(record.seat, record.move, time=record.time)
+        except RuleError as error:  # cannot happen unless the position here went astray: start again from the store
+            log.warning("table %s: the stored moves do not follow ours (%s): reloading", self.id, error)
+            self.reload()
+            return True
+        self.moved_elsewhere()
+        return True
+
+    def moved_elsewhere(self) -> None:
+        self.undo_request = None
+        self.runner.moved()
+        self.broadcast("moved", "")
+        self.hub.lobby_changed()
+
+    def reload(self) -> None:
+        """Seats and moves again from the store (another server changed them in a way we cannot follow)."""
+        stored = self.hub.store.load_table(self.id)
+        if stored is None:
+            return
+        before = self.seats
+        self.seats = [Seat.from_dict(seat) for seat in stored.seats]
+        try:
+            match = Match.replay(self.game, self.options, self.match_seats(), self.seed, stored.moves)
+        except RuleError as error:
+            log.error("table %s cannot be reloaded: %s", self.id, error)
+            self.seats = before
+            return
+        self.match, self.undo_request = match, None
+        self.runner.rewound()
+        self.broadcast("seats", "")
+        self.broadcast("moved", "")
+        self.hub.lobby_changed()
+
+    def remote_event(self, event: StoreEvent) -> None:
+        data = event.data
+        if event.kind == "move":
+            ply = int(data["ply"])
+            have = len(self.match.moves)
+            if have > ply:
+                return  # we know that move already (we read it when ours came second)
+            if have == ply and isinstance(data.get("move"), str):
+                try:
+                    self.match.play(int(data["seat"]), data["move"], time=str(data.get("time", "")))
+                except RuleError:
+                    self.reload()
+                    return
+                self.moved_elsewhere()
+            else:
+                self.catch_up()
+        elif event.kind == "truncate":
+            ply = int(data["ply"])
+            self.match.truncate(ply)
+            self.undo_request = None
+            self.runner.rewound()
+            self.broadcast("moved", "")
+            if data.get("notice"):
+                self.broadcast("notice", str(data["notice"]))
+            self.hub.lobby_changed()
+        elif event.kind == "seats":
+            self.reload_seats(data)
+        elif event.kind == "chat":
+            player, text = str(data.get("player", "")), str(data.get("text", ""))
+            self.chat.append((player, text))
+            self.broadcast("chat", f"{player}: {text}")
+        elif event.kind == "presence":
+            if not data:  # a server that died was swept: if it played our computer seats, it thinks no more
+                self.remote_thinking = frozenset()
+                self.broadcast("thinking", "")
+            self.refresh_presence(str(data.get("text", "")))
+        elif event.kind == "thinking":
+            self.remote_thinking = frozenset(int(seat) for seat in data.get("seats", []))
+            self.broadcast("thinking", "")
+        elif event.kind == "undo-request":
+            if int(data.get("moves", -1)) != len(self.match.moves):
+                self.catch_up()
+            seat = int(data["seat"])
+            self.undo_request = UndoRequest(seat, int(data["ply"]), {int(s) for s in data["waiting"]},
+                                            self.generation)
+            self.broadcast("undo-request", f"{self.names[seat]} asks to take back their last move")
+        elif event.kind == "finished":  # the server that stored the last move finished (and rated) the table
+            if self.rated:
+                self.rating_changes = self.hub.store.rating_changes(self.id)
+            self.hub.forget_ratings(self.game.name)
+            if data.get("notice"):
+                self.broadcast("notice", str(data["notice"]))
+        elif event.kind == "undo-answer":
+            self.answer_undo(int(data["seat"]), bool(data["accept"]), remote=True)
+
+    def reload_seats(self, data: dict[str, Any]) -> None:
+        seats = [Seat.from_dict(seat) for seat in data.get("seats", [])]
+        if len(seats) != len(self.seats):
+            return
+        before = self.seats
+        self.seats = seats
+        try:
+            self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, self.match.moves)
+        except RuleError as error:
+            log.error("table %s: the seats stored elsewhere make no game: %s", self.id, error)
+            self.seats = before
+            return
+        self.runner.start()
+        taken = [f"{seat.name} takes seat {number}" for number, (seat, old) in enumerate(zip(seats, before), start=1)
+                 if seat.name is not None and old.name is None]
+        self.broadcast("seats", "; ".join(taken))
+        self.hub.lobby_changed()
+
+    def refresh_presence(self, text: str = "") -> None:
+        try:
+            self.remote = self.hub.store.presence(self.id)
+        except StoreError as error:
+            log.error("table %s: presence not read: %s", self.id, error)
+            return
+        self.broadcast("presence", text)
+        self.hub.lobby_changed()
 
     def broadcast(self, kind: str, text: str) -> None:
         require_thread(self.hub.store.thread, "news of a shared table")
@@ -365,12 +592,35 @@ class LiveTable:
     # -- the runner's host ---------------------------------------------------------------
 
     def ai_may_move(self) -> bool:
-        return not self.hub.closed
+        # Sharing the store, one server process plays a table's computer seats (another takes over if it dies).
+        return not self.hub.closed and self.hub.store.may_play_ai(self.id)
 
     def ai_news(self, kind: str, text: str) -> None:
         if kind == "error":
             log.warning("table %s: %s", self.id, text)
+        if kind == "thinking":
+            self.remote_thinking = frozenset()  # this server plays the table's computer seats (now)
+            if self.hub.store.shared:  # the other servers' screens show who thinks too
+                self._announce("thinking", {"seats": sorted(self.runner.thinking)})
         self.broadcast(kind, text)
+
+    def enter_again(self) -> None:
+        """Store the presence of screens whose arrival the store missed (it could not be reached)."""
+        for subscriber in self.subscribers:
+            if id(subscriber) not in self._presence_ids:
+                try:
+                    self._presence_ids[id(subscriber)] = self.hub.store.enter(
+                        self.id, subscriber.player, subscriber.seat is not None
+                    )
+                except StoreError as error:
+                    log.error("table %s: presence not stored: %s", self.id, error)
+                    return
+
+    def differs_from(self, seats: str, moves: int, last: str) -> bool:
+        """Whether the stored table (as :meth:`~.storage.TableStore.changes` gives it) is not what we have."""
+        have = self.match.moves
+        mine = f"{have[-1].move} {have[-1].time}" if have else ""
+        return json.loads(seats) != [seat.to_dict() for seat in self.seats] or moves != len(have) or last != mine
 
 
 def check_rated_seat(table_id: int | None, player: str, seated: Iterable[str]) -> None:
@@ -394,11 +644,11 @@ def describe_change(change: RatingChange) -> str:
 
 
 class Hub:
-    """Every table of one server, loaded from and written to its :class:`Store`."""
+    """Every table of one server, loaded from and written to its :class:`~.storage.TableStore`."""
 
     def __init__(
         self,
-        store: Store,
+        store: TableStore,
         records_dir: Path | None = None,
         ai_threads: int = AI_THREADS,
         *,
@@ -431,13 +681,95 @@ class Hub:
                 self.finished(table)
 
     def start(self) -> None:
-        """On the loop: let AI seats that were to move when the server stopped think again."""
+        """On the loop: let AI seats that were to move when the server stopped think again; hear other servers."""
+        self.store.listen(self.remote_event)
         for table in self.tables.values():
             table.runner.start()
+            if self.store.shared and not table.over:  # who is at it through the servers already running
+                table.refresh_presence()
+        if self.store.shared:
+            self._watch_task = asyncio.get_running_loop().create_task(self._watch_other_servers())
+
+    async def _watch_other_servers(self) -> None:
+        """A server that died leaves its tables' computer seats to the others: one of them takes each over."""
+        while not self.closed:
+            await asyncio.sleep(AI_TAKEOVER_SECONDS)
+            for table in list(self.tables.values()):
+                if not table.over and not table.runner.thinking and any(
+                    table.match.seats[seat].is_ai for seat in table.to_move()
+                ):
+                    table.runner.start()
 
     def close(self) -> None:
         self.closed = True
+        task = getattr(self, "_watch_task", None)
+        if task is not None:
+            task.cancel()
         self.executor.shutdown(wait=False, cancel_futures=True)
+
+    def remote_event(self, event: StoreEvent) -> None:
+        """A change made by another server process sharing the store (on the loop)."""
+        if self.closed:
+            return
+        if event.kind == "offline":
+            self.tell_every_table(DATABASE_LOST)
+            return
+        if event.kind == "online":
+            self.read_again()
+            self.tell_every_table(DATABASE_BACK)
+            return
+        try:
+            live = self.tables.get(event.table_id)
+            if live is None:  # a new table (or one made while we started): load it whole, news included
+                stored = self.store.load_table(event.table_id)
+                if stored is not None:
+                    self.tables[stored.id] = live = LiveTable(self, stored)
+                    live.runner.start()
+                    self.lobby_changed()
+                return
+            if event.kind != "table":
+                live.remote_event(event)
+        except (StoreError, RuleError, LookupError, ValueError, TypeError) as error:
+            log.error("table %s: news from another server not applied: %s", event.table_id, error)
+
+    def tell_every_table(self, notice: str) -> None:
+        for table in list(self.tables.values()):
+            if table.subscribers:
+                table.broadcast("notice", notice)
+
+    def read_again(self) -> None:
+        """The database is back after a loss: read again every table that changed meanwhile.
+
+        News sent while this server could not hear is lost; what the database holds is compared with each
+        live table (seats, number of moves, the last move) instead, and a table that differs is read again.
+        """
+        try:
+            stored = self.store.changes()
+        except StoreError as error:  # lost again: the next ``online`` reads again
+            log.error("tables not read again: %s", error)
+            return
+        for table_id, (seats, finished, moves, last) in stored.items():
+            live = self.tables.get(table_id)
+            try:
+                if live is None:
+                    self.remote_event(StoreEvent("table", table_id, {}))  # a table made meanwhile
+                    continue
+                if live.differs_from(seats, moves, last):
+                    live.reload()
+                if live.over and not finished:  # its last move was stored as the database went: finish it now
+                    self.finished(live)
+                if finished and live.over and live.rated and not live.rating_changes:
+                    live.rating_changes = self.store.rating_changes(table_id)
+                    self.forget_ratings(live.game.name)
+            except (StoreError, RuleError, LookupError, ValueError, TypeError) as error:
+                log.error("table %s not read again: %s", table_id, error)
+        for table in list(self.tables.values()):
+            if table.over:
+                continue
+            table.enter_again()
+            table.refresh_presence()
+            if not table.runner.thinking:  # a computer seat whose move could not be stored thinks again
+                table.runner.rewound()
 
     # -- tables --------------------------------------------------------------------
 
@@ -447,6 +779,16 @@ class Hub:
         except ValueError:
             raise RuleError(f"{table_id!r} is not a table number") from None
         table = self.tables.get(number)
+        if table is None and self.store.shared:  # made at another server, its news not heard (yet)
+            try:
+                stored = self.store.load_table(number)
+            except StoreError as error:
+                log.warning("table %s not read: %s", number, error)
+                stored = None
+            if stored is not None and number not in self.tables:
+                table = self.tables[number] = LiveTable(self, stored)
+                table.runner.start()
+                self.lobby_changed()
         if table is None:
             raise RuleError(f"there is no table {number}")
         return table
@@ -486,7 +828,11 @@ class Hub:
             rated=rated,
         )
         probe = LiveTable(self, stored)  # checks seat count, names and options before anything is stored
-        table_id = self.store.create_table(game.name, probe.match.options, seed, stored.seats, creator, rated)
+        try:
+            table_id = self.store.create_table(game.name, probe.match.options, seed, stored.seats, creator, rated)
+        except StoreError as error:
+            log.error("a table not stored: %s", error)
+            raise RuleError("the table could not be stored; try again") from None
         stored.id = table_id
         table = LiveTable(self, stored)
         self.tables[table_id] = table
@@ -527,18 +873,27 @@ class Hub:
 
     def finished(self, table: LiveTable) -> None:
         """A game just ended: mark it (rating its players if it is rated) and export a record ``termgames replay``
-        plays."""
+        plays (kept in the store too)."""
         result = table.rated_result()
-        if isinstance(result, str):
-            self.store.finish_table(table.id)
-            if table.rated:
-                log.info("table %s finished unrated: %s", table.id, result)
-                table.broadcast("notice", f"Not rated: {result}")
-        else:
-            table.rating_changes = self.store.finish_table(table.id, result)
-            self._ratings.pop(table.game.name, None)
-            if table.rating_changes:
-                table.broadcast("notice", "Rated: " + ", ".join(map(describe_change, table.rating_changes)))
+        notice = ""
+        try:
+            if isinstance(result, str):
+                self.store.finish_table(table.id)
+                if table.rated:
+                    log.info("table %s finished unrated: %s", table.id, result)
+                    notice = f"Not rated: {result}"
+            else:
+                table.rating_changes = self.store.finish_table(table.id, result)
+                self.forget_ratings(table.game.name)
+                if table.rating_changes:
+                    notice = "Rated: " + ", ".join(map(describe_change, table.rating_changes))
+            self.store.save_record(table.id, dumps(table.match))
+        except StoreError as error:
+            log.error("table %s: its end not stored: %s", table.id, error)
+        if notice:
+            table.broadcast("notice", notice)
+        # The other servers saw the last move; the ratings it made are news to them.
+        table._announce("finished", {"notice": notice})
         path = self.record_path(table)
         if path is not None:
             try:
@@ -554,6 +909,26 @@ class Hub:
             return None
         return self.records_dir / f"{table.game.name}-table{table.id}.json"
 
+    def record_json(self, table: LiveTable) -> str:
+        """A finished table's record (what ``termgames replay`` reads), whichever server finished it.
+
+        The file of this server's ``records/`` folder when it finished the game here, else the copy kept in
+        the database, else the record made again from the moves (every server holds them)."""
+        if not table.over:
+            raise RuleError(f"table {table.id} is not finished: its record is kept when it ends")
+        path = self.record_path(table)
+        if path is not None:
+            try:
+                return path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                pass  # finished at another server: not in our folder
+        try:
+            kept = self.store.record(table.id)
+        except StoreError as error:
+            log.warning("table %s: record not read from the database: %s", table.id, error)
+            kept = None
+        return kept if kept else dumps(table.match)
+
     # -- ratings --------------------------------------------------------------------
 
     def ratings(self, game: str) -> dict[str, PlayerRating]:
@@ -567,16 +942,27 @@ class Hub:
         """``player``'s rating at ``game``; None for a guest or before their first rated game of it."""
         return self.ratings(game).get(fold_name(player))
 
+    def forget_ratings(self, game: str) -> None:
+        """``game``'s ratings changed (here or at another server): read them again when next asked."""
+        self._ratings.pop(game, None)
+
     # -- where each player is ------------------------------------------------------
 
     def seated_at(self, player: str, table_id: int | None) -> None:
         """``player``'s screen is at this seated table now (None: back in the lobby); guests are not kept."""
         if not player.startswith(GUEST_PREFIX):
-            self.store.set_at_table(player, table_id)
+            try:
+                self.store.set_at_table(player, table_id)
+            except StoreError as error:  # only where a reconnection leads: the game itself is stored
+                log.warning("%s: where they sit not stored: %s", player, error)
 
     def returning_to(self, player: str) -> LiveTable | None:
         """The table ``player`` was at when their connection dropped or the server stopped, if it goes on."""
-        table_id = self.store.at_table(player)
+        try:
+            table_id = self.store.at_table(player)
+        except StoreError as error:
+            log.warning("%s: where they sat not read: %s", player, error)
+            return None
         if table_id is None:
             return None
         table = self.tables.get(table_id)

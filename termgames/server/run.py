@@ -1,4 +1,10 @@
-"""``termgames serve`` in the foreground: start, log, stop cleanly on Ctrl+C or SIGTERM."""
+"""``termgames serve`` in the foreground: start, log, stop cleanly on Ctrl+C or SIGTERM.
+
+With ``--workers N`` this process only supervises: it starts N server processes
+(``termgames serve ... --reuse-port``) that listen on one port (SO_REUSEPORT:
+the kernel spreads connections between them) and share one PostgreSQL
+database, starts again any that dies, and stops them all on Ctrl+C or SIGTERM.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,19 @@ import asyncio
 import contextlib
 import logging
 import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+#: Seconds before a worker that died is started again (a worker dying at once must not spin).
+RESTART_DELAY = 1.0
+#: A worker's status when it cannot serve at all (its one-line reason printed): not started again.
+EXIT_USAGE = 2
+#: Seconds the workers get to stop before they are killed.
+STOP_GRACE = 10.0
 
 
 def default_data_dir() -> Path:
@@ -26,36 +41,109 @@ def serve_forever(
     allow_guests: bool = True,
     ascii: bool = False,
     limits: dict[str, int] | None = None,
+    db: str | None = None,
+    host_key: Path | None = None,
+    reuse_port: bool = False,
 ) -> None:
     # Textual takes over sys.stdout/stderr inside apps: the server logs to the real stderr.
     handler = logging.StreamHandler(sys.__stderr__)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    # A worker of --workers says which one it is: their lines interleave on one terminal.
+    worker = " worker %(process)d" if reuse_port else ""
+    handler.setFormatter(logging.Formatter(f"%(asctime)s %(levelname)s{worker} %(message)s"))
     logger = logging.getLogger("termgames.server")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     folder = data or default_data_dir()
-    if host not in LOOPBACK:
+    if host not in LOOPBACK and not reuse_port:
         print(
             f"termgames: warning: listening on {host}, not loopback: anyone who can reach this port can play, "
             "and guests can sign in without a key (--no-guests refuses them)",
             file=sys.__stderr__,
         )
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(host, port, folder, allow_guests, ascii, limits or {}))
+        asyncio.run(_serve(host, port, folder, allow_guests, ascii, limits or {}, db, host_key, reuse_port))
 
 
-async def _serve(host: str, port: int, folder: Path, allow_guests: bool, ascii: bool, limits: dict[str, int]) -> None:
+async def _serve(
+    host: str,
+    port: int,
+    folder: Path,
+    allow_guests: bool,
+    ascii: bool,
+    limits: dict[str, int],
+    db: str | None,
+    host_key: Path | None,
+    reuse_port: bool,
+) -> None:
     from .ssh import start_server
+    from .storage import StoreError
 
     try:
-        server = await start_server(folder, host, port, allow_guests=allow_guests, ascii=ascii, **limits)
+        server = await start_server(
+            folder, host, port, allow_guests=allow_guests, ascii=ascii, db=db, host_key=host_key,
+            reuse_port=reuse_port, **limits,
+        )
     except OSError as error:
         print(f"termgames: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.__stderr__)
         raise SystemExit(2) from None
-    print(f"termgames serve: ssh -p {server.port} NAME@{host}   (data in {folder})", file=sys.__stderr__, flush=True)
+    except StoreError as error:
+        print(f"termgames: {error}", file=sys.__stderr__)
+        raise SystemExit(2) from None
+    print(
+        f"termgames serve: ssh -p {server.port} NAME@{host}   (data in {server.store.describe()})",
+        file=sys.__stderr__, flush=True,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.close()
+
+
+def supervise(workers: int, worker_command: list[str], env: dict[str, str] | None = None) -> int:
+    """Run ``workers`` copies of ``worker_command``; start again any that dies; stop them all on a signal."""
+    stopping = False
+    status = 0
+
+    def stop(_signal: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    processes: list[subprocess.Popen[bytes] | None] = [None] * workers
+    died_at: list[float] = [0.0] * workers
+    try:
+        while not stopping:
+            for number, process in enumerate(processes):
+                if process is not None and process.poll() is None:
+                    continue
+                if process is not None:
+                    if process.returncode == EXIT_USAGE:  # it said why (a port taken, no database): so do we
+                        stopping, status = True, EXIT_USAGE
+                        break
+                    print(
+                        f"termgames serve: worker {number + 1} (pid {process.pid}) ended with status "
+                        f"{process.returncode}: starting another", file=sys.__stderr__, flush=True,
+                    )
+                    processes[number] = None
+                    died_at[number] = time.monotonic()
+                if time.monotonic() - died_at[number] >= RESTART_DELAY:
+                    processes[number] = subprocess.Popen(worker_command, env=env)
+            time.sleep(0.2)
+    finally:
+        for process in processes:
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE
+        for process in processes:
+            if process is None:
+                continue
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return status

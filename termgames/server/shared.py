@@ -77,7 +77,7 @@ class SharedTable:
     def view(self, viewer: Viewer = None) -> View:
         # Whatever the screen asks, it gets its own seat's view (every board only once the game is over).
         if viewer == ALL and self.live.over:
-            return self.live.match.view(ALL)
+            return self.live.view(ALL)
         return self.live.view(self.seat)
 
     def _check_seat(self, seat: int) -> None:

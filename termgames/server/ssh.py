@@ -50,13 +50,15 @@ from .limits import (
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
 )
-from .store import Store
+from .storage import StoreError, TableStore, is_postgres, open_store
 
 log = logging.getLogger("termgames.server")
 
 HOST_KEY_NAME = "ssh_host_ed25519_key"
 DATABASE_NAME = "termgames.db"
 RECORDS_NAME = "records"
+#: What a player signing in reads while the database cannot be reached (before "Permission denied").
+DATABASE_AWAY = "termgames: the database cannot be reached just now: try again in a moment\r\n"
 
 #: A client may claim any terminal size; the app is never laid out bigger (or smaller) than this.
 MAX_SIZE = (240, 80)
@@ -470,7 +472,14 @@ class PlayerConnection(asyncssh.SSHServer):
             self._failed()
             return False
         fingerprint = key.get_fingerprint("sha256")
-        known = self.service.store.key_of(username)
+        try:
+            known = self.service.store.key_of(username)
+        except StoreError as error:  # the database restarts: say so (ssh prints the banner), not a bare drop
+            log.warning("%s not signed in: %s", username, error)
+            assert self.conn is not None
+            self.conn.send_auth_banner(DATABASE_AWAY)
+            self._database_away = True  # not let in as a guest instead: she would lose her name for the visit
+            return False
         if known is not None and known != fingerprint:
             self._failed()
             return False  # the name belongs to another key
@@ -481,7 +490,7 @@ class PlayerConnection(asyncssh.SSHServer):
         return self.service.allow_guests
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
-        if self.service.auth_throttle.blocked(self.address):
+        if self.service.auth_throttle.blocked(self.address) or getattr(self, "_database_away", False):
             return False
         # No prompt at all: a guest comes in and gets a guest name.
         self._method = "guest"
@@ -491,11 +500,16 @@ class PlayerConnection(asyncssh.SSHServer):
         assert self.conn is not None
         self._started()
         if self._method == "key" and self._key is not None:
-            if not self.service.store.claim(self.username, self._key):
-                self.conn.close()  # another key claimed the name a moment ago
+            try:
+                if not self.service.store.claim(self.username, self._key):
+                    self.conn.close()  # another key claimed the name a moment ago
+                    return
+                # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
+                self.player, self.guest = self.service.store.account_name(self.username), False
+            except StoreError as error:  # lost between the key's check and here: the player tries again
+                log.warning("%s not signed in: %s", self.username, error)
+                self.conn.close()
                 return
-            # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
-            self.player, self.guest = self.service.store.account_name(self.username), False
         else:
             self.player, self.guest = guest_name(self.username), True
         log.info("%s signed in%s", self.player, " as a guest" if self.guest else "")
@@ -516,7 +530,7 @@ FOLDER_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def secure_data_folder(folder: Path) -> None:
+def secure_data_folder(folder: Path, sqlite: bool = True) -> None:
     """Create the data folder 0700 and tighten what is already there (an older server left 0755/0644).
 
     The database is created empty at 0600 before SQLite opens it: SQLite gives its WAL and shared-memory
@@ -525,7 +539,7 @@ def secure_data_folder(folder: Path) -> None:
     folder.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
     os.chmod(folder, FOLDER_MODE)
     database = folder / DATABASE_NAME
-    if not database.exists():
+    if sqlite and not database.exists():
         os.close(os.open(database, os.O_WRONLY | os.O_CREAT, FILE_MODE))
     for name in (DATABASE_NAME, DATABASE_NAME + "-wal", DATABASE_NAME + "-shm", DATABASE_NAME + "-journal",
                  HOST_KEY_NAME):
@@ -539,13 +553,20 @@ def secure_data_folder(folder: Path) -> None:
                 os.chmod(entry, FILE_MODE)
 
 
-def load_host_key(folder: Path) -> asyncssh.SSHKey:
-    """The server's key: generated on first start, then kept (mode 0600) in the data folder."""
-    path = folder / HOST_KEY_NAME
+def load_host_key(folder: Path, path: Path | None = None) -> asyncssh.SSHKey:
+    """The server's key: generated on first start, then kept (mode 0600) in the data folder.
+
+    ``path`` (``--host-key FILE``) names the file instead: every server behind one address reads the same key,
+    so players never see it change whichever server they reach.
+    """
+    path = path if path is not None else folder / HOST_KEY_NAME
     if path.exists():
         return asyncssh.read_private_key(str(path))
     key = asyncssh.generate_private_key("ssh-ed25519")
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another server process made it a moment ago: that one is the key
+        return asyncssh.read_private_key(str(path))
     with os.fdopen(descriptor, "wb") as out:
         out.write(key.export_private_key())
     os.chmod(path, 0o600)
@@ -580,7 +601,7 @@ class TermgamesServer:
     """A running ``termgames serve``: its store, hub and listening socket."""
 
     data_dir: Path
-    store: Store
+    store: TableStore
     hub: Hub
     allow_guests: bool = True
     ascii: bool = False
@@ -624,34 +645,53 @@ async def start_server(
     max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
     max_tables: int = MAX_TABLES,
     ai_threads: int = AI_THREADS,
+    db: str | None = None,
+    host_key: Path | None = None,
+    reuse_port: bool = False,
 ) -> TermgamesServer:
-    """Open the store, load every table and listen; ``port=0`` picks a free port."""
+    """Open the store, load every table and listen; ``port=0`` picks a free port.
+
+    ``db``: a ``postgresql://`` address shared with other servers (None: the data folder's SQLite file);
+    ``reuse_port``: several server processes listen on one port (SO_REUSEPORT), the kernel spreads players.
+    """
     folder = Path(data_dir).expanduser()
-    secure_data_folder(folder)
+    secure_data_folder(folder, sqlite=not is_postgres(db))
     loop = asyncio.get_running_loop()
     _share_the_loop_with_textual(loop)
-    store = Store(folder / DATABASE_NAME)
-    hub = Hub(
-        store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player, max_tables=max_tables
-    )
+    key = load_host_key(folder, host_key)
+    store = open_store(db, folder / DATABASE_NAME)
+    try:
+        hub = Hub(
+            store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player,
+            max_tables=max_tables,
+        )
+    except BaseException:
+        store.close()
+        raise
     service = TermgamesServer(
         folder, store, hub, allow_guests=allow_guests, ascii=ascii, max_auth_tries=max_auth_tries,
         auth_throttle=AuthThrottle(max_auth_failures), max_startups=max_startups,
     )
-    service.acceptor = await asyncssh.create_server(
-        lambda: PlayerConnection(service),
-        host,
-        port,
-        server_host_keys=[load_host_key(folder)],
-        line_editor=False,
-        encoding=None,
-        allow_scp=False,
-        agent_forwarding=False,
-        x11_forwarding=False,
-        keepalive_interval=30,
-        keepalive_count_max=4,
-        login_timeout=60,
-    )
+    try:
+        service.acceptor = await asyncssh.create_server(
+            lambda: PlayerConnection(service),
+            host,
+            port,
+            server_host_keys=[key],
+            reuse_port=reuse_port or None,
+            line_editor=False,
+            encoding=None,
+            allow_scp=False,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            keepalive_interval=30,
+            keepalive_count_max=4,
+            login_timeout=60,
+        )
+    except BaseException:
+        hub.close()
+        store.close()
+        raise
     sockets = service.acceptor.sockets
     service.port = sockets[0].getsockname()[1] if sockets else port
     hub.start()

@@ -22,14 +22,30 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..match import MoveRecord, now_iso
 from ..rating import Rating, rate
 from ..untrusted import fold_name
+from .storage import (
+    PlayerRating,
+    PlyTaken,
+    RatedResult,
+    RatingChange,
+    RemotePresence,
+    StoredTable,
+    StoreError,
+    StoreEvent,
+    require_thread,
+)
+
+if TYPE_CHECKING:
+    from .storage import TableStore
+
+__all__ = ["PlayerRating", "RatedResult", "RatingChange", "Store", "StoredTable", "require_thread"]
 
 #: Seeds are text: SQLite's INTEGER holds 64 bits and seeds have 128.
 _TABLES_SCHEMA = """
@@ -86,68 +102,11 @@ CREATE TABLE IF NOT EXISTS rating_changes (
 """
 
 
-def require_thread(owner: threading.Thread, what: str) -> None:
-    """Fail loudly when ``what`` is reached from a thread other than ``owner`` (the event loop's).
-
-    The store, the hub's broadcasts and the lobby news are written for one
-    thread: a worker thread (an AI, a long search) that reached them would race
-    the loop.  The check is one comparison, so it stays on outside tests too.
-    """
-    current = threading.current_thread()
-    if current is not owner:
-        raise RuntimeError(f"{what} reached from thread {current.name!r}, not the event loop's ({owner.name!r})")
-
-
-@dataclass
-class StoredTable:
-    id: int
-    game: str
-    options: dict[str, Any]
-    seed: int
-    #: One dict per seat: ``{"kind": "human"|"ai", "name": str|None, "level": str|None}``.
-    seats: list[dict[str, Any]]
-    creator: str
-    created: str
-    finished: bool
-    moves: list[MoveRecord] = field(default_factory=list)
-    #: Rated (the result changes its players' ratings) or casual.
-    rated: bool = False
-
-
-@dataclass(frozen=True)
-class PlayerRating:
-    """An account's rating at one game, and how many rated games of it the account finished."""
-
-    player: str
-    game: str
-    rating: Rating
-    games: int
-
-
-@dataclass(frozen=True)
-class RatedResult:
-    """A rated table's result: the accounts of its seats (registered names, one each) and their ranks."""
-
-    game: str
-    players: tuple[str, ...]
-    #: Per player, 0 the best; equal ranks are a tie (see :func:`termgames.rating.ranks_of`).
-    ranks: tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class RatingChange:
-    """What one rated table did to one account's rating."""
-
-    table_id: int
-    player: str
-    game: str
-    rank: float
-    before: Rating
-    after: Rating
-
-
 class Store:
-    """One SQLite file; every method is one transaction."""
+    """One SQLite file; every method is one transaction.  A :class:`~.storage.TableStore` of one process:
+    it hears of no other server, keeps chat and presence in the hub's memory, and plays every AI seat."""
+
+    shared = False
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -165,7 +124,10 @@ class Store:
         self.db.create_function("fold_name", 1, fold_name, deterministic=True)
 
     def close(self) -> None:
-        self.db.close()
+        self.db.close()  # closing twice is harmless
+
+    def describe(self) -> str:
+        return str(self.path)
 
     def _transaction(self) -> _Transaction:
         require_thread(self.thread, "the store")
@@ -220,9 +182,13 @@ class Store:
         assert cursor.lastrowid is not None  # an INSERT sets it
         return cursor.lastrowid
 
-    def update_seats(self, table_id: int, seats: list[dict[str, Any]]) -> None:
+    def update_seats(
+        self, table_id: int, seats: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None
+    ) -> bool:
         with self._transaction():
+            # One process changes its seats on its loop only: nobody can have changed them meanwhile.
             self.db.execute("UPDATE tables SET seats = ? WHERE id = ?", (json.dumps(seats), table_id))
+        return True
 
     def set_finished(self, table_id: int, finished: bool) -> None:
         with self._transaction():
@@ -302,14 +268,19 @@ class Store:
         ]
 
     def append_move(self, table_id: int, ply: int, record: MoveRecord) -> None:
-        """Store move number ``ply`` (0-based); sqlite3.IntegrityError if that ply is taken."""
-        with self._transaction():
-            self.db.execute(
-                "INSERT INTO moves (table_id, ply, seat, move, time) VALUES (?, ?, ?, ?, ?)",
-                (table_id, ply, record.seat, record.move, record.time),
-            )
+        """Store move number ``ply`` (0-based); :class:`PlyTaken` if that ply is taken."""
+        try:
+            with self._transaction():
+                self.db.execute(
+                    "INSERT INTO moves (table_id, ply, seat, move, time) VALUES (?, ?, ?, ?, ?)",
+                    (table_id, ply, record.seat, record.move, record.time),
+                )
+        except sqlite3.IntegrityError as error:
+            raise PlyTaken(f"move {ply + 1} of table {table_id} is stored already") from error
+        except sqlite3.Error as error:
+            raise StoreError(str(error)) from error
 
-    def truncate(self, table_id: int, ply: int) -> None:
+    def truncate(self, table_id: int, ply: int, notice: str = "") -> None:
         """Forget moves from ``ply`` on (an accepted undo)."""
         with self._transaction():
             self.db.execute("DELETE FROM moves WHERE table_id = ? AND ply >= ?", (table_id, ply))
@@ -329,10 +300,61 @@ class Store:
         return int(row[0]) if row else None
 
     def load_tables(self) -> list[StoredTable]:
+        return self._load("")
+
+    def load_table(self, table_id: int) -> StoredTable | None:
+        found = self._load(" WHERE id = ?", table_id)
+        return found[0] if found else None
+
+    def moves_from(self, table_id: int, ply: int) -> list[MoveRecord]:
+        require_thread(self.thread, "the store")
+        return [
+            MoveRecord(seat, move, time)
+            for seat, move, time in self.db.execute(
+                "SELECT seat, move, time FROM moves WHERE table_id = ? AND ply >= ? ORDER BY ply", (table_id, ply)
+            )
+        ]
+
+    # -- what only a store shared by several processes keeps ------------------------
+
+    def add_chat(self, table_id: int, player: str, text: str) -> None:
+        """Chat lives in the hub's memory (the last lines of each table) while the server runs."""
+
+    def save_record(self, table_id: int, record_json: str) -> None:
+        """The record is the file the hub writes into the data folder."""
+
+    def record(self, table_id: int) -> str | None:
+        return None  # one process: the file in the data folder is the record
+
+    def changes(self) -> dict[int, tuple[str, bool, int, str]]:
+        return {}  # the file never goes away under the server: nothing to read again
+
+    def listen(self, callback: Callable[[StoreEvent], None]) -> None:
+        """No other process shares the file: there is never news from elsewhere."""
+
+    def announce(self, table_id: int, kind: str, data: dict[str, Any]) -> None:
+        """Nobody else to tell."""
+
+    def enter(self, table_id: int, player: str, seated: bool) -> int:
+        return 0
+
+    def leave(self, presence_id: int) -> None:
+        """Presence is the hub's list of subscribers."""
+
+    def presence(self, table_id: int) -> RemotePresence:
+        return []
+
+    def may_play_ai(self, table_id: int) -> bool:
+        return True
+
+    def _load(self, where: str, *args: Any) -> list[StoredTable]:
         require_thread(self.thread, "the store")
         tables: dict[int, StoredTable] = {}
         for row in self.db.execute(
-            "SELECT id, game, options, seed, seats, creator, created, finished, rated FROM tables ORDER BY id"
+            "SELECT id, game, options, seed, seats, creator, created, finished, rated FROM tables"
+            + where
+            + " ORDER BY id",
+            args,
         ):
             tables[row[0]] = StoredTable(
                 row[0],
@@ -346,7 +368,10 @@ class Store:
                 rated=bool(row[8]),
             )
         for table_id, _ply, seat, move, time in self.db.execute(
-            "SELECT table_id, ply, seat, move, time FROM moves ORDER BY table_id, ply"
+            "SELECT table_id, ply, seat, move, time FROM moves"
+            + (" WHERE table_id = ?" if where else "")
+            + " ORDER BY table_id, ply",
+            args,
         ):
             if table_id in tables:
                 tables[table_id].moves.append(MoveRecord(seat, move, time))
@@ -403,3 +428,9 @@ class _Transaction:
         self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
     ) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+if TYPE_CHECKING:  # mypy checks here that the SQLite store keeps to the interface
+
+    def _a_store_is_a_table_store(store: Store) -> TableStore:
+        return store

@@ -37,8 +37,10 @@ from typing import Any, Generic, Literal, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.containers import VerticalScroll
-from textual.geometry import Region, Size
+from textual.containers import Vertical, VerticalScroll
+from textual.events import Resize
+from textual.geometry import Region, Size, Spacing
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -124,8 +126,32 @@ class BoardArea(VerticalScroll, can_focus=False, inherit_bindings=False):
 
     It neither takes focus nor has keys: a scrolling container's arrow keys,
     which Textual checks on the way from the focused board up to the screen,
-    would scroll it instead of moving the board's cursor.
+    would scroll it instead of moving the board's cursor.  When its size changes
+    it says so (``Resized``): the screen scrolls the cursor back into sight.
     """
+
+    class Resized(Message):
+        """The area's size changed (the terminal's, or the room the screen leaves it)."""
+
+    def on_resize(self, _event: Resize) -> None:
+        self.post_message(self.Resized())
+
+
+class BoardColumn(Vertical):
+    """The board area with the cursor's line under it, centred in the room the screen leaves them.
+
+    The area is as tall as its board, but never so tall that the line under it falls off the column:
+    its ``max-height`` follows the column's height (no CSS unit says "all but one line").
+    """
+
+    DEFAULT_CSS = """
+    BoardColumn { width: 1fr; height: 1fr; align: center middle; }
+    """
+
+    def on_resize(self, event: Resize) -> None:
+        room = max(1, event.size.height - 1)
+        for area in self.query_children(BoardArea):
+            area.styles.max_height = room
 
 
 class Board(Widget, Generic[ViewT], can_focus=True):
@@ -184,6 +210,13 @@ class Board(Widget, Generic[ViewT], can_focus=True):
         """The cursor's cells in this widget's content coordinates, for scrolling it into view."""
         return None
 
+    def pinned_labels(self) -> Spacing:
+        """Lines at the top and columns at the left the board keeps in sight while it scrolls (its labels).
+
+        What scrolls under them is hidden, so the screen keeps the cursor that far from those edges.
+        """
+        return Spacing()
+
     def legend(self) -> list[Piece]:
         """What the glyphs mean, drawn in their own colours, for the side panel."""
         return []
@@ -210,6 +243,16 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         self._strips_key: tuple[Style, int] | None = None
         #: Where ``build_lines`` drew the cursor: (line, column, width), for scrolling it into view.
         self._cursor_box: tuple[int, int, int] | None = None
+        #: The board's labels, kept in sight when it scrolls: its first ``label_lines`` lines (column
+        #: labels) and first ``label_columns`` columns (row labels).  ``build_lines`` sets them.
+        self.label_lines = 0
+        self.label_columns = 0
+        #: Its last ``label_lines_below`` lines are labels too (column letters under the board), kept in sight
+        #: at the window's bottom when the board is scrolled above them.
+        self.label_lines_below = 0
+        #: Row labels in no column of their own (down a hexagon's slanting edge): content line -> (x,
+        #: width).  Scrolled off to the left, a row's label is drawn at the window's left edge.
+        self.row_labels: dict[int, tuple[int, int]] = {}
 
     # -- attributes down ---------------------------------------------------
 
@@ -260,7 +303,119 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         line, x, width = self._cursor_box
         return Region(x, line, width, 1)
 
+    def pinned_labels(self) -> Spacing:
+        left = self.label_columns + self.styles.padding.left if self.label_columns else 0
+        if self.row_labels:
+            left = max(left, 1 + max(width for _x, width in self.row_labels.values()))
+        return Spacing(self.label_lines, 0, self.label_lines_below, left)
+
     # -- Line API ----------------------------------------------------------
+
+    def visible_window(self) -> Region | None:
+        """The part of this widget its scrolling area shows, in the widget's coordinates; None if all of it."""
+        area = next((node for node in self.ancestors if isinstance(node, BoardArea)), None)
+        if area is None or not self.is_mounted:
+            return None
+        region = self.region
+        shown = region.intersection(area.scrollable_content_region)
+        if shown == region or not shown:
+            return None
+        return shown.translate(-region.offset)
+
+    def _pins(self, window: Region) -> tuple[int, int, int]:
+        """How many lines at the window's top, columns at its left and lines at its bottom show the labels now."""
+        top = self.styles.padding.top
+        scrolled_down = window.y > top
+        pin_lines = self.label_lines if scrolled_down and window.height > self.label_lines + 1 else 0
+        left = self.label_columns + self.styles.padding.left
+        pin_columns = left if self.label_columns and window.x > 0 and window.width > left + 2 else 0
+        below = self.label_lines_below
+        scrolled_up = window.bottom < top + len(self._lines)
+        pin_below = below if below and scrolled_up and window.height > pin_lines + below + 1 else 0
+        return pin_lines, pin_columns, pin_below
+
+    def _floating_label(self, window: Region, line: int) -> tuple[int, int] | None:
+        """The content line's row label (x, width) if it is scrolled off the window's left edge."""
+        span = self.row_labels.get(line)
+        if span is None or self.styles.padding.left + span[0] >= window.x:
+            return None
+        return span
+
+    def has_labels(self) -> bool:
+        return bool(self.label_lines or self.label_columns or self.label_lines_below or self.row_labels)
+
+    def under_labels(self, x: int, y: int) -> bool:
+        """Whether the widget's point (x, y) shows a label kept in sight over the cells (a click there is no cell's)."""
+        window = self.visible_window() if self.has_labels() else None
+        if window is None:
+            return False
+        pin_lines, pin_columns, pin_below = self._pins(window)
+        if y - window.y < pin_lines or x - window.x < pin_columns or window.bottom - y <= pin_below:
+            return True
+        span = None if pin_columns else self._floating_label(window, y - self.styles.padding.top)
+        return span is not None and x - window.x < span[1]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's lines, with the labels drawn over the window's edges when the board is scrolled past them.
+
+        The labels are the board's own first lines and columns (``label_lines``, ``label_columns``), so
+        they scroll along with the cells they label and stay in sight: the column letters on the
+        window's top line, the row numbers at its left.
+        """
+        strips = super().render_lines(crop)
+        if not self.has_labels():
+            return strips
+        window = self.visible_window()
+        if window is None:
+            return strips
+        top = self.styles.padding.top
+        pin_lines, pin_columns, pin_below = self._pins(window)
+        floating = bool(self.row_labels) and not pin_columns and window.x > 0
+        if not (pin_lines or pin_columns or pin_below or floating) or crop.x != window.x:
+            return strips  # a partial render (a style under the mouse): the plain lines
+        # A few rectangles of Textual's own lines (each pass works out the widget's style once), put together.
+        render = super().render_lines
+        # The label lines' own rows: the top ones, then the bottom ones (``footer_start`` on).
+        footer_start = top + len(self._lines) - pin_below
+        header = render(Region(crop.x, top, crop.width, pin_lines)) if pin_lines else []
+        footer = render(Region(crop.x, footer_start, crop.width, pin_below)) if pin_below else []
+        labels: list[Strip] = []
+        header_labels: list[Strip] = []
+        footer_labels: list[Strip] = []
+        if pin_columns:
+            labels = render(Region(0, crop.y, pin_columns, crop.height))
+            header_labels = render(Region(0, top, pin_columns, pin_lines)) if pin_lines else []
+            footer_labels = render(Region(0, footer_start, pin_columns, pin_below)) if pin_below else []
+        out = list(strips)
+        for index in range(crop.height):
+            row = crop.y + index - window.y
+            below = row - (window.height - pin_below)  # the row among the bottom labels, if >= 0
+            pinned = 0 <= row < pin_lines
+            pinned_below = not pinned and 0 <= below < pin_below
+            if pinned:
+                source, line = top + row, header[row]
+            elif pinned_below:
+                source, line = footer_start + below, footer[below]
+            else:
+                source, line = crop.y + index, strips[index]
+            if pin_columns:
+                corner = header_labels[row] if pinned else footer_labels[below] if pinned_below else labels[index]
+                if not pinned_below and source < top + self.label_lines and corner.text.strip():
+                    # A caption (a label line with text where the row labels go): from its start, whole.
+                    line = render(Region(0, source, crop.width, 1))[0]
+                else:
+                    line = Strip.join([corner, line.crop(pin_columns, crop.width)])
+            elif floating and (span := self._floating_label(window, source - top)) is not None:
+                # The row's label, cut from the board's own (cached) line, at the window's left edge.
+                x, width = span
+                self._pass_style = self.rich_style  # as in a pass of StylePerPass: worked out once
+                try:
+                    label = self.render_line(source - top).crop(x, x + width)
+                finally:
+                    self._pass_style = None
+                line = Strip.join([label, line.crop(width, crop.width)])
+            out[index] = line
+        return out
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return self._width

@@ -124,7 +124,7 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
 
     def on_click(self, event: Click) -> None:
         """A click on a cell puts the cursor there; a click on the cursor's cell claims it."""
-        if self.view is None or self.view.board is None or not self.interactive:
+        if self.view is None or self.view.board is None or not self.interactive or self.under_labels(event.x, event.y):
             return
         offset = event.get_content_offset(self)
         if offset is None:
@@ -159,12 +159,18 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
             return gap * (row + 1)
 
         label_style = style(palette.label, dim=palette.label is None)
+        # Kept in sight when the board scrolls: the top line's diagonal numbers, and the row letters
+        # (down the hexagon's slanting edge, in no column of their own: each floats at the left edge).
+        self.label_lines = 1
         x_of = [left + board.column(cell) * step for cell in range(board.cell_count)]
 
         # Row letters just left of each row; diagonal numbers where each diagonal would continue
         # above its top cell (up and to the right), as in the rules' Figure 1.
+        self.row_labels = {}
         for r, (letter, first, _last) in enumerate(board.rows):
-            put(line_of(r), x_of[board.index[f"{letter}{first}"]] - 3, letter, label_style)
+            x = x_of[board.index[f"{letter}{first}"]] - 3
+            put(line_of(r), x, letter, label_style)
+            self.row_labels[line_of(r)] = (x, len(letter))
         top_of: dict[int, int] = {}
         for cell, (r, d) in enumerate(board.coords):
             if d not in top_of or board.coords[top_of[d]][0] > r:

@@ -17,7 +17,7 @@ from typing import Any
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.events import Click
-from textual.geometry import Region
+from textual.geometry import Region, Spacing
 
 from ..messages import CursorMoved
 from ..rules.base import ALL, possessive
@@ -122,6 +122,8 @@ class MonoBoard(BoardWidget[MonoView], can_focus=False):  # the group of boards 
         """A click on a cell moves the cursor there (the group decides whether it may)."""
         if self.seat is None or self.view is None or self.view.grid is None or not self.interactive:
             return
+        if self.under_labels(event.x, event.y):
+            return  # the labels kept in sight over a scrolled board: no cell's
         cell = cell_at(self.view.grid, self.look.compact, event.x - self.content_offset.x, event.y)
         if cell is not None and isinstance(self.parent, MonoBoards):
             self.parent.click(self.seat, cell)
@@ -190,6 +192,8 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
 
     hidden_style = style(palette.empty, dim=palette.empty is None)
     board._cursor_box = None
+    # Kept in sight when the boards scroll: the caption and column letters, the row numbers, the letters below.
+    board.label_lines, board.label_columns, board.label_lines_below = 2, numbers + 1, 1
     for r in range(grid.height):
         line = r + 2
         number = str(grid.height - r)
@@ -538,6 +542,10 @@ class MonoBoards(Board[MonoView]):
             return None
         offset = slot.content_region.offset - self.content_region.offset
         return region.translate(offset)
+
+    def pinned_labels(self) -> Spacing:
+        slot = self.active_slot()
+        return slot.pinned_labels() if slot is not None else Spacing()
 
     def cursor_detail(self) -> str:
         """A line about the cell under the cursor: whose board, its name, what is known of it."""

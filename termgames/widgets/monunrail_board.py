@@ -191,7 +191,7 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
 
     def on_click(self, event: Click) -> None:
         """A click on a cell moves the cursor there."""
-        if self.view is None or not self.interactive:
+        if self.view is None or not self.interactive or self.under_labels(event.x, event.y):
             return
         offset = event.get_content_offset(self)
         cell = None if offset is None else self.cell_at(offset.x, offset.y)
@@ -237,7 +237,9 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
             return None
         column, row = self.cursor_cell
         geometry = self.geometry
-        return Region(geometry.x(column), geometry.top(row), geometry.cell_width, 3)
+        top = geometry.top(row)
+        # Compact boards have no line under row 7: the cursor's block ends with the board.
+        return Region(geometry.x(column), top, geometry.cell_width, min(3, geometry.height - top))
 
     # -- the move in progress ------------------------------------------------
 
@@ -353,6 +355,8 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
             put(0, geometry.x(column) + half, letter, label)
         for row in range(ROWS):
             put(geometry.top(row) + 1, 0, f"{row + 1:>2}", label)
+        # Kept in sight when the board scrolls: the column letters, the row numbers.
+        self.label_lines, self.label_columns = 1, 3
 
         interactive = self.interactive
         cursor = self.cursor_cell if interactive else None
@@ -367,7 +371,10 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
 
         for row in range(ROWS):
             top = geometry.top(row)
-            lines = [top, top + 1, top + 2]
+            # Compact: row 1's top line is the line of column letters, which no mark or cursor covers.
+            letters_line = not geometry.roomy and row == 0
+            lines = [top + 1, top + 2] if letters_line else [top, top + 1, top + 2]
+            marked_lines = (top + 2,) if letters_line else (top, top + 2)
             for column in range(COLUMNS):
                 cell = (column, row)
                 x = geometry.x(column)
@@ -427,14 +434,8 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
                 elif cell in last:
                     marks = (MARK_LAST, MARK_LAST)
                 if marks is not None:
-                    for line in (top, top + 2):
+                    for line in marked_lines:
                         put(line, x, marks[0], mark_look)
                         put(line, x + wide - 1, marks[1], mark_look)
-            if not geometry.roomy and row == 0:
-                # Row 1's top line doubles as the line of column letters.
-                for column, letter in enumerate(COLUMN_LETTERS):
-                    cell_look = canvas.style_at(0, geometry.x(column) + half)
-                    put(0, geometry.x(column) + half, letter, style(palette.label, cell_look.bgcolor.name
-                        if cell_look.bgcolor else None, dim=palette.label is None, reverse=bool(cell_look.reverse)))
 
         return canvas.lines(trim="blank")

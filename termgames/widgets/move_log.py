@@ -111,17 +111,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
         With ``follow`` the log stays anchored to its last line unless the player
         has scrolled up (scrolling back to the end anchors it again).
         """
-        keys: list[TurnKey] = []
-        ply = 0
-        for number, (seat, moves) in enumerate(group_turns(view.moves), start=1):
-            texts = []
-            highlighted = None
-            for move in moves:
-                ply += 1
-                texts.append(view.log_text(move, ply - 1))
-                if ply == highlight_ply:
-                    highlighted = len(texts) - 1
-            keys.append((number, view.players[seat], tuple(texts), highlighted))
+        keys = self.turn_keys(view, highlight_ply)
         self._follow = follow
         if keys == self._keys:
             return
@@ -133,6 +123,21 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
             for index, key in enumerate(keys)
         ]
         self._rebuild(scroll_to_end=follow and at_end)
+
+    def turn_keys(self, view: View, highlight_ply: int | None) -> list[TurnKey]:
+        """The log's lines: a turn each (consecutive moves of one seat, see ``group_turns``), numbered."""
+        keys: list[TurnKey] = []
+        ply = 0
+        for number, (seat, moves) in enumerate(group_turns(view.moves), start=1):
+            texts = []
+            highlighted = None
+            for move in moves:
+                ply += 1
+                texts.append(view.log_text(move, ply - 1))
+                if ply == highlight_ply:
+                    highlighted = len(texts) - 1
+            keys.append((number, view.players[seat], tuple(texts), highlighted))
+        return keys
 
     def text_lines(self) -> list[str]:
         """The log as plain text, one turn a line (what tests and screen readers look at)."""
@@ -150,8 +155,10 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
                 break
         lines = [y for y, owner in enumerate(self._line_turns) if owner == turn]
         if lines:
+            # A line to spare each side, clear of the "more lines" notes, where the log has the room for it.
+            spare = 1 if self.scrollable_content_region.height >= len(lines) + 2 else 0
             self.scroll_to_region(
-                Region(0, lines[0], 1, len(lines)), spacing=Spacing(1, 0, 1, 0), animate=False, immediate=True
+                Region(0, lines[0], 1, len(lines)), spacing=Spacing(spare, 0, spare, 0), animate=False, immediate=True
             )
 
     # -- drawing -------------------------------------------------------------
@@ -228,17 +235,21 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
         if (base, width) != self._strips_key:
             self._rebuild(scroll_to_end=False, repaint=False)  # a new theme or width: wrap again
         top = round(self.scroll_y)
-        if y == 0 and top > 0:
-            return self._note(f"({top + 1} more lines above)", base, width)
+        # The notes cover a line of the log each: a log too short for them and a line of its own shows lines only.
+        if y == 0 and top > 0 and height >= 3:
+            return self._note(top + 1, "above", base, width)
         below = len(self._lines) - (top + height)
-        if y == height - 1 and below > 0 and height > 1:
-            return self._note(f"({below + 1} more lines below)", base, width)
+        if y == height - 1 and below > 0 and height >= 4:
+            return self._note(below + 1, "below", base, width)
         index = top + y
         if index < len(self._lines):
             return self._lines[index]
         return Strip.blank(width, base)
 
-    def _note(self, text: str, base: Style, width: int) -> Strip:
+    def _note(self, count: int, where: str, base: Style, width: int) -> Strip:
+        # In a narrow panel (Monad's) a shorter form: never a note cut mid-word.
+        forms = (f"({count} more lines {where})", f"({count} more {where})", f"({count} more)")
+        text = next((form for form in forms if len(form) <= width), forms[-1])
         note = Text(text, style="dim italic")
         note.truncate(width)
         return Strip(note.render(self.app.console)).extend_cell_length(width).crop(0, width).apply_style(base)

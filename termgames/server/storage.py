@@ -1,0 +1,252 @@
+"""What the server asks of its database: one interface, two stores.
+
+:class:`~termgames.server.store.Store` is the embedded SQLite file of one
+server process (the default); :class:`~termgames.server.pgstore.PostgresStore`
+is a PostgreSQL database shared by many server processes, on one machine or
+several.  The hub talks to either through :class:`TableStore` only.
+
+Every method is called on the server's event loop and answers at once (a
+move is accepted only once its row is committed, so the hub waits for the
+commit).  Changes made by *other* processes sharing the database come back
+as :class:`StoreEvent` to the callback given to :meth:`TableStore.listen`,
+on the loop; a store of one process (SQLite) never sends any.
+
+Imports nothing of the server: ``termgames serve --help`` stays light.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..match import MoveRecord
+from ..rating import Rating
+
+#: Environment variable naming the database when ``--db`` does not.
+DB_ENV = "TERMGAMES_DB"
+
+
+def require_thread(owner: threading.Thread, what: str) -> None:
+    """Fail loudly when ``what`` is reached from a thread other than ``owner`` (the event loop's).
+
+    The store, the hub's broadcasts and the lobby news are written for one
+    thread: a worker thread (an AI, a long search) that reached them would race
+    the loop.  The check is one comparison, so it stays on outside tests too.
+    """
+    current = threading.current_thread()
+    if current is not owner:
+        raise RuntimeError(f"{what} reached from thread {current.name!r}, not the event loop's ({owner.name!r})")
+
+
+class StoreError(Exception):
+    """The database refused or could not be reached: the change was not made."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached right now (it restarts, the network dropped): try again in a moment."""
+
+
+class PlyTaken(StoreError):
+    """Another move was stored for that ply first (by this server or another): this one is not accepted."""
+
+
+@dataclass
+class StoredTable:
+    id: int
+    game: str
+    options: dict[str, Any]
+    seed: int
+    #: One dict per seat: ``{"kind": "human"|"ai", "name": str|None, "level": str|None}``.
+    seats: list[dict[str, Any]]
+    creator: str
+    created: str
+    finished: bool
+    moves: list[MoveRecord] = field(default_factory=list)
+    #: Rated (the result changes its players' ratings) or casual.
+    rated: bool = False
+    #: The last chat lines, oldest first (a store that keeps no chat gives none).
+    chat: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    """An account's rating at one game, and how many rated games of it the account finished."""
+
+    player: str
+    game: str
+    rating: Rating
+    games: int
+
+
+@dataclass(frozen=True)
+class RatedResult:
+    """A rated table's result: the accounts of its seats (registered names, one each) and their ranks."""
+
+    game: str
+    players: tuple[str, ...]
+    #: Per player, 0 the best; equal ranks are a tie (see :func:`termgames.rating.ranks_of`).
+    ranks: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What one rated table did to one account's rating."""
+
+    table_id: int
+    player: str
+    game: str
+    rank: float
+    before: Rating
+    after: Rating
+
+
+@dataclass(frozen=True)
+class StoreEvent:
+    """A change another server process made (``kind``: table, move, truncate, seats, chat, presence, news).
+
+    Two kinds come from the store itself, with ``table_id`` 0: ``offline`` (the database was lost: news may be
+    missed from now on) and ``online`` (it is back: whatever changed meanwhile must be read again).
+    """
+
+    kind: str
+    table_id: int
+    data: dict[str, Any]
+
+
+#: Who is at a table on the other servers: (player, True for a seated player's screen, False for a spectator).
+RemotePresence = list[tuple[str, bool]]
+
+
+class TableStore(Protocol):
+    """The server's memory (see the module doc).  Methods raise :class:`StoreError` when a change fails."""
+
+    #: The thread of the server's event loop: the only one that may use the store.
+    thread: threading.Thread
+    #: True when other server processes may share this store (their changes arrive through ``listen``).
+    shared: bool
+
+    def close(self) -> None: ...
+
+    def describe(self) -> str:
+        """Where the data is, for the server's first line (never a password)."""
+        ...
+
+    # -- players
+    def account(self, name: str) -> tuple[str, str] | None: ...
+
+    def account_name(self, name: str) -> str: ...
+
+    def key_of(self, name: str) -> str | None: ...
+
+    def claim(self, name: str, key: str) -> bool: ...
+
+    # -- tables and moves
+    def create_table(
+        self,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        seats: list[dict[str, Any]],
+        creator: str,
+        rated: bool = False,
+    ) -> int: ...
+
+    def update_seats(
+        self, table_id: int, seats: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None
+    ) -> bool:
+        """Store the seats; with ``previous``, only if they are still those (False: someone changed them first)."""
+        ...
+
+    def set_finished(self, table_id: int, finished: bool) -> None: ...
+
+    def finish_table(self, table_id: int, result: RatedResult | None = None) -> list[RatingChange]:
+        """Mark the table finished and rate a rated ``result`` in the same transaction (never twice)."""
+        ...
+
+    # -- ratings
+    def rating(self, player: str, game: str) -> PlayerRating | None: ...
+
+    def ratings(self, game: str | None = None) -> list[PlayerRating]: ...
+
+    def rating_changes(self, table_id: int) -> list[RatingChange]: ...
+
+    def append_move(self, table_id: int, ply: int, record: MoveRecord) -> None:
+        """Store move number ``ply`` (0-based) in the transaction that accepts it; :class:`PlyTaken` if taken."""
+        ...
+
+    def truncate(self, table_id: int, ply: int, notice: str = "") -> None: ...
+
+    def set_at_table(self, player: str, table_id: int | None) -> None: ...
+
+    def at_table(self, player: str) -> int | None: ...
+
+    def load_tables(self) -> list[StoredTable]: ...
+
+    def load_table(self, table_id: int) -> StoredTable | None: ...
+
+    def moves_from(self, table_id: int, ply: int) -> list[MoveRecord]: ...
+
+    def add_chat(self, table_id: int, player: str, text: str) -> None: ...
+
+    def save_record(self, table_id: int, record_json: str) -> None:
+        """Keep a finished game's record (the JSON ``termgames replay`` reads) with the table."""
+        ...
+
+    def record(self, table_id: int) -> str | None:
+        """The finished game's record kept by :meth:`save_record` (None: none kept in the database)."""
+        ...
+
+    def changes(self) -> dict[int, tuple[str, bool, int, str]]:
+        """Per table: (seats as stored, finished, number of moves, the last move's ``move time``).
+
+        What a server compares with its tables after it lost the database for a while (see ``online``)."""
+        ...
+
+    # -- live news between server processes
+    def listen(self, callback: Callable[[StoreEvent], None]) -> None:
+        """Hear other processes' changes (on the running loop) from now on; a one-process store ignores it."""
+        ...
+
+    def announce(self, table_id: int, kind: str, data: dict[str, Any]) -> None:
+        """Tell the other processes news that is not stored (an undo request, its answer)."""
+        ...
+
+    def enter(self, table_id: int, player: str, seated: bool) -> int:
+        """A screen opened at a table (presence); the number given back is for :meth:`leave`."""
+        ...
+
+    def leave(self, presence_id: int) -> None: ...
+
+    def presence(self, table_id: int) -> RemotePresence:
+        """Who is at the table through the other server processes (those still alive)."""
+        ...
+
+    def may_play_ai(self, table_id: int) -> bool:
+        """Whether this process plays the table's computer seats (one process per table does)."""
+        ...
+
+
+def database_url(db: str | None, env: dict[str, str]) -> str | None:
+    """The database named by ``--db`` or ``$TERMGAMES_DB`` (None: the SQLite file of the data folder)."""
+    chosen = db if db else env.get(DB_ENV, "").strip() or None
+    return chosen
+
+
+def is_postgres(url: str | None) -> bool:
+    return bool(url) and str(url).startswith(("postgresql://", "postgres://"))
+
+
+def open_store(url: str | None, sqlite_path: Path) -> TableStore:
+    """The store ``url`` names: PostgreSQL for ``postgresql://...``, else the SQLite file ``sqlite_path``."""
+    if url is not None and is_postgres(url):
+        from .pgstore import PostgresStore
+
+        return PostgresStore(url)
+    if url is not None:
+        raise StoreError(f"--db takes a postgresql://USER@HOST/DB address, not {url!r}")
+    from .store import Store
+
+    return Store(sqlite_path)
