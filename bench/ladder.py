@@ -1,7 +1,8 @@
 """The ladder: every AI level of a game against every other and a random player, on all cores.
 
-    python bench/ladder.py GAME [--games 100] [--workers N] [--largest] [--seed S] [--save-slowest FILE]
-                                [--only LEVEL,LEVEL...] [--plies N] [GAME OPTION FLAGS, e.g. --size 35]
+    python bench/ladder.py GAME [--games 100] [--workers N] [--largest] [--seats N] [--seed S]
+                                [--save-slowest FILE] [--only LEVEL,LEVEL...] [--plies N] [--time-limit SECONDS]
+                                [GAME OPTION FLAGS, e.g. --size 35]
 
 A round robin of the game's levels plus ``random`` (a player who moves at
 random: :meth:`State.random_move`, Mono's own ``random`` turn, the random
@@ -12,7 +13,8 @@ Printed, never asserted (issue 16's targets are read here):
 * per pairing, the upper level's score (a win 1, a tie 1/2) with its 95 %
   Wilson interval, and in games that score points the points ratio;
 * a rating per level (``termgames.rating``: openskill's Plackett-Luce, every game once, in
-  a fixed shuffled order), random included;
+  20 fixed shuffled orders, the mean of the 20: one order alone swings
+  with the last games), random included;
 * seconds per decision of each level (one ``choose`` call): mean, 95th
   percentile and max of the wall clock, and the most processor time one
   decision took (on a shared machine the wall clock also counts the other
@@ -22,9 +24,15 @@ Printed, never asserted (issue 16's targets are read here):
 
 Option flags after the game are the game's own (``--size 35``);
 ``--largest`` sets every numeric option to its maximum instead (the largest
-board the game offers), for decision times; ``--plies N`` stops every game
+board the game offers) and seats the game's most players (``--seats N``
+sets the count: the pair alternates around the table), for decision times;
+match limits stay (Monad's turns; Mosaic's 60 routines, :data:`MATCH_LIMITS`,
+without which two evenly matched bots may never finish); ``--plies N`` stops every game
 after N plies (times only: such games have no result); ``--only`` plays the
-pairings among the participants it names.  Everything is a function of
+pairings among the participants it names; ``--time-limit`` starts no game
+after so many seconds (pairings are interleaved, so every pairing has played
+about as often).  Monad's games run on its match runner (simultaneous
+turns: a decision is one seat's answer to one turn; ``--plies`` counts turns).  Everything is a function of
 ``--seed``: the same command plays the same games.
 """
 
@@ -53,13 +61,22 @@ from termgames.rules import get_game
 
 RANDOM = "random"
 
+#: Options the ladder sets for a game unless its command line does: match limits, not board sizes.
+#: Mosaic's games end only when a player holds the winning score at two checks in a row, which
+#: two evenly matched computer players may never do: ``max_routines`` (ruling 5, "for matches
+#: between computer players") ends a game after 60 alteration routines, the highest score winning,
+#: as ``bench/mosaic_ai.py`` does.
+MATCH_LIMITS: dict[str, dict[str, Any]] = {"mosaic": {"max_routines": 60}}
+#: Numeric options that are not the board's size: ``--largest`` leaves them as they are.
+NOT_SIZES: dict[str, set[str]] = {"mosaic": {"max_routines"}, "monad": {"turns"}}
+
 
 @dataclass(frozen=True)
 class Job:
     game: str
     options: dict[str, Any]
-    #: Participant per seat: a level or RANDOM.
-    seats: tuple[str, str]
+    #: Participant per seat: a level or RANDOM (two seats, or more with ``--seats``: the pair alternating).
+    seats: tuple[str, ...]
     seed: int
     #: Plies after which the game stops unfinished (0: play it out), for decision times on the largest boards.
     plies: int = 0
@@ -84,6 +101,8 @@ def bot_seed(seed: int, seat: int) -> int:
 
 def play(job: Job) -> Outcome:
     """One game of ``job``; bots seeded from the game's seed and their seat."""
+    if job.game == "monad":
+        return play_monad(job)
     match = Match(job.game, job.options, [Seat(f"p{seat + 1}") for seat in range(len(job.seats))], job.seed)
     # A game whose levels include a random bot (Monad's) plays it as the random player.
     own_random = RANDOM in describe(job.game).ai_levels
@@ -116,6 +135,58 @@ def play(job: Job) -> Outcome:
     return outcome
 
 
+def play_monad(job: Job) -> Outcome:
+    """One Monad match of ``job`` on the match runner (:class:`MonadMatch`), its built-in bots in this process.
+
+    Monad's turns are simultaneous: every living seat decides each turn on
+    the same board, then the turn resolves.  A *decision* is one seat's
+    answer to one turn (the strategy's ``decide`` on the board, timed around
+    the adapter's ``receive``), so the times are comparable with the other
+    games' ``choose`` calls; the runner is the one ``termgames monad match``
+    uses (a 2000-turn match keeps one board, no views or records per turn).
+    Scores are the units each seat holds at the end (the rules' scores).
+    """
+    from termgames.ai.monad.adapters import make_adapter
+    from termgames.ai.monad.match import MonadMatch
+
+    outcome = Outcome(job, (), ())
+    adapters = [make_adapter(level, bot_seed(job.seed, seat)) for seat, level in enumerate(job.seats)]
+    #: Turns resolved so far, and how many had been when the slowest decision was made.
+    turn_of, slowest_turn = [0], [0]
+
+    def timed(seat: int, receive: Any) -> Any:
+        def receive_timed() -> Any:
+            started, cpu_started = time.perf_counter(), time.process_time()
+            answer = receive()
+            spent = time.perf_counter() - started
+            outcome.times.setdefault(job.seats[seat], []).append(spent)
+            outcome.cpu_times.setdefault(job.seats[seat], []).append(time.process_time() - cpu_started)
+            if outcome.slowest is None or spent > outcome.slowest[0]:
+                slowest_turn[0] = turn_of[0]
+                outcome.slowest = (spent, seat, [])
+            return answer
+
+        return receive_timed
+
+    for seat, adapter in enumerate(adapters):
+        adapter.receive = timed(seat, adapter.receive)  # type: ignore[method-assign]  # timing wrapper, this run only
+    match = MonadMatch(adapters, job.options, seed=job.seed, names=[f"p{seat + 1}" for seat in range(len(adapters))])
+    for event in match.turns():
+        turn_of[0] = event.turn
+        if job.plies and event.turn >= job.plies:
+            match.close()
+            break
+    result = match.result()
+    if outcome.slowest is not None:
+        # The moves before the slowest decision, each resolved turn's seats in order (a record's order).
+        before = [(seat, move) for turn in match.moves[: slowest_turn[0]] for seat, move in enumerate(turn)
+                  if move is not None]
+        outcome.slowest = (outcome.slowest[0], outcome.slowest[1], before)
+    outcome.scores = tuple(float(units) for units in result.units)
+    outcome.winners = tuple(result.winners) if result.over else ()
+    return outcome
+
+
 def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
     """The 95 % Wilson interval of a share ``score`` of ``games`` (ties count half a win)."""
     if games == 0:
@@ -133,10 +204,21 @@ def percentile(values: list[float], share: float) -> float:
 
 def largest_options(game_name: str) -> dict[str, Any]:
     game = get_game(game_name)
-    options = game.default_options()
+    options = with_match_limits(game_name, game.default_options())
     for spec in game.option_specs:
-        if spec.kind in ("int", "float") and spec.maximum is not None:
+        if spec.kind in ("int", "float") and spec.maximum is not None and spec.name not in NOT_SIZES.get(game_name, ()):
             options[spec.name] = spec.maximum
+    return game.check_options(options)
+
+
+def with_match_limits(game_name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with the game's :data:`MATCH_LIMITS` where they are still at the game's default."""
+    game = get_game(game_name)
+    defaults = game.default_options()
+    options = {**defaults, **options}
+    for name, value in MATCH_LIMITS.get(game_name, {}).items():
+        if options[name] == defaults[name]:
+            options[name] = value
     return game.check_options(options)
 
 
@@ -145,45 +227,69 @@ def participants(game_name: str) -> list[str]:
     return [RANDOM] + [level for level in levels if level != RANDOM]
 
 
-def jobs_for(game_name: str, options: dict[str, Any], games: int, seed: int, plies: int = 0) -> list[Job]:
+def jobs_for(game_name: str, options: dict[str, Any], games: int, seed: int, plies: int = 0,
+             seats: int = 2) -> list[Job]:
+    """Every pairing's games, interleaved (one game of each pairing, then the next), so that a run cut short
+    by ``--time-limit`` has played every pairing about as often.  With more than two ``seats`` the pair's
+    two participants alternate around the table (high, low, high, ...), the first seat alternating too."""
     jobs = []
-    for low, high in combinations(participants(game_name), 2):
-        for index in range(games):
-            seats = (high, low) if index % 2 == 0 else (low, high)
-            jobs.append(Job(game_name, options, seats, seed * 1_000_003 + index, plies))
+    for index in range(games):
+        for low, high in combinations(participants(game_name), 2):
+            first, second = (high, low) if index % 2 == 0 else (low, high)
+            table = tuple(first if seat % 2 == 0 else second for seat in range(seats))
+            jobs.append(Job(game_name, options, table, seed * 1_000_003 + index, plies))
     return jobs
 
 
 def score_of(outcome: Outcome, participant: str) -> float:
-    seat = outcome.job.seats.index(participant)
-    if seat not in outcome.winners:
+    """The participant's share of the game's win: its seats among the winners, over the winners."""
+    if not outcome.winners:
         return 0.0
-    return 1.0 / len(outcome.winners)
+    won = sum(1 for seat in outcome.winners if outcome.job.seats[seat] == participant)
+    return won / len(outcome.winners)
 
 
-def ratings(outcomes: list[Outcome], names: list[str], seed: int) -> dict[str, tuple[float, float, float]]:
-    """Per participant: openskill's (mu, sigma, ordinal) after every game once, in a fixed shuffled order."""
+def points_of(outcome: Outcome, participant: str) -> float:
+    return sum(score for seat, score in enumerate(outcome.scores) if outcome.job.seats[seat] == participant)
+
+
+def ratings(outcomes: list[Outcome], names: list[str], seed: int, orders: int = 20) -> dict[str, tuple[float, float]]:
+    """Per participant: openskill's (mu, sigma), each the mean over ``orders`` passes through every game once,
+    each pass in its own shuffled order (fixed by ``seed``).
+
+    One pass rates the last games most: over 100 games that one side won 65 of, the gap between the two
+    ratings came out anywhere from 0 to 9 with the order alone; the mean of 20 orders is steady.
+    """
     from termgames.rating import Rating, rate
 
-    rated = {name: Rating() for name in names}
-    order = list(outcomes)
-    random.Random(seed).shuffle(order)
-    for outcome in order:
-        if not outcome.winners:
-            continue  # stopped unfinished (--plies)
-        a, b = outcome.job.seats
-        ranks = [0.0 if seat in outcome.winners else 1.0 for seat in range(2)]
-        rated[a], rated[b] = rate([rated[a], rated[b]], ranks)
-    return {name: (r.mu, r.sigma, r.ordinal) for name, r in rated.items()}
+    rated_games = [o for o in outcomes if o.winners and len(o.job.seats) == 2]
+    # Stopped unfinished (--plies) or a participant on several seats (--seats): not rated.
+    sums = {name: [0.0, 0.0] for name in names}
+    shuffler = random.Random(seed)
+    for _ in range(orders):
+        rated = {name: Rating() for name in names}
+        order = list(rated_games)
+        shuffler.shuffle(order)
+        for outcome in order:
+            a, b = outcome.job.seats
+            ranks = [0.0 if seat in outcome.winners else 1.0 for seat in range(2)]
+            rated[a], rated[b] = rate([rated[a], rated[b]], ranks)
+        for name, rating in rated.items():
+            sums[name][0] += rating.mu
+            sums[name][1] += rating.sigma
+    return {name: (mu / orders, sigma / orders) for name, (mu, sigma) in sums.items()}
 
 
 def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], args: argparse.Namespace,
            wall: float) -> None:
     names = [name for name in participants(game_name) if any(name in o.job.seats for o in outcomes)]
     rank = {name: index for index, name in enumerate(names)}
-    games = args.games
+    cut_short = len(outcomes) < len(jobs_for(game_name, options, args.games, args.seed)) and not args.only
+    seats = len(outcomes[0].job.seats) if outcomes else 2
+    games = f"up to {args.games}" if cut_short else str(args.games)
     flags = describe_options(game_name, options)
-    print(f"## {describe(game_name).title} ladder, {flags or 'default options'}: {games} games a pairing, "
+    table = f", {seats} seats (the pair alternating around the table; no ratings)" if seats != 2 else ""
+    print(f"## {describe(game_name).title} ladder, {flags or 'default options'}{table}: {games} games a pairing, "
           f"seats alternated, {args.workers} workers, {time.strftime('%Y-%m-%d', time.gmtime())}")
     print()
     if args.plies:
@@ -199,18 +305,19 @@ def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], arg
             continue
         score = sum(score_of(o, high) for o in played)
         lo, hi = wilson(score, len(played))
-        points_high = sum(o.scores[o.job.seats.index(high)] for o in played)
-        points_low = sum(o.scores[o.job.seats.index(low)] for o in played)
+        points_high = sum(points_of(o, high) for o in played)
+        points_low = sum(points_of(o, low) for o in played)
         points_game = any(score not in (0, 1) for o in played for score in o.scores)
         ratio = f"{points_high / points_low:.2f}x" if points_game and points_low > 0 else "-"
         print(f"| {high} vs {low} | {score:g} of {len(played)} ({100 * score / max(1, len(played)):.0f} %) "
               f"| {100 * lo:.0f}-{100 * hi:.0f} % | {ratio} |")
     print()
-    print("| level | rating (openskill mu ± sigma) | seconds a decision: mean | p95 | max | max CPU | decisions |")
+    print("| level | rating (openskill mu ± sigma, mean of 20 orders) "
+          "| seconds a decision: mean | p95 | max | max CPU | decisions |")
     print("|---|---|---|---|---|---|---|")
     rated = ratings(outcomes, names, args.seed)
     for name in names:
-        mu, sigma, _ = rated[name]
+        mu, sigma = rated[name]
         times = [t for o in outcomes for t in o.times.get(name, [])]
         cpu = [t for o in outcomes for t in o.cpu_times.get(name, [])]
         if times:
@@ -225,7 +332,7 @@ def report(game_name: str, options: dict[str, Any], outcomes: list[Outcome], arg
         seconds, seat, moves = slowest.slowest
         print()
         print(f"slowest decision: {seconds:.2f} s by {slowest.job.seats[seat]} in seat {seat + 1}, "
-              f"game seed {slowest.job.seed}, seats {'/'.join(slowest.job.seats)}, ply {len(moves)}")
+              f"game seed {slowest.job.seed}, seats {'/'.join(slowest.job.seats)}, after {len(moves)} moves")
         if args.save_slowest:
             record = {
                 "game": game_name,
@@ -257,16 +364,24 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100, help="games per pairing")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--largest", action="store_true", help="every numeric option at its maximum")
+    parser.add_argument("--largest", action="store_true",
+                        help="every numeric option at its maximum, and the game's most seats unless --seats says")
+    parser.add_argument("--seats", type=int, default=0, help="seats a game (default 2; the pair alternates)")
     parser.add_argument("--plies", type=int, default=0,
                         help="stop each game after this many plies: decision times only, no results")
     parser.add_argument("--only", default="", help="comma-separated participants: pairings among them only")
     parser.add_argument("--save-slowest", default="", help="write the slowest decision's position to this file")
+    parser.add_argument("--time-limit", type=float, default=0.0,
+                        help="seconds after which no game starts; the games finished by then are reported")
     args, rest = parser.parse_known_args()
     game_name = describe(args.game).name
     game = get_game(game_name)
-    options = largest_options(game_name) if args.largest else game.parse_cli_options(rest)
-    jobs = jobs_for(game_name, options, args.games, args.seed, args.plies)
+    options = largest_options(game_name) if args.largest else with_match_limits(game_name, game.parse_cli_options(rest))
+    descriptor = describe(game_name)
+    seats = args.seats or (descriptor.max_seats if args.largest else 2)
+    if not descriptor.min_seats <= seats <= descriptor.max_seats:
+        parser.error(f"{descriptor.title} seats {descriptor.players_text}, not {seats}")
+    jobs = jobs_for(game_name, options, args.games, args.seed, args.plies, seats)
     if args.only:
         keep = set(args.only.split(","))
         jobs = [job for job in jobs if set(job.seats) <= keep]
@@ -277,6 +392,10 @@ def main() -> None:
             outcomes.append(outcome)
             if len(outcomes) % 10 == 0:
                 print(f"{len(outcomes)} of {len(jobs)} games", file=sys.stderr, flush=True)
+            if args.time_limit and time.perf_counter() - started > args.time_limit:
+                # The games under way are dropped with the pool; the table says how many each pairing played.
+                print(f"time limit: {len(outcomes)} of {len(jobs)} games played", file=sys.stderr, flush=True)
+                break
     outcomes.sort(key=lambda o: (o.job.seats, o.job.seed))
     report(game_name, options, outcomes, args, time.perf_counter() - started)
 

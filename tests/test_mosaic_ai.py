@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from termgames.ai import make_bot
-from termgames.ai.mosaic import LEVELS, Replayer
+from termgames.ai.mosaic import EASY_SAMPLE, LEVELS, Replayer
 from termgames.match import Match, SeatInfo
 
 
@@ -67,17 +67,36 @@ def test_unknown_level_is_refused():
         make_bot("mosaic", "grandmaster", seed=1)
 
 
-def test_normal_beats_random():
+@pytest.mark.parametrize("level", ["easy", "normal"])
+def test_easy_and_normal_beat_random(level):
     wins = 0
     for game in range(3):
         seat = game % 2
         match = Match("mosaic", {"max_routines": 30}, [SeatInfo("a"), SeatInfo("b")], game)
-        bots = {seat: make_bot("mosaic", "normal", seed=game), 1 - seat: make_bot("mosaic", "random", seed=game)}
+        bots = {seat: make_bot("mosaic", level, seed=game), 1 - seat: make_bot("mosaic", "random", seed=game)}
         while not match.over:
             mover = match.state.to_move()[0]
             match.play(mover, bots[mover].choose(match.view(mover)))
         wins += match.state.winners() == (seat,)
     assert wins == 3
+
+
+def test_easy_judges_a_few_moves_drawn_at_random_normal_all_of_them():
+    match = random_game(5, moves=30)
+    seat = match.state.to_move()[0]
+    view = match.view(seat)
+    legal = len(view.legal_moves())
+    assert legal > EASY_SAMPLE
+    easy, normal = make_bot("mosaic", "easy", seed=3), make_bot("mosaic", "normal", seed=3)
+    ranked = []
+    for bot in (easy, normal):
+        original = bot.rank
+        bot.rank = lambda state, me, moves=None, complete=False, original=original: ranked.append(
+            len(state.legal_moves() if moves is None else moves)
+        ) or original(state, me, moves, complete)
+        bot.choose(view)
+    # The first rank call is the decision's own (later ones are the search's, hard only).
+    assert ranked == [EASY_SAMPLE, legal]
 
 
 def test_a_view_without_its_position_is_rebuilt_from_the_move_log():
@@ -86,3 +105,35 @@ def test_a_view_without_its_position_is_rebuilt_from_the_move_log():
     view = match.view(seat)
     bare = replace(view, position=None)
     assert make_bot("mosaic", "normal", seed=2).choose(bare) == make_bot("mosaic", "normal", seed=2).choose(view)
+
+
+#: Fake seconds one judged state costs: an opponent's ranking of a few dozen moves then outlasts the cap's slack.
+STATE_COST = 0.04
+
+
+def test_hard_stops_within_the_cap_at_a_four_player_table():
+    """Each state judged costs STATE_COST of a fake clock: hard's search at a four-player table stops within the 2 s cap
+    (judging every reply of an opponent past the deadline once took a decision beyond it)."""
+    from termgames.ai.budget import TIME_CAP, Deadline
+
+    match = random_game(6, players=4, moves=110)
+    assert match.state.phase != "building"
+    checked = 0
+    while not match.over and checked < 3:
+        seat = match.state.to_move()[0]
+        view = match.view(seat)
+        if len(view.legal_moves()) > 1:
+            now = [0.0]
+            bot = make_bot("mosaic", "hard", seed=checked)
+            original = bot.after
+
+            def judged(state, move, original=original, now=now):
+                now[0] += STATE_COST
+                return original(state, move)
+
+            bot.after = judged
+            assert bot.choose(view, Deadline(TIME_CAP, clock=lambda now=now: now[0])) in view.legal_moves()
+            assert now[0] <= TIME_CAP
+            checked += 1
+        match.play(seat, random.Random(checked).choice(match.state.legal_moves()))
+    assert checked == 3

@@ -190,8 +190,8 @@ async def test_a_mismatch_subroutine_is_asked_and_marked(tmp_path):
     def mismatch(state) -> bool:
         return state.phase == "alteration" and state.subroutine == "mismatch" and state.kind == "R"
 
-    # Seed 1: the easy bots' third routine leaves a mismatch for bob to resolve.
-    app, match, _ = new_app(tmp_path, seed=1, until=mismatch)
+    # Seed 3: the easy bots' 31st move leaves a mismatch for bob to resolve.
+    app, match, _ = new_app(tmp_path, seed=3, until=mismatch)
     assert mismatch(match.state)
     step = match.state.step()
     async with app.run_test(size=(100, 40)) as pilot:

@@ -9,7 +9,9 @@ nothing here re-implements a constraint.
 Levels:
 
 * ``random``: a legal move drawn at random (the benchmark's baseline).
-* ``easy``: each step on its own, the move whose immediate result scores best.
+* ``easy``: normal's judgement on a few of its legal moves drawn at random
+  (judging each step by its immediate result alone won only 72 % of 20
+  games against random play).
 * ``normal`` (the default): the guide's tactics.  Every move of the bot's own
   run of steps (a whole building placement; an edge with its two
   replacements and the tiles placed back; a mismatch subroutine) is judged by
@@ -45,6 +47,10 @@ WIN_VALUE = 10_000.0
 THREAT_VALUE = 2_000.0
 #: Building rollouts: each placement is the best of this many drawn at random.
 BUILD_SAMPLE = 6
+#: Seconds before the hard cap at which a decision stops judging anything and answers.
+CAP_SLACK = 0.2
+#: Moves the easy level judges, of all its legal ones.
+EASY_SAMPLE = 3
 #: At the winning score, first time.
 REACHED_VALUE = 30.0
 
@@ -63,11 +69,15 @@ class Level:
     #: Search: runs of the other players' steps (each answered as the normal level would) after the bot's own;
     #: 2 plays the bot's next run too.
     depth: int = 1
+    #: Routine: how many legal moves, drawn at random, are judged (0: all of them).
+    sample: int = 0
 
 
 LEVELS = {
     "random": Level("random", "random"),
-    "easy": Level("easy", "greedy"),
+    # Easy plays normal's way on a few of its moves, drawn at random: a step judged by where its run ends beats
+    # random play (judging each step alone did not: it won 72 % of 20 games), yet it misses what normal sees.
+    "easy": Level("easy", "routine", sample=EASY_SAMPLE),
     "normal": Level("normal", "routine", seconds=1.5),
     "hard": Level("hard", "search", seconds=1.8),
 }
@@ -238,6 +248,8 @@ class MosaicBot:
         self.seed = seed
         self.replayer = Replayer()
         self._deadline = Deadline(0.0)
+        #: The decision's hard cap (the shared 2 s unless the caller's is sooner): nothing runs past it.
+        self._cap = Deadline(0.0)
         #: States judged by the last decision (for benchmarks).
         self.last_nodes = 0
 
@@ -257,7 +269,8 @@ class MosaicBot:
             return rng.choice(legal)
         self.last_nodes = 0
         # The level's own budget, within the shared cap and stopped by 'move now' as every bot's is.
-        self._deadline = deadline_for(deadline).within(self.settings.seconds)
+        self._cap = deadline_for(deadline)
+        self._deadline = self._cap.within(self.settings.seconds)
         try:
             state = view.state()
         except (AttributeError, ValueError):
@@ -268,7 +281,10 @@ class MosaicBot:
                 return rng.choice(legal)
         if self.settings.policy == "greedy":
             return self.greedy_move(state, me)
-        ranked = self.rank(state, me)
+        moves = state.legal_moves()
+        if self.settings.sample and len(moves) > self.settings.sample:
+            moves = rng.sample(list(moves), self.settings.sample)
+        ranked = self.rank(state, me, moves, complete=True)
         if self.settings.policy == "routine" or len(ranked) == 1:
             return ranked[0][1]
         return self.search(state, me, ranked, rng)
@@ -294,19 +310,30 @@ class MosaicBot:
         """Play ``seat``'s steps greedily until someone else is to move (or the game ends)."""
         judge = seat if greedy_for is None else greedy_for
         while not state.is_over() and state.to_move() == (seat,):
+            if self._cap.remaining() < CAP_SLACK:
+                break  # the run stays unfinished: judged where it stands, the answer in time
             moves = state.legal_moves()
             move = moves[0] if len(moves) == 1 else self.greedy_move(state, judge, moves)
             state = self.after(state, move)
         return state
 
-    def rank(self, state: Any, me: int) -> list[tuple[float, str, Any]]:
-        """Every legal move with the value of the bot's run finished greedily after it, best first."""
+    def rank(
+        self, state: Any, me: int, moves: list[str] | None = None, complete: bool = False
+    ) -> list[tuple[float, str, Any]]:
+        """Every legal move (or ``moves``) with the value of the bot's run finished greedily after it, best first.
+
+        Out of time, the best of the moves judged so far comes first; with ``complete`` (the bot's own
+        choice) the rest are judged by their immediate result, as long as the hard cap allows.  A search's
+        inner rankings stop at once: the search stops too, and with four players judging every reply
+        of an opponent past the deadline took a decision beyond 2 s.
+        """
         scored: list[tuple[float, str, Any]] = []
-        moves = state.legal_moves()
+        moves = state.legal_moves() if moves is None else moves
         for index, move in enumerate(moves):
             if self._deadline.expired() and scored:
-                # Out of time: the rest are judged by their immediate result only.
-                for rest in moves[index:]:
+                for rest in moves[index:] if complete else ():
+                    if self._cap.remaining() < CAP_SLACK:
+                        break
                     after = self.after(state, rest)
                     scored.append((evaluate(after, me) - 0.5, rest, after))
                 break
