@@ -134,3 +134,21 @@ async def test_ascii_replay_title(tmp_path):
         await pilot.pause()
         assert str(app.screen.query_one("#game-title").render()).isascii()
         assert "\n".join(app.screen.query_one("#board").text_lines()).isascii()
+
+
+async def test_q_asks_before_leaving_a_replay_opened_alone_and_n_keeps_it(tmp_path):
+    from termgames.screens.dialogs import ConfirmScreen
+
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=finished(), source="x.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = app.screen
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.question == "Leave the replay?"
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is replay
+        await pilot.press("q", "y")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.is_running

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Markdown, Static
 
 from ..widgets.palette import use_ascii_scrollbars
@@ -122,6 +123,20 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+def leave_screen(screen: Screen[Any], question: str) -> None:
+    """Back to the screen below ``screen``; where it is the app's only one, leaving the app, once ``question`` is
+    answered yes (a replay or a watched match opened from the command line has nothing under it)."""
+    if len(screen.app.screen_stack) > 2:
+        screen.app.pop_screen()
+        return
+
+    def answer(yes: bool | None) -> None:
+        if yes:
+            screen.app.exit()
+
+    screen.app.push_screen(ConfirmScreen(question), answer)
 
 
 class PrivacyScreen(ModalScreen[None]):

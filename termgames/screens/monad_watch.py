@@ -29,7 +29,7 @@ from ..widgets.monad_board import MonadBoard, seat_letter, short_count
 from ..widgets.palette import Palette, next_palette, use_ascii_scrollbars
 from ..widgets.panel import update_if_changed
 from .base import SizedScreen
-from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
+from .dialogs import GoToMoveScreen, HelpScreen, leave_screen
 from .game import NARROW_WIDTH
 
 #: Turns a second at each speed step (``+``/``-``).
@@ -464,17 +464,8 @@ class MonadWatchScreen(SizedScreen[None]):
             self.app.push_screen(HelpScreen(*self.rules))
 
     def action_leave(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-            return
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.app.exit()
-
         running = self.live and not self.feed.finished
-        question = "Stop watching? (the match stops too)" if running else "Leave the replay?"
-        self.app.push_screen(ConfirmScreen(question), answer)
+        leave_screen(self, "Stop watching? (the match stops too)" if running else "Leave the replay?")
 
 
 def watch_turns(

@@ -24,7 +24,7 @@ from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
 from .base import AppScreen, SizedScreen
-from .dialogs import ConfirmScreen, GoToMoveScreen, HelpScreen
+from .dialogs import GoToMoveScreen, HelpScreen, leave_screen
 from .game import NARROW_WIDTH, title_line
 from .keys import keys_markdown
 
@@ -302,12 +302,4 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         self.app.push_screen(HelpScreen(self.match.game.rules_text(), keys_markdown(type(self))))
 
     def action_leave(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-            return
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.app.exit()
-
-        self.app.push_screen(ConfirmScreen("Leave the replay?"), answer)
+        leave_screen(self, "Leave the replay?")
