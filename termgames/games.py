@@ -264,6 +264,7 @@ def describe(name: str) -> GameDescriptor:
     descriptor = GAMES.get(name.strip().lower())
     if descriptor is None:
         from .rules.base import RuleError
+        from .untrusted import quoted
 
-        raise RuleError(f"there is no game {name!r} (games: {', '.join(GAMES)})")
+        raise RuleError(f"there is no game {quoted(name)} (games: {', '.join(GAMES)})")
     return descriptor

@@ -381,3 +381,10 @@ def test_a_newcomers_rating_is_openskills():
     newcomer = PlackettLuce().rating()
     assert (Rating().mu, Rating().sigma) == (newcomer.mu, newcomer.sigma) and Rating().ordinal == 0
     assert Rating().short() == "25?" and Rating(30.04, 4.9).short() == "30"
+
+
+def test_ratings_of_a_100_kb_game_name_quotes_only_the_start_of_it(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    result = run_command(hub, "alice", "ratings " + "x" * 100_000)
+    assert result.status == 2 and "there is no game 'xxxx" in result.stderr
+    assert len(result.stderr) < 300 and "(100000 characters)" in result.stderr
