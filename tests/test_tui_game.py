@@ -272,7 +272,7 @@ async def test_privacy_screen_between_human_seats(tmp_path):
 
 
 def footer_text(app) -> str:
-    from textual.widgets import Footer
+    from termgames.widgets.footer import Footer
 
     lines = [strip.text for strip in app.screen._compositor.render_strips()]
     return lines[app.screen.query_one(Footer).region.y]

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from typer.testing import CliRunner
 
 from termgames.app import TermgamesApp
@@ -21,6 +21,7 @@ from termgames.screens.game import GameScreen
 from termgames.screens.keys import key_rows
 from termgames.screens.start import SetupScreen, StartScreen
 from termgames.table import LocalTable
+from termgames.widgets.footer import Footer
 
 #: Options that make each game short enough to play out at random in a test.
 SMALL = {

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import on
 from textual.binding import Binding
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
+from ..widgets.footer import Footer
 from .dialogs import ConfirmScreen
 from .game import GameScreen, title_line
 from .keys import bound_keys, key_name
