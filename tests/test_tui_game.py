@@ -325,6 +325,32 @@ async def test_undo_while_the_ai_thinks_drops_its_stale_move(tmp_path, monkeypat
         assert load(path).moves == []
 
 
+async def test_the_spinner_turns_only_while_the_computer_thinks(tmp_path, monkeypatch):
+    """An idle screen runs no timer (a server holds hundreds of screens): the spinner's starts and stops with
+    the thinking."""
+    bot = GatedBot()
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)
+    app, match, _path = new_app(tmp_path, seats=("ann", "bot"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        spinner = app.screen._spinner
+        assert not spinner._active.is_set()  # ann's turn: nothing turns
+        await pilot.press("enter")  # ann claims; the AI starts thinking
+        assert await wait_for(pilot, bot.asked.is_set)
+        assert await wait_for(pilot, spinner._active.is_set)
+        status = app.screen.query_one("#status")
+        shown = {str(status.render())}
+        for _ in range(20):
+            await pilot.pause(0.05)
+            shown.add(str(status.render()))
+        assert len(shown) > 1  # the spinner turned
+        bot.gate.set()
+        await settle(pilot)
+        assert await wait_for(pilot, lambda: not app.screen.table.thinking and len(match.moves) >= 2)
+        assert await wait_for(pilot, lambda: not spinner._active.is_set())
+        assert "thinking" not in str(status.render())
+
+
 async def test_undo_with_nothing_to_undo_lets_the_ai_play_on(tmp_path, monkeypatch):
     bot = GatedBot()
     monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: bot)

@@ -189,7 +189,9 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         self.tell_save_notice()
         if self.ascii_only:
             use_ascii_scrollbars(self)
-        self.set_interval(0.12, self._tick)
+        # The spinner turns only while a computer seat thinks: a server holds hundreds of these screens, and a
+        # timer ticking on each of them for nothing was most of an idle server's CPU.
+        self._spinner = self.set_interval(0.12, self._tick, pause=not self.table.thinking)
         self.table.watch(self._table_news)
         self.table.start()
         seat = self.table.viewing_seat()
@@ -217,6 +219,10 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
                 self.message = ""  # what was said before (e.g. "It is its turn") no longer holds
                 self.refresh_view()
         elif kind == "thinking":
+            if self.table.thinking:
+                self._spinner.resume()
+            else:
+                self._spinner.pause()
             self.update_panel()
         elif kind == "error":
             self.say(text)
@@ -423,7 +429,9 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         self.update_panel()
 
     def _tick(self) -> None:
-        if self.table.thinking and self.view is not None:
+        if not self.table.thinking:
+            self._spinner.pause()  # the news that the thinking ended may have come first; it is drawn
+        elif self.view is not None:
             self._spin += 1
             # Only the status line turns: the log keeps any scrolling the player did meanwhile.
             update_if_changed(self.query_one("#status", Static), Text(self.status_line(), style="bold"))
