@@ -305,6 +305,8 @@ async def test_a_server_cut_off_reads_again_what_changed_meanwhile(servers, monk
     b.store._run(lambda c: c.execute("SELECT pg_terminate_backend($1)", a.store.server))
     await until(lambda: not a.store.online)
     at_b.play(1, "E5")  # news a never hears
+    at_b.say("bob", "still there?")
+    table.say("alice", "hello?")  # a cannot store it: it waits at a for the database
     made_meanwhile = b.create_table("copolymer", {"size": 5}, [Seat(name="bob"), Seat(name="carol")], "bob")
     await asyncio.sleep(0.3)
     assert len(table.match.moves) == 1 and made_meanwhile.id not in a.tables
@@ -314,6 +316,11 @@ async def test_a_server_cut_off_reads_again_what_changed_meanwhile(servers, monk
     await until(lambda: [m.move for m in table.match.moves] == ["A1", "E5"])
     assert made_meanwhile.id in a.tables
     assert ("moved", "") in watcher.events
+    # The chat too, both ways: bob's line read again at a, alice's stored late and heard at b.
+    await until(lambda: list(table.chat)[-2:] == [("bob", "still there?"), ("alice", "hello?")])
+    await until(lambda: list(at_b.chat)[-2:] == [("bob", "still there?"), ("alice", "hello?")])
+    assert [line for line in a.store.load_table(table.id).chat if line[0] == "alice"] == [("alice", "hello?")]
+    assert ("chat", "") in watcher.events
     await until(lambda: "carol" in at_b.spectators())  # a's presence rows name its new connection
 
 

@@ -148,6 +148,7 @@ class LiveTable:
         #: Who is here through the other server processes sharing the store: (player, seated).
         self.remote: list[tuple[str, bool]] = []
         self.chat: deque[tuple[str, str]] = deque(stored.chat, maxlen=CHAT_LINES)
+        self._unsent_chat: deque[tuple[str, str]] = deque(maxlen=CHAT_LINES)
         self.undo_request: UndoRequest | None = None
         #: Computer seats thinking at the server that plays them, when that is another server (its news).
         self.remote_thinking: frozenset[int] = frozenset()
@@ -415,8 +416,27 @@ class LiveTable:
             self.hub.store.add_chat(self.id, player, clean)
         except StoreError as error:
             log.error("table %s: chat not stored: %s", self.id, error)
+            self._unsent_chat.append((player, clean))  # stored when the store is back (read_chat_again)
         self.chat.append((player, clean))
         self.broadcast("chat", f"{player}: {clean}")
+
+    def read_chat_again(self) -> None:
+        """The chat as the store has it: lines said at other servers while this one could not hear them.
+
+        Lines said here meanwhile, which the store could not take, are stored first (in the order said).
+        """
+        try:
+            while self._unsent_chat:
+                self.hub.store.add_chat(self.id, *self._unsent_chat[0])
+                self._unsent_chat.popleft()
+            stored = self.hub.store.load_table(self.id)
+        except StoreError as error:
+            log.error("table %s: chat not read again: %s", self.id, error)
+            return
+        if stored is None or list(self.chat) == stored.chat[-CHAT_LINES:]:
+            return
+        self.chat = deque(stored.chat, maxlen=CHAT_LINES)
+        self.broadcast("chat", "")
 
     # -- subscribers -----------------------------------------------------------------
 
@@ -764,6 +784,7 @@ class Hub:
             except (StoreError, RuleError, LookupError, ValueError, TypeError) as error:
                 log.error("table %s not read again: %s", table_id, error)
         for table in list(self.tables.values()):
+            table.read_chat_again()
             if table.over:
                 continue
             table.enter_again()

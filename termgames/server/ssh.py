@@ -64,6 +64,8 @@ DATABASE_AWAY = "termgames: the database cannot be reached just now: try again i
 MAX_SIZE = (240, 80)
 MIN_SIZE = (20, 8)
 DEFAULT_SIZE = (80, 24)
+#: At shutdown, how long the apps may take to close (leaving their tables) before the store closes.
+SHUTDOWN_WAIT = 3.0
 #: Parser timeout tick: a lone Escape is delivered after this long.
 ESCAPE_TICK = 0.12
 
@@ -223,6 +225,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.command: str | None = None
         self.closed = False
         self.app: Any = None
+        self.app_task: asyncio.Task[None] | None = None
         self.driver: ChannelDriver | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._pending = bytearray()
@@ -258,7 +261,7 @@ class GameSession(asyncssh.SSHServerSession):
             self._exit(1)
             return
         self.service.sessions.add(self)
-        asyncio.get_running_loop().create_task(self._run_app())
+        self.app_task = asyncio.get_running_loop().create_task(self._run_app())
 
     def _run_command(self, command: str) -> None:
         result = run_command(self.service.hub, self.player, command)
@@ -623,10 +626,16 @@ class TermgamesServer:
             self.acceptor.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.acceptor.wait_closed(), 2)
+        running = []
         for session in list(self.sessions):
             if session.app is not None:
                 with contextlib.suppress(Exception):
                     session.app.exit()
+            if session.app_task is not None:
+                running.append(session.app_task)
+        if running:
+            # Their screens leave their tables as they close, and that is stored: before the store closes.
+            await asyncio.wait(running, timeout=SHUTDOWN_WAIT)
         self.hub.close()
         self.store.close()
         self.collector.close()
