@@ -304,3 +304,25 @@ async def test_kill_9_then_start_again_loses_nothing(tmp_path, keys, db_url):
         process.kill()
         process.wait()
         process.stderr.close()
+
+
+async def test_a_server_closing_with_players_at_a_table_stores_their_leaving_first(tmp_path, keys, db_url, caplog):
+    """Shutdown closes the apps (each screen leaves its table, which the store records) before the store."""
+    server = await start_server(tmp_path, "127.0.0.1", 0, db=db_url)
+    port = server.port
+    alice = None
+    try:
+        made = await command(port, "alice", keys["alice"], "challenge copolymer --size 5 bob")
+        assert made.exit_status == 0, made.stderr
+        alice = await connect(port, "alice", keys["alice"])
+        await alice.wait_for("#1 Copolymer")
+        await alice.press("enter")
+        await alice.wait_for("your move")
+        caplog.clear()
+        with caplog.at_level("ERROR", logger="termgames"):
+            await server.close()
+            await asyncio.sleep(1)  # anything the closing apps still do, after the store closed, is logged by now
+        assert not [record.getMessage() for record in caplog.records if "not stored" in record.getMessage()]
+    finally:
+        if alice is not None:
+            await alice.close()

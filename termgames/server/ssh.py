@@ -65,7 +65,7 @@ MAX_SIZE = (240, 80)
 MIN_SIZE = (20, 8)
 DEFAULT_SIZE = (80, 24)
 #: At shutdown, how long the apps may take to close (leaving their tables) before the store closes.
-SHUTDOWN_WAIT = 3.0
+SHUTDOWN_WAIT = 10.0
 #: Parser timeout tick: a lone Escape is delivered after this long.
 ESCAPE_TICK = 0.12
 
