@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -57,7 +58,7 @@ class FooterItem:
 
     @property
     def width(self) -> int:
-        return len(self.key_text) + len(self.description_text)
+        return cell_len(self.key_text) + cell_len(self.description_text)  # cells: an arrow key's glyph, say
 
 
 def shown_keys(screen: Screen[object]) -> ShownKeys:
