@@ -75,12 +75,36 @@ class SharedGameMixin(GameScreen[Any]):
         self.update_chat()
         if self.table.undo_waiting_for_me():
             self.ask_undo("Another player asks to take back their last move")
+        if self.table.seat is None:
+            # Drawn: other spectators of the table whose terminals look alike may now be drawn with it.
+            self.call_after_refresh(self.app.watching, self.table.table_id)
+
+    def on_screen_suspend(self) -> None:
+        self.app.watching(None)  # another screen over this one: not what the others watch
+
+    def on_unmount(self) -> None:
+        self.app.watching(None)
+
+    def follow_drawing(self, following: bool) -> None:
+        """Another spectator's app draws this terminal from now on, or this screen draws itself again."""
+        if following:
+            self._spinner.pause()
+            return
+        # Its terminal shows another app's frames: catch up with the table and draw every line.
+        self._drawn_generation = -1
+        if self.table.thinking:
+            self._spinner.resume()
+        if not self._privacy_open:
+            self.refresh_view()
+        self.update_presence()
+        self.update_chat()
+        self.refresh()
 
     # -- news from the table ---------------------------------------------------
 
     def table_event(self, kind: str, text: str) -> None:
-        if not self.is_attached:
-            return
+        if not self.is_attached or self.app.following:
+            return  # while following, another app draws the news here; this one catches up when it stops
         if kind == "seats":
             title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
             self.query_one("#game-title", Static).update(title)

@@ -8,6 +8,7 @@ the change, and must never touch another app's widgets.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,18 @@ class LobbyChanged(Message):
     pass
 
 
+class FollowingChanged(Message):
+    """This spectator's screen starts following another's drawing, or draws itself again (drawing.py)."""
+
+    def __init__(self, following: bool) -> None:
+        super().__init__()
+        self.following = following
+
+
+class RepaintAll(Message):
+    """Draw the whole screen again: a spectator joined the ones this app draws for."""
+
+
 class ServeApp(TermgamesApp):
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "app.tcss")
 
@@ -36,6 +49,29 @@ class ServeApp(TermgamesApp):
         self.guest = guest
         self.tables: list[SharedTable] = []
         self._released = False
+        #: The SSH session's hook: this app shows a table to its spectator (a table id), or no longer (None).
+        #: Spectators of one table whose terminals look alike are drawn once (drawing.py).
+        self.watching: Callable[[int | None], None] = lambda table_id: None
+        #: Another spectator's app draws this terminal: table news waits until this one draws itself again.
+        self.following = False
+
+    def follow(self, following: bool) -> None:
+        """Start or stop following another app's drawing (the session's call, maybe from another app's context)."""
+        self.following = following
+        self.post_message(FollowingChanged(following))
+
+    def repaint_all(self) -> None:
+        self.post_message(RepaintAll())
+
+    def on_following_changed(self, event: FollowingChanged) -> None:
+        from ..screens.shared_game import SharedGameMixin
+
+        screen = self.screen
+        if isinstance(screen, SharedGameMixin):
+            screen.follow_drawing(event.following)
+
+    def on_repaint_all(self, _event: RepaintAll) -> None:
+        self.screen.refresh()
 
     def lobby_news(self) -> None:
         """The hub's news for lobbies (on the loop, maybe in another app's context): a message to this app."""

@@ -40,6 +40,7 @@ from textual.geometry import Size
 
 from .collector import CollectorPolicy, divide_without_cycles
 from .commands import run_command
+from .drawing import SpectatorGroups
 from .hub import Hub, valid_player_name
 from .limits import (
     AI_THREADS,
@@ -279,17 +280,21 @@ class GameSession(asyncssh.SSHServerSession):
         app = ServeApp(hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii)
         # Textual only calls driver_class: a partial with the session stands in for the class.
         app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see the line above
+        app.watching = self.watching
         self.app = app
         try:
             await app.run_async(size=self.size)
         except Exception:
             log.exception("the app of %s failed", self.player)
         finally:
+            self.service.spectator_groups.leave(self)
             app.release_tables()
             self.service.sessions.discard(self)
             self._exit(0)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
+        # A key is this player's own: from here her app draws her screen (and no longer anyone else's).
+        self.service.spectator_groups.leave(self)
         # Input is queued and fed in small chunks at a bounded rate by one task per channel (_feed_input):
         # fed at once, 200 kB of keys kept the shared loop busy for many seconds.
         self._pending += data
@@ -331,6 +336,7 @@ class GameSession(asyncssh.SSHServerSession):
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self.size = clamp_size(width, height)
+        self.service.spectator_groups.leave(self)  # drawn for another size now
         if self.driver is not None:
             self.driver.resize(*self.size)
 
@@ -339,16 +345,45 @@ class GameSession(asyncssh.SSHServerSession):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        self.service.spectator_groups.leave(self)
         if self.app is not None:
             with contextlib.suppress(Exception):
                 self.app.exit()
 
     def write(self, text: str) -> None:
+        groups = self.service.spectator_groups
+        if groups.following(self):
+            return  # another spectator's app draws this terminal (see drawing.py)
+        data = text.encode("utf-8", "replace")
+        self.send(data)
+        for follower in groups.followers(self):
+            follower.send(data)
+
+    def send(self, data: bytes) -> None:
         if self.closed or self.chan is None:
             return
         # The client may have gone away mid-frame: the app learns it from connection_lost.
         with contextlib.suppress(Exception):
-            self.chan.write(text.encode("utf-8", "replace"))
+            self.chan.write(data)
+
+    # -- one of a table's spectators drawn alike (drawing.py) ---------------------------
+
+    def watching(self, table_id: int | None) -> None:
+        """The app shows a table to this spectator (None: no longer, or not as it was opened)."""
+        groups = self.service.spectator_groups
+        if table_id is None or self.app is None:
+            groups.leave(self)
+            return
+        app = self.app
+        groups.join(self, (table_id, self.size, app.ascii, app.palette, app.theme))
+
+    def following_changed(self, following: bool) -> None:
+        if self.app is not None:
+            self.app.follow(following)
+
+    def repaint(self) -> None:
+        if self.app is not None:
+            self.app.repaint_all()
 
     def _exit(self, status: int) -> None:
         if self.closed or self.chan is None:
@@ -616,6 +651,8 @@ class TermgamesServer:
 
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
+        #: Spectators of a table drawn once for all whose terminals look alike.
+        self.spectator_groups = SpectatorGroups()
         #: Connections not yet signed in, per source address.
         self.starting: dict[str, int] = {}
         # Full garbage collections of every session's objects would stall every screen (see collector.py).

@@ -1,0 +1,126 @@
+"""Spectators of one table with terminals alike are drawn once (server/drawing.py).
+
+The groups on their own with stand-in members, then over SSH: every follower's
+terminal shows exactly what its leader's shows, a key makes a follower draw
+itself again, a leader who goes hands the group on, and players never group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncssh
+import pytest
+from sshterm import command, connect
+
+from termgames.server.drawing import SpectatorGroups
+from termgames.server.ssh import start_server
+
+
+class StandIn:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.received: list[bytes] = []
+        self.calls: list[str] = []
+
+    def send(self, data: bytes) -> None:
+        self.received.append(data)
+
+    def following_changed(self, following: bool) -> None:
+        self.calls.append("follow" if following else "draw")
+
+    def repaint(self) -> None:
+        self.calls.append("repaint")
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def test_the_first_leads_the_next_follow_and_a_leader_going_hands_the_group_on():
+    groups = SpectatorGroups()
+    a, b, c, other = StandIn("a"), StandIn("b"), StandIn("c"), StandIn("other")
+    groups.join(a, (1, (100, 30)))
+    assert not groups.following(a) and groups.followers(a) == [] and a.calls == []
+    groups.join(b, (1, (100, 30)))
+    groups.join(c, (1, (100, 30)))
+    groups.join(other, (1, (80, 24)))  # another size: a group of its own
+    assert groups.followers(a) == [b, c] and groups.following(b) and groups.following(c)
+    assert b.calls == ["follow"] and c.calls == ["follow"]
+    assert a.calls == ["repaint", "repaint"]  # each newcomer's terminal gets the leader's whole screen
+    assert not groups.following(other) and len(groups) == 2
+
+    groups.leave(b)  # a follower's key: it draws itself again
+    assert b.calls == ["follow", "draw"] and groups.followers(a) == [c]
+    groups.leave(a)  # the leader goes: the next one draws, for itself and the rest
+    assert c.calls == ["follow", "draw"] and not groups.following(c) and groups.followers(c) == []
+    groups.leave(c)
+    groups.leave(c)  # twice is harmless
+    assert len(groups) == 1 and not groups.following(a)
+
+
+@pytest.fixture
+def keys():
+    return {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob", "w1", "w2", "w3", "w4")}
+
+
+async def test_spectators_alike_see_the_leaders_frames_and_a_key_makes_one_draw_itself(tmp_path, keys):
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    port = server.port
+    groups = server.spectator_groups
+    terminals = []
+    try:
+        made = await command(port, "alice", keys["alice"], "challenge mono --size 5 --no-auto bob")
+        assert made.exit_status == 0, made.stderr
+        alice = await connect(port, "alice", keys["alice"])
+        bob = await connect(port, "bob", keys["bob"])
+        terminals += [alice, bob]
+        await alice.wait_for("your move")
+        await alice.press("enter")
+        await bob.wait_for("#1 Mono")
+        await bob.press("enter")
+        await bob.wait_for("alice to lay out")
+        watchers = []
+        for name, width in (("w1", 100), ("w2", 100), ("w3", 100), ("w4", 90)):
+            watcher = await connect(port, name, keys[name], width=width)
+            terminals.append(watcher)
+            await watcher.wait_for("Being played")
+            await watcher.press("w")
+            await watcher.wait_for("you are watching")
+            watchers.append(watcher)
+        w1, w2, w3, w4 = watchers
+        await asyncio.sleep(0.5)  # each joins its group once its screen is drawn
+        sessions = {session.player: session for session in server.sessions}
+        assert groups.followers(sessions["w1"]) == [sessions["w2"], sessions["w3"]]
+        assert not groups.following(sessions["w4"]) and groups.followers(sessions["w4"]) == []
+        # Players never group: their views are their own.
+        assert not groups.following(sessions["alice"]) and not groups.followers(sessions["alice"])
+
+        await alice.press("R", "enter")  # a random layout, confirmed
+        for terminal in (bob, *watchers):
+            await terminal.wait_for("bob to lay out")
+        await asyncio.sleep(0.3)
+        assert w2.text() == w1.text() and w3.text() == w1.text()
+        assert "1. alice layout" in w4.text()  # drawn by its own app
+
+        # w2 presses a key: its own app draws its whole screen, and every move from then on.
+        await w2.press("escape")  # (closes the chat line, which is not open: nothing to see)
+        await asyncio.sleep(0.5)
+        assert not groups.following(sessions["w2"]) and groups.followers(sessions["w1"]) == [sessions["w3"]]
+        assert "bob to lay out" in w2.text()
+        # The leader leaves the table: w3 draws from now on.
+        await w1.press("q")
+        await w1.wait_for("Leave the table?")
+        await w1.press("y")
+        await w1.wait_for("Being played")
+        assert not groups.following(sessions["w3"])
+
+        await bob.press("R", "enter")
+        for terminal in (alice, w2, w3, w4):
+            await terminal.wait_for("round 1: alice to probe")
+        await asyncio.sleep(0.3)
+        assert w3.text() == w2.text()  # drawn by two apps, alike: neither lost a line while following
+        assert "2. bob layout" in w3.text()
+    finally:
+        for terminal in terminals:
+            await terminal.close()
+        await server.close()
