@@ -124,3 +124,58 @@ async def test_spectators_alike_see_the_leaders_frames_and_a_key_makes_one_draw_
         for terminal in terminals:
             await terminal.close()
         await server.close()
+
+
+async def test_a_leader_gone_or_a_follower_resized_each_draws_on_its_own(tmp_path, keys):
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    port = server.port
+    groups = server.spectator_groups
+    terminals = []
+    try:
+        made = await command(port, "alice", keys["alice"], "challenge mono --size 5 --no-auto bob")
+        assert made.exit_status == 0, made.stderr
+        alice = await connect(port, "alice", keys["alice"])
+        bob = await connect(port, "bob", keys["bob"])
+        terminals += [alice, bob]
+        await alice.wait_for("your move")
+        await alice.press("enter")
+        await bob.wait_for("#1 Mono")
+        await bob.press("enter")
+        await bob.wait_for("alice to lay out")
+        watchers = []
+        for name in ("w1", "w2", "w3"):
+            watcher = await connect(port, name, keys[name])
+            terminals.append(watcher)
+            await watcher.wait_for("Being played")
+            await watcher.press("w")
+            await watcher.wait_for("you are watching")
+            watchers.append(watcher)
+        w1, w2, w3 = watchers
+        await asyncio.sleep(0.5)
+        sessions = {session.player: session for session in server.sessions}
+        assert groups.followers(sessions["w1"]) == [sessions["w2"], sessions["w3"]]
+
+        # The leader's connection drops: w2 draws, for itself and w3.
+        await w1.close()
+        await asyncio.sleep(0.5)
+        assert groups.followers(sessions["w2"]) == [sessions["w3"]]
+        await alice.press("R", "enter")
+        for terminal in (w2, w3):
+            await terminal.wait_for("bob to lay out")
+        await asyncio.sleep(0.3)
+        assert w3.text() == w2.text()
+
+        # w3's terminal grows: it draws its own screen, at its new size.
+        w3.screen.resize(32, 110)  # the emulated terminal too
+        w3.process.change_terminal_size(110, 32)
+        await asyncio.sleep(0.5)
+        assert not groups.following(sessions["w3"]) and groups.followers(sessions["w2"]) == []
+        await bob.press("R", "enter")
+        await w2.wait_for("round 1: alice to probe")
+        await w3.wait_for("round 1: alice to probe")
+        assert "2. bob layout" in w3.text()
+    finally:
+        for terminal in terminals:
+            if not terminal.closed:
+                await terminal.close()
+        await server.close()
