@@ -8,6 +8,7 @@ itself again, a leader who goes hands the group on, and players never group.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import asyncssh
 import pytest
@@ -63,10 +64,11 @@ def keys():
     return {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob", "w1", "w2", "w3", "w4")}
 
 
-async def test_spectators_alike_see_the_leaders_frames_and_a_key_makes_one_draw_itself(tmp_path, keys):
+@contextlib.asynccontextmanager
+async def mono_table_watched(tmp_path, keys, widths: dict[str, int]):
+    """A server, alice and bob seated at a new Mono table, and a spectator per name in ``widths`` (its columns)."""
     server = await start_server(tmp_path, "127.0.0.1", 0)
     port = server.port
-    groups = server.spectator_groups
     terminals = []
     try:
         made = await command(port, "alice", keys["alice"], "challenge mono --size 5 --no-auto bob")
@@ -79,17 +81,27 @@ async def test_spectators_alike_see_the_leaders_frames_and_a_key_makes_one_draw_
         await bob.wait_for("#1 Mono")
         await bob.press("enter")
         await bob.wait_for("alice to lay out")
-        watchers = []
-        for name, width in (("w1", 100), ("w2", 100), ("w3", 100), ("w4", 90)):
+        for name, width in widths.items():
             watcher = await connect(port, name, keys[name], width=width)
             terminals.append(watcher)
             await watcher.wait_for("Being played")
             await watcher.press("w")
             await watcher.wait_for("you are watching")
-            watchers.append(watcher)
-        w1, w2, w3, w4 = watchers
         await asyncio.sleep(0.5)  # each joins its group once its screen is drawn
         sessions = {session.player: session for session in server.sessions}
+        yield server.spectator_groups, sessions, terminals
+    finally:
+        for terminal in terminals:
+            if not terminal.closed:
+                await terminal.close()
+        await server.close()
+
+
+async def test_spectators_alike_see_the_leaders_frames_and_a_key_makes_one_draw_itself(tmp_path, keys):
+    widths = {"w1": 100, "w2": 100, "w3": 100, "w4": 90}
+    async with mono_table_watched(tmp_path, keys, widths) as (groups, sessions, terminals):
+        alice, bob, *watchers = terminals
+        w1, w2, w3, w4 = watchers
         assert groups.followers(sessions["w1"]) == [sessions["w2"], sessions["w3"]]
         assert not groups.following(sessions["w4"]) and groups.followers(sessions["w4"]) == []
         # Players never group: their views are their own.
@@ -120,39 +132,11 @@ async def test_spectators_alike_see_the_leaders_frames_and_a_key_makes_one_draw_
         await asyncio.sleep(0.3)
         assert w3.text() == w2.text()  # drawn by two apps, alike: neither lost a line while following
         assert "2. bob layout" in w3.text()
-    finally:
-        for terminal in terminals:
-            await terminal.close()
-        await server.close()
 
 
 async def test_a_leader_gone_or_a_follower_resized_each_draws_on_its_own(tmp_path, keys):
-    server = await start_server(tmp_path, "127.0.0.1", 0)
-    port = server.port
-    groups = server.spectator_groups
-    terminals = []
-    try:
-        made = await command(port, "alice", keys["alice"], "challenge mono --size 5 --no-auto bob")
-        assert made.exit_status == 0, made.stderr
-        alice = await connect(port, "alice", keys["alice"])
-        bob = await connect(port, "bob", keys["bob"])
-        terminals += [alice, bob]
-        await alice.wait_for("your move")
-        await alice.press("enter")
-        await bob.wait_for("#1 Mono")
-        await bob.press("enter")
-        await bob.wait_for("alice to lay out")
-        watchers = []
-        for name in ("w1", "w2", "w3"):
-            watcher = await connect(port, name, keys[name])
-            terminals.append(watcher)
-            await watcher.wait_for("Being played")
-            await watcher.press("w")
-            await watcher.wait_for("you are watching")
-            watchers.append(watcher)
-        w1, w2, w3 = watchers
-        await asyncio.sleep(0.5)
-        sessions = {session.player: session for session in server.sessions}
+    async with mono_table_watched(tmp_path, keys, {"w1": 100, "w2": 100, "w3": 100}) as (groups, sessions, terminals):
+        alice, bob, w1, w2, w3 = terminals
         assert groups.followers(sessions["w1"]) == [sessions["w2"], sessions["w3"]]
 
         # The leader's connection drops: w2 draws, for itself and w3.
@@ -174,8 +158,3 @@ async def test_a_leader_gone_or_a_follower_resized_each_draws_on_its_own(tmp_pat
         await w2.wait_for("round 1: alice to probe")
         await w3.wait_for("round 1: alice to probe")
         assert "2. bob layout" in w3.text()
-    finally:
-        for terminal in terminals:
-            if not terminal.closed:
-                await terminal.close()
-        await server.close()
