@@ -317,7 +317,7 @@ async def test_a_server_closing_with_players_at_a_table_stores_their_leaving_fir
         alice = await connect(port, "alice", keys["alice"])
         await alice.wait_for("#1 Copolymer")
         await alice.press("enter")
-        await alice.wait_for("your move")
+        await alice.wait_for("alice (you)")  # at her table (the lobby's "your move" may be gone already)
         caplog.clear()
         with caplog.at_level("ERROR", logger="termgames"):
             await server.close()
