@@ -76,8 +76,13 @@ class SharedGameMixin(GameScreen[Any]):
         if self.table.undo_waiting_for_me():
             self.ask_undo("Another player asks to take back their last move")
         if self.table.seat is None:
-            # Drawn: other spectators of the table whose terminals look alike may now be drawn with it.
-            self.call_after_refresh(self.app.watching, self.table.table_id)
+            self.call_after_refresh(self._watch_with_others)
+
+    def _watch_with_others(self) -> None:
+        # Drawn: other spectators of the table whose terminals look alike may now be drawn with it.  Not if
+        # a key was quicker and put another screen over this one (what it shows is this player's own).
+        if self.is_current:
+            self.app.watching(self.table.table_id)
 
     def on_screen_suspend(self) -> None:
         self.app.watching(None)  # another screen over this one: not what the others watch

@@ -66,9 +66,10 @@ class ServeApp(TermgamesApp):
     def on_following_changed(self, event: FollowingChanged) -> None:
         from ..screens.shared_game import SharedGameMixin
 
-        screen = self.screen
-        if isinstance(screen, SharedGameMixin):
-            screen.follow_drawing(event.following)
+        # The table's screen, also under a screen a key has just put over it.
+        for screen in self.screen_stack:
+            if isinstance(screen, SharedGameMixin):
+                screen.follow_drawing(event.following)
 
     def on_repaint_all(self, _event: RepaintAll) -> None:
         self.screen.refresh()
