@@ -49,6 +49,7 @@ def test_the_first_leads_the_next_follow_and_a_leader_going_hands_the_group_on()
     assert b.calls == ["follow"] and c.calls == ["follow"]
     assert a.calls == ["repaint", "repaint"]  # each newcomer's terminal gets the leader's whole screen
     assert not groups.following(other) and len(groups) == 2
+    assert groups.receivers(a) == [a, b, c] and groups.receivers(b) == [] and groups.receivers(other) == [other]
 
     groups.leave(b)  # a follower's key: it draws itself again
     assert b.calls == ["follow", "draw"] and groups.followers(a) == [c]
@@ -56,7 +57,7 @@ def test_the_first_leads_the_next_follow_and_a_leader_going_hands_the_group_on()
     assert c.calls == ["follow", "draw"] and not groups.following(c) and groups.followers(c) == []
     groups.leave(c)
     groups.leave(c)  # twice is harmless
-    assert len(groups) == 1 and not groups.following(a)
+    assert len(groups) == 1 and not groups.following(a) and groups.receivers(c) == [c]
 
 
 @pytest.fixture

@@ -82,5 +82,13 @@ class SpectatorGroups:
         group = self._groups[look]
         return group[1:] if group[0] is member else []
 
+    def receivers(self, member: Member) -> list[Member]:
+        """Who gets what ``member``'s app writes: nobody while it follows, else itself and its followers."""
+        look = self._look_of.get(member)
+        if look is None:
+            return [member]
+        group = self._groups[look]
+        return group if group[0] is member else []
+
     def __len__(self) -> int:
         return len(self._groups)

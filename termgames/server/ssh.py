@@ -351,13 +351,12 @@ class GameSession(asyncssh.SSHServerSession):
                 self.app.exit()
 
     def write(self, text: str) -> None:
-        groups = self.service.spectator_groups
-        if groups.following(self):
-            return  # another spectator's app draws this terminal (see drawing.py)
-        data = text.encode("utf-8", "replace")
-        self.send(data)
-        for follower in groups.followers(self):
-            follower.send(data)
+        # While another spectator's app draws this terminal, nobody (see drawing.py).
+        receivers = self.service.spectator_groups.receivers(self)
+        if receivers:
+            data = text.encode("utf-8", "replace")
+            for receiver in receivers:
+                receiver.send(data)
 
     def send(self, data: bytes) -> None:
         if self.closed or self.chan is None:
