@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tui import panel_text
+
 from termgames.match import Seat
 from termgames.screens.dialogs import ConfirmScreen
 from termgames.screens.lobby import CreateTableScreen, LobbyScreen
@@ -127,7 +129,7 @@ async def test_an_ai_seat_shows_thinking_at_a_shared_table(tmp_path, monkeypatch
         assert isinstance(alice.screen, SharedGameMixin)
         await pilot.press("enter")  # she claims; the AI seat thinks
         await settle(pilot)
-        assert "cpu is thinking" in str(alice.screen.query_one("#status").render())
+        assert "cpu is thinking" in panel_text(alice.screen, "status")
         bot.gate.set()
         for _ in range(50):
             await pilot.pause(0.02)
@@ -135,7 +137,7 @@ async def test_an_ai_seat_shows_thinking_at_a_shared_table(tmp_path, monkeypatch
                 break
         await settle(pilot)
         assert len(live.match.moves) == 2
-        assert "thinking" not in str(alice.screen.query_one("#status").render())
+        assert "thinking" not in panel_text(alice.screen, "status")
     hub.close()
 
 
@@ -159,7 +161,7 @@ async def test_impossible_at_a_shared_table_is_decided_off_the_loop_and_stored_o
         await settle(pilot)
         assert live.match.moves[-1].move == "impossible" and live.over
         assert make_hub(new_store, tmp_path).table(live.id).match.moves[-1].move == "impossible"  # stored
-        assert "Completion found" in str(alice.screen.query_one("#legend").render())
+        assert "Completion found" in panel_text(alice.screen, "legend")
 
 
 async def test_after_a_restart_a_player_is_back_at_her_table_until_she_leaves_it(tmp_path, new_store):

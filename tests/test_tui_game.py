@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from bots import GatedBot
-from tui import board_text, settle
+from tui import board_text, panel_text, settle
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -104,7 +104,7 @@ async def test_a_claim_touching_two_enemies_keeps_the_turn(tmp_path):
         await pilot.pause()
         assert screen.view.to_move == (1,)
         assert screen.view.must_continue
-        assert "must claim again" in str(screen.query_one("#status").render())
+        assert "must claim again" in panel_text(screen, "status")
     assert [m.move for m in match.moves][-2:] == ["D3", "D2"]
 
 
@@ -158,7 +158,7 @@ async def test_ai_against_ai_plays_to_the_end(tmp_path, monkeypatch):
             await pilot.pause(0.05)
         assert match.over
         await pilot.pause()  # the table's news of the last move reaches the screen as a message
-        assert "Game over" in str(app.screen.query_one("#status").render())
+        assert "Game over" in panel_text(app.screen, "status")
     assert load(path).over
 
 
@@ -314,7 +314,7 @@ async def test_undo_while_the_ai_thinks_drops_its_stale_move(tmp_path, monkeypat
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")  # ann claims C3; the AI starts thinking
         assert await wait_for(pilot, bot.asked.is_set)
-        assert "bot is thinking" in str(app.screen.query_one("#status").render())
+        assert "bot is thinking" in panel_text(app.screen, "status")
         await pilot.press("u")  # ann takes her claim back while the AI thinks
         assert match.moves == []
         bot.gate.set()
@@ -338,17 +338,16 @@ async def test_the_spinner_turns_only_while_the_computer_thinks(tmp_path, monkey
         await pilot.press("enter")  # ann claims; the AI starts thinking
         assert await wait_for(pilot, bot.asked.is_set)
         assert await wait_for(pilot, spinner._active.is_set)
-        status = app.screen.query_one("#status")
-        shown = {str(status.render())}
+        shown = {panel_text(app.screen, "status")}
         for _ in range(20):
             await pilot.pause(0.05)
-            shown.add(str(status.render()))
+            shown.add(panel_text(app.screen, "status"))
         assert len(shown) > 1  # the spinner turned
         bot.gate.set()
         await settle(pilot)
         assert await wait_for(pilot, lambda: not app.screen.table.thinking and len(match.moves) >= 2)
         assert await wait_for(pilot, lambda: not spinner._active.is_set())
-        assert "thinking" not in str(status.render())
+        assert "thinking" not in panel_text(app.screen, "status")
 
 
 async def test_undo_with_nothing_to_undo_lets_the_ai_play_on(tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from tui import panel_text
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -119,7 +120,7 @@ async def test_a_whole_turn_by_keyboard_then_privacy_for_the_next_player(tmp_pat
         await pilot.press("up", "l", "enter")  # c2 = 8
         await pilot.pause()
         assert [m.move for m in match.moves[2:]] == ["a1,hold", "b1,hold", "c2,hold"]
-        legend = str(screen.query_one("#legend").render())
+        legend = panel_text(screen, "legend")
         assert "Your turn: 8 8 8" in legend and "scores 9 if it ends now" in legend
         assert "c2: 8" in str(screen.query_one("#cursor-line").render())
         await pilot.press("u")  # probes cannot be taken back
@@ -128,7 +129,7 @@ async def test_a_whole_turn_by_keyboard_then_privacy_for_the_next_player(tmp_pat
         await pilot.pause()
         assert match.moves[-1].move == "end" and match.state.scores()[0] == 9
         assert screen.view.viewer == 0  # fred sees his turn's result first
-        assert "Last: fred 8 8 8 = 9" in str(screen.query_one("#legend").render())
+        assert "Last: fred 8 8 8 = 9" in panel_text(screen, "legend")
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PrivacyScreen)
@@ -149,7 +150,7 @@ async def test_random_probes_are_marked_and_the_game_end_is_announced(tmp_path):
         await pilot.press("enter")  # past the privacy screen
         await pilot.pause()
         screen = app.screen
-        assert "End: the round a board is" in str(screen.query_one("#legend").render())
+        assert "End: the round a board is" in panel_text(screen, "legend")
         await pilot.press("r")  # random probes until a decrease
         await pilot.pause()
         record = match.state.turns[-1]
@@ -291,7 +292,7 @@ async def test_the_last_round_is_announced(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("enter")  # past the privacy screen: ned's turn, the last of the game
         await pilot.pause()
-        legend = str(app.screen.query_one("#legend").render())
+        legend = panel_text(app.screen, "legend")
         assert "Last round: the game ends after ned's turn" in legend
 
 
@@ -305,7 +306,7 @@ async def test_a_finished_game_resumes_without_privacy_and_shows_every_board(tmp
         assert screen.view.viewer == -1
         rows = ["".join(board_slot(screen, seat).text_lines()[2].replace("*", "").split()[1:-1]) for seat in (0, 1)]
         assert rows == ["122", "221"]
-        assert "Every board" in str(screen.query_one("#legend").render())
+        assert "Every board" in panel_text(screen, "legend")
 
 
 async def test_arrows_cross_onto_the_neighbouring_opponent_board(tmp_path):
@@ -405,7 +406,7 @@ async def test_the_overlay_lists_every_candidate_of_the_cursor_cell(tmp_path, mo
         candidates = screen.mono_board.candidates_at_cursor()
         assert candidates is not None and len(candidates) > 1  # the real inference: several values possible
         assert abs(sum(chance for _, chance in candidates) - 1) < 1e-9
-        legend = " ".join(str(screen.query_one("#legend").render()).split())
+        legend = " ".join(panel_text(screen, "legend").split())
         assert "c3 may be:" in legend
         for value, chance in candidates:
             assert f"{label(value)}={chance:.0%}" in legend
@@ -413,7 +414,7 @@ async def test_the_overlay_lists_every_candidate_of_the_cursor_cell(tmp_path, mo
         assert f"{label(top[0])}?" in "\n".join(board_slot(screen, 1).text_lines())  # the board: the likeliest
         await pilot.press("right")
         assert screen.mono_board.candidates_at_cursor() != candidates or "d3 may be" in " ".join(
-            str(screen.query_one("#legend").render()).split())
+            panel_text(screen, "legend").split())
 
 
 async def test_replaying_an_unfinished_hot_seat_game_never_shows_a_hidden_board(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui import board_text, settle
+from tui import board_text, panel_text, settle
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -50,13 +50,13 @@ async def test_a_placement_by_keyboard_previewed_then_placed(tmp_path):
         assert board.pending_text() == "C3:S-h,D3:T-sw"
         assert "═" in board_text(app)  # the move is drawn before it is placed
         assert "Enter places C3:S-h,D3:T-sw" in text_of(app, "#message")
-        assert "C3:S-h,D3:T-sw" in text_of(app, "#legend")
+        assert "C3:S-h,D3:T-sw" in panel_text(app.screen, "legend")
         assert match.moves == []
         await pilot.press("enter")
         await pilot.pause()
         assert [m.move for m in match.moves] == ["C3:S-h,D3:T-sw"]
         assert board.pending == {}
-        assert "Pie" in text_of(app, "#legend")  # bob is offered the swap
+        assert "Pie" in panel_text(app.screen, "legend")  # bob is offered the swap
     assert [m.move for m in load(path).moves] == ["C3:S-h,D3:T-sw"]
 
 
@@ -106,7 +106,7 @@ async def test_the_pie_swap(tmp_path):
     app, match, _ = new_app(tmp_path, moves=LOOP[:1])
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert "s takes ann's opening" in text_of(app, "#legend")
+        assert "s takes ann's opening" in panel_text(app.screen, "legend")
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
@@ -114,7 +114,7 @@ async def test_the_pie_swap(tmp_path):
         await pilot.pause()
         assert match.moves[-1].move == "swap"
         assert match.state.to_move() == (0,)
-        assert "opening is bob's" in text_of(app, "#legend")
+        assert "opening is bob's" in panel_text(app.screen, "legend")
         await pilot.press("s")  # offered once only
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen)
@@ -132,7 +132,7 @@ async def test_completing_by_keyboard_then_a_removal(tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         assert match.state.phase == "unrailing"
-        assert "Unrailing: ann to remove" in text_of(app, "#status")
+        assert "Unrailing: ann to remove" in panel_text(app.screen, "status")
         # ann removes D2 and D3, picked with Space.
         await pilot.press("h", "k", "k", "k", "k")
         assert board.cursor_name() == "D2"
@@ -156,13 +156,13 @@ async def test_the_hint_shows_the_nimber_and_marks_winning_moves(tmp_path):
         await pilot.pause()
         await pilot.press("n")
         await settle(pilot, 30)
-        legend = text_of(app, "#legend")
+        legend = panel_text(app.screen, "legend")
         assert "Nimber 2: ann wins" in legend  # a 2 x 5 block
         assert "D2,D3" in legend
         assert "!" in board_text(app)
         await pilot.press("n")
         await pilot.pause()
-        assert "Nimber" not in text_of(app, "#legend")
+        assert "Nimber" not in panel_text(app.screen, "legend")
 
 
 async def test_the_hint_keeps_what_it_solved_for_the_next_game(tmp_path, monkeypatch):
@@ -176,7 +176,7 @@ async def test_the_hint_keeps_what_it_solved_for_the_next_game(tmp_path, monkeyp
         await pilot.pause()
         await pilot.press("n")
         await settle(pilot, 30)
-        assert "Nimber 2" in text_of(app, "#legend")
+        assert "Nimber 2" in panel_text(app.screen, "legend")
     later = Solver()
     assert solver_cache.load(later, cache) > 0
 
@@ -187,7 +187,7 @@ async def test_the_building_hint_lists_completing_moves(tmp_path):
         await pilot.pause()
         await pilot.press("n")
         await settle(pilot, 30)
-        legend = text_of(app, "#legend")
+        legend = panel_text(app.screen, "legend")
         assert "E5:S-v,E6:T-nw 2" in legend
 
 
@@ -202,7 +202,7 @@ async def test_impossible_shows_the_completion_found(tmp_path):
         await settle(pilot, 30)
         assert match.moves[-1].move == "impossible"
         assert match.state.winner == 1
-        assert "Completion found: 1 tile" in text_of(app, "#legend")
+        assert "Completion found: 1 tile" in panel_text(app.screen, "legend")
         lines = app.screen.board.text_lines()
         assert "══╝" in lines[13]  # E5:T-nw drawn on row 5's middle line
 
@@ -214,8 +214,8 @@ async def test_impossible_when_no_completion_exists(tmp_path):
         await pilot.press("i", "y")
         await settle(pilot, 30)
         assert match.state.winner == 1
-        assert "No completion exists" in text_of(app, "#legend")
-        assert "bob wins" in text_of(app, "#status")
+        assert "No completion exists" in panel_text(app.screen, "legend")
+        assert "bob wins" in panel_text(app.screen, "status")
 
 
 async def test_ascii_board_has_no_box_drawing(tmp_path):
@@ -284,7 +284,7 @@ async def test_the_swap_is_not_offered_while_the_computer_thinks(tmp_path, monke
         footer = screen._compositor.render_strips()[-1].text
         assert "Swap" not in footer
         assert "Place" not in footer and "Tile" not in footer and "Impossible" not in footer  # none is hers now
-        legend = " ".join(text_of(app, "#legend").split())
+        legend = " ".join(panel_text(app.screen, "legend").split())
         assert "Pie: cpu may take ann's opening" in legend and "s takes" not in legend  # told of, not offered
         await pilot.press("s")
         await pilot.pause()
@@ -308,16 +308,16 @@ async def test_a_replay_shows_the_hint_of_the_position_on_screen(tmp_path):
         assert "Hint" in str(screen._compositor.render_strips()[-1].text)  # the footer offers it
         await pilot.press("G", "n")  # the end: unrailing, ann to remove
         await settle(pilot, 30)
-        legend = " ".join(text_of(app, "#legend").split())
+        legend = " ".join(panel_text(app.screen, "legend").split())
         assert "Nimber 2: ann wins" in legend and "D2,D3" in legend
         assert "!" in board_text(app)  # the winning moves marked, as in the game
         await pilot.press("h")  # one move back: building, the moves that complete the track
         await settle(pilot, 30)
-        legend = " ".join(text_of(app, "#legend").split())
+        legend = " ".join(panel_text(app.screen, "legend").split())
         assert "Nimber" not in legend and "E5:S-v,E6:T-nw 2" in legend
         await pilot.press("n")
         await pilot.pause()
-        assert "E5:S-v" not in text_of(app, "#legend")  # off again
+        assert "E5:S-v" not in panel_text(app.screen, "legend")  # off again
 
 
 def shown_lines(app, selector: str) -> list[str]:
@@ -334,7 +334,7 @@ async def test_the_hint_wraps_at_words_in_a_narrow_panel(tmp_path):
         app.screen.query_one("#side-panel").styles.width = 24  # 21 columns of text
         await pilot.press("n")
         await settle(pilot, 30)
-        lines = shown_lines(app, "#legend")
+        lines = shown_lines(app, "#panel-info")
         text = " ".join(" ".join(lines).split())
         assert "Completing moves, and the value they leave (0 wins):" in text
         start = next(i for i, line in enumerate(lines) if line.startswith("Completing"))

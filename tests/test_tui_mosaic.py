@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui import board_text, settle
+from tui import board_text, panel_text, settle
 
 from termgames.ai import make_bot
 from termgames.app import TermgamesApp
@@ -50,7 +50,7 @@ async def test_a_building_step_by_keyboard(tmp_path):
         board: MosaicBoard = screen.mosaic_board
         hand = match.state.hands[0]
         assert board.selected_tile() == hand[0]
-        assert "Step SH/P" in text_of(app, "#status")
+        assert "Step SH/P" in panel_text(app.screen, "status")
         await pilot.press("right_square_bracket")  # the next hand tile
         assert board.selected_tile() == hand[1]
         await pilot.press("3")  # the third, by its number
@@ -97,7 +97,7 @@ async def test_an_alteration_routine_by_keyboard_and_undo(tmp_path):
         screen = app.screen
         board = screen.mosaic_board
         assert match.state.kind == "SE"
-        assert "Step SE" in text_of(app, "#status")
+        assert "Step SE" in panel_text(app.screen, "status")
         await pilot.press("tab")  # the first legal edge
         edge = board.cursor_edge()
         assert edge is not None and board.cursor_name() in match.state.legal_moves()
@@ -105,7 +105,7 @@ async def test_an_alteration_routine_by_keyboard_and_undo(tmp_path):
         await pilot.pause()
         assert match.moves[-1].move.startswith("edge ")
         # Step R: the cursor waits on a candidate; the status names the position being replaced.
-        assert "Step R" in text_of(app, "#status") and "tile that was at" in text_of(app, "#status")
+        assert "Step R" in panel_text(app.screen, "status") and "tile that was at" in panel_text(app.screen, "status")
         assert "?" in board_text(app)
         await pilot.press("u")  # undo the step just made
         await pilot.pause()
@@ -197,7 +197,7 @@ async def test_a_mismatch_subroutine_is_asked_and_marked(tmp_path):
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
         board = app.screen.mosaic_board
-        status = text_of(app, "#status")
+        status = panel_text(app.screen, "status")
         row, col = step.replacing
         assert "mismatch" in status and f"mismatched tile at {row},{col}" in status
         assert step.mismatched[0] in board.picture.mismatched_tiles

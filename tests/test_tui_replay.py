@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tui import panel_text
+
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
 from termgames.match import Match, Seat
@@ -39,7 +41,7 @@ async def test_step_jump_and_go_to(tmp_path):
         assert screen.ply == 1
         await pilot.press("end")
         assert screen.ply == total and claimed(screen) == 19
-        assert f"move {total} of {total}" in str(screen.query_one("#status").render())
+        assert f"move {total} of {total}" in panel_text(screen, "status")
         await pilot.press("home")
         assert screen.ply == 0
         await pilot.press("G")
@@ -77,7 +79,7 @@ async def test_viewers_include_everything_only_once_over(tmp_path):
         screen = app.screen
         assert screen.viewers == [ALL, 0, 1, None]
         await pilot.press("v")
-        assert "viewing as ann" in str(screen.query_one("#status").render())
+        assert "viewing as ann" in panel_text(screen, "status")
     unfinished = Match("copolymer", {"size": 3}, [Seat("ann"), Seat("bob")], 1)
     unfinished.play(0, "B2")
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=unfinished))
@@ -121,7 +123,7 @@ async def test_view_cycles_through_every_board_each_seat_and_a_spectator(tmp_pat
             await pilot.press("v")
         # Every board (a perfect-information game shows it as a spectator sees it), each seat, a spectator.
         assert seen == [(ALL, None), (0, 0), (1, 1), (None, None)]
-        status = str(screen.query_one("#status").render())
+        status = panel_text(screen, "status")
         assert "viewing as every board" in status
         for _ in range(6):
             await pilot.press("minus")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
+from tui import panel_text
 
 from termgames.match import AI, Match, Seat
 from termgames.rules import Game, RuleError, State, View, Viewer
@@ -331,7 +332,7 @@ async def test_the_screen_takes_the_humans_bid_while_the_ai_thinks(monkeypatch, 
         assert bots[1].asked.wait(5)
         await pilot.pause()
         screen = app.screen
-        assert "cpu is thinking" in str(screen.query_one("#status").render())
+        assert "cpu is thinking" in panel_text(screen, "status")
         await pilot.press("enter")  # ann bids while the AI thinks: nothing makes her wait
         await pilot.pause()
         assert [(m.seat, m.move) for m in table.match.moves] == [(0, "5")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tui import panel_text
 
 from termgames.rules import RuleError, get_game
 from termgames.rules.base import possessive
@@ -84,5 +85,5 @@ async def test_an_opponent_named_you_is_never_the_reader_on_the_screen(tmp_path)
         screen = app.screen
         line = str(screen.query_one("#cursor-line").render())
         assert line.startswith('"you"\'s ') and "your" not in line  # the board of the player named you
-        legend = " ".join(str(screen.query_one("#legend").render()).split())
+        legend = " ".join(panel_text(screen, "legend").split())
         assert "Your turn" in legend  # ann, at the keyboard, is the reader

@@ -35,7 +35,7 @@ from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
 from ..widgets.footer import Footer
 from ..widgets.palette import next_palette, use_ascii_scrollbars
-from ..widgets.panel import SidePanel, update_if_changed
+from ..widgets.panel import PanelTexts, SidePanel, update_if_changed
 from .base import AppScreen, SizedScreen
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import key_name, keys_markdown
@@ -434,7 +434,10 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         elif self.view is not None:
             self._spin += 1
             # Only the status line turns: the log keeps any scrolling the player did meanwhile.
-            update_if_changed(self.query_one("#status", Static), Text(self.status_line(), style="bold"))
+            self.show_status(Text(self.status_line(), style="bold"))
+
+    def show_status(self, status: Text) -> None:
+        self.query_one(PanelTexts).show(status=status)
 
     # -- moves ---------------------------------------------------------------
 

@@ -220,14 +220,16 @@ class MonadScreen(GameScreen):
         taken = sum(c.n for c in self.queued if (c.x, c.y) == (x, y))
         return int(cell.get("units", 0)) - taken
 
+    def show_status(self, status: Text) -> None:
+        update_if_changed(self.query_one("#status", Static), status)
+
     def update_panel(self) -> None:
         view = self.view
         board = self.monad_board
         if view is None or board.board is None:
             return
         data = board.board
-        status = Text(self.status_line(), style="bold")
-        update_if_changed(self.query_one("#status", Static), status)
+        self.show_status(Text(self.status_line(), style="bold"))
         totals = totals_text(board.players, json_totals(data, board.players), board.palette)
         update_if_changed(self.query_one("#totals", Static), totals)
         update_if_changed(self.query_one("#builder", Static), self.builder_text())

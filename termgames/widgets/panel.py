@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
+from rich.console import Console
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Region, Size
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
 from ..rules import View
+from .line_style import StylePerPass
 from .move_log import MoveLog
 
 
@@ -22,16 +29,13 @@ def scores_text(view: View) -> str:
     return "\n".join(parts)
 
 
-def update_if_changed(static: Static, content: Text | str, grow_only: bool = False) -> None:
+def update_if_changed(static: Static, content: Text | str) -> None:
     """Update ``static`` only when its content changes, and lay the screen out again only when its size does.
 
     A server redraws every screen at a table for each move on one event loop: a
-    layout there costs as much as the repaint itself, and most updates (a score,
-    a status of the same height) keep every widget where it was.  With
-    ``grow_only`` the box keeps the tallest height it has had (blank lines under
-    a shorter text): the side panel's texts change height back and forth as a
-    turn goes on, and the log below them then stays put instead of the whole
-    screen being laid out again at each move.
+    layout there costs as much as the repaint itself, and most updates (a
+    message, a line under the board of the same height) keep every widget
+    where it was.
     """
     if getattr(static, "_shown_content", None) == content:
         return
@@ -53,24 +57,125 @@ def update_if_changed(static: Static, content: Text | str, grow_only: bool = Fal
     max_height = static.styles.max_height
     if max_height is not None and max_height.is_cells:
         height = min(height, int(max_height.value))
-    if height == size.height or (grow_only and height < size.height):
-        return
-    if grow_only:
-        static.styles.min_height = height  # lays the screen out, once for each new tallest height
-    else:
+    if height != size.height:
         static.refresh(layout=True)
+
+
+def _text_key(text: Text) -> tuple[object, ...]:
+    return text.plain, tuple(text.spans), text.style, text.justify
+
+
+class PanelTexts(StylePerPass, Widget):
+    """The texts above the move log (status, legend, scores, last action), one widget drawn line by line.
+
+    A server redraws every screen at a table for each move, all on one event
+    loop.  As four ``Static`` widgets in a container, each text that changed was
+    laid out and styled again line by line, and every line of the container
+    under them was painted again too.  This widget keeps its wrapped lines and
+    repaints only the lines that differ; it asks for a layout only when it
+    grows.  Each text keeps the tallest height it has had (blank lines under a
+    shorter one), so the log below stays put as a turn goes on.
+    """
+
+    SECTIONS: ClassVar[tuple[str, ...]] = ("status", "legend", "scores", "last-action")
+    #: The most lines a text shows: a long last action is cut, the log keeps its room.
+    MAX_LINES: ClassVar[dict[str, int]] = {"last-action": 4}
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"panel-texts--status", "panel-texts--last-action"}
+    DEFAULT_CSS = """
+    PanelTexts { height: auto; }
+    PanelTexts > .panel-texts--status { color: $accent; }
+    PanelTexts > .panel-texts--last-action { color: $text-muted; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._texts: dict[str, Text] = {name: Text() for name in self.SECTIONS}
+        #: Each text's tallest height so far, at the width it is wrapped to.
+        self._tallest: dict[str, int] = dict.fromkeys(self.SECTIONS, 1)
+        #: Each text's finished Strips, valid for ``_strips_key`` (the widget's own style and width).
+        self._wrapped: dict[str, list[Strip]] = {}
+        self._strips_key: tuple[Style, int] | None = None
+        self._lines: list[Strip] = []
+
+    def text(self, name: str) -> str:
+        """One text as plain text (what tests and screen readers look at)."""
+        return self._texts[name].plain
+
+    def show(self, **texts: Text | str) -> None:
+        """Set any of the texts (``last_action`` for ``last-action``); a plain ``str`` is drawn as it is."""
+        changed = False
+        for key, content in texts.items():
+            name = key.replace("_", "-")
+            text = Text(content) if isinstance(content, str) else content
+            if _text_key(text) == _text_key(self._texts[name]):
+                continue
+            self._texts[name] = text
+            self._wrapped.pop(name, None)
+            changed = True
+        if not changed:
+            return
+        width = self.size.width
+        if not self.is_mounted or width == 0:
+            self.refresh(layout=True)
+            return
+        old = self._lines
+        self._lines = self._build(self.rich_style, width)
+        if len(self._lines) != len(old):
+            self.refresh(layout=True)
+            return
+        rows = [y for y, (before, after) in enumerate(zip(old, self._lines)) if before != after]
+        if rows:
+            self.refresh(*(Region(0, y, width, 1) for y in rows))
+
+    def _build(self, base: Style, width: int) -> list[Strip]:
+        """All lines at ``width``: each text wrapped (once), padded to its tallest height, a blank line after it."""
+        if (base, width) != self._strips_key:
+            if self._strips_key is None or self._strips_key[1] != width:
+                self._tallest = dict.fromkeys(self.SECTIONS, 1)  # other wrapping: the heights start again
+            self._strips_key = (base, width)
+            self._wrapped.clear()
+        blank = Strip.blank(width, base)
+        console = self.app.console if self.is_attached else None
+        lines: list[Strip] = []
+        for name in self.SECTIONS:
+            wrapped = self._wrapped.get(name)
+            if wrapped is None:
+                wrapped = self._wrapped[name] = self._wrap(name, console, base, width)
+            height = self._tallest[name] = max(self._tallest[name], len(wrapped))
+            lines.extend(wrapped)
+            lines.extend([blank] * (height - len(wrapped) + 1))
+        return lines
+
+    def _wrap(self, name: str, console: Console | None, base: Style, width: int) -> list[Strip]:
+        if console is None or width <= 0:
+            return []
+        component = f"panel-texts--{name}"
+        look = self.get_component_rich_style(component) if component in self.COMPONENT_CLASSES else Style()
+        wrapped = self._texts[name].wrap(console, width)[: self.MAX_LINES.get(name)]
+        return [
+            Strip(line.render(console)).extend_cell_length(width).crop(0, width).apply_style(look).apply_style(base)
+            for line in wrapped
+        ]
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._lines = self._build(self.rich_style, width)
+        return len(self._lines)
+
+    def render_line(self, y: int) -> Strip:
+        base = self.line_style
+        width = self.size.width
+        if (base, width) != self._strips_key:
+            self._lines = self._build(base, width)  # a new theme or width
+        return self._lines[y] if y < len(self._lines) else Strip.blank(width, base)
 
 
 class SidePanel(Vertical):
     """Attributes down: the screen calls ``show`` with a view and what else to say."""
 
     def compose(self) -> ComposeResult:
-        # The texts above the log, one box: in the narrow layout the log stands beside it, not under it.
-        with Vertical(id="panel-info"):
-            yield Static("", id="status")
-            yield Static("", id="legend")
-            yield Static("", id="scores")
-            yield Static("", id="last-action")
+        # The texts above the log, one widget: in the narrow layout the log stands beside it, not under it.
+        yield PanelTexts(id="panel-info")
         yield MoveLog(id="move-log")
 
     def show(
@@ -82,11 +187,10 @@ class SidePanel(Vertical):
         highlight_ply: int | None = None,
         follow_log: bool = True,
     ) -> None:
-        status = Text(status, style="bold") if isinstance(status, str) else status
-        update_if_changed(self.query_one("#status", Static), status, grow_only=True)
-        update_if_changed(self.query_one("#legend", Static), legend or "", grow_only=True)
-        update_if_changed(self.query_one("#scores", Static), scores_text(view), grow_only=True)
-        update_if_changed(
-            self.query_one("#last-action", Static), Text(view.last_action, style="italic"), grow_only=True
+        self.query_one(PanelTexts).show(
+            status=Text(status, style="bold") if isinstance(status, str) else status,
+            legend=legend or "",
+            scores=scores_text(view),
+            last_action=Text(view.last_action, style="italic"),
         )
         self.query_one(MoveLog).show(log_view or view, highlight_ply, follow=follow_log)
