@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 
 import pytest
@@ -520,3 +521,29 @@ async def test_replay_analysis_goes_round_the_boards_with_Tab_at_three_players(t
         assert overlaid() == [] and "board" not in message(screen)
         await pilot.press("tab")
         assert replay.focused is screen.query_one(MoveLog)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_board_whose_inputs_are_unchanged_draws_the_same(players):
+    """``MonoBoard.paint`` skips a board whose ``board_inputs`` did not change: over random games, from every
+    seat's view and a spectator's, such a board's lines must be the lines a fresh drawing gives."""
+    from termgames.widgets.mono_board import Look, board_inputs, board_lines
+
+    rng = random.Random(players)
+    names = ["ann", "bob", "cid"][:players]
+    for game in range(4):
+        match = Match("mono", {"size": 5}, [Seat(name=name) for name in names], seed=game)
+        viewers: list[int | None] = [*range(players), None]
+        board = MonoBoard()
+        before = {viewer: match.view(viewer) for viewer in viewers}
+        while not match.over:
+            seat = match.state.to_move()[0]
+            match.play(seat, match.state.random_move(seat, rng))
+            for viewer in viewers:
+                view = match.view(viewer)
+                for shown in range(players):
+                    if before[viewer].grid is None or board_inputs(before[viewer], shown) != board_inputs(view, shown):
+                        continue
+                    look = Look(recent=frozenset())
+                    assert board_lines(board, before[viewer], shown, look) == board_lines(board, view, shown, look)
+                before[viewer] = view

@@ -100,9 +100,15 @@ class MonoBoard(BoardWidget[MonoView], can_focus=False):  # the group of boards 
         self._drawn: tuple[Any, ...] | None = None
 
     def paint(self, view: MonoView | None, seat: int | None, look: Look) -> None:
-        """Draw ``seat``'s board of ``view``; nothing to do when nothing it shows has changed."""
-        drawn = (view, seat, look, self.palette_name, self.ascii_only)
+        """Draw ``seat``'s board of ``view``; nothing to do when nothing it shows has changed.
+
+        A move changes one or two boards of a table's view, and a server redraws every
+        screen at the table: the others' boards are compared, not built again.
+        """
+        shown = None if view is None or seat is None else board_inputs(view, seat)
+        drawn = (shown, seat, look, self.palette_name, self.ascii_only, self.interactive)
         if self._drawn is not None and all(a is b or a == b for a, b in zip(drawn, self._drawn)):
+            self.view = view  # the same board, from the newest view (a click reads it)
             return
         self._drawn = drawn
         self.view, self.seat, self.look = view, seat, look
@@ -148,6 +154,17 @@ def value_style(board: Board[Any], value: int, bold: bool = False, dim: bool = F
         colour = colours[(value - 1) % len(colours)]
     look = style(colour, background, bold=bold, dim=dim, underline=underline)
     return look + Style(italic=True) if italic else look
+
+
+def board_inputs(view: MonoView, seat: int) -> tuple[object, ...]:
+    """All that ``board_lines`` reads from ``view`` to draw ``seat``'s board (keep the two in step)."""
+    full = seat == view.viewer or view.viewer == ALL
+    several = len(view.players) > 2
+    return (
+        view.grid, view.viewer, len(view.players), view.players[seat], view.scores[seat], view.laid_out[seat],
+        view.boards[seat], view.uncovered[seat], view.random_uncovered[seat],
+        view.probed if several and not full else None,
+    )
 
 
 def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list[list[Piece]]:
