@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, ClassVar
 
 from rich.console import Console
@@ -63,6 +64,36 @@ def update_if_changed(static: Static, content: Text | str) -> None:
 
 def _text_key(text: Text) -> tuple[object, ...]:
     return text.plain, tuple(text.spans), text.style, text.justify
+
+
+#: Wrapped texts shared by every panel of the process, newest last (see ``wrap_strips``).
+_WRAPPED: OrderedDict[tuple[object, ...], list[Strip]] = OrderedDict()
+_WRAPPED_MOST = 1024
+
+
+def wrap_strips(
+    text: Text, console: Console, width: int, look: Style, base: Style, max_lines: int | None = None
+) -> list[Strip]:
+    """``text`` wrapped to ``width`` as finished Strips (``look`` under its own styles, ``base`` under all).
+
+    The screens at a table show many of the same texts (the scores, the last
+    action, most of a legend) at the same width and theme, and a server
+    redraws them all for each move: a text is wrapped once per process.
+    Strips are immutable, so sharing them is safe.
+    """
+    key = (_text_key(text), width, look, base, max_lines)
+    strips = _WRAPPED.get(key)
+    if strips is not None:
+        _WRAPPED.move_to_end(key)
+        return strips
+    strips = [
+        Strip(line.render(console)).extend_cell_length(width).crop(0, width).apply_style(look).apply_style(base)
+        for line in text.wrap(console, width)[:max_lines]
+    ]
+    _WRAPPED[key] = strips
+    if len(_WRAPPED) > _WRAPPED_MOST:
+        _WRAPPED.popitem(last=False)
+    return strips
 
 
 class PanelTexts(StylePerPass, Widget):
@@ -152,11 +183,7 @@ class PanelTexts(StylePerPass, Widget):
             return []
         component = f"panel-texts--{name}"
         look = self.get_component_rich_style(component) if component in self.COMPONENT_CLASSES else Style()
-        wrapped = self._texts[name].wrap(console, width)[: self.MAX_LINES.get(name)]
-        return [
-            Strip(line.render(console)).extend_cell_length(width).crop(0, width).apply_style(look).apply_style(base)
-            for line in wrapped
-        ]
+        return wrap_strips(self._texts[name], console, width, look, base, self.MAX_LINES.get(name))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._lines = self._build(self.rich_style, width)
