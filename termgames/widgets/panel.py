@@ -105,7 +105,8 @@ class PanelTexts(StylePerPass, Widget):
     under them was painted again too.  This widget keeps its wrapped lines and
     repaints only the lines that differ; it asks for a layout only when it
     grows.  Each text keeps the tallest height it has had (blank lines under a
-    shorter one), so the log below stays put as a turn goes on.
+    shorter one) and grows with room to spare, so the log below stays put as
+    a turn goes on.
     """
 
     SECTIONS: ClassVar[tuple[str, ...]] = ("status", "legend", "scores", "last-action")
@@ -122,8 +123,8 @@ class PanelTexts(StylePerPass, Widget):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._texts: dict[str, Text] = {name: Text() for name in self.SECTIONS}
-        #: Each text's tallest height so far, at the width it is wrapped to.
-        self._tallest: dict[str, int] = dict.fromkeys(self.SECTIONS, 1)
+        #: Each text's height, at the width it is wrapped to: never less than it has been (0: not drawn yet).
+        self._tallest: dict[str, int] = dict.fromkeys(self.SECTIONS, 0)
         #: Each text's finished Strips, valid for ``_strips_key`` (the widget's own style and width).
         self._wrapped: dict[str, list[Strip]] = {}
         self._strips_key: tuple[Style, int] | None = None
@@ -163,7 +164,7 @@ class PanelTexts(StylePerPass, Widget):
         """All lines at ``width``: each text wrapped (once), padded to its tallest height, a blank line after it."""
         if (base, width) != self._strips_key:
             if self._strips_key is None or self._strips_key[1] != width:
-                self._tallest = dict.fromkeys(self.SECTIONS, 1)  # other wrapping: the heights start again
+                self._tallest = dict.fromkeys(self.SECTIONS, 0)  # other wrapping: the heights start again
             self._strips_key = (base, width)
             self._wrapped.clear()
         blank = Strip.blank(width, base)
@@ -173,7 +174,16 @@ class PanelTexts(StylePerPass, Widget):
             wrapped = self._wrapped.get(name)
             if wrapped is None:
                 wrapped = self._wrapped[name] = self._wrap(name, console, base, width)
-            height = self._tallest[name] = max(self._tallest[name], len(wrapped))
+            height = self._tallest[name]
+            if len(wrapped) > max(height, 1):
+                # Shown before at this width: growing lays the screen out again, so it grows with a line
+                # to spare, the last action straight to its most lines (its length changes at every turn).
+                most = self.MAX_LINES.get(name)
+                height = len(wrapped) if height == 0 else most if most is not None else len(wrapped) + 1
+            elif height == 0 and self._texts[name].plain:
+                height = 1  # shown now: an empty text has not been
+            self._tallest[name] = height
+            height = max(height, 1)
             lines.extend(wrapped)
             lines.extend([blank] * (height - len(wrapped) + 1))
         return lines

@@ -1,0 +1,83 @@
+"""The side panel's texts: one Line-API widget that repaints what changed and grows with room to spare."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from termgames.widgets.panel import PanelTexts
+
+
+class PanelApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield PanelTexts(id="panel-info")
+        yield Static("under", id="under")
+
+
+def shown(app: PanelApp) -> list[str]:
+    panel = app.query_one(PanelTexts)
+    strips = app.screen._compositor.render_strips()
+    return [strips[y].text[: panel.size.width].rstrip() for y in range(panel.region.y, panel.region.bottom)]
+
+
+def tracking_refreshes(panel: PanelTexts) -> list[tuple[int, bool]]:
+    """Every refresh the panel asks for: (how many rows, whether it lays the screen out)."""
+    calls: list[tuple[int, bool]] = []
+    original = panel.refresh
+
+    def refresh(*regions, layout=False, **kwargs):
+        calls.append((len(regions), layout))
+        return original(*regions, layout=layout, **kwargs)
+
+    panel.refresh = refresh  # type: ignore[method-assign]  # a spy on this one widget
+    return calls
+
+
+async def test_texts_in_order_with_a_blank_line_after_each():
+    app = PanelApp()
+    async with app.run_test(size=(30, 20)) as pilot:
+        panel = app.query_one(PanelTexts)
+        panel.show(status=Text("ann to move", style="bold"), legend="a legend", scores="> ann: 1\n  bob: 2",
+                   last_action="bob claimed a1")
+        await pilot.pause()
+        assert shown(app) == ["ann to move", "", "a legend", "", "> ann: 1", "  bob: 2", "", "bob claimed a1", ""]
+        assert panel.text("scores") == "> ann: 1\n  bob: 2"
+        assert app.query_one("#under").region.y == panel.region.bottom
+
+
+async def test_a_changed_text_of_the_same_height_repaints_its_rows_only():
+    app = PanelApp()
+    async with app.run_test(size=(30, 20)) as pilot:
+        panel = app.query_one(PanelTexts)
+        panel.show(status="ann to move", legend="x", scores="> ann: 1\n  bob: 2", last_action="")
+        await pilot.pause()
+        calls = tracking_refreshes(panel)
+        panel.show(status="bob to move", legend="x", scores="  ann: 1\n> bob: 2", last_action="")
+        assert calls == [(3, False)]  # the status line and both score lines; no layout
+        panel.show(status="bob to move", legend="x", scores="  ann: 1\n> bob: 2", last_action="")
+        assert calls == [(3, False)]  # nothing changed: nothing asked
+        await pilot.pause()
+        assert shown(app)[:6] == ["bob to move", "", "x", "", "  ann: 1", "> bob: 2"]
+
+
+async def test_a_text_that_grows_takes_a_line_to_spare_and_never_shrinks():
+    app = PanelApp()
+    async with app.run_test(size=(20, 30)) as pilot:
+        panel = app.query_one(PanelTexts)
+        panel.show(status="s", legend="one", scores="", last_action="a")
+        await pilot.pause()
+        calls = tracking_refreshes(panel)
+        panel.show(legend="one\ntwo")
+        assert calls[-1][1]  # taller: laid out again, once
+        await pilot.pause()
+        assert shown(app)[2:6] == ["one", "two", "", ""]  # two lines, one to spare, then the margin
+        calls.clear()
+        panel.show(legend="one\ntwo\nthree")
+        assert calls == [(1, False)]  # within the spare line: no layout
+        panel.show(legend="one")
+        assert not any(layout for _, layout in calls)  # shorter: blank lines, the box stays
+        panel.show(last_action="a long last action that wraps over two lines")
+        assert calls[-1][1]
+        await pilot.pause()
+        assert sum(1 for _ in panel._lines) == 1 + 1 + 3 + 1 + 1 + 1 + 4 + 1  # the last action at its most, 4
