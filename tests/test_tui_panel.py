@@ -81,3 +81,24 @@ async def test_a_text_that_grows_takes_a_line_to_spare_and_never_shrinks():
         assert calls[-1][1]
         await pilot.pause()
         assert sum(1 for _ in panel._lines) == 1 + 1 + 3 + 1 + 1 + 1 + 4 + 1  # the last action at its most, 4
+
+
+async def test_a_new_theme_redraws_the_texts_in_its_colours():
+    app = PanelApp()
+    async with app.run_test(size=(30, 20)) as pilot:
+        panel = app.query_one(PanelTexts)
+        panel.show(status="ann to move", legend="x", scores="> ann: 1", last_action="")
+        await pilot.pause()
+
+        def status_background():
+            strip = app.screen._compositor.render_strips()[panel.region.y]
+            return next(iter(strip)).style.bgcolor
+
+        before = status_background()
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        panel.show(scores="> ann: 2")  # a move after the change: drawn in the new colours too
+        await pilot.pause()
+        after = status_background()
+        assert after != before
+        assert after == panel.rich_style.bgcolor

@@ -189,7 +189,7 @@ seen.
 
     @property
     def mono_board(self) -> MonoBoards:
-        return self.query_one("#board", MonoBoards)
+        return self.found("#board", MonoBoards)
 
     def laying_out(self) -> bool:
         return self.mono_board.draft is not None
@@ -392,7 +392,7 @@ seen.
         if self.laying_out() and not self.message and view.grid is not None:
             check = check_draft(board.draft or [], view.grid)
             look = "bold red" if check.error else ("bold green" if check.complete else "")
-            update_if_changed(self.query_one("#message", Static), Text(check.message, style=look))
+            update_if_changed(self.found("#message", Static), Text(check.message, style=look))
         if self.overlay and self._deducing is not None:
             update_if_changed(self.query_one("#cursor-line", Static), f"{board.cursor_detail()}  (deducing...)")
         # The footer offers the keys of the phase at hand: redrawn only when the phase changes.

@@ -163,9 +163,17 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
 
     # -- drawing -------------------------------------------------------------
 
-    def _rebuild(self, scroll_to_end: bool, repaint: bool = True) -> None:
-        """Wrap what is new, take the new length without a layout, and repaint what changed in sight."""
-        base = self.rich_style if self.is_mounted else Style()
+    def _rebuild(self, scroll_to_end: bool, repaint: bool = True, base: Style | None = None) -> None:
+        """Wrap what is new, take the new length without a layout, and repaint what changed in sight.
+
+        ``base`` is the widget's style; by default the one it was last drawn with (``rich_style`` walks
+        every ancestor, and a new style repaints every line through ``render_line``, which passes it).
+        """
+        if base is None:
+            base = (
+                self._strips_key[0] if self._strips_key is not None
+                else self.rich_style if self.is_mounted else Style()
+            )
         width = self.scrollable_content_region.width
         if (base, width) != self._strips_key:
             self._strips_key = (base, width)
@@ -233,7 +241,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
         width = self.scrollable_content_region.width
         height = self.scrollable_content_region.height
         if (base, width) != self._strips_key:
-            self._rebuild(scroll_to_end=False, repaint=False)  # a new theme or width: wrap again
+            self._rebuild(scroll_to_end=False, repaint=False, base=base)  # a new theme or width: wrap again
         top = round(self.scroll_y)
         # The notes cover a line of the log each: a log too short for them and a line of its own shows lines only.
         if y == 0 and top > 0 and height >= 3:

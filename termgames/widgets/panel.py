@@ -128,6 +128,8 @@ class PanelTexts(StylePerPass, Widget):
         #: Each text's finished Strips, valid for ``_strips_key`` (the widget's own style and width).
         self._wrapped: dict[str, list[Strip]] = {}
         self._strips_key: tuple[Style, int] | None = None
+        #: The component styles (status, last action) for the widget's style in ``_strips_key``.
+        self._looks: dict[str, Style] = {}
         self._lines: list[Strip] = []
 
     def text(self, name: str) -> str:
@@ -152,7 +154,10 @@ class PanelTexts(StylePerPass, Widget):
             self.refresh(layout=True)
             return
         old = self._lines
-        self._lines = self._build(self.rich_style, width)
+        # The style the lines were last built with: ``rich_style`` walks every ancestor, and a new style (a
+        # theme) repaints the whole widget anyway, through ``render_line``.
+        base = self._strips_key[0] if self._strips_key is not None else self.rich_style
+        self._lines = self._build(base, width)
         if len(self._lines) != len(old):
             self.refresh(layout=True)
             return
@@ -165,6 +170,8 @@ class PanelTexts(StylePerPass, Widget):
         if (base, width) != self._strips_key:
             if self._strips_key is None or self._strips_key[1] != width:
                 self._tallest = dict.fromkeys(self.SECTIONS, 0)  # other wrapping: the heights start again
+            if self._strips_key is None or self._strips_key[0] != base:
+                self._looks.clear()
             self._strips_key = (base, width)
             self._wrapped.clear()
         blank = Strip.blank(width, base)
@@ -191,8 +198,11 @@ class PanelTexts(StylePerPass, Widget):
     def _wrap(self, name: str, console: Console | None, base: Style, width: int) -> list[Strip]:
         if console is None or width <= 0:
             return []
-        component = f"panel-texts--{name}"
-        look = self.get_component_rich_style(component) if component in self.COMPONENT_CLASSES else Style()
+        look = self._looks.get(name)
+        if look is None:  # once for each style of the widget (``_build`` forgets them when it changes)
+            component = f"panel-texts--{name}"
+            look = self.get_component_rich_style(component) if component in self.COMPONENT_CLASSES else Style()
+            self._looks[name] = look
         return wrap_strips(self._texts[name], console, width, look, base, self.MAX_LINES.get(name))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -210,10 +220,15 @@ class PanelTexts(StylePerPass, Widget):
 class SidePanel(Vertical):
     """Attributes down: the screen calls ``show`` with a view and what else to say."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.texts = PanelTexts(id="panel-info")
+        self.move_log = MoveLog(id="move-log")
+
     def compose(self) -> ComposeResult:
         # The texts above the log, one widget: in the narrow layout the log stands beside it, not under it.
-        yield PanelTexts(id="panel-info")
-        yield MoveLog(id="move-log")
+        yield self.texts
+        yield self.move_log
 
     def show(
         self,
@@ -224,10 +239,10 @@ class SidePanel(Vertical):
         highlight_ply: int | None = None,
         follow_log: bool = True,
     ) -> None:
-        self.query_one(PanelTexts).show(
+        self.texts.show(
             status=Text(status, style="bold") if isinstance(status, str) else status,
             legend=legend or "",
             scores=scores_text(view),
             last_action=Text(view.last_action, style="italic"),
         )
-        self.query_one(MoveLog).show(log_view or view, highlight_ply, follow=follow_log)
+        self.move_log.show(log_view or view, highlight_ply, follow=follow_log)
