@@ -184,7 +184,8 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         """``query_one``, remembered: a server redraws every screen at a table for each move, and each
         query walks the screen's widgets (about 8% of a redraw in the bench's profile)."""
         widget = self._found.get(selector)
-        if isinstance(widget, expect_type) and widget.is_attached:
+        # A removed widget is detached from its parent (``is_attached`` walks up to the app: too slow here).
+        if isinstance(widget, expect_type) and widget.parent is not None:
             return widget
         widget = self._found[selector] = self.query_one(selector, expect_type)
         return widget
