@@ -1,4 +1,4 @@
-"""The side panel's texts: one Line-API widget that repaints what changed and grows with room to spare."""
+"""The side panel's texts: one Line-API widget that repaints what changed and lays out only when it grows."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ async def test_a_changed_text_of_the_same_height_repaints_its_rows_only():
         assert shown(app)[:6] == ["bob to move", "", "x", "", "  ann: 1", "> bob: 2"]
 
 
-async def test_a_text_that_grows_takes_a_line_to_spare_and_never_shrinks():
+async def test_a_text_that_grows_lays_out_once_and_never_shrinks():
     app = PanelApp()
     async with app.run_test(size=(20, 30)) as pilot:
         panel = app.query_one(PanelTexts)
@@ -69,18 +69,18 @@ async def test_a_text_that_grows_takes_a_line_to_spare_and_never_shrinks():
         await pilot.pause()
         calls = tracking_refreshes(panel)
         panel.show(legend="one\ntwo")
-        assert calls[-1][1]  # taller: laid out again, once
+        assert calls[-1][1]  # taller: laid out again
         await pilot.pause()
-        assert shown(app)[2:6] == ["one", "two", "", ""]  # two lines, one to spare, then the margin
+        assert shown(app)[2:5] == ["one", "two", ""]
         calls.clear()
-        panel.show(legend="one\ntwo\nthree")
-        assert calls == [(1, False)]  # within the spare line: no layout
         panel.show(legend="one")
-        assert not any(layout for _, layout in calls)  # shorter: blank lines, the box stays
+        assert calls == [(1, False)]  # shorter: a blank line, the box stays
+        await pilot.pause()
+        assert shown(app)[2:5] == ["one", "", ""]
         panel.show(last_action="a long last action that wraps over two lines")
         assert calls[-1][1]
         await pilot.pause()
-        assert sum(1 for _ in panel._lines) == 1 + 1 + 3 + 1 + 1 + 1 + 4 + 1  # the last action at its most, 4
+        assert len(panel._lines) == 1 + 1 + 2 + 1 + 1 + 1 + 4 + 1  # the last action straight to its most, 4
 
 
 async def test_a_new_theme_redraws_the_texts_in_its_colours():
@@ -102,3 +102,17 @@ async def test_a_new_theme_redraws_the_texts_in_its_colours():
         after = status_background()
         assert after != before
         assert after == panel.rich_style.bgcolor
+
+
+async def test_a_reserved_text_takes_its_lines_from_the_start():
+    app = PanelApp()
+    async with app.run_test(size=(30, 20)) as pilot:
+        panel = app.query_one(PanelTexts)
+        panel.reserved = {"last-action": 3}
+        panel.show(status="s", legend="l", scores="", last_action="")
+        await pilot.pause()
+        assert len(panel._lines) == 2 + 2 + 2 + 4
+        calls = tracking_refreshes(panel)
+        panel.show(last_action="ann probed a1, b2, c3, d4 and scored 4")  # two lines: within the reserve
+        assert calls == [(2, False)]
+        assert len(panel._lines) == 2 + 2 + 2 + 4

@@ -156,6 +156,9 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         #: Widgets looked up once (``found``).
         self._found: dict[str, Widget] = {}
 
+    #: Lines a panel text takes from the start (``PanelTexts.reserved``).
+    PANEL_RESERVED: ClassVar[dict[str, int]] = {}
+
     @classmethod
     def replay_analysis(cls, options: dict[str, Any]) -> ReplayAnalysis | None:
         """The analysis a replay of a game made with ``options`` may show; None when the game offers none."""
@@ -172,7 +175,9 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
                 with BoardArea(id="board-area"):
                     yield self.board_class(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line", markup=False)
-            yield SidePanel(id="side-panel")
+            panel = SidePanel(id="side-panel")
+            panel.texts.reserved = dict(self.PANEL_RESERVED)
+            yield panel
         yield Static("", id="message")
         yield Footer()
 

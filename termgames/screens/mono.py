@@ -23,7 +23,7 @@ from ..messages import CursorMoved
 from ..rules.base import ALL, possessive
 from ..rules.mono import MonoView, label, random_layout
 from ..widgets.mono_board import Candidates, MonoBoards, check_draft
-from ..widgets.panel import update_if_changed
+from ..widgets.panel import PanelTexts, update_if_changed
 from .game import GameScreen
 
 #: Samples of the deduction overlay's inference: enough for steady odds, quick on a small machine.
@@ -99,6 +99,8 @@ class OverlayAnalysis:
 class MonoScreen(GameScreen[MonoView]):
     board_class = MonoBoards
     hides_information = True
+    #: The last action lists a turn's probes and their values: two to four lines in the panel.
+    PANEL_RESERVED: ClassVar[dict[str, int]] = {"last-action": PanelTexts.MAX_LINES["last-action"]}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "hide_boards", "Hide the boards", key_display="Enter",

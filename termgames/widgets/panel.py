@@ -105,8 +105,7 @@ class PanelTexts(StylePerPass, Widget):
     under them was painted again too.  This widget keeps its wrapped lines and
     repaints only the lines that differ; it asks for a layout only when it
     grows.  Each text keeps the tallest height it has had (blank lines under a
-    shorter one) and grows with room to spare, so the log below stays put as
-    a turn goes on.
+    shorter one), so the log below stays put as a turn goes on.
     """
 
     SECTIONS: ClassVar[tuple[str, ...]] = ("status", "legend", "scores", "last-action")
@@ -128,6 +127,9 @@ class PanelTexts(StylePerPass, Widget):
         #: Each text's finished Strips, valid for ``_strips_key`` (the widget's own style and width).
         self._wrapped: dict[str, list[Strip]] = {}
         self._strips_key: tuple[Style, int] | None = None
+        #: Lines a text takes from the start, for a game whose text is known to grow to them (Mono's last
+        #: action lists a turn's probes): the log below does not jump at the first long one.
+        self.reserved: dict[str, int] = {}
         #: The component styles (status, last action) for the widget's style in ``_strips_key``.
         self._looks: dict[str, Style] = {}
         self._lines: list[Strip] = []
@@ -181,12 +183,12 @@ class PanelTexts(StylePerPass, Widget):
             wrapped = self._wrapped.get(name)
             if wrapped is None:
                 wrapped = self._wrapped[name] = self._wrap(name, console, base, width)
-            height = self._tallest[name]
+            height = max(self._tallest[name], self.reserved.get(name, 0))
             if len(wrapped) > max(height, 1):
-                # Shown before at this width: growing lays the screen out again, so it grows with a line
-                # to spare, the last action straight to its most lines (its length changes at every turn).
+                # Shown before at this width: growing lays the screen out again, so the last action (its
+                # length changes at every turn) grows straight to its most lines.
                 most = self.MAX_LINES.get(name)
-                height = len(wrapped) if height == 0 else most if most is not None else len(wrapped) + 1
+                height = most if height and most is not None else len(wrapped)
             elif height == 0 and self._texts[name].plain:
                 height = 1  # shown now: an empty text has not been
             self._tallest[name] = height
