@@ -427,7 +427,7 @@ class BoardWidget(StylePerPass, Board[ViewT]):
         # The widget's own colours (the theme's background) lie under every piece:
         # a bare Segment would show the terminal's default background instead.
         base = self.line_style
-        width = self.size.width
+        width = self.line_size.width
         if (base, width) != self._strips_key:
             self._strips.clear()
             self._strips_key = (base, width)

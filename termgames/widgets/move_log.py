@@ -238,8 +238,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
 
     def render_line(self, y: int) -> Strip:
         base = self.line_style
-        width = self.scrollable_content_region.width
-        height = self.scrollable_content_region.height
+        width, height = self.line_size
         if (base, width) != self._strips_key:
             self._rebuild(scroll_to_end=False, repaint=False, base=base)  # a new theme or width: wrap again
         top = round(self.scroll_y)

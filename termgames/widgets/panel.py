@@ -213,7 +213,7 @@ class PanelTexts(StylePerPass, Widget):
 
     def render_line(self, y: int) -> Strip:
         base = self.line_style
-        width = self.size.width
+        width = self.line_size.width
         if (base, width) != self._strips_key:
             self._lines = self._build(base, width)  # a new theme or width
         return self._lines[y] if y < len(self._lines) else Strip.blank(width, base)
