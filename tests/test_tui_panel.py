@@ -116,3 +116,21 @@ async def test_a_reserved_text_takes_its_lines_from_the_start():
         panel.show(last_action="ann probed a1, b2, c3, d4 and scored 4")  # two lines: within the reserve
         assert calls == [(2, False)]
         assert len(panel._lines) == 2 + 2 + 2 + 4
+
+
+async def test_a_texts_own_style_is_drawn_under_its_spans():
+    app = PanelApp()
+    async with app.run_test(size=(30, 20)) as pilot:
+        panel = app.query_one(PanelTexts)
+        legend = Text("bob to wait", style="bold")
+        legend.stylize("italic", 0, 3)
+        panel.show(status=Text("ann to move", style="bold"), legend=legend, scores="", last_action="")
+        await pilot.pause()
+        strips = app.screen._compositor.render_strips()
+
+        def looks(row):
+            return {segment.text: segment.style for segment in strips[panel.region.y + row] if segment.text.strip()}
+
+        assert looks(0)["ann to move"].bold  # a text without spans: rich's Text.render leaves its style out
+        assert looks(2)["bob"].bold and looks(2)["bob"].italic
+        assert looks(2)[" to wait"].bold and not looks(2)[" to wait"].italic
