@@ -21,6 +21,14 @@ def shown(app: PanelApp) -> list[str]:
     return [strips[y].text[: panel.size.width].rstrip() for y in range(panel.region.y, panel.region.bottom)]
 
 
+async def showing(app: PanelApp, pilot, **texts) -> PanelTexts:
+    """The app's panel, once it has shown ``texts`` and the screen has caught up."""
+    panel = app.query_one(PanelTexts)
+    panel.show(**texts)
+    await pilot.pause()
+    return panel
+
+
 def tracking_refreshes(panel: PanelTexts) -> list[tuple[int, bool]]:
     """Every refresh the panel asks for: (how many rows, whether it lays the screen out)."""
     calls: list[tuple[int, bool]] = []
@@ -37,10 +45,8 @@ def tracking_refreshes(panel: PanelTexts) -> list[tuple[int, bool]]:
 async def test_texts_in_order_with_a_blank_line_after_each():
     app = PanelApp()
     async with app.run_test(size=(30, 20)) as pilot:
-        panel = app.query_one(PanelTexts)
-        panel.show(status=Text("ann to move", style="bold"), legend="a legend", scores="> ann: 1\n  bob: 2",
-                   last_action="bob claimed a1")
-        await pilot.pause()
+        panel = await showing(app, pilot, status=Text("ann to move", style="bold"), legend="a legend",
+                              scores="> ann: 1\n  bob: 2", last_action="bob claimed a1")
         assert shown(app) == ["ann to move", "", "a legend", "", "> ann: 1", "  bob: 2", "", "bob claimed a1", ""]
         assert panel.text("scores") == "> ann: 1\n  bob: 2"
         assert app.query_one("#under").region.y == panel.region.bottom
@@ -49,9 +55,7 @@ async def test_texts_in_order_with_a_blank_line_after_each():
 async def test_a_changed_text_of_the_same_height_repaints_its_rows_only():
     app = PanelApp()
     async with app.run_test(size=(30, 20)) as pilot:
-        panel = app.query_one(PanelTexts)
-        panel.show(status="ann to move", legend="x", scores="> ann: 1\n  bob: 2", last_action="")
-        await pilot.pause()
+        panel = await showing(app, pilot, status="ann to move", legend="x", scores="> ann: 1\n  bob: 2", last_action="")
         calls = tracking_refreshes(panel)
         panel.show(status="bob to move", legend="x", scores="  ann: 1\n> bob: 2", last_action="")
         assert calls == [(3, False)]  # the status line and both score lines; no layout
@@ -64,9 +68,7 @@ async def test_a_changed_text_of_the_same_height_repaints_its_rows_only():
 async def test_a_text_that_grows_lays_out_once_and_never_shrinks():
     app = PanelApp()
     async with app.run_test(size=(20, 30)) as pilot:
-        panel = app.query_one(PanelTexts)
-        panel.show(status="s", legend="one", scores="", last_action="a")
-        await pilot.pause()
+        panel = await showing(app, pilot, status="s", legend="one", scores="", last_action="a")
         calls = tracking_refreshes(panel)
         panel.show(legend="one\ntwo")
         assert calls[-1][1]  # taller: laid out again
@@ -86,9 +88,7 @@ async def test_a_text_that_grows_lays_out_once_and_never_shrinks():
 async def test_a_new_theme_redraws_the_texts_in_its_colours():
     app = PanelApp()
     async with app.run_test(size=(30, 20)) as pilot:
-        panel = app.query_one(PanelTexts)
-        panel.show(status="ann to move", legend="x", scores="> ann: 1", last_action="")
-        await pilot.pause()
+        panel = await showing(app, pilot, status="ann to move", legend="x", scores="> ann: 1", last_action="")
 
         def status_background():
             strip = app.screen._compositor.render_strips()[panel.region.y]
