@@ -89,8 +89,8 @@ def wrap_strips(
     # ``Text.render`` leaves out the text's own style (a bold status): it goes under its spans' styles.
     own = console.get_style(text.style) if text.style else Style()
     strips = [
-        Strip(line.render(console)).extend_cell_length(width).crop(0, width)
-        .apply_style(own).apply_style(look).apply_style(base)
+        Strip(line.render(console)).apply_style(own).extend_cell_length(width).crop(0, width)
+        .apply_style(look).apply_style(base)
         for line in text.wrap(console, width)[:max_lines]
     ]
     _WRAPPED[key] = strips
