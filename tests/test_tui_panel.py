@@ -134,3 +134,11 @@ async def test_a_texts_own_style_is_drawn_under_its_spans():
         assert looks(0)["ann to move"].bold  # a text without spans: rich's Text.render leaves its style out
         assert looks(2)["bob"].bold and looks(2)["bob"].italic
         assert looks(2)[" to wait"].bold and not looks(2)[" to wait"].italic
+
+
+async def test_a_control_character_is_shown_as_its_escape_never_sent():
+    app = PanelApp()
+    async with app.run_test(size=(40, 20)) as pilot:
+        panel = await showing(app, pilot, status="s", legend="", scores="", last_action="ann\x1b[2J played")
+        assert panel.text("last-action") == "ann\\x1b[2J played"
+        assert all("\x1b" not in strip.text for strip in panel._lines)

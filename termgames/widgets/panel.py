@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ..rules import View
+from ..untrusted import printable
 from .line_style import StylePerPass
 from .move_log import MoveLog
 
@@ -147,6 +148,10 @@ class PanelTexts(StylePerPass, Widget):
         for key, content in texts.items():
             name = key.replace("_", "-")
             text = Text(content) if isinstance(content, str) else content
+            if not text.plain.replace("\n", "").isprintable():
+                # What comes from players is made safe where it enters; a Static also dropped control codes
+                # on the way out, and rich's Text.render does not: none reaches a terminal from here either.
+                text = Text(printable(text.plain), style=text.style)
             if _text_key(text) == _text_key(self._texts[name]):
                 continue
             self._texts[name] = text
