@@ -427,7 +427,12 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             pace = self.app.cycle_pace()
             self.notify(f"Computer players' pace: {pace}", timeout=2)
 
-    def _footer_state(self) -> tuple[object, ...]:
+    def footer_state(self) -> tuple[object, ...]:
+        """What the footer's keys are worked out from: the screen refreshes its bindings when it changes.
+
+        A game adds what its own keys depend on (its phase, say), so that one check decides: working the
+        keys out walks every binding through ``check_action``.
+        """
         view = self.view
         if view is None:
             return ()
@@ -437,7 +442,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         view = self.view
         if view is None:
             return
-        footer_state = self._footer_state()
+        footer_state = self.footer_state()
         if footer_state != self._drawn_footer_state:
             self._drawn_footer_state = footer_state
             self.refresh_bindings()

@@ -176,7 +176,6 @@ seen.
         #: Candidates already worked out: (viewer, board seat, what the viewer sees of that board) -> per cell.
         self._beliefs: dict[BeliefKey, list[Candidates]] = {}
         self._deducing: BeliefKey | None = None
-        self._keys_state: tuple[Any, ...] = ()
         #: The first digit of a region number typed on a board of 10+ regions, and the cell it went into:
         #: a second digit makes the two-digit number (1 then 7: region 17).
         self._first_digit: tuple[int, int] | None = None
@@ -385,6 +384,11 @@ seen.
             return f"round {view.round}{ending}: {view.players[view.open_turn.seat]} probing"
         return super().status_line()
 
+    def footer_state(self) -> tuple[object, ...]:
+        # The footer offers the keys of the phase at hand.
+        view = self.view
+        return (*super().footer_state(), self.laying_out(), view.phase if view is not None else None)
+
     def update_panel(self) -> None:
         super().update_panel()
         view = self.view
@@ -397,11 +401,6 @@ seen.
             update_if_changed(self.found("#message", Static), Text(check.message, style=look))
         if self.overlay and self._deducing is not None:
             update_if_changed(self.query_one("#cursor-line", Static), f"{board.cursor_detail()}  (deducing...)")
-        # The footer offers the keys of the phase at hand: redrawn only when the phase changes.
-        keys_state = (self.laying_out(), view.phase, view.viewer, view.to_move, self._handover_to, view.over)
-        if keys_state != self._keys_state:
-            self._keys_state = keys_state
-            self.refresh_bindings()
 
     # -- privacy ---------------------------------------------------------------
 

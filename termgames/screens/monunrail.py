@@ -100,7 +100,6 @@ whose opening move it is after a swap.
         self._hint_giver = HintGiver()
         #: Impossible is being decided in a thread: keys wait.
         self.deciding = False
-        self._keys_state: tuple[Any, ...] = ()
 
     @classmethod
     def replay_analysis(cls, options: dict[str, Any]) -> HintAnalysis:
@@ -142,13 +141,10 @@ whose opening move it is after a swap.
             return phase != "over"
         return super().check_action(action, parameters)
 
-    def refresh_footer(self) -> None:
-        """The footer offers the keys of the phase at hand: redrawn only when that changes."""
+    def footer_state(self) -> tuple[object, ...]:
+        # The footer offers the keys of the phase at hand.
         view = self.view
-        state = (view.phase, view.pie_offer, self.my_turn()) if view is not None else ()
-        if state != self._keys_state:
-            self._keys_state = state
-            self.refresh_bindings()
+        return (*super().footer_state(), *((view.phase, view.pie_offer, self.my_turn()) if view is not None else ()))
 
     def keys_view(self) -> tuple[MonUnrailView, int] | None:
         """The view and the seat at the keyboard when it may assemble a move now, else None (saying why)."""
@@ -367,7 +363,6 @@ whose opening move it is after a swap.
         view = self.view
         if view is None:
             return
-        self.refresh_footer()
         if self.message:
             return
         board = self.rail_board
