@@ -19,6 +19,10 @@ truth, for random layouts) as closely as the constraints allow:
    gap first, a random combination of unused regions that sums to its size,
    one member grown inside it.  With nothing seen this *is* the generator.
 
+Random growth can miss every layout of a tightly constrained view;
+:meth:`LayoutSampler.complete_search` then finds one by a depth-first search
+that reaches every tiling.
+
 After every placement each piece of empty board must be a sum of unused
 region sizes and the seen cells of each region still to place must share a
 piece.  The distribution is close to the true posterior, not equal to it
@@ -31,7 +35,7 @@ and filters them, which is exact, and uses this sampler to top them up.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..rules.mono import Grid, _sums
 from .budget import Deadline
@@ -39,6 +43,10 @@ from .budget import Deadline
 #: Shapes of seen regions one attempt may try in all, and per region (before going back one region).
 SHAPES_PER_ATTEMPT = 40
 SHAPES_PER_REGION = 4
+#: Placements the complete search may try when random attempts found no layout (a few seconds at most).
+COMPLETE_SEARCH_STEPS = 200_000
+#: The complete search's first run; each restart doubles it.
+RESTART_STEPS = 200
 
 
 class LayoutSampler:
@@ -68,7 +76,10 @@ class LayoutSampler:
         until it has ``least`` of them.  The work is counted in attempts, not
         seconds, so the same arguments always give the same layouts, unless
         ``deadline`` expires first: then the layouts found so far (after at
-        least ``effort`` attempts when none is found yet).
+        least ``effort`` attempts when none is found yet).  When the attempts
+        find none, :meth:`complete_search` looks for one, so a view that has a
+        layout gets at least one unless the deadline (2 s when none is given)
+        runs out first.
         """
         plan = self._plan(known)
         found: list[tuple[int, ...]] = []
@@ -82,7 +93,212 @@ class LayoutSampler:
                 found.append(layout)
             if deadline is not None and (found or attempts >= effort) and deadline.expired():
                 break
+        if not found and count > 0 and (deadline is None or not deadline.expired()):
+            # Random growth can miss every layout of a tightly constrained view; a complete search cannot.  On
+            # small boards it answers in well under a second; on large ones the time cap bounds it.
+            layout = self.complete_search(known, rng, deadline=deadline or Deadline())
+            if layout is not None:
+                found.append(layout)
         return found
+
+    def complete_search(
+        self,
+        known: dict[int, int],
+        rng: random.Random,
+        deadline: Deadline | None = None,
+        steps: int = COMPLETE_SEARCH_STEPS,
+    ) -> tuple[int, ...] | None:
+        """A consistent layout whenever one exists, unless ``steps`` shapes or ``deadline`` run out first.
+
+        Depth first, in two stages, every shape enumerated once (Redelmeier's
+        algorithm) and every placement followed by :meth:`_fillable`:
+
+        1. each seen region, most seen cells for its size first, in every
+           connected shape of its size that holds all its seen cells and no
+           cell seen with another value;
+        2. the lowest empty cell, by each unused region (in an order shuffled
+           by ``rng``) in every connected shape whose lowest cell it is.
+
+        Every tiling is reachable this way, so only the budget can make it
+        miss one.
+        """
+        cells = self.cells
+        width = self.grid.width
+        neighbours = self.neighbours
+        values = [0] * cells
+        seen_cells: dict[int, list[int]] = {}
+        for cell in sorted(known):
+            seen_cells.setdefault(known[cell], []).append(cell)
+        seen_order: list[int] = []
+        budget = [0]
+
+        def spent() -> bool:
+            budget[0] -= 1
+            if budget[0] > 0 and (deadline is None or budget[0] % 256 or not deadline.expired()):
+                return False
+            budget[0] = 0
+            return True
+
+        def distance(a: int, b: int) -> int:
+            return abs(a // width - b // width) + abs(a % width - b % width)
+
+        def shapes(root: int, size: int, allowed: Callable[[int], bool], wanted: Sequence[int]) -> Iterator[list[int]]:
+            """Every connected shape of ``size`` allowed cells holding ``root`` and all of ``wanted``."""
+            shape: list[int] = []
+
+            def hopeless() -> bool:
+                room = size - len(shape)
+                missing = [cell for cell in wanted if cell not in shape]
+                return len(missing) > room or any(
+                    min(distance(cell, member) for member in shape) > room for cell in missing
+                )
+
+            def extend(untried: list[int], reached: set[int]) -> Iterator[list[int]]:
+                untried = list(untried)
+                while untried:
+                    cell = untried.pop()
+                    shape.append(cell)
+                    if len(shape) == size:
+                        if not hopeless():
+                            yield shape
+                    elif not (wanted and hopeless()):
+                        new = [other for other in neighbours[cell] if other not in reached and allowed(other)]
+                        rng.shuffle(new)
+                        yield from extend(untried + new, reached | set(new))
+                    shape.pop()
+
+            yield from extend([root], {root})
+
+        def fits(region: int, shape: list[int], rest: set[int]) -> bool:
+            for cell in shape:
+                values[cell] = region
+            if self._room_for(values, rest, seen_cells):
+                return True
+            for cell in shape:
+                values[cell] = 0
+            return False
+
+        def place_seen(index: int, unused: set[int]) -> bool:
+            if index == len(seen_order):
+                return fill(0, unused)
+            region = seen_order[index]
+            wanted = seen_cells[region]
+            rest = unused - {region}
+
+            def allowed(cell: int) -> bool:
+                return not values[cell] and known.get(cell, region) == region
+
+            for shape in shapes(wanted[0], region, allowed, wanted):
+                if spent():
+                    return False
+                if fits(region, shape, rest):
+                    if place_seen(index + 1, rest):
+                        return True
+                    for cell in shape:
+                        values[cell] = 0
+                if not budget[0]:
+                    return False
+            return False
+
+        def fill(_start: int, unused: set[int]) -> bool:
+            # The empty pieces are independent once the seen regions lie: only which regions each piece takes
+            # ties them.  So each piece is tiled on its own, and a piece tiled once is never tiled again.
+            pieces = sorted(self._gaps(values), key=len)
+            return assign(pieces, 0, frozenset(unused))
+
+        tilings: dict[tuple[frozenset[int], frozenset[int]], dict[int, int] | None] = {}
+
+        def assign(pieces: list[list[int]], index: int, unused: frozenset[int]) -> bool:
+            if index == len(pieces):
+                return not unused
+            piece = pieces[index]
+            for subset in _subsets_summing(sorted(unused), len(piece), rng):
+                if spent():
+                    return False
+                rest = unused - subset
+                bits = _sums(rest)
+                if any(not bits >> len(other) & 1 for other in pieces[index + 1 :]):
+                    continue
+                key = (frozenset(piece), subset)
+                if key in tilings:
+                    tiling = tilings[key]
+                else:
+                    tiling = tile(piece, subset)
+                    if not budget[0]:
+                        return False  # out of budget: no answer, and none to remember
+                    tilings[key] = tiling
+                if tiling is None:
+                    continue
+                for cell, region in tiling.items():
+                    values[cell] = region
+                if assign(pieces, index + 1, rest):
+                    return True
+                for cell in piece:
+                    values[cell] = 0
+                if not budget[0]:
+                    return False
+            return False
+
+        def tile(piece: list[int], regions: frozenset[int]) -> dict[int, int] | None:
+            """``piece`` cut into connected shapes of the sizes ``regions`` (each once), or None."""
+            inside = set(piece)
+            cut = dict.fromkeys(piece, 0)
+
+            def local_fillable(unused: set[int]) -> bool:
+                bits = _sums(unused)
+                return all(bits >> len(part) & 1 for part in _pieces(neighbours, {c for c in inside if not cut[c]}))
+
+            def lowest(start: int, unused: set[int]) -> bool:
+                empty = [cell for cell in piece if not cut[cell]]
+                if not empty:
+                    return not unused
+                first = min(empty)
+                choices = sorted(unused)
+                rng.shuffle(choices)
+                for region in choices:
+                    rest = unused - {region}
+
+                    def allowed(cell: int) -> bool:
+                        return cell > first and cell in inside and not cut[cell]
+
+                    for shape in shapes(first, region, allowed, ()):
+                        if spent():
+                            return False
+                        for cell in shape:
+                            cut[cell] = region
+                        if local_fillable(rest) and lowest(first, rest):
+                            return True
+                        for cell in shape:
+                            cut[cell] = 0
+                        if not budget[0]:
+                            return False
+                return False
+
+            return dict(cut) if lowest(0, set(regions)) else None
+
+        # Restarts in random orders with doubling budgets: one unlucky order can cost thousands of times what
+        # another does (a heavy tail), and the last run's budget still grows without bound.
+        spent_so_far = 0
+        run = RESTART_STEPS
+        while spent_so_far < steps:
+            run = min(run, steps - spent_so_far)
+            budget[0] = run
+            values[:] = [0] * cells
+            seen_order[:] = sorted(
+                seen_cells, key=lambda region: (region - len(seen_cells[region]), rng.random())
+            )
+            found = place_seen(0, set(range(1, self.regions + 1)))
+            spent_so_far += run - budget[0]
+            if found:
+                self.last_search_steps = spent_so_far
+                return tuple(values)
+            if deadline is not None and deadline.expired():
+                break
+            if budget[0]:  # the whole tree was searched: there is no layout
+                break
+            run *= 2
+        self.last_search_steps = spent_so_far
+        return None
 
     # -- one attempt ---------------------------------------------------------
 
@@ -254,6 +470,57 @@ class LayoutSampler:
                 return False
         return True
 
+    def _room_for(self, values: list[int], unused: set[int], seen_cells: dict[int, list[int]]) -> bool:
+        """Whether the empty board can still take the ``unused`` regions (necessary conditions, stronger than
+        :meth:`_fillable`'s): the seen cells of each unused region lie in one piece, which must take that region;
+        what is left of each piece must be a sum of the regions no piece must take."""
+        piece_of = [-1] * self.cells
+        gaps = self._gaps(values)
+        for number, gap in enumerate(gaps):
+            for cell in gap:
+                piece_of[cell] = number
+        forced = [0] * len(gaps)
+        free = set(unused)
+        for region in unused:
+            seen = seen_cells.get(region)
+            if not seen:
+                continue
+            number = piece_of[seen[0]]
+            if number < 0 or any(piece_of[cell] != number for cell in seen):
+                return False
+            forced[number] += region
+            free.discard(region)
+            if len(seen) < region and not self._reachable(values, region, seen, seen_cells):
+                return False
+        bits = _sums(free)
+        return all(forced[n] <= len(gap) and bits >> (len(gap) - forced[n]) & 1 for n, gap in enumerate(gaps))
+
+    def _reachable(self, values: list[int], region: int, seen: list[int], seen_cells: dict[int, list[int]]) -> bool:
+        """Whether ``region`` can still grow from its first seen cell to every other within its size, through
+        empty cells not seen with another value, and find as many such cells as its size."""
+        neighbours = self.neighbours
+        blocked = bytearray(self.cells)
+        for other, cells in seen_cells.items():
+            if other != region:
+                for cell in cells:
+                    blocked[cell] = 1
+        depth = {seen[0]: 0}
+        frontier = [seen[0]]
+        steps = 0
+        while frontier and steps < region - 1 and len(depth) < self.cells:
+            steps += 1
+            following = []
+            for cell in frontier:
+                for other in neighbours[cell]:
+                    if other not in depth and not values[other] and not blocked[other]:
+                        depth[other] = steps
+                        following.append(other)
+            frontier = following
+        if any(cell not in depth for cell in seen):
+            return False
+        # Room: the cells within reach must number at least the region's size.
+        return len(depth) >= region
+
     def _gaps(self, values: list[int]) -> list[list[int]]:
         neighbours = self.neighbours
         seen = bytearray(self.cells)
@@ -350,6 +617,34 @@ def random_subset(sizes: list[int], total: int, rng: random.Random) -> list[int]
             chosen.append(sizes[i])
             s -= sizes[i]
     return chosen
+
+
+def _subsets_summing(sizes: list[int], total: int, rng: random.Random) -> Iterator[frozenset[int]]:
+    """Every subset of the distinct ``sizes`` that sums to ``total``, each once, in an order shuffled by ``rng``."""
+    # reach[i]: the sums some subset of sizes[i:] makes, as bits.
+    reach = [0] * (len(sizes) + 1)
+    reach[len(sizes)] = 1
+    for i in range(len(sizes) - 1, -1, -1):
+        reach[i] = reach[i + 1] | reach[i + 1] << sizes[i]
+    chosen: list[int] = []
+
+    def walk(i: int, left: int) -> Iterator[frozenset[int]]:
+        if not reach[i] >> left & 1:
+            return
+        if left == 0:
+            yield frozenset(chosen)
+            return
+        branches = [True, False]
+        rng.shuffle(branches)
+        for take in branches:
+            if take and sizes[i] <= left:
+                chosen.append(sizes[i])
+                yield from walk(i + 1, left - sizes[i])
+                chosen.pop()
+            elif not take:
+                yield from walk(i + 1, left)
+
+    yield from walk(0, total)
 
 
 def _pieces(neighbours, cells: set[int]) -> list[list[int]]:
