@@ -78,6 +78,7 @@ def match_command(
     except (BotLoadError, RuleError, ValueError) as error:
         fail(str(error))
     _exit_on_termination()
+    _say_how_bots_are_kept(match)
     try:
         result = _watch(match, ascii_mode, palette) if watch else _run_with_progress(match)
     except KeyboardInterrupt:
@@ -92,6 +93,18 @@ def match_command(
     if out is not None:
         _write_record(out, match.record())
         print(f"record written to {out}")
+
+
+def _say_how_bots_are_kept(match: Any) -> None:
+    """Where a bot's processes cannot be kept together (not Linux), say so once, on stderr."""
+    from ..ai.monad.adapters import ProgramBot
+    from ..ai.monad.process import CONTAINMENT
+
+    if CONTAINMENT == "process group" and any(isinstance(adapter, ProgramBot) for adapter in match.adapters):
+        print(
+            "termgames: on this system a process that a bot moves out of its process group outlives the match",
+            file=sys.stderr,
+        )
 
 
 def _exit_on_termination() -> None:

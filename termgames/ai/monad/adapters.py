@@ -66,6 +66,8 @@ START_LIMIT = 10.0
 MAX_OWED = 3
 #: Longest fault reason kept in a record.
 _REASON_LENGTH = 160
+#: How long a program whose output ended is given to be reaped, so that its exit status can be told.
+_EXIT_WAIT = 1.0
 
 #: The original devkit's direction numbers (game/params.py), 7 being "none".
 MONAD1_DIRECTIONS = {1: "E", 2: "W", 3: "NE", 4: "NW", 5: "SE", 6: "SW"}
@@ -355,13 +357,14 @@ class ProgramBot(BotAdapter):
         return Fault.of(reason)
 
     def _crash_reason(self) -> str:
-        # Give the program a moment to be reaped so the exit status is known.
+        # Give the program a moment to be reaped so the exit status is known (its supervisor ends its
+        # box first: a busy machine may take a while).
         status = None
-        for _ in range(20):
+        give_up = time.monotonic() + _EXIT_WAIT
+        while status is None and time.monotonic() < give_up:
             status = self.process.exit_status()
-            if status is not None:
-                break
-            time.sleep(0.005)
+            if status is None:
+                time.sleep(0.005)
         tail = self.process.stderr_tail()
         if status == 0:
             return "ended: the program exited (status 0) before the match was over"

@@ -15,8 +15,15 @@ megabytes, or fill its stderr.  :class:`BotProcess` owns one such child:
   answer is never half-consumed: the protocol layer skips it next turn;
 * a message over the size cap is discarded as it arrives (the stream stays
   in step) and reported once;
-* :meth:`close` kills the whole process group and reaps the child; a
-  registry closes whatever is still open at interpreter exit (Ctrl-C).
+* on Linux the program runs under a small supervisor (``supervisor.py``)
+  that keeps it and everything it starts in a PID namespace where the
+  machine allows one, else under a subreaper, and ends them all when the bot
+  exits, when :meth:`close` is called, or when termgames dies in any way
+  (``kill -9`` included): see that module.  Elsewhere the bot gets its own
+  process group and session only, and a process it moves out of them
+  outlives the match (:data:`CONTAINMENT` says which);
+* :meth:`close` ends the box (or kills the process group) and reaps the
+  child; a registry closes whatever is still open at interpreter exit (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,6 +47,16 @@ STDERR_TAIL = 4096
 _READ_CHUNK = 1 << 16
 #: Size asked for the pipe to a bot's stdin (Linux lets any process ask up to 1 MiB).
 PIPE_SIZE = 1 << 20
+
+_SUPERVISOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
+#: Whether the supervisor tries a PID namespace before a subreaper (tests turn it off to try the subreaper).
+PID_NAMESPACE = True
+#: How a bot's processes are kept together here: ``"supervisor"`` (Linux: a PID namespace or a subreaper,
+#: whichever the machine allows) or ``"process group"`` (elsewhere: what a bot moves out of its process
+#: group and session, with a double fork and ``setsid``, outlives the match).
+CONTAINMENT = "supervisor" if sys.platform.startswith("linux") and sys.executable else "process group"
+#: How long closing waits for the supervisor to end the box before killing what it can itself.
+CLOSE_WAIT = 5.0
 
 _POLL_IN = select.POLLIN | select.POLLPRI
 _POLL_END = select.POLLHUP | select.POLLERR | select.POLLNVAL
@@ -68,7 +86,17 @@ def _close_all() -> None:
         process.close()
 
 
+def _forget_in_forked_child() -> None:
+    # A forked copy of termgames must not keep the bots' lifelines open (they would outlive termgames
+    # in it) nor kill the parent's bots when it exits.
+    for process in list(_OPEN):
+        process._drop_lifeline()
+    _OPEN.clear()
+
+
 atexit.register(_close_all)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_forked_child)
 
 
 def clean_environment(folder: Path) -> dict[str, str]:
@@ -97,6 +125,8 @@ class BotProcess:
         self.folder = Path(folder)
         self.max_message = max_message
         self._proc: subprocess.Popen[bytes] | None = None
+        #: Our end of the supervisor's lifeline (closing it ends the box).
+        self._lifeline: int | None = None
         self._inbox = bytearray()
         self._outbox = bytearray()
         self._stderr = bytearray()
@@ -115,9 +145,15 @@ class BotProcess:
         return self._proc.pid if self._proc else None
 
     def start(self) -> None:
+        argv = self.argv
+        keep: tuple[int, ...] = ()
+        if CONTAINMENT == "supervisor":
+            reader, self._lifeline = os.pipe()
+            mode = "namespace" if PID_NAMESPACE else "subreaper"
+            argv, keep = [sys.executable, "-I", "-S", _SUPERVISOR, mode, str(reader), "--", *self.argv], (reader,)
         try:
             self._proc = subprocess.Popen(
-                self.argv,
+                argv,
                 cwd=self.folder,
                 env=clean_environment(self.folder),
                 stdin=subprocess.PIPE,
@@ -125,10 +161,15 @@ class BotProcess:
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=keep,
                 bufsize=0,
             )
         except OSError as error:
-            raise BotExited(f"cannot start {self.argv[0]}: {error.strerror or error}") from None
+            self._drop_lifeline()
+            raise BotExited(f"cannot start {argv[0]}: {error.strerror or error}") from None
+        finally:
+            for fd in keep:
+                os.close(fd)
         _OPEN.add(self)
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
@@ -144,19 +185,31 @@ class BotProcess:
         return self._proc.poll() if self._proc else None
 
     def close(self) -> None:
-        """Kill the bot and everything it started (its process group), and reap it."""
+        """Kill the bot and everything it started, and reap it."""
         proc = self._proc
         if proc is None:
             return
         _OPEN.discard(self)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):  # a process SIGKILL cannot stop
-            proc.wait(timeout=5)
+        if self._lifeline is not None:
+            self._drop_lifeline()  # the supervisor ends the box, then exits
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=CLOSE_WAIT)
+        if proc.returncode is None:
+            # No supervisor, or one that does not answer (stopped by its bot): what we can reach ourselves.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):  # a process SIGKILL cannot stop
+                proc.wait(timeout=5)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+
+    def _drop_lifeline(self) -> None:
+        if self._lifeline is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._lifeline)
+            self._lifeline = None
 
     def stderr_tail(self, lines: int = 1) -> str:
         """The last non-empty lines the bot wrote to stderr (for a crash report)."""

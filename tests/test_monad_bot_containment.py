@@ -1,0 +1,187 @@
+"""A local user's hostile Monad bots (issue 23, part C): what they start dies with the match, however it
+ends.
+
+Each bot here is a tiny script the test writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from test_monad_bots import _running as _running_within
+
+from termgames.ai.monad import process
+from termgames.ai.monad.match import MonadMatch
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="containment of bot processes is Linux's")
+
+
+def _running(pid: int) -> bool:
+    """Alive (not a zombie) after five seconds to die: signals and the supervisor's cleanup are asynchronous."""
+    return _running_within(pid, settle=5.0)
+
+
+def _pid_from(path: Path, wait: float = 10.0) -> int:
+    deadline = time.monotonic() + wait
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.02)
+    return int(path.read_text())
+
+
+@contextlib.contextmanager
+def _killed_at_the_end(*paths: Path):
+    """A failing test leaves no ``sleep 1000`` behind."""
+    try:
+        yield
+    finally:
+        for path in paths:
+            with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError):
+                os.kill(int(path.read_text()), signal.SIGKILL)
+
+
+# Whether this machine lets an unprivileged process (with a user namespace) or root (without) have a PID namespace.
+_NAMESPACE_PROBE = """\
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+NEWUSER, NEWPID = 0x10000000, 0x20000000
+ok = (os.geteuid() == 0 and libc.unshare(NEWPID) == 0) or libc.unshare(NEWUSER | NEWPID) == 0
+raise SystemExit(0 if ok else 1)
+"""
+
+
+def _namespaces_allowed() -> bool:
+    return subprocess.run([sys.executable, "-c", _NAMESPACE_PROBE], check=False).returncode == 0
+
+
+def test_a_bot_gets_a_pid_namespace_where_the_machine_allows_one():
+    if not _namespaces_allowed():
+        pytest.skip("no PID namespace for this user on this machine: bots are kept by the subreaper alone")
+    box = process.BotProcess([sys.executable, "-c", "import os; print(os.getpid(), flush=True)"], ROOT)
+    try:
+        box.start()
+        # pid 1 is the namespace's first process, kept by termgames; the bot comes next
+        assert box.read_line(time.monotonic() + 10) == b"2"
+    finally:
+        box.close()
+
+
+BOXES = ["subreaper", "namespace"]
+
+
+def _box(monkeypatch, box: str) -> None:
+    if box == "namespace" and not _namespaces_allowed():
+        pytest.skip("no PID namespace for this user on this machine: bots are kept by the subreaper alone")
+    # raising=False: before the supervisor existed the test must fail on the escaped process, not here
+    monkeypatch.setattr(process, "PID_NAMESPACE", box == "namespace", raising=False)
+
+
+# A JSON bot that double-forks a `sleep 1000` into a session of its own (out of the bot's process group),
+# writing the grandchild's pid as the machine sees it (also from inside a PID namespace) to grandchild.pid.
+# PRELUDE runs first (a hostile extra); each answer waits DELAY seconds.
+ESCAPER = """\
+import json, os, signal, sys, time
+
+{prelude}
+
+def spawn():
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            pid = os.readlink("/proc/self")
+            with open("grandchild.tmp", "w") as f:
+                f.write(pid)
+            os.rename("grandchild.tmp", "grandchild.pid")
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.execvp("sleep", ["sleep", "1000"])
+        os._exit(0)
+    os.wait()
+    while not os.path.exists("grandchild.pid"):  # the match must not end before the grandchild is there
+        time.sleep(0.005)
+
+with open("bot.tmp", "w") as f:
+    f.write(os.readlink("/proc/self"))
+os.rename("bot.tmp", "bot.pid")
+spawn()
+for line in sys.stdin:
+    time.sleep({delay})
+    print("[]", flush=True)
+"""
+
+
+def escaper(folder: Path, delay: float = 0.0, prelude: str = "") -> str:
+    script = folder / "escaper.py"
+    script.write_text(ESCAPER.format(delay=delay, prelude=prelude))
+    return f"{sys.executable} {script}"
+
+
+@pytest.mark.parametrize("box", BOXES)
+def test_a_double_forked_setsid_grandchild_dies_with_the_match(tmp_path, monkeypatch, box):
+    _box(monkeypatch, box)
+    grandchild = tmp_path / "grandchild.pid"
+    with _killed_at_the_end(grandchild):
+        match = MonadMatch([escaper(tmp_path), "greedy"], {"turns": 3}, 1)
+        events = list(match.turns())
+        assert all(event.faults[0] is None for event in events)
+        assert not _running(_pid_from(grandchild))
+        assert not _running(_pid_from(tmp_path / "bot.pid"))
+
+
+@pytest.mark.parametrize("box", BOXES)
+def test_a_double_forked_grandchild_dies_when_termgames_is_killed(tmp_path, monkeypatch, box):
+    _box(monkeypatch, box)
+    namespace = box == "namespace"
+    runner = textwrap.dedent(
+        f"""
+        from termgames.ai.monad import process
+        process.PID_NAMESPACE = {namespace}
+        from termgames.ai.monad.match import MonadMatch
+        match = MonadMatch([{escaper(tmp_path, delay=0.02)!r}, "greedy"], {{"turns": 100000}}, 1)
+        for _event in match.turns():
+            pass
+        """
+    )
+    grandchild, bot = tmp_path / "grandchild.pid", tmp_path / "bot.pid"
+    with _killed_at_the_end(grandchild, bot):
+        termgames = subprocess.Popen([sys.executable, "-c", runner], cwd=ROOT)
+        try:
+            grandchild_pid, bot_pid = _pid_from(grandchild), _pid_from(bot)
+            time.sleep(0.3)  # a few turns played
+            assert termgames.poll() is None
+        finally:
+            termgames.kill()  # kill -9: nothing of termgames runs after this
+            termgames.wait()
+        assert not _running(grandchild_pid)
+        assert not _running(bot_pid)
+
+
+def test_a_bot_cannot_kill_what_keeps_it(tmp_path, monkeypatch):
+    """In a PID namespace a bot sees neither its supervisor nor termgames, and its namespace's first
+    process ignores the bot's signals; killing its parent first, then double-forking, gains it nothing."""
+    _box(monkeypatch, "namespace")
+    prelude = f"""
+parent = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[1])  # as the machine numbers it
+for pid in {{os.getppid(), parent}} - {{{os.getpid()}}}:  # (never the test's own process, should the bot be its child)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+    grandchild = tmp_path / "grandchild.pid"
+    with _killed_at_the_end(grandchild):
+        match = MonadMatch([escaper(tmp_path, prelude=prelude), "greedy"], {"turns": 3}, 1)
+        events = list(match.turns())
+        assert all(event.faults[0] is None for event in events)
+        assert not _running(_pid_from(grandchild))
