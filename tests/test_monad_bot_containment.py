@@ -1,5 +1,5 @@
 """A local user's hostile Monad bots (issue 23, part C): what they start dies with the match, however it
-ends.
+ends; a bot that never reads is stopped before our memory goes.
 
 Each bot here is a tiny script the test writes.
 """
@@ -7,6 +7,7 @@ Each bot here is a tiny script the test writes.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 from test_monad_bots import _running as _running_within
 
+from termgames import records
 from termgames.ai.monad import process
 from termgames.ai.monad.match import MonadMatch
 
@@ -185,3 +187,32 @@ for pid in {{os.getppid(), parent}} - {{{os.getpid()}}}:  # (never the test's ow
         events = list(match.turns())
         assert all(event.faults[0] is None for event in events)
         assert not _running(_pid_from(grandchild))
+
+
+# --------------------------------------------------------------------------
+# A bot that never reads its input
+# --------------------------------------------------------------------------
+
+# Answers "pass" far ahead of the turns and never reads what it is sent.
+NEVER_READS = """\
+import sys, time
+while True:
+    sys.stdout.write("[]\\n" * 200)
+    sys.stdout.flush()
+    time.sleep(0.01)
+"""
+
+
+def test_a_bot_that_never_reads_is_stopped_before_what_waits_for_it_grows(tmp_path):
+    script = tmp_path / "deaf.py"
+    script.write_text(NEVER_READS)
+    turns = 200
+    match = MonadMatch([f"{sys.executable} {script}", "greedy"], {"turns": turns, "width": 60, "height": 60}, 1)
+    events = list(match.turns())
+    mine = [turn[0] for turn in match.moves]
+    stopped = [n for n, move in enumerate(mine) if move.startswith("fault stopped: not reading its input")]
+    # A 60x60 map's observation is about 61 kB: the pipe (1 MiB) and the bound (4 MiB) hold about 85 turns.
+    assert stopped and stopped[0] < 120, mine[-1]
+    assert all(move.startswith("fault out: stopped") for move in mine[stopped[0] + 1 :])
+    assert len(events) == turns
+    assert records.loads(json.dumps(match.record())).state.board == match.board

@@ -9,8 +9,9 @@ The match runner drives a :class:`BotAdapter` per seat::
 
 ``send`` then ``receive`` lets the programs of all seats think at the same
 time; :meth:`BotAdapter.turn` does both for one seat.  A :class:`Fault` is a
-turn lost (late, crashed, garbage, too much output, out after a crash): the
-runner records it as the move ``fault REASON`` and the match goes on.
+turn lost (late, crashed, garbage, too much output, not reading its input,
+out after a crash): the runner records it as the move ``fault REASON`` and
+the match goes on.
 
 Kinds (:func:`make_adapter` turns a BOT argument of ``termgames monad match``
 into one):
@@ -52,6 +53,7 @@ from ...rules.monad.engine import (
 )
 from .process import (
     MAX_MESSAGE,
+    BotBacklog,
     BotExited,
     BotIOError,
     BotOversize,
@@ -296,6 +298,8 @@ class ProgramBot(BotAdapter):
         self._limit = start_limit
         self._owed = 0
         self._out: str | None = None
+        #: Why the program is stopped at the next receive (found while sending).
+        self._halt: str | None = None
 
     @property
     def out(self) -> str | None:
@@ -311,10 +315,17 @@ class ProgramBot(BotAdapter):
 
     def send(self, board: Board) -> None:
         self._sent_at = time.monotonic()
-        if self._out is None:
-            self.process.send(self.encode(board))
+        if self._out is None and self._halt is None:
+            try:
+                self.process.send(self.encode(board))
+            except BotBacklog as error:
+                self._halt = f"stopped: {error}"
+                self.process.close()  # what waits for it goes now, not at the next receive
 
     def receive(self) -> Answer:
+        if self._halt is not None:
+            reason, self._halt = self._halt, None
+            return self._stop(reason)
         if self._out is not None:
             self.faults += 1
             return Fault.of(f"out: {self._out}")

@@ -15,6 +15,8 @@ megabytes, or fill its stderr.  :class:`BotProcess` owns one such child:
   answer is never half-consumed: the protocol layer skips it next turn;
 * a message over the size cap is discarded as it arrives (the stream stays
   in step) and reported once;
+* what waits to be sent is bounded: a bot that stops reading its input is
+  cut off (:class:`BotBacklog`) before our memory pays for it;
 * on Linux the program runs under a small supervisor (``supervisor.py``)
   that keeps it and everything it starts in a PID namespace where the
   machine allows one, else under a subreaper, and ends them all when the bot
@@ -47,6 +49,9 @@ STDERR_TAIL = 4096
 _READ_CHUNK = 1 << 16
 #: Size asked for the pipe to a bot's stdin (Linux lets any process ask up to 1 MiB).
 PIPE_SIZE = 1 << 20
+#: Bytes of earlier messages that may still wait, beyond the pipe, when the next one is sent: a bot that
+#: reads its input has taken each message before answering it, so only a bot that stops reading gets here.
+MAX_PENDING = 4 << 20
 
 _SUPERVISOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
 #: Whether the supervisor tries a PID namespace before a subreaper (tests turn it off to try the subreaper).
@@ -76,6 +81,10 @@ class BotExited(BotIOError):
 
 class BotOversize(BotIOError):
     """A message larger than the cap (it is being discarded)."""
+
+
+class BotBacklog(BotIOError):
+    """The bot does not read its input: more than the bound waits to be sent to it."""
 
 
 _OPEN: set[BotProcess] = set()
@@ -120,10 +129,13 @@ def clean_environment(folder: Path) -> dict[str, str]:
 class BotProcess:
     """One bot program running as a child process (see the module's notes)."""
 
-    def __init__(self, argv: Sequence[str], folder: Path, max_message: int = MAX_MESSAGE) -> None:
+    def __init__(
+        self, argv: Sequence[str], folder: Path, max_message: int = MAX_MESSAGE, max_pending: int = MAX_PENDING
+    ) -> None:
         self.argv = list(argv)
         self.folder = Path(folder)
         self.max_message = max_message
+        self.max_pending = max_pending
         self._proc: subprocess.Popen[bytes] | None = None
         #: Our end of the supervisor's lifeline (closing it ends the box).
         self._lifeline: int | None = None
@@ -221,9 +233,15 @@ class BotProcess:
     # -- writing -------------------------------------------------------------
 
     def send(self, data: bytes) -> None:
-        """Queue ``data`` for the bot and write what the pipe takes now (never blocks)."""
+        """Queue ``data`` for the bot and write what the pipe takes now (never blocks).
+
+        BotBacklog (nothing queued) when more than ``max_pending`` bytes of earlier messages still wait.
+        """
         if self._stdin_closed:
             return
+        self._flush_outbox()
+        if len(self._outbox) > self.max_pending:
+            raise BotBacklog(f"not reading its input ({len(self._outbox) / (1 << 20):.1f} MiB waiting for it)")
         self._outbox += data
         self._flush_outbox()
 
