@@ -1,7 +1,9 @@
 """A local user's hostile Monad bots (issue 23, part C): what they start dies with the match, however it
-ends; a bot that never reads is stopped before our memory goes.
+ends; a bot that never reads is stopped before our memory goes; a ``.py`` bot that loops, exits or raises
+KeyboardInterrupt loses its turns and the match goes on to its record.
 
-Each bot here is a tiny script the test writes.
+Each bot here is a tiny script the test writes.  A test that must not hang before its fix runs the
+match in a child process with a timeout.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from pathlib import Path
 
 import pytest
 from test_monad_bots import _running as _running_within
+from typer.testing import CliRunner
 
 from termgames import records
 from termgames.ai.monad import process
+from termgames.ai.monad.adapters import BotLoadError, make_adapter
 from termgames.ai.monad.match import MonadMatch
+from termgames.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -216,3 +221,156 @@ def test_a_bot_that_never_reads_is_stopped_before_what_waits_for_it_grows(tmp_pa
     assert all(move.startswith("fault out: stopped") for move in mine[stopped[0] + 1 :])
     assert len(events) == turns
     assert records.loads(json.dumps(match.record())).state.board == match.board
+
+
+# --------------------------------------------------------------------------
+# .py bots: their own process, the same time limits
+# --------------------------------------------------------------------------
+
+
+def _bot_file(folder: Path, name: str, body: str) -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def _cli(tmp_path: Path, *arguments: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``termgames monad match ...`` in a child process: a bot that hangs the match makes the test fail, not hang."""
+    return subprocess.run(
+        [sys.executable, "-m", "termgames", "monad", "match", *arguments],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+
+
+def _seat_moves(record_path: Path, seat: str) -> list[str]:
+    record = json.loads(record_path.read_text())
+    return [move["move"] for move in record["moves"] if move["seat"] == seat]
+
+
+def test_an_endless_loop_in_a_py_bot_loses_its_turns_and_the_match_ends_with_its_record(tmp_path):
+    _bot_file(
+        tmp_path,
+        "spinner.py",
+        """\
+        def turn(observation):
+            if observation["turn"] >= 1:
+                while True:
+                    pass
+            return []
+        """,
+    )
+    out = tmp_path / "m.json"
+    done = _cli(
+        tmp_path, "spinner.py", "greedy", "--turns", "6", "--seed", "2", "--turn-time", "0.2", "--out", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    mine = _seat_moves(out, "spinner")
+    assert len(mine) == 6
+    assert mine[0] == "pass"
+    assert mine[1].startswith("fault late")
+    assert any(move.startswith("fault stopped: no answer for 3 turns") for move in mine)
+    assert mine[-1].startswith("fault out: stopped")
+
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("raised", "reason"), [("SystemExit(0)", "error: SystemExit: 0"), ("KeyboardInterrupt", "error: KeyboardInterrupt")]
+)
+def test_a_py_bot_that_exits_or_interrupts_loses_that_turn_only(tmp_path, monkeypatch, raised, reason):
+    _bot_file(
+        tmp_path,
+        "quitter.py",
+        f"""\
+        def turn(observation):
+            if observation["turn"] == 1:
+                raise {raised}
+            return []
+        """,
+    )
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "m.json"
+    result = runner.invoke(app, ["monad", "match", "quitter.py", "greedy", "--turns", "4", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "wins after" in result.stdout or "No winner" in result.stdout
+    mine = _seat_moves(out, "quitter")
+    assert mine == ["pass", f"fault {reason}", "pass", "pass"]
+
+
+def test_a_slow_py_bot_is_cut_off_at_the_turn_limit(tmp_path):
+    path = _bot_file(
+        tmp_path,
+        "slow.py",
+        """\
+        import time
+
+        def turn(observation):
+            if observation["turn"] >= 1:
+                time.sleep(0.6)
+            return []
+        """,
+    )
+    adapter = make_adapter(str(path), turn_limit=0.2, start_limit=5.0)
+    match = MonadMatch([adapter, "greedy"], {"turns": 6}, 1)
+    list(match.turns())
+    mine = [turn[0] for turn in match.moves]
+    assert mine[0] == "pass"
+    assert mine[1].startswith("fault late")
+    # Waited for at the limit, never for the bot's whole 0.6 s a turn; stopped when three answers are owed.
+    assert any(move.startswith("fault stopped: no answer for 3 turns") for move in mine)
+    assert adapter.seconds < 2.5
+
+
+def test_a_py_bot_that_loops_while_loading_is_refused_in_one_line(tmp_path):
+    _bot_file(tmp_path, "stuck.py", "while True:\n    pass\n")
+    done = _cli(tmp_path, "stuck.py", "greedy", "--turns", "3", "--start-time", "0.5")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0
+    assert "stuck.py" in done.stderr and "0.5 s" in done.stderr
+
+
+def test_a_py_bot_that_cannot_load_is_refused_in_one_line(tmp_path):
+    _bot_file(tmp_path, "broken.py", "def turn(observation)\n    return []\n")
+    done = _cli(tmp_path, "broken.py", "greedy", "--turns", "3")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0
+    assert "broken.py" in done.stderr and "SyntaxError" in done.stderr
+
+
+def test_a_py_bot_runs_in_a_process_of_its_own_and_cannot_disturb_the_protocol(tmp_path):
+    path = _bot_file(
+        tmp_path,
+        "chatty.py",
+        """\
+        import os, sys
+
+        def turn(observation):
+            print("thinking...")                     # to stdout: must not be taken for an answer
+            os.write(1, b"raw noise\\n")
+            assert sys.stdin.read() == ""            # the observations are not the bot's to read
+            with open("pid", "w") as f:
+                f.write(os.readlink("/proc/self"))
+            return []
+        """,
+    )
+    match = MonadMatch([str(path), "greedy"], {"turns": 3}, 1)
+    events = list(match.turns())
+    assert all(event.faults[0] is None for event in events), [event.faults for event in events]
+    assert int((tmp_path / "pid").read_text()) != os.getpid()
+
+
+def test_a_py_bot_s_load_error_is_a_bot_load_error(tmp_path):
+    path = _bot_file(tmp_path, "raiser.py", "raise SystemExit(3)\n")
+    adapter = make_adapter(str(path))
+    try:
+        with pytest.raises(BotLoadError, match="SystemExit"):
+            adapter.start(0, ["a", "b"], MonadMatch(["greedy", "greedy"]).board)
+    finally:
+        adapter.close()
+

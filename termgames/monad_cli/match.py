@@ -67,6 +67,7 @@ def match_command(
         fail("--turn-time and --start-time must be positive")
     if palette not in ("default", "colourblind", "mono"):
         fail(f"--palette must be default, colourblind or mono, not {palette!r}")
+    _exit_on_termination()
     try:
         match = MonadMatch(
             bots,
@@ -75,9 +76,12 @@ def match_command(
             turn_limit=turn_time,
             start_limit=start_time,
         )
+        match.start()  # a .py bot that does not load is one line here, before any screen
     except (BotLoadError, RuleError, ValueError) as error:
         fail(str(error))
-    _exit_on_termination()
+    except KeyboardInterrupt:
+        print("termgames: interrupted", file=sys.stderr)
+        raise typer.Exit(130) from None
     _say_how_bots_are_kept(match)
     try:
         result = _watch(match, ascii_mode, palette) if watch else _run_with_progress(match)
