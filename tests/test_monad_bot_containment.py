@@ -374,3 +374,17 @@ def test_a_py_bot_s_load_error_is_a_bot_load_error(tmp_path):
     finally:
         adapter.close()
 
+
+def test_every_seat_gets_its_observation_byte_for_byte(tmp_path):
+    """The board's JSON is encoded once a turn for all seats: each line is still observation()'s JSON."""
+    from termgames.ai.monad.adapters import JsonProgramBot
+    from termgames.rules.monad import observation
+
+    match = MonadMatch(["greedy", "greedy", "greedy"], {"turns": 5}, 4)
+    board = match.board
+    names = ("a", "b", "c")
+    for seat in range(3):
+        bot = JsonProgramBot(f"{sys.executable} -c pass")
+        bot.seat, bot.names = seat, names
+        line = bot.encode(board)
+        assert line == json.dumps(observation(board, list(names), seat), separators=(",", ":")).encode() + b"\n"

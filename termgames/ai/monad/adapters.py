@@ -45,8 +45,8 @@ import msgpack  # type: ignore[import-untyped]  # msgpack ships no type informat
 from ...rules.monad.engine import (
     Board,
     Command,
+    board_json,
     coerce_command,
-    observation,
     parse_commands,
 )
 from .process import (
@@ -325,9 +325,19 @@ class BotTurnError(Exception):
 class JsonLinesBot(ProgramBot):
     """A program reading one JSON observation a line on stdin and answering one JSON line."""
 
+    #: (board, names, the board's JSON) of the last encoding, shared by the seats of a match.
+    _encoded: tuple[Board, tuple[str, ...], bytes] | None = None
+
     def encode(self, board: Board) -> bytes:
-        obs = observation(board, list(self.names), self.seat)
-        return json.dumps(obs, separators=(",", ":")).encode("utf-8") + b"\n"
+        """:func:`observation` as one JSON line; the board's part is encoded once a turn for every seat."""
+        names = self.names
+        cached = JsonLinesBot._encoded
+        if cached is None or cached[0] is not board or cached[1] != names:
+            body = json.dumps(board_json(board, names), separators=(",", ":")).encode("utf-8")
+            cached = JsonLinesBot._encoded = (board, names, body)
+        seat = {"seat": self.seat, "me": names[self.seat], "players": list(names)}
+        # observation() is board_json() with these keys after the board's: the same object, key for key
+        return cached[2][:-1] + b"," + json.dumps(seat, separators=(",", ":")).encode("utf-8")[1:] + b"\n"
 
     def read_message(self, deadline: float) -> bytes:
         return self.process.read_line(deadline)
