@@ -388,3 +388,55 @@ def test_every_seat_gets_its_observation_byte_for_byte(tmp_path):
         bot.seat, bot.names = seat, names
         line = bot.encode(board)
         assert line == json.dumps(observation(board, list(names), seat), separators=(",", ":")).encode() + b"\n"
+
+
+# Each kind of bot (one that is not built in) takes 0.5 s on its second turn: late at a 0.2 s limit.
+SLOW_SECOND_TURN = {
+    "json": """\
+import json, sys, time
+for number, line in enumerate(sys.stdin):
+    if number == 1:
+        time.sleep(0.5)
+    print("[]", flush=True)
+""",
+    "py": """\
+import time
+
+def turn(observation):
+    if observation["turn"] == 1:
+        time.sleep(0.5)
+    return []
+""",
+    "monad1": """\
+import struct, sys, time
+import msgpack
+
+def read():
+    (size,) = struct.unpack("<i", sys.stdin.buffer.read(4))
+    return msgpack.unpackb(sys.stdin.buffer.read(size), raw=False)
+
+read(), read(), read()
+number = 0
+while True:
+    read()
+    if number == 1:
+        time.sleep(0.5)
+    number += 1
+    body = msgpack.packb([])
+    sys.stdout.buffer.write(struct.pack("<i", len(body)) + body)
+    sys.stdout.buffer.flush()
+""",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SLOW_SECOND_TURN))
+def test_every_kind_of_bot_is_held_to_the_turn_limit(tmp_path, kind):
+    script = tmp_path / ("bot.py" if kind != "py" else "slowpoke.py")
+    script.write_text(SLOW_SECOND_TURN[kind])
+    spec = {"json": f"{sys.executable} {script}", "py": str(script), "monad1": f"monad1:{tmp_path}"}[kind]
+    match = MonadMatch([spec, "greedy"], {"turns": 7}, 1, turn_limit=0.2)
+    list(match.turns())
+    mine = [turn[0] for turn in match.moves]
+    assert mine[0] == "pass" and mine[1].startswith("fault late"), mine
+    # the late answers are skipped when they come: the bot is back in step, not stopped
+    assert mine[-2:] == ["pass", "pass"] and not any("stopped" in move for move in mine), mine
