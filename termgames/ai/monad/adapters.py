@@ -393,7 +393,8 @@ class PythonFileBot(JsonLinesBot):
         self.path = Path(path)
         script = self.path.expanduser().absolute()
         search = os.pathsep.join(entry for entry in sys.path if entry)
-        argv = [sys.executable, str(PYRUNNER), str(script), search]
+        # -P: the runner's own imports are not looked up among termgames' modules next to it (match.py...)
+        argv = [sys.executable, "-P", str(PYRUNNER), str(script), search]
         super().__init__(argv, script.parent, turn_limit, start_limit, max_message)
         self.name = _seat_name(self.path.stem)
         self.description = str(path)

@@ -4,7 +4,7 @@ termgames (:class:`~termgames.ai.monad.adapters.PythonFileBot`) runs this file
 with its own Python and the standard library only (importing termgames would
 cost every bot its start-up)::
 
-    python pyrunner.py BOT_FILE SEARCH_PATH
+    python -P pyrunner.py BOT_FILE SEARCH_PATH
 
 ``SEARCH_PATH`` is termgames' ``sys.path`` (``os.pathsep``-joined), so a bot
 imports here what it could import inside termgames; the bot's own folder
