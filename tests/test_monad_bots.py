@@ -151,11 +151,14 @@ def test_a_program_that_never_answers_is_stopped(tmp_path):
 
 
 def test_processes_are_reaped_with_their_children(tmp_path):
+    # The child writes its pid as the machine numbers it (the bot may be in a PID namespace of its own).
     behaviour = """
     if turn == 1:
         import subprocess
-        child = subprocess.Popen(["sleep", "60"])
-        open("child.pid", "w").write(str(child.pid))
+        code = "import os, time; open('child.tmp', 'w').write(os.readlink('/proc/self')); "
+        child = subprocess.Popen([sys.executable, "-c", code + "os.rename('child.tmp', 'child.pid'); time.sleep(60)"])
+        while not os.path.exists("child.pid"):
+            time.sleep(0.01)
     """
     bot = JsonProgramBot(json_bot(tmp_path, behaviour))
     play([bot, "greedy"], turns=3)

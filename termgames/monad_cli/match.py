@@ -67,6 +67,7 @@ def match_command(
         fail("--turn-time and --start-time must be positive")
     if palette not in ("default", "colourblind", "mono"):
         fail(f"--palette must be default, colourblind or mono, not {palette!r}")
+    _exit_on_termination()
     try:
         match = MonadMatch(
             bots,
@@ -75,9 +76,13 @@ def match_command(
             turn_limit=turn_time,
             start_limit=start_time,
         )
+        match.start()  # a .py bot that does not load is one line here, before any screen
     except (BotLoadError, RuleError, ValueError) as error:
         fail(str(error))
-    _exit_on_termination()
+    except KeyboardInterrupt:
+        print("termgames: interrupted", file=sys.stderr)
+        raise typer.Exit(130) from None
+    _say_how_bots_are_kept(match)
     try:
         result = _watch(match, ascii_mode, palette) if watch else _run_with_progress(match)
     except KeyboardInterrupt:
@@ -92,6 +97,18 @@ def match_command(
     if out is not None:
         _write_record(out, match.record())
         print(f"record written to {out}")
+
+
+def _say_how_bots_are_kept(match: Any) -> None:
+    """Where a bot's processes cannot be kept together (not Linux), say so once, on stderr."""
+    from ..ai.monad.adapters import ProgramBot
+    from ..ai.monad.process import CONTAINMENT
+
+    if CONTAINMENT == "process group" and any(isinstance(adapter, ProgramBot) for adapter in match.adapters):
+        print(
+            "termgames: on this system a process that a bot moves out of its process group outlives the match",
+            file=sys.stderr,
+        )
 
 
 def _exit_on_termination() -> None:

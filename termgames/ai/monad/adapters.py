@@ -9,15 +9,17 @@ The match runner drives a :class:`BotAdapter` per seat::
 
 ``send`` then ``receive`` lets the programs of all seats think at the same
 time; :meth:`BotAdapter.turn` does both for one seat.  A :class:`Fault` is a
-turn lost (late, crashed, garbage, too much output, out after a crash): the
-runner records it as the move ``fault REASON`` and the match goes on.
+turn lost (late, crashed, garbage, an error raised, too much output, not
+reading its input, out after a crash): the runner records it as the move
+``fault REASON`` and the match goes on.
 
 Kinds (:func:`make_adapter` turns a BOT argument of ``termgames monad match``
 into one):
 
 * a built-in name (``random``, ``greedy``, ``swarm``): in-process, on the board;
 * a ``.py`` file defining ``turn(observation)`` (or a class with that method):
-  in-process, given the observation dict (:func:`termgames.rules.monad.observation`);
+  run by :mod:`.pyrunner` in a process of its own, given the observation dict
+  (:func:`termgames.rules.monad.observation`), with the limits of any program;
 * ``monad1:DIR``: a bot of the original platform, ``DIR/bot.py`` run with this
   Python, speaking the original devkit's msgpack protocol;
 * anything else is a command line: a program of any language reading one JSON
@@ -26,10 +28,8 @@ into one):
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
-import itertools
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -42,16 +42,16 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]  # msgpack ships no type information
 
-from ...rules.base import RuleError
 from ...rules.monad.engine import (
     Board,
     Command,
+    board_json,
     coerce_command,
-    observation,
     parse_commands,
 )
 from .process import (
     MAX_MESSAGE,
+    BotBacklog,
     BotExited,
     BotIOError,
     BotOversize,
@@ -66,6 +66,10 @@ START_LIMIT = 10.0
 MAX_OWED = 3
 #: Longest fault reason kept in a record.
 _REASON_LENGTH = 160
+#: How long a program whose output ended is given to be reaped, so that its exit status can be told.
+_EXIT_WAIT = 1.0
+#: The runner of ``.py`` bots (run by path with the standard library only: no termgames import to pay for).
+PYRUNNER = Path(__file__).resolve().with_name("pyrunner.py")
 
 #: The original devkit's direction numbers (game/params.py), 7 being "none".
 MONAD1_DIRECTIONS = {1: "E", 2: "W", 3: "NE", 4: "NW", 5: "SE", 6: "SW"}
@@ -109,6 +113,14 @@ class BotAdapter(ABC):
     def start(self, seat: int, names: Sequence[str], board: Board) -> None:
         self.seat = seat
         self.names = tuple(names)
+
+    def launch(self, seat: int, names: Sequence[str], board: Board) -> None:
+        """:meth:`start` without waiting for the bot: the runner launches every seat, then waits for each
+        (:meth:`ready`), so that bots load at the same time."""
+        self.start(seat, names, board)
+
+    def ready(self) -> None:  # noqa: B027 -- a hook: most bots are ready once started
+        """Wait until a launched bot can play (BotLoadError when it cannot)."""
 
     @abstractmethod
     def send(self, board: Board) -> None:
@@ -170,96 +182,6 @@ class StrategyBot(BotAdapter):
             self.seconds += time.perf_counter() - began
 
 
-class PythonFileBot(BotAdapter):
-    """A ``.py`` file with ``turn(observation)``, or a class with a ``turn`` method, run in this process.
-
-    It runs in our process, so its time cannot be cut short: an answer that
-    took longer than the limit is thrown away (``late``).  An exception loses
-    that turn only (``error: ...``); the file is asked again next turn.
-    """
-
-    def __init__(self, path: Path, turn_limit: float = TURN_LIMIT, start_limit: float = START_LIMIT) -> None:
-        super().__init__()
-        self.path = Path(path)
-        self.name = _seat_name(self.path.stem)
-        self.description = str(path)
-        self.turn_limit = turn_limit
-        self.start_limit = start_limit
-        self._turn: Callable[[dict[str, Any]], Any] | None = None
-        self._board: Board | None = None
-        self._first = True
-
-    def start(self, seat: int, names: Sequence[str], board: Board) -> None:
-        super().start(seat, names, board)
-        began = time.perf_counter()
-        try:
-            self._turn = load_turn_function(self.path)
-        finally:
-            self.seconds += time.perf_counter() - began
-
-    def send(self, board: Board) -> None:
-        self._board = board
-
-    def receive(self) -> Answer:
-        assert self._turn is not None and self._board is not None
-        obs = observation(self._board, list(self.names), self.seat)
-        limit = self.start_limit if self._first else self.turn_limit
-        self._first = False
-        began = time.perf_counter()
-        try:
-            value = self._turn(obs)
-            commands = commands_from(value)
-        except (ValueError, RuleError) as error:
-            return self._fault(f"garbage: {error}")
-        except Exception as error:  # a bot's bug must not end the match
-            return self._fault(f"error: {type(error).__name__}: {error}")
-        finally:
-            took = time.perf_counter() - began
-            self.seconds += took
-        if took > limit:
-            return self._fault(f"late: took {took:.2f} s (limit {limit:g} s)")
-        return commands
-
-    def _fault(self, reason: str) -> Fault:
-        self.faults += 1
-        return Fault.of(reason)
-
-
-def load_turn_function(path: Path) -> Callable[[dict[str, Any]], Any]:
-    """The ``turn`` callable a bot file defines: a function, or the method of an instance of its class."""
-    if not path.is_file():
-        raise BotLoadError(f"{path}: no such file")
-    # A fresh module each time (two seats may play the same file), registered while it runs:
-    # dataclasses and pickling look their module up in sys.modules.
-    module_name = f"termgames_monad_bot_{next(_LOADED)}_{_seat_name(path.stem)}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise BotLoadError(f"{path}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException as error:
-        del sys.modules[module_name]
-        if not isinstance(error, Exception):
-            raise
-        raise BotLoadError(f"{path}: {type(error).__name__}: {error}") from None
-    function = getattr(module, "turn", None)
-    if callable(function) and not inspect.isclass(function):
-        return function  # a bot author's function (callable, checked above), typed by the guide only
-    for value in vars(module).values():
-        if inspect.isclass(value) and value.__module__ == module_name and callable(getattr(value, "turn", None)):
-            try:
-                instance: Any = value()  # a bot author's class
-            except Exception as error:  # whatever a bot sends, reading it must not end the match
-                raise BotLoadError(f"{path}: {value.__name__}(): {type(error).__name__}: {error}") from None
-            return instance.turn  # callable: checked above
-    raise BotLoadError(f"{path} defines no turn(observation) function and no class with a turn method")
-
-
-_LOADED = itertools.count(1)
-
-
 class BotLoadError(Exception):
     """A bot that cannot be set up (missing file, no turn function, unknown name); one line."""
 
@@ -294,6 +216,8 @@ class ProgramBot(BotAdapter):
         self._limit = start_limit
         self._owed = 0
         self._out: str | None = None
+        #: Why the program is stopped at the next receive (found while sending).
+        self._halt: str | None = None
 
     @property
     def out(self) -> str | None:
@@ -309,10 +233,17 @@ class ProgramBot(BotAdapter):
 
     def send(self, board: Board) -> None:
         self._sent_at = time.monotonic()
-        if self._out is None:
-            self.process.send(self.encode(board))
+        if self._out is None and self._halt is None:
+            try:
+                self.process.send(self.encode(board))
+            except BotBacklog as error:
+                self._halt = f"stopped: {error}"
+                self.process.close()  # what waits for it goes now, not at the next receive
 
     def receive(self) -> Answer:
+        if self._halt is not None:
+            reason, self._halt = self._halt, None
+            return self._stop(reason)
         if self._out is not None:
             self.faults += 1
             return Fault.of(f"out: {self._out}")
@@ -339,6 +270,8 @@ class ProgramBot(BotAdapter):
         self._limit = self.turn_limit
         try:
             return self.decode(message)
+        except BotTurnError as error:
+            return self._lost(f"error: {error}")
         except Exception as error:
             reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             return self._lost(f"garbage: {reason}")
@@ -355,13 +288,14 @@ class ProgramBot(BotAdapter):
         return Fault.of(reason)
 
     def _crash_reason(self) -> str:
-        # Give the program a moment to be reaped so the exit status is known.
+        # Give the program a moment to be reaped so the exit status is known (its supervisor ends its
+        # box first: a busy machine may take a while).
         status = None
-        for _ in range(20):
+        give_up = time.monotonic() + _EXIT_WAIT
+        while status is None and time.monotonic() < give_up:
             status = self.process.exit_status()
-            if status is not None:
-                break
-            time.sleep(0.005)
+            if status is None:
+                time.sleep(0.005)
         tail = self.process.stderr_tail()
         if status == 0:
             return "ended: the program exited (status 0) before the match was over"
@@ -384,7 +318,39 @@ class ProgramBot(BotAdapter):
         """The commands in an answer (ValueError/TypeError/RuleError when unreadable)."""
 
 
-class JsonProgramBot(ProgramBot):
+class BotTurnError(Exception):
+    """The bot's code raised while it played a turn (the text says what)."""
+
+
+class JsonLinesBot(ProgramBot):
+    """A program reading one JSON observation a line on stdin and answering one JSON line."""
+
+    #: (board, names, the board's JSON) of the last encoding, shared by the seats of a match.
+    _encoded: tuple[Board, tuple[str, ...], bytes] | None = None
+
+    def encode(self, board: Board) -> bytes:
+        """:func:`observation` as one JSON line; the board's part is encoded once a turn for every seat."""
+        names = self.names
+        cached = JsonLinesBot._encoded
+        if cached is None or cached[0] is not board or cached[1] != names:
+            body = json.dumps(board_json(board, names), separators=(",", ":")).encode("utf-8")
+            cached = JsonLinesBot._encoded = (board, names, body)
+        seat = {"seat": self.seat, "me": names[self.seat], "players": list(names)}
+        # observation() is board_json() with these keys after the board's: the same object, key for key
+        return cached[2][:-1] + b"," + json.dumps(seat, separators=(",", ":")).encode("utf-8")[1:] + b"\n"
+
+    def read_message(self, deadline: float) -> bytes:
+        return self.process.read_line(deadline)
+
+    @staticmethod
+    def json_of(message: bytes) -> Any:
+        try:
+            return json.loads(message)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            raise ValueError(f"not JSON ({error})") from None
+
+
+class JsonProgramBot(JsonLinesBot):
     """Any language: one JSON observation a line on stdin, one JSON line of commands back.
 
     An answer is a JSON list of commands, each ``[x, y, n, "MOVE", "NE"]``,
@@ -399,19 +365,86 @@ class JsonProgramBot(ProgramBot):
         self.name = _seat_name(files[0].stem if files else Path(argv[0]).name)
         self.description = " ".join(shlex.quote(word) for word in argv)
 
-    def encode(self, board: Board) -> bytes:
-        obs = observation(board, list(self.names), self.seat)
-        return json.dumps(obs, separators=(",", ":")).encode("utf-8") + b"\n"
+    def decode(self, message: bytes) -> list[Command]:
+        return commands_from(self.json_of(message))
 
-    def read_message(self, deadline: float) -> bytes:
-        return self.process.read_line(deadline)
+
+class PythonFileBot(JsonLinesBot):
+    """A ``.py`` file with ``turn(observation)``, or a class with a ``turn`` method, in a process of its own.
+
+    :mod:`.pyrunner` loads the file in a Python of termgames' (the bot imports
+    what termgames could) and speaks JSON lines for it, so the file gets the
+    limits of any program: an answer later than the limit is skipped, an
+    endless loop is stopped after three turns, and whatever ``turn`` raises
+    (``SystemExit`` and ``KeyboardInterrupt`` included) loses that turn only
+    (``error: ...``).  :meth:`start` waits for the file to load: a file that
+    cannot load, or takes longer than the start-up limit, is a
+    :class:`BotLoadError`; the load's time counts toward the first turn's
+    limit.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        turn_limit: float = TURN_LIMIT,
+        start_limit: float = START_LIMIT,
+        max_message: int = MAX_MESSAGE,
+    ) -> None:
+        self.path = Path(path)
+        script = self.path.expanduser().absolute()
+        search = os.pathsep.join(entry for entry in sys.path if entry)
+        # -P: the runner's own imports are not looked up among termgames' modules next to it (match.py...)
+        argv = [sys.executable, "-P", str(PYRUNNER), str(script), search]
+        super().__init__(argv, script.parent, turn_limit, start_limit, max_message)
+        self.name = _seat_name(self.path.stem)
+        self.description = str(path)
+        self._launched = 0.0
+        self._loaded = False
+
+    def start(self, seat: int, names: Sequence[str], board: Board) -> None:
+        self.launch(seat, names, board)
+        self.ready()
+
+    def launch(self, seat: int, names: Sequence[str], board: Board) -> None:
+        super().start(seat, names, board)
+        self._launched = time.monotonic()
+        self._loaded = False
+
+    def ready(self) -> None:
+        if self._loaded:
+            return
+        began = self._launched
+        problem = self._out
+        if problem is None:
+            try:
+                hello = self.json_of(self.process.read_line(began + self.start_limit))
+            except BotTimeout:
+                problem = f"not loaded within {self.start_limit:g} s (the start-up limit)"
+            except BotExited:
+                problem = self._crash_reason()
+            except (BotIOError, ValueError) as error:
+                problem = f"garbage while loading: {error}"
+            else:
+                if not (isinstance(hello, dict) and hello.get("ready") is True):
+                    said = hello.get("load_error") if isinstance(hello, dict) else None
+                    problem = str(said) if said else "garbage while loading"
+            finally:
+                self.seconds += time.monotonic() - began
+        if problem is not None:
+            self.close()
+            raise BotLoadError(f"{self.path}: {' '.join(problem.split())}")
+        self._loaded = True
+        self._limit = max(self.start_limit - (time.monotonic() - began), self.turn_limit)
 
     def decode(self, message: bytes) -> list[Command]:
-        try:
-            value = json.loads(message)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-            raise ValueError(f"not JSON ({error})") from None
-        return commands_from(value)
+        answer = self.json_of(message)
+        if not isinstance(answer, dict):
+            raise ValueError("not an answer of the runner")
+        if "error" in answer:
+            raise BotTurnError(str(answer["error"]))
+        if "garbage" in answer:
+            raise ValueError(str(answer["garbage"]))
+        return commands_from(answer.get("commands"))
 
 
 def program_argv(command: str | Sequence[str]) -> tuple[list[str], Path]:

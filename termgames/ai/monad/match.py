@@ -185,7 +185,7 @@ class MonadMatch:
         """Play the match, yielding each resolved turn; the bots are closed when it ends or is closed."""
         began = time.perf_counter()
         try:
-            self._start()
+            self.start()
             while not self.over:
                 event = self._play_turn()
                 self.seconds = time.perf_counter() - began
@@ -201,12 +201,20 @@ class MonadMatch:
                 on_turn(event)
         return self.result()
 
-    def _start(self) -> None:
+    def start(self) -> None:
+        """Start the bots (``turns()`` does it if need be): BotLoadError, with every bot closed, for one that
+        cannot be set up (a ``.py`` file that does not load in the start-up time)."""
         if self._started:
             return
         self._started = True
-        for seat, adapter in enumerate(self.adapters):
-            adapter.start(seat, self.names, self.board)
+        try:
+            for seat, adapter in enumerate(self.adapters):
+                adapter.launch(seat, self.names, self.board)
+            for adapter in self.adapters:
+                adapter.ready()
+        except BaseException:
+            self.close()
+            raise
         self.over, self.winners = outcome(self.board)
 
     def _play_turn(self) -> TurnEvent:

@@ -15,8 +15,17 @@ megabytes, or fill its stderr.  :class:`BotProcess` owns one such child:
   answer is never half-consumed: the protocol layer skips it next turn;
 * a message over the size cap is discarded as it arrives (the stream stays
   in step) and reported once;
-* :meth:`close` kills the whole process group and reaps the child; a
-  registry closes whatever is still open at interpreter exit (Ctrl-C).
+* what waits to be sent is bounded: a bot that stops reading its input is
+  cut off (:class:`BotBacklog`) before our memory pays for it;
+* on Linux the program runs under a small supervisor (``supervisor.py``)
+  that keeps it and everything it starts in a PID namespace where the
+  machine allows one, else under a subreaper, and ends them all when the bot
+  exits, when :meth:`close` is called, or when termgames dies in any way
+  (``kill -9`` included): see that module.  Elsewhere the bot gets its own
+  process group and session only, and a process it moves out of them
+  outlives the match (:data:`CONTAINMENT` says which);
+* :meth:`close` ends the box (or kills the process group) and reaps the
+  child; a registry closes whatever is still open at interpreter exit (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,6 +49,19 @@ STDERR_TAIL = 4096
 _READ_CHUNK = 1 << 16
 #: Size asked for the pipe to a bot's stdin (Linux lets any process ask up to 1 MiB).
 PIPE_SIZE = 1 << 20
+#: Bytes of earlier messages that may still wait, beyond the pipe, when the next one is sent: a bot that
+#: reads its input has taken each message before answering it, so only a bot that stops reading gets here.
+MAX_PENDING = 4 << 20
+
+_SUPERVISOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
+#: Whether the supervisor tries a PID namespace before a subreaper (tests turn it off to try the subreaper).
+PID_NAMESPACE = True
+#: How a bot's processes are kept together here: ``"supervisor"`` (Linux: a PID namespace or a subreaper,
+#: whichever the machine allows) or ``"process group"`` (elsewhere: what a bot moves out of its process
+#: group and session, with a double fork and ``setsid``, outlives the match).
+CONTAINMENT = "supervisor" if sys.platform.startswith("linux") and sys.executable else "process group"
+#: How long closing waits for the supervisor to end the box before killing what it can itself.
+CLOSE_WAIT = 5.0
 
 _POLL_IN = select.POLLIN | select.POLLPRI
 _POLL_END = select.POLLHUP | select.POLLERR | select.POLLNVAL
@@ -60,6 +83,10 @@ class BotOversize(BotIOError):
     """A message larger than the cap (it is being discarded)."""
 
 
+class BotBacklog(BotIOError):
+    """The bot does not read its input: more than the bound waits to be sent to it."""
+
+
 _OPEN: set[BotProcess] = set()
 
 
@@ -68,7 +95,17 @@ def _close_all() -> None:
         process.close()
 
 
+def _forget_in_forked_child() -> None:
+    # A forked copy of termgames must not keep the bots' lifelines open (they would outlive termgames
+    # in it) nor kill the parent's bots when it exits.
+    for process in list(_OPEN):
+        process._drop_lifeline()
+    _OPEN.clear()
+
+
 atexit.register(_close_all)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_forked_child)
 
 
 def clean_environment(folder: Path) -> dict[str, str]:
@@ -92,11 +129,16 @@ def clean_environment(folder: Path) -> dict[str, str]:
 class BotProcess:
     """One bot program running as a child process (see the module's notes)."""
 
-    def __init__(self, argv: Sequence[str], folder: Path, max_message: int = MAX_MESSAGE) -> None:
+    def __init__(
+        self, argv: Sequence[str], folder: Path, max_message: int = MAX_MESSAGE, max_pending: int = MAX_PENDING
+    ) -> None:
         self.argv = list(argv)
         self.folder = Path(folder)
         self.max_message = max_message
+        self.max_pending = max_pending
         self._proc: subprocess.Popen[bytes] | None = None
+        #: Our end of the supervisor's lifeline (closing it ends the box).
+        self._lifeline: int | None = None
         self._inbox = bytearray()
         self._outbox = bytearray()
         self._stderr = bytearray()
@@ -115,9 +157,15 @@ class BotProcess:
         return self._proc.pid if self._proc else None
 
     def start(self) -> None:
+        argv = self.argv
+        keep: tuple[int, ...] = ()
+        if CONTAINMENT == "supervisor":
+            reader, self._lifeline = os.pipe()
+            mode = "namespace" if PID_NAMESPACE else "subreaper"
+            argv, keep = [sys.executable, "-I", "-S", _SUPERVISOR, mode, str(reader), "--", *self.argv], (reader,)
         try:
             self._proc = subprocess.Popen(
-                self.argv,
+                argv,
                 cwd=self.folder,
                 env=clean_environment(self.folder),
                 stdin=subprocess.PIPE,
@@ -125,10 +173,15 @@ class BotProcess:
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=keep,
                 bufsize=0,
             )
         except OSError as error:
-            raise BotExited(f"cannot start {self.argv[0]}: {error.strerror or error}") from None
+            self._drop_lifeline()
+            raise BotExited(f"cannot start {argv[0]}: {error.strerror or error}") from None
+        finally:
+            for fd in keep:
+                os.close(fd)
         _OPEN.add(self)
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
@@ -144,19 +197,31 @@ class BotProcess:
         return self._proc.poll() if self._proc else None
 
     def close(self) -> None:
-        """Kill the bot and everything it started (its process group), and reap it."""
+        """Kill the bot and everything it started, and reap it."""
         proc = self._proc
         if proc is None:
             return
         _OPEN.discard(self)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):  # a process SIGKILL cannot stop
-            proc.wait(timeout=5)
+        if self._lifeline is not None:
+            self._drop_lifeline()  # the supervisor ends the box, then exits
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=CLOSE_WAIT)
+        if proc.returncode is None:
+            # No supervisor, or one that does not answer (stopped by its bot): what we can reach ourselves.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):  # a process SIGKILL cannot stop
+                proc.wait(timeout=5)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+
+    def _drop_lifeline(self) -> None:
+        if self._lifeline is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._lifeline)
+            self._lifeline = None
 
     def stderr_tail(self, lines: int = 1) -> str:
         """The last non-empty lines the bot wrote to stderr (for a crash report)."""
@@ -168,9 +233,15 @@ class BotProcess:
     # -- writing -------------------------------------------------------------
 
     def send(self, data: bytes) -> None:
-        """Queue ``data`` for the bot and write what the pipe takes now (never blocks)."""
+        """Queue ``data`` for the bot and write what the pipe takes now (never blocks).
+
+        BotBacklog (nothing queued) when more than ``max_pending`` bytes of earlier messages still wait.
+        """
         if self._stdin_closed:
             return
+        self._flush_outbox()
+        if len(self._outbox) > self.max_pending:
+            raise BotBacklog(f"not reading its input ({len(self._outbox) / (1 << 20):.1f} MiB waiting for it)")
         self._outbox += data
         self._flush_outbox()
 

@@ -1,0 +1,291 @@
+"""Keeps one bot program, and every process it starts, inside a box that goes when the bot or termgames goes.
+
+termgames (:mod:`.process`) runs this file on Linux, with the standard library only::
+
+    python -I -S supervisor.py MODE LIFELINE -- PROGRAM [ARGS...]
+
+``LIFELINE`` is the read end of a pipe whose write end only termgames holds:
+when termgames closes it, or dies in any way (``kill -9`` included: the kernel
+closes a dead process's files), this supervisor sees the pipe hang up and
+ends the box.  It ends the box too when the bot's own process exits, then
+exits with the bot's status (the same exit code, or the same signal).
+
+Two boxes, the stronger first (``MODE`` ``namespace`` tries the first, then
+falls back to the second; ``subreaper`` takes the second at once):
+
+* a PID namespace (``unshare``; an ordinary user gets one along with a user
+  namespace, on kernels that allow those, where the bot keeps its own uid).
+  Its first process (``init`` below, ours, with ``PR_SET_PDEATHSIG`` so it
+  dies with this supervisor) starts the bot and reaps orphans; when it ends,
+  the kernel kills every process left in the namespace at once.  From inside
+  the bot can neither see this supervisor or termgames nor kill that first
+  process;
+* a child subreaper (``PR_SET_CHILD_SUBREAPER``): what the bot starts and
+  abandons (a double fork, ``setsid``) is re-parented to this supervisor
+  instead of to init, so it stays in our tree, and ending the box kills the
+  whole tree from ``/proc``, over and over until nothing is left.  A bot that
+  kills this supervisor first can escape it; a process that forks and exits
+  faster than ``/proc`` is read may outrun it.
+
+Why not ``PR_SET_PDEATHSIG`` on this supervisor, as termgames' parent-death
+signal: the kernel sends it when the *thread* that forked the child ends, not
+the process, and termgames starts bots from whatever thread runs the match
+(the ``--watch`` screen's runner thread, a caller's worker thread).  A pipe's
+write end is the process's: it closes when the process is gone, from any
+thread, and the same works on every Unix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import select
+import signal
+import sys
+import time
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+
+#: How long ending the box may try to kill a subreaper's tree (a process stuck in the kernel cannot die at once).
+KILL_FOR = 5.0
+#: Exit status when the box could not be set up (the bot never ran).
+SETUP_FAILED = 126
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _call(name: str, *args: int) -> None:
+    if getattr(_libc, name)(*(ctypes.c_ulong(arg) for arg in args)) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"{name}: {os.strerror(number)}")
+
+
+def _default_signals() -> None:
+    """The signal handling a new program expects (Python ignores SIGPIPE and SIGXFSZ; our handlers go)."""
+    signal.set_wakeup_fd(-1)
+    for name in ("SIGPIPE", "SIGXFSZ", "SIGCHLD", "SIGTERM", "SIGHUP", "SIGINT"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
+def _exec(program: list[str]) -> None:
+    """Become the bot (every descriptor of ours is close-on-exec: the bot gets its three pipes only)."""
+    _default_signals()
+    try:
+        os.execvp(program[0], program)
+    except OSError as error:
+        os.write(2, f"cannot start {program[0]}: {error.strerror or error}\n".encode())
+    os._exit(127)
+
+
+def _write_map(path: str, text: str) -> None:
+    with open(path, "w", encoding="ascii") as file:
+        file.write(text)
+
+
+def _unshare_pid_namespace() -> None:
+    """Make this process's next child the first process of a new PID namespace (OSError when not allowed)."""
+    uid, gid = os.geteuid(), os.getegid()
+    if uid == 0:
+        with contextlib.suppress(OSError):
+            _call("unshare", CLONE_NEWPID)
+            return
+    _call("unshare", CLONE_NEWUSER | CLONE_NEWPID)
+    # The bot keeps its uid and gid (and has no capabilities: it is not uid 0 in there).
+    _write_map("/proc/self/setgroups", "deny")
+    _write_map("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write_map("/proc/self/gid_map", f"{gid} {gid} 1")
+
+
+def _enter_pid_namespace() -> bool:
+    """Enter one if this machine allows it (tried in a throwaway child first: a half-made one cannot be left)."""
+    probe = os.fork()
+    if probe == 0:
+        try:
+            _unshare_pid_namespace()
+        except OSError:
+            os._exit(1)
+        os._exit(0)
+    _pid, status = os.waitpid(probe, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        return False
+    _unshare_pid_namespace()
+    return True
+
+
+def _init(program: list[str], status_out: int, supervisor_alive: int) -> None:
+    """The namespace's first process: start the bot, reap whatever is re-parented here, report the bot's end.
+
+    Its exit makes the kernel kill everything else in the namespace.
+    """
+    _default_signals()  # and as the namespace's first process, the bot's signals do not reach it
+    _call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL)
+    _call("prctl", PR_SET_DUMPABLE, 0)  # no ptrace of this process by the bot (same uid)
+    # The supervisor may have died before PR_SET_PDEATHSIG was set: its end of this pipe tells.
+    if select.select([supervisor_alive], [], [], 0)[0]:
+        os._exit(SETUP_FAILED)
+    bot = os.fork()
+    if bot == 0:
+        os.close(status_out)
+        os.close(supervisor_alive)
+        _exec(program)
+    _quiet_stdio()
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        if pid == bot:
+            os.write(status_out, status.to_bytes(4, "little"))
+            os._exit(0)
+
+
+def _quiet_stdio() -> None:
+    """Let go of the bot's pipes: termgames sees their end as soon as the bot's side lets go of them."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _reap(child: int) -> int | None:
+    """Reap every finished child (orphans come here too); ``child``'s wait status once it has ended."""
+    status = None
+    while True:
+        try:
+            pid, code = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return status
+        if pid == 0:
+            return status
+        if pid == child:
+            status = code
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as file:
+                stat = file.read()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(b")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(name))
+    found, todo = [], [root]
+    while todo:
+        for pid in children.get(todo.pop(), ()):
+            found.append(pid)
+            todo.append(pid)
+    return found
+
+
+def _kill_tree(child: int) -> int | None:
+    """Kill every process under this one until none is left; ``child``'s wait status if it was reaped."""
+    status = None
+    me, give_up = os.getpid(), time.monotonic() + KILL_FOR
+    while True:
+        reaped = _reap(child)
+        status = reaped if reaped is not None else status
+        pids = _descendants(me)
+        if not pids or time.monotonic() > give_up:
+            return status
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.001)
+
+
+def _end_like(status: int | None) -> None:
+    """Exit as the bot did: its exit code, or its signal."""
+    if status is None:
+        os._exit(0)
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
+        os._exit(128 + number)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) < 5 or argv[3] != "--":
+        sys.exit("usage: supervisor.py namespace|subreaper LIFELINE -- PROGRAM [ARGS...]")
+    mode, lifeline, program = argv[1], int(argv[2]), argv[4:]
+    os.set_inheritable(lifeline, False)
+    stop = False
+
+    def on_stop(_signum: int, _frame: object) -> None:
+        nonlocal stop
+        stop = True
+
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda _signum, _frame: None)
+    for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+        signal.signal(getattr(signal, name), on_stop)
+
+    try:
+        _call("prctl", PR_SET_CHILD_SUBREAPER, 1)
+        namespace = mode == "namespace" and _enter_pid_namespace()
+    except OSError as error:
+        os.write(2, f"cannot keep the bot's processes together: {error}\n".encode())
+        os._exit(SETUP_FAILED)
+
+    status_read = status_write = alive_read = alive_write = -1
+    if namespace:
+        status_read, status_write = os.pipe()
+        alive_read, alive_write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(lifeline)
+        os.close(wake_read)
+        if namespace:
+            os.close(status_read)
+            os.close(alive_write)
+            _init(program, status_write, alive_read)
+        _exec(program)
+    if namespace:
+        os.close(status_write)
+        os.close(alive_read)
+    _quiet_stdio()
+
+    poller = select.poll()
+    poller.register(lifeline, select.POLLIN)
+    poller.register(wake_read, select.POLLIN)
+    status = None
+    while status is None and not stop:
+        for fd, _event in poller.poll():
+            if fd == lifeline:
+                stop = True  # termgames closed it or is gone (nothing is ever written to it)
+        with contextlib.suppress(BlockingIOError):
+            os.read(wake_read, 512)
+        status = _reap(child)
+
+    if namespace:
+        if status is None:
+            with contextlib.suppress(OSError):
+                os.kill(child, signal.SIGKILL)  # the namespace's first process: the kernel kills the rest
+            os.waitpid(child, 0)
+            os._exit(0)
+        try:
+            reported = os.read(status_read, 4)
+        except OSError:
+            reported = b""
+        _end_like(int.from_bytes(reported, "little") if len(reported) == 4 else status)
+    bot_status = _kill_tree(child)
+    _end_like(status if status is not None else bot_status)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
