@@ -25,10 +25,11 @@ from textual.widgets import Static
 from ..match import Match
 from ..rules import RuleError, View
 from ..rules.monad import HIDDEN, Command, MonadState, board_json, format_commands
+from ..rules.numbers import short_count
 from ..widgets.board import BoardArea, BoardColumn
 from ..widgets.footer import Footer
-from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
-from ..widgets.move_log import MoveLog, TurnKey
+from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard
+from ..widgets.move_log import MoveLog, TurnKey, log_line
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
 from .monad_watch import (
@@ -110,7 +111,7 @@ class MonadTurnLog(MoveLog):
             if seat in sent_this_turn:
                 turn, sent_this_turn = turn + 1, set()
             sent_this_turn.add(seat)
-            text = "(sent)" if move == HIDDEN else view.log_text(move, ply - 1)
+            text = "(sent)" if move == HIDDEN else log_line(view, move, ply - 1)
             keys.append((turn, view.players[seat], (text or "pass",), 0 if ply == highlight_ply else None))
         return keys
 
