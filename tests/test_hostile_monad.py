@@ -101,6 +101,44 @@ def test_a_breeder_past_1e308_is_scored_viewed_shown_and_recorded_exactly(bred):
     assert again.result() == bred.result() and again.result()["scores"]["alice"] == state.board.unit_totals[0]
 
 
+async def test_the_seat_s_screen_and_the_replay_draw_counts_past_1e308(tmp_path, bred, monkeypatch):
+    from test_tui_monad import PassBot
+    from tui import settle
+
+    from termgames.app import TermgamesApp
+    from termgames.launch import Launch
+    from termgames.screens.monad_watch import MonadWatchScreen
+
+    monkeypatch.setattr("termgames.turns.make_bot", lambda game, level, seed=None: PassBot())
+    monkeypatch.setattr("termgames.rules.monad.Monad.ai_move_seconds", 0.0)
+    seats = [Seat("alice"), Seat("bob", AI, "greedy")]
+    playing = Match.replay("monad", bred.options, seats, bred.seed, bred.moves[:-2])  # the last turn to send
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=playing, save_path=None))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, 5)
+        screen = app.screen
+
+        def shown(*names: str) -> str:
+            return "\n".join(str(screen.query_one(f"#{name}").render()) for name in names)
+
+        assert "8.6e308u" in shown("totals")  # a narrow panel's short form
+        await pilot.press("b")  # BUILD with every unit at the cursor (alice's hive), queued
+        await settle(pilot, 2)
+        assert re.search(r"1,1 8\.[0-9]{3}e308 BUILD", shown("queue"))
+        await pilot.press("enter")  # the last turn
+        await settle(pilot, 5)
+        assert playing.over and "e309 units" in shown("status")
+        assert not LONG_DIGITS.search(shown("status", "totals", "builder", "queue", "last-action", "cursor-line"))
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=bred))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, 3)
+        assert isinstance(app.screen, MonadWatchScreen)
+        await pilot.press("G")
+        await settle(pilot, 3)
+        totals = str(app.screen.query_one("#totals").render())
+        assert "e309u" in totals and not LONG_DIGITS.search(totals)
+
+
 def test_ranks_are_worked_out_from_exact_scores():
     assert ranks_of([], [10**400, 10**400 + 1, 5], 3) == [1.0, 0.0, 2.0]
     assert ranks_of([2], [2**60 + 1, 2**60, 0], 3) == [1.0, 2.0, 0.0]  # a float would tie these two
