@@ -160,6 +160,8 @@ def sigterm_time(folder: Path, port: int, players: int) -> float:
     while len(drawn) < players and time.monotonic() < deadline:
         time.sleep(0.05)
     if len(drawn) < players:
+        server.kill()  # a figure without its players would mean nothing: no server is left behind either
+        server.wait()
         raise SystemExit(f"only {len(drawn)} of {players} players got in")
     time.sleep(3.0)  # the computer seats think meanwhile
     started = time.monotonic()
