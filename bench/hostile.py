@@ -1,10 +1,12 @@
 """Figures of issue 14: bits in a fresh seed, and moves lost when `termgames move` races on one record.
 
-    python bench/hostile.py [--races 5] [--movers 12] [--flood] [--tables 1000]
+    python bench/hostile.py [--races 5] [--movers 12] [--flood] [--tables 1000] [--sigterm 8]
 
 ``--flood``: an in-process ``termgames serve`` on 127.0.0.1; one SSH client floods its lobby with 200 kB of
 keys while another player runs ``tables``: that command's time (seconds).  ``--tables N``: with N tables open,
 the time of a move made with the ``move`` command over SSH (median of 8, connection already open).
+``--sigterm N``: ``termgames serve`` in a child process, quiet and then with computer-only tables of every game
+playing (their hardest levels), sent SIGTERM N times each: the seconds from the signal to the process's exit.
 
 Each race starts ``--movers`` processes that run ``termgames move RECORD CELL`` on one Copolymer record at
 the same moment (distinct cells, so every move is legal whoever comes first) and counts the moves that
@@ -14,6 +16,7 @@ reported success but are missing from the record afterwards.  Figures are printe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import subprocess
 import sys
 import tempfile
@@ -106,6 +109,94 @@ async def tables_figure(count: int) -> None:
             await server.close()
 
 
+#: Computer-only tables the SIGTERM figure starts: every game at its hardest level, thinking all the time.
+BUSY_TABLES = [
+    ("mono", {"size": 9}, "hard"),
+    ("copolymer", {}, "hard"),
+    ("mosaic", {}, "hard"),
+    ("monunrail", {}, "hard"),
+    ("monad", {}, "swarm"),
+]
+
+
+def sigterm_time(folder: Path, port: int, players: int) -> float:
+    """Start ``termgames serve`` on ``folder`` with ``players`` SSH players in its lobby, let it run 3 s, send
+    SIGTERM: the seconds until the process has exited."""
+    import asyncio
+    import signal
+    import threading
+
+    import asyncssh
+
+    command = [sys.executable, "-m", "termgames", "serve", "--data", str(folder), "--port", str(port)]
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert server.stderr is not None
+    for line in server.stderr:  # the server says it listens once every table is loaded
+        if line.startswith("termgames serve:"):
+            break
+    else:
+        raise SystemExit(f"the server did not start (status {server.wait()})")
+    drawn: list[int] = []
+    started_at = time.monotonic_ns() % 10**9  # fresh names: a name is its first key's
+
+    async def play(number: int) -> None:
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        async with asyncssh.connect(
+            "127.0.0.1", port, username=f"p{started_at}x{number}", client_keys=[key], known_hosts=None
+        ) as connection:
+            process = await connection.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+            with contextlib.suppress(Exception):
+                await process.stdout.read(1)  # the lobby is being drawn
+                drawn.append(number)
+                while await process.stdout.read(65536):  # until the server closes the channel
+                    pass
+
+    async def everyone() -> None:
+        await asyncio.gather(*(play(number) for number in range(players)), return_exceptions=True)
+
+    clients = threading.Thread(target=lambda: asyncio.run(everyone()), daemon=True)
+    clients.start()
+    deadline = time.monotonic() + 30
+    while len(drawn) < players and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if len(drawn) < players:
+        server.kill()  # a figure without its players would mean nothing: no server is left behind either
+        server.wait()
+        raise SystemExit(f"only {len(drawn)} of {players} players got in")
+    time.sleep(3.0)  # the computer seats think meanwhile
+    started = time.monotonic()
+    server.send_signal(signal.SIGTERM)
+    server.wait(60)
+    took = time.monotonic() - started
+    clients.join(10)
+    return took
+
+
+def sigterm_figure(runs: int) -> None:
+    import socket
+    import statistics
+
+    from termgames.server.ssh import DATABASE_NAME
+    from termgames.server.store import Store
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as quiet, tempfile.TemporaryDirectory() as busy:
+        store = Store(Path(busy) / DATABASE_NAME)
+        for copy in range(2):
+            for game, options, level in BUSY_TABLES:
+                seats = [{"kind": "ai", "name": f"cpu{n}", "level": level} for n in (1, 2)]
+                store.create_table(game, options, random_seed(), seats, f"bench{copy}")
+        store.close()
+        cases = [("quiet server", quiet), (f"{2 * len(BUSY_TABLES)} computer tables playing", busy)]
+        for name, folder in cases:
+            for players in (0, 3):
+                times = [sigterm_time(Path(folder), port, players) for _ in range(runs)]
+                print(f"SIGTERM to exit, {name}, {players} players in the lobby: "
+                      f"median {statistics.median(times):.2f} s, max {max(times):.2f} s ({runs} runs)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--races", type=int, default=5)
@@ -113,7 +204,11 @@ def main() -> None:
     parser.add_argument("--flood", action="store_true", help="time another player's command during a flood")
     parser.add_argument("--flood-size", type=int, default=200_000)
     parser.add_argument("--tables", type=int, default=0, help="time a move with this many tables open")
+    parser.add_argument("--sigterm", type=int, default=0, metavar="RUNS", help="time SIGTERM to exit, RUNS times")
     args = parser.parse_args()
+    if args.sigterm:
+        sigterm_figure(args.sigterm)
+        return
     if args.flood or args.tables:
         import asyncio
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from .rules import Game, RuleError, State, View, Viewer, get_game
 from .rules.base import ALL, default_seat_names
+from .rules.numbers import exact_number
 from .untrusted import BadName, check_name, normal_name, printable, quoted
 
 HUMAN = "human"
@@ -181,7 +182,7 @@ class Match:
         match = cls(game, options, seats, seed)
         for number, record in enumerate(moves, start=1):
             try:
-                match.play(record.seat, record.move, time=record.time)
+                match.play(record.seat, match.game.stored_move(record.move), time=record.time)
             except RuleError as error:
                 raise RuleError(f"move {number} ({quoted(record.move)}) is illegal: {error}") from None
             drawn = match.moves[-1].drawn
@@ -304,7 +305,7 @@ class Match:
             return None
         state = self.state
         return {
-            "scores": {name: _number(score) for name, score in zip(self.names, state.scores())},
+            "scores": {name: exact_number(score) for name, score in zip(self.names, state.scores())},
             "winners": [self.names[seat] for seat in state.winners()],
         }
 
@@ -323,6 +324,3 @@ class Match:
         """A new match of the same game, options and players (:meth:`rematch_seats`), on a new secret seed."""
         return Match(self.game, self.options, self.rematch_seats(), random_seed() if seed is None else seed)
 
-
-def _number(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value

@@ -73,8 +73,10 @@ def ranks_of(winners: Sequence[int], scores: Sequence[float], seats: int) -> lis
 
     Winners come first even where a game's winners are not simply its best
     scores; the rest are ordered by their scores (equal scores share a rank).
+    Scores are compared as they are: an int of any size (Monad's units) is never made a float, which
+    could not hold one past 1.8e308 (and would tie two counts that differ in their 17th digit).
     """
     winning = set(winners)
-    rest = sorted({float(scores[seat]) for seat in range(seats) if seat not in winning}, reverse=True)
+    rest = sorted({scores[seat] for seat in range(seats) if seat not in winning}, reverse=True)
     first = 1 if winning else 0
-    return [0.0 if seat in winning else float(first + rest.index(float(scores[seat]))) for seat in range(seats)]
+    return [0.0 if seat in winning else float(first + rest.index(scores[seat])) for seat in range(seats)]

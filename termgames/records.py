@@ -21,6 +21,7 @@ from typing import Any
 from .match import AI, HUMAN, Match, MoveRecord, Seat
 from .paths import write_atomically
 from .rules import RuleError, get_game
+from .rules.numbers import exact_number
 from .untrusted import printable, quoted, shorten_quotes
 
 FORMAT = "termgames-record"
@@ -152,11 +153,37 @@ def from_dict(data: Any) -> Match:
             raise RecordError("what the game's setup drew does not match the record's 'drawn' (was the seed changed?)")
     stored = data.get("result")
     actual = match.result()
-    if stored is not None and stored != actual:
+    if stored is not None and not _same_result(stored, actual):
         if actual is None:
             raise RecordError("the record claims a result but its moves do not finish the game")
         raise RecordError("the record's result does not match its moves (tampered?)")
     return match
+
+
+def _same_result(stored: Any, actual: dict[str, Any] | None) -> bool:
+    """Whether a record's ``result`` is the one its moves give.
+
+    Versions before scores were kept exact wrote each score through a float: a count past 2**53 (Monad's
+    units) lost its last digits.  Such a score is still the same score.
+    """
+    if stored == actual:
+        return True
+    if actual is None or not isinstance(stored, dict) or set(stored) != set(actual):
+        return False
+    if stored.get("winners") != actual["winners"]:
+        return False
+    kept, scores = stored.get("scores"), actual["scores"]
+    if not isinstance(kept, dict) or set(kept) != set(scores):
+        return False
+    return all(kept[name] == score or kept[name] == _through_float(score) for name, score in scores.items())
+
+
+def _through_float(score: int | float) -> int | float | None:
+    """A score as versions before exact scores wrote it (None: too large, they could not write it at all)."""
+    try:
+        return exact_number(float(score))
+    except OverflowError:
+        return None
 
 
 def _seed(data: dict[str, Any], version: int) -> int:

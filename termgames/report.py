@@ -12,11 +12,8 @@ from typing import Any
 
 from .match import Match
 from .rules import Viewer
+from .rules.numbers import exact_number, score_text
 from .untrusted import printable
-
-
-def _number(value: float) -> int | float:
-    return int(value) if float(value).is_integer() else value
 
 
 def to_move_text(match: Match) -> str:
@@ -37,7 +34,7 @@ def view_json(match: Match, viewer: Viewer) -> dict[str, Any]:
         "viewer": names[viewer] if viewer is not None and viewer >= 0 else None,
         "to_move": [names[s] for s in view.to_move],
         "over": view.over,
-        "scores": {name: _number(score) for name, score in zip(names, view.scores)},
+        "scores": {name: exact_number(score) for name, score in zip(names, view.scores)},
         "winners": [names[s] for s in view.winners],
         "moves": [text for _seat, text in view.moves],
         "move_seats": [names[seat] for seat, _text in view.moves],
@@ -50,7 +47,7 @@ def view_text(match: Match, viewer: Viewer, ascii: bool = False) -> str:
     """What ``termgames show`` prints for ``viewer``: description, scores, board, moves."""
     view = match.view(viewer)
     names = match.names
-    scores = ", ".join(f"{name} {_number(score)}" for name, score in zip(names, view.scores))
+    scores = ", ".join(f"{name} {score_text(score)}" for name, score in zip(names, view.scores))
     lines = [match.describe(), f"Scores: {scores}", "", view.board_text(ascii=ascii)]
     if view.moves:
         log = (f"{ply + 1}.{names[seat]}:{view.log_text(text, ply)}" for ply, (seat, text) in enumerate(view.moves))

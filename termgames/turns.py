@@ -49,6 +49,7 @@ from typing import Any, Protocol
 from .ai import TIME_CAP, Bot, Deadline, choose_within, make_bot
 from .match import Match, PreparedMove, prepare_move
 from .rules import RuleError, View
+from .untrusted import printable
 
 
 class RunnerHost(Protocol):
@@ -295,7 +296,9 @@ class TurnRunner:
         if fault is None:
             return
         try:
-            self.host.play_prepared(prepare_move(match.state, seat, f"{fault} {' '.join(reason.split())}"))
+            # A bot's error may quote anything (its output, an escape sequence): the fault is printable text.
+            said = printable(" ".join(reason.split()))
+            self.host.play_prepared(prepare_move(match.state, seat, f"{fault} {said}"))
         except RuleError as error:
             self.host.ai_news("error", f"{match.names[seat]} (AI) could not even play {fault}: {error}")
 
@@ -304,6 +307,7 @@ class TurnRunner:
         return decision.epoch == self._epoch and not match.over and decision.seat in match.state.to_move()
 
     def _drop(self, decision: _Decision) -> None:
+        decision.deadline.stop()  # its answer would be thrown away: the pool's thread is free sooner
         if decision.timer is not None:
             decision.timer.cancel()
         self._deciding.pop(decision.seat, None)

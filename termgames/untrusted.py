@@ -54,17 +54,19 @@ def printable(text: str, keep_newlines: bool = True) -> str:
     )
 
 
-def safe_json(data: Any) -> str:
+def safe_json(data: Any, indent: int | None = None) -> str:
     """``json.dumps(data, ensure_ascii=False)`` with every unsafe character as a JSON ``\\uXXXX`` escape.
 
     The data a script reads back is exactly the same; only what a terminal would act on is escaped.
+    With ``indent``, the layout of ``json.dumps(data, indent=indent)`` (its line breaks stay line breaks).
     """
-    text = json.dumps(data, ensure_ascii=False)
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
     if text.isprintable():
         return text
     out: list[str] = []
     for character in text:
-        if not _unsafe(character):
+        # Outside its strings JSON holds nothing unsafe but the line breaks of an indented layout.
+        if not _unsafe(character) or (indent is not None and character == "\n"):
             out.append(character)
         elif ord(character) > 0xFFFF:
             # JSON escapes code points beyond the BMP as a surrogate pair.

@@ -93,7 +93,9 @@ def match_command(
         else:
             print("termgames: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None
-    print(result.summary())
+    from ..untrusted import printable
+
+    print(printable(result.summary()))  # a bot's last fault quotes the bot: its stderr, its exception
     if out is not None:
         _write_record(out, match.record())
         print(f"record written to {out}")
@@ -139,6 +141,8 @@ def _run_with_progress(match: Any) -> Any:
         TimeElapsedColumn,
     )
 
+    from ..rules.numbers import short_count
+
     console = Console(stderr=True)
     limit = match.options["turns"]
     columns = (
@@ -154,7 +158,7 @@ def _run_with_progress(match: Any) -> Any:
             if event.turn % 10 == 0 or event.over:
                 board = event.board
                 totals = "  ".join(
-                    f"{name} {board.unit_totals[seat]}u/{board.hive_counts[seat]}h"
+                    f"{name} {short_count(board.unit_totals[seat])}u/{board.hive_counts[seat]}h"
                     for seat, name in enumerate(match.names)
                 )
                 progress.update(task, completed=event.turn, totals=totals)
@@ -245,7 +249,7 @@ def tournament_command(
         print("termgames: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None
     text = table_text(standings)
-    print(text, end="")
+    print(text, end="")  # table_text made the bots' errors printable
     from ..paths import write_atomically
 
     txt, csv = out.with_name(out.name + ".txt"), out.with_name(out.name + ".csv")

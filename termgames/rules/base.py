@@ -690,6 +690,15 @@ class Game(ABC):
     @abstractmethod
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> State: ...
 
+    def stored_move(self, move: str) -> str:
+        """A move read back from a record or a database, in the form today's rules take.
+
+        A rule that tightens what a move may hold (Monad's fault reasons are printable now) must not
+        make the records and tables written before it unreadable: such a move is rewritten here (made
+        safe), never refused.  A move played now is checked by :meth:`State.apply` as it always was.
+        """
+        return move
+
     # -- documentation -----------------------------------------------------
 
     @abstractmethod

@@ -25,10 +25,12 @@ from textual.widgets import Static
 from ..match import Match
 from ..rules import RuleError, View
 from ..rules.monad import HIDDEN, Command, MonadState, board_json, format_commands
+from ..rules.numbers import short_count, short_numbers
+from ..untrusted import printable
 from ..widgets.board import BoardArea, BoardColumn
 from ..widgets.footer import Footer
-from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard, short_count
-from ..widgets.move_log import MoveLog, TurnKey
+from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard
+from ..widgets.move_log import MoveLog, TurnKey, log_line
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
 from .monad_watch import (
@@ -110,7 +112,7 @@ class MonadTurnLog(MoveLog):
             if seat in sent_this_turn:
                 turn, sent_this_turn = turn + 1, set()
             sent_this_turn.add(seat)
-            text = "(sent)" if move == HIDDEN else view.log_text(move, ply - 1)
+            text = "(sent)" if move == HIDDEN else log_line(view, move, ply - 1)
             keys.append((turn, view.players[seat], (text or "pass",), 0 if ply == highlight_ply else None))
         return keys
 
@@ -234,7 +236,9 @@ class MonadScreen(GameScreen):
         update_if_changed(self.query_one("#totals", Static), totals)
         update_if_changed(self.query_one("#builder", Static), self.builder_text())
         update_if_changed(self.query_one("#queue", Static), self.queue_text())
-        update_if_changed(self.query_one("#last-action", Static), Text(view.last_action, style="italic"))
+        # The turn's log quotes the seats' faults: drawn safe as every move log is.
+        last_action = Text(printable(view.last_action), style="italic")
+        update_if_changed(self.query_one("#last-action", Static), last_action)
         self.query_one(MonadTurnLog).show(view)
         update_if_changed(self.query_one("#cursor-line", Static), board.cursor_detail())
         look = "bold red" if self._message_is_error else "bold"
@@ -259,7 +263,7 @@ class MonadScreen(GameScreen):
             return Text("no commands sent" if self._sent_shown else "no commands queued", style="dim")
         text = Text(f"{len(self.queued)} {'sent' if self._sent_shown else 'queued'}:", style="bold")
         for command in self.queued[-8:]:
-            text.append("\n" + command.text())
+            text.append("\n" + short_numbers(command.text()))  # "all" of 1e309 units is written short
         if len(self.queued) > 8:
             text.append(f"\n({len(self.queued) - 8} more)", style="dim")
         return text

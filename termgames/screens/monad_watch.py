@@ -23,9 +23,11 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from ..rules.numbers import short_count, short_numbers
+from ..untrusted import printable
 from ..widgets.board import BoardArea
 from ..widgets.footer import Footer
-from ..widgets.monad_board import MonadBoard, seat_letter, short_count
+from ..widgets.monad_board import MonadBoard, seat_letter
 from ..widgets.palette import Palette, next_palette, use_ascii_scrollbars
 from ..widgets.panel import update_if_changed
 from .base import SizedScreen
@@ -353,7 +355,7 @@ class MonadWatchScreen(SizedScreen[None]):
         if self.live and not self.feed.finished:
             text.append(f", {self.last} in", style="dim")
         if self.feed.finished and self.index == self.last:
-            text.append(f"\n{self.feed.result or 'the match is over'}", style="bold")
+            text.append(f"\n{printable(self.feed.result) or 'the match is over'}", style="bold")
         return text
 
     def totals_text(self, frame: TurnFrame) -> Text:
@@ -388,7 +390,8 @@ class MonadWatchScreen(SizedScreen[None]):
         text = Text("dropped:", style="bold")
         for seat, reason in lines[:12]:
             text.append(f"\n{seat_letter(seat)} ", style=self.seat_style(seat))
-            text.append(reason)
+            # A bot's fault quotes the bot (its stderr, its exception): drawn safe and with its counts short.
+            text.append(printable(short_numbers(reason), keep_newlines=False))
         if len(lines) > 12:
             text.append(f"\n({len(lines) - 12} more)", style="dim")
         return text

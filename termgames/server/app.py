@@ -8,6 +8,7 @@ the change, and must never touch another app's widgets.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from ..rules import RuleError
 from .hub import Hub
 from .shared import SharedTable
 
+log = logging.getLogger("termgames.server")
 
 class LobbyChanged(Message):
     pass
@@ -62,6 +64,13 @@ class ServeApp(TermgamesApp):
 
     def repaint_all(self) -> None:
         self.post_message(RepaintAll())
+
+    def _fatal_error(self) -> None:
+        """A failure nothing caught ends this player's app, as Textual's own does, but says so in the server's
+        log in Python's plain traceback: Textual prints one that shows every frame's local variables (a
+        table's secret seed among them) on the server's stderr."""
+        log.error("the app of %s failed", self.player, exc_info=True)
+        self._close_messages_no_wait()
 
     def on_following_changed(self, event: FollowingChanged) -> None:
         from ..screens.shared_game import SharedGameMixin

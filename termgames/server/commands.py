@@ -8,6 +8,7 @@ stderr and exit status 2.
 
 from __future__ import annotations
 
+import json
 import logging
 import shlex
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from ..rules import RuleError, get_game
 from ..rules.base import ALL
 from ..untrusted import printable, safe_json
 from .hub import Hub, LiveTable
+from .logs import error_line
 from .storage import StoreError
 
 log = logging.getLogger("termgames.server")
@@ -95,6 +97,9 @@ def run_command(hub: Hub, player: str, line: str) -> Result:
     except StoreError as error:  # the database restarts: nothing was done, the player tries again
         log.warning("%s: %r not run: %s", player, line, error)
         return _fail("the database cannot be reached just now: nothing was done; try again in a moment")
+    except Exception as error:  # a bug one table reaches: that command fails, the server goes on
+        log.error("%s: %r failed: %s", player, line, error_line(error), exc_info=True)
+        return _fail("the server could not do that (its log says why)")
     return _fail(f"unknown command {command!r} (commands: {', '.join(COMMANDS)})")
 
 
@@ -197,7 +202,16 @@ def _record(hub: Hub, args: list[str]) -> Result:
     table = _table_arg(hub, args, "record TABLE")
     if len(args) > 1:
         return _fail("record TABLE takes nothing else")
-    return _ok(hub.record_json(table).rstrip("\n"))
+    return _ok(safe_record(hub.record_json(table)))
+
+
+def safe_record(text: str) -> str:
+    """A record's JSON for a terminal: what could drive it written as JSON escapes (``\\u001b``), so that the
+    text is still the record, which ``termgames replay`` reads (``printable``'s ``\\x1b`` is no JSON)."""
+    try:
+        return safe_json(json.loads(text), indent=1)
+    except ValueError:  # not JSON (it never is): shown safe all the same
+        return printable(text.rstrip("\n"))
 
 
 def _move(hub: Hub, player: str, args: list[str]) -> Result:

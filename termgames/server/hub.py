@@ -43,6 +43,7 @@ from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
 from ..untrusted import fold_name, is_usable_name
 from .limits import AI_THREADS, MAX_TABLES, MAX_TABLES_PER_PLAYER
+from .logs import error_line
 from .pool import FairPool
 from .storage import (
     PlayerRating,
@@ -484,7 +485,7 @@ class LiveTable:
             return False
         try:
             for record in records:
-                self.match.play(record.seat, record.move, time=record.time)
+                self.match.play(record.seat, self.game.stored_move(record.move), time=record.time)
         except RuleError as error:  # cannot happen unless the position here went astray: start again from the store
             log.warning("table %s: the stored moves do not follow ours (%s): reloading", self.id, error)
             self.reload()
@@ -688,17 +689,40 @@ class Hub:
         self._lobby_news_due = False
         #: Ratings by game, then by folded account name: read from the store once, renewed when a game is rated.
         self._ratings: dict[str, dict[str, PlayerRating]] = {}
+        #: Tables that could not be loaded, by id: why (one line).  Set aside: the server serves the others.
+        self.set_aside: dict[int, str] = {}
         for stored in store.load_tables():
-            try:
-                table = self.tables[stored.id] = LiveTable(self, stored)
-            except RuleError as error:
-                log.error("table %s cannot be loaded: %s", stored.id, error)
+            table = self._live(stored)
+            if table is None:
                 continue
-            if table.rated and stored.finished:
-                table.rating_changes = store.rating_changes(table.id)
-            elif table.over and not stored.finished:
-                # Its last move was stored but the server stopped before the table was marked finished: do it now.
-                self.finished(table)
+            try:
+                if table.rated and stored.finished:
+                    table.rating_changes = store.rating_changes(table.id)
+                elif table.over and not stored.finished:
+                    # Its last move was stored but the server stopped before the table was marked finished.
+                    self.finished(table)
+            except Exception as error:  # its end is tried again at the next start; the server starts now
+                log.error("table %s: its end not stored: %s", table.id, error_line(error))
+
+    def _live(self, stored: StoredTable) -> LiveTable | None:
+        """The stored table made live and served; None when it cannot be (logged and set aside).
+
+        Whatever is wrong with one table (a row edited by hand, a bug one position reaches) must not stop the
+        server nor any other table.  The log says which table and why in one line: never its seed, its hidden
+        boards or a traceback's local variables.
+        """
+        try:
+            if stored.unreadable:
+                raise ValueError(stored.unreadable)
+            table = LiveTable(self, stored)
+        except Exception as error:
+            reason = stored.unreadable or error_line(error)
+            log.error("table %s cannot be loaded, set aside: %s", stored.id, reason)
+            self.set_aside[stored.id] = reason
+            return None
+        self.set_aside.pop(stored.id, None)
+        self.tables[stored.id] = table
+        return table
 
     def start(self) -> None:
         """On the loop: let AI seats that were to move when the server stopped think again; hear other servers."""
@@ -722,6 +746,10 @@ class Hub:
 
     def close(self) -> None:
         self.closed = True
+        # Every computer player thinking stops now: a search left to run to its 2 s deadline kept the stopping
+        # server's process from exiting (its thread holds the interpreter) long after everything was closed.
+        for table in self.tables.values():
+            table.runner.stop()
         task = getattr(self, "_watch_task", None)
         if task is not None:
             task.cancel()
@@ -742,8 +770,8 @@ class Hub:
             live = self.tables.get(event.table_id)
             if live is None:  # a new table (or one made while we started): load it whole, news included
                 stored = self.store.load_table(event.table_id)
-                if stored is not None:
-                    self.tables[stored.id] = live = LiveTable(self, stored)
+                live = self._live(stored) if stored is not None else None
+                if live is not None:
                     live.runner.start()
                     self.lobby_changed()
                 return
@@ -807,9 +835,10 @@ class Hub:
                 log.warning("table %s not read: %s", number, error)
                 stored = None
             if stored is not None and number not in self.tables:
-                table = self.tables[number] = LiveTable(self, stored)
-                table.runner.start()
-                self.lobby_changed()
+                table = self._live(stored)
+                if table is not None:
+                    table.runner.start()
+                    self.lobby_changed()
         if table is None:
             raise RuleError(f"there is no table {number}")
         return table

@@ -63,6 +63,7 @@ from .storage import (
     StoreEvent,
     StoreUnavailable,
     require_thread,
+    table_from_row,
 )
 
 if TYPE_CHECKING:
@@ -692,10 +693,7 @@ class PostgresStore:
                 f"{where} ORDER BY id",
                 *args,
             ):
-                tables[row["id"]] = StoredTable(
-                    row["id"], row["game"], json.loads(row["options"]), int(row["seed"]), json.loads(row["seats"]),
-                    row["creator"], row["created"], bool(row["finished"]), rated=bool(row["rated"]),
-                )
+                tables[row["id"]] = table_from_row(*row.values())
             for row in await conn.fetch(
                 f"SELECT table_id, seat, move, time FROM moves {move_where} ORDER BY table_id, ply", *args
             ):

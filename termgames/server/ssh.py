@@ -459,6 +459,7 @@ class PlayerConnection(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
+        self.service.connections.add(conn)
         peer = conn.get_extra_info("peername")
         self.address = str(peer[0]) if peer else ""
         starting = self.service.starting
@@ -482,6 +483,8 @@ class PlayerConnection(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._started()
+        if self.conn is not None:
+            self.service.connections.discard(self.conn)
 
     def _failed(self) -> None:
         """One failed authentication: counted for this address; too many on this connection close it."""
@@ -650,6 +653,8 @@ class TermgamesServer:
 
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
+        #: Every SSH connection open: stopping closes them (the clients need not hang up first).
+        self.connections: set[asyncssh.SSHServerConnection] = set()
         #: Spectators of a table drawn once for all whose terminals look alike.
         self.spectator_groups = SpectatorGroups()
         #: Connections not yet signed in, per source address.
@@ -659,9 +664,7 @@ class TermgamesServer:
 
     async def close(self) -> None:
         if self.acceptor is not None:
-            self.acceptor.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.acceptor.wait_closed(), 2)
+            self.acceptor.close()  # no one new comes in; waiting for it to be closed comes last (see below)
         running = []
         for session in list(self.sessions):
             if session.app is not None:
@@ -672,6 +675,14 @@ class TermgamesServer:
         if running:
             # Their screens leave their tables as they close, and that is stored: before the store closes.
             await asyncio.wait(running, timeout=SHUTDOWN_WAIT)
+        # Since Python 3.12 a listener is closed only once its connections are: waited for while players were
+        # still connected, that took its whole timeout (2 s) before anything else began.
+        for conn in list(self.connections):
+            with contextlib.suppress(Exception):
+                conn.close()
+        if self.acceptor is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.acceptor.wait_closed(), 2)
         self.hub.close()
         self.store.close()
         self.collector.close()

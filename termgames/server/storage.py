@@ -16,6 +16,7 @@ Imports nothing of the server: ``termgames serve --help`` stays light.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any, Protocol
 
 from ..match import MoveRecord
 from ..rating import Rating
+from .logs import error_line
 
 #: Environment variable naming the database when ``--db`` does not.
 DB_ENV = "TERMGAMES_DB"
@@ -69,6 +71,31 @@ class StoredTable:
     rated: bool = False
     #: The last chat lines, oldest first (a store that keeps no chat gives none).
     chat: list[tuple[str, str]] = field(default_factory=list)
+    #: Why the row makes no table ("" when it does): the hub sets such a table aside.
+    unreadable: str = ""
+
+
+def table_from_row(
+    table_id: int, game: str, options: str, seed: str, seats: str, creator: str, created: str, finished: Any,
+    rated: Any,
+) -> StoredTable:
+    """A table as a store's row holds it (options and seats as JSON text, the seed as digits).
+
+    A row that makes no table (edited by hand, written by a bug) gives one whose ``unreadable`` says why:
+    the store goes on with the other rows, and the hub sets it aside.
+    """
+    try:
+        options_value, seats_value = json.loads(options), json.loads(seats)
+        if not isinstance(options_value, dict):
+            raise ValueError("its options are not a JSON object")
+        if not isinstance(seats_value, list) or not all(isinstance(seat, dict) for seat in seats_value):
+            raise ValueError("its seats are not a list of JSON objects")
+        return StoredTable(
+            table_id, game, options_value, int(seed), seats_value, creator, created, bool(finished),
+            rated=bool(rated),
+        )
+    except (ValueError, TypeError, RecursionError) as error:
+        return StoredTable(table_id, game, {}, 0, [], creator, created, bool(finished), unreadable=error_line(error))
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from .storage import (
     StoreError,
     StoreEvent,
     require_thread,
+    table_from_row,
 )
 
 if TYPE_CHECKING:
@@ -356,17 +357,7 @@ class Store:
             + " ORDER BY id",
             args,
         ):
-            tables[row[0]] = StoredTable(
-                row[0],
-                row[1],
-                json.loads(row[2]),
-                int(row[3]),
-                json.loads(row[4]),
-                row[5],
-                row[6],
-                bool(row[7]),
-                rated=bool(row[8]),
-            )
+            tables[row[0]] = table_from_row(*row)
         for table_id, _ply, seat, move, time in self.db.execute(
             "SELECT table_id, ply, seat, move, time FROM moves"
             + (" WHERE table_id = ?" if where else "")

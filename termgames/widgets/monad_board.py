@@ -29,6 +29,7 @@ from rich.style import Style
 
 from ..rules.base import possessive
 from ..rules.monad.engine import Command, neighbour
+from ..rules.numbers import short_count as short_count  # its home before counts had one of their own
 from .board import BoardWidget, Piece
 from .palette import style
 
@@ -45,6 +46,7 @@ ASCII_ARROWS = {"E": ">", "W": "<", "NE": "NE", "NW": "NW", "SE": "SE", "SW": "S
 QUEUED_MARKS = {"MINE": "$", "BUILD": "+"}
 
 RESOURCE_LEVELS = " .:*"  # 0, 1-16, 17-33, 34+ (cells start with 0-50)
+
 
 def seat_letter(seat: int) -> str:
     return "abcd"[seat % 4]
@@ -63,20 +65,6 @@ def step_cell(x: int, y: int, key: str, width: int, height: int) -> tuple[int, i
 def count_text(units: int, room: int) -> str:
     """``units`` in ``room`` characters, ``++`` when it has more digits (never writes out a huge number)."""
     return str(units) if units < 10**room else "+" * room
-
-
-def short_count(number: int) -> str:
-    """A count of any size in a few characters: 9999, 12.3k, 4.5M, 7.8G, then 1.2e15 (units can grow past
-    thousands of digits, and Python will not even write out an int of more than 4300)."""
-    if number < 10_000:
-        return str(number)
-    for size, suffix in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
-        if number < size * 1000 and number >= size:
-            return f"{number / size:.1f}{suffix}"
-    if number.bit_length() < 3000:
-        digits = str(number)
-        return f"{digits[0]}.{digits[1]}e{len(digits) - 1}"
-    return f"~1e{int(number.bit_length() * 0.30103)}"
 
 
 def resource_level(resources: int) -> str:

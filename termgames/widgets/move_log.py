@@ -28,6 +28,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..rules import View
+from ..untrusted import printable
 from .line_style import StylePerPass
 
 
@@ -40,6 +41,11 @@ def group_turns(moves: tuple[tuple[int, str], ...]) -> list[tuple[int, list[str]
         else:
             turns.append((seat, [text]))
     return turns
+
+
+def log_line(view: View, move: str, ply: int) -> str:
+    """A move as the log draws it: the game's log text, made safe (a move came from a player or a file)."""
+    return printable(view.log_text(move, ply), keep_newlines=False)
 
 
 #: What one turn's line shows: its number, the player's name, each move's log text, the highlighted move's index.
@@ -133,7 +139,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
             highlighted = None
             for move in moves:
                 ply += 1
-                texts.append(view.log_text(move, ply - 1))
+                texts.append(log_line(view, move, ply - 1))
                 if ply == highlight_ply:
                     highlighted = len(texts) - 1
             keys.append((number, view.players[seat], tuple(texts), highlighted))

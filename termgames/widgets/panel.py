@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ..rules import View
+from ..rules.numbers import score_text
 from ..untrusted import printable
 from .line_style import StylePerPass
 from .move_log import MoveLog
@@ -24,8 +25,7 @@ from .move_log import MoveLog
 def scores_text(view: View) -> str:
     parts = []
     for seat, name in enumerate(view.players):
-        score = view.scores[seat]
-        shown = int(score) if float(score).is_integer() else score
+        shown = score_text(view.scores[seat])  # Monad's units may have hundreds of digits: written short
         marker = ">" if seat in view.to_move else " "
         parts.append(f"{marker} {name}: {shown}")
     return "\n".join(parts)

@@ -37,12 +37,14 @@ from ...rules.monad import (
     Command,
     Monad,
     TurnReport,
+    fault_text,
     format_commands,
     make_map,
     outcome,
     resolve_turn,
 )
 from ...rules.monad.engine import MAX_MOVE_TEXT, fits_notation
+from ...rules.numbers import short_number
 from .adapters import BotAdapter, Fault, make_adapter, seat_names
 
 FAULT_PREFIX = "fault "
@@ -123,8 +125,8 @@ class MatchResult:
 
 
 def _short(number: int) -> str:
-    """A count that fits a column: exact up to 8 digits, then scientific."""
-    return str(number) if number < 10**8 else f"{float(number):.2e}"
+    """A count that fits a column: exact up to 8 digits, then scientific (no float: counts pass 1.8e308)."""
+    return short_number(number, 8)
 
 
 class MonadMatch:
@@ -242,8 +244,9 @@ class MonadMatch:
                 if isinstance(answer, Fault):
                     self.adapters[seat].faults += 1
             if isinstance(answer, Fault):
-                moves[seat] = FAULT_PREFIX + answer.reason
-                faults[seat] = self._last_fault[seat] = answer.reason
+                # The record holds what the rules take: a bot's message made one printable line.
+                move = moves[seat] = fault_text(answer.reason)
+                faults[seat] = self._last_fault[seat] = move.removeprefix(FAULT_PREFIX)
             else:
                 commands[seat] = answer
                 moves[seat] = text
@@ -322,11 +325,8 @@ class MonadMatch:
         if self.over:
             # What Match.result() computes from the replayed state (records.from_dict compares them).
             record["result"] = {
-                "scores": {name: _number(float(n)) for name, n in zip(self.names, self.board.unit_totals)},
+                "scores": dict(zip(self.names, self.board.unit_totals)),
                 "winners": [self.names[seat] for seat in self.winners],
             }
         return record
 
-
-def _number(value: float) -> int | float:
-    return int(value) if value.is_integer() else value

@@ -47,6 +47,15 @@ SWARM_BOOST_CAP = 10**11
 SWARM_MAX_FORCE = 10**12
 
 
+def _times(count: int | float, factor: float) -> int | float:
+    """``count * factor``: as floats while the count is small, exactly past 2**53 (an enemy fed with BUILD has
+    more units than a float holds past 1.8e308, and ``count * factor`` would raise OverflowError)."""
+    if isinstance(count, float) or abs(count) < 2**53:
+        return count * factor
+    numerator, denominator = factor.as_integer_ratio()
+    return count * numerator // denominator
+
+
 class Strategy(Protocol):
     def decide(self, board: Board, seat: int) -> list[Command]: ...
 
@@ -252,12 +261,13 @@ class SwarmStrategy:
                 best = max(best, (now / before) ** 0.2)
         return min(best, 1.25)
 
-    def _pick_target(self, board: Board, seat: int, paths: _Paths, home: int) -> tuple[int, float]:
+    def _pick_target(self, board: Board, seat: int, paths: _Paths, home: int) -> tuple[int, int | float]:
         """The enemy hive (or, with none, unit cell) needing the fewest units; (cell, units needed)."""
         owner, units, hive = board.owner, board.units, board.hive
         from_home = paths.distances(frozenset((home,)))
         growth = self._growth(seat, board.players)
-        best, best_need = -1, float("inf")
+        best = -1
+        best_need: int | float = float("inf")
         enemy_hives = [c for c in board.hive_cells if hive[c] != seat]
         candidates = enemy_hives or [c for c in board.occupied if owner[c] != seat]
         far = len(units)
@@ -266,7 +276,7 @@ class SwarmStrategy:
             if distance > far:
                 continue
             defenders = units[cell] if owner[cell] == hive[cell] or hive[cell] < 0 else 0
-            need = (defenders + (10 if hive[cell] >= 0 else 0) + 1) * growth ** min(distance, 60) + distance
+            need = _times(defenders + (10 if hive[cell] >= 0 else 0) + 1, growth ** min(distance, 60)) + distance
             if need < best_need:
                 best, best_need = cell, need
         return best, best_need
@@ -292,8 +302,8 @@ class SwarmStrategy:
         target, need = self._pick_target(board, seat, paths, home)
         attack_now = False
         if target >= 0:
-            force = home_units - int(home_units * self.reserve)
-            if force >= need * self.margin:
+            force = home_units - int(_times(home_units, self.reserve))
+            if force >= _times(need, self.margin):
                 attack_now = True
                 self.target = target
             elif self.target >= 0 and hive[self.target] < 0 and hive[target] >= 0:
@@ -308,7 +318,7 @@ class SwarmStrategy:
                 out = 0
                 if cell == home and attack_now and to_target is not None:
                     # Enough for the target with room to spare; the rest stays home and keeps multiplying.
-                    out = min(n - int(n * self.reserve), int(need * self.margin * 2) + 1, most)
+                    out = min(n - int(_times(n, self.reserve)), int(_times(need, self.margin * 2)) + 1, most)
                     direction = paths.step(cell, to_target)
                     if out > 0 and direction >= 0:
                         commands += _move(board, cell, out, direction)

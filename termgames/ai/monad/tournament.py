@@ -23,6 +23,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...untrusted import printable
+
 
 @dataclass(frozen=True)
 class Game:
@@ -214,7 +216,12 @@ def table_text(standings: Sequence[Standing]) -> str:
         cells = [cell.ljust(widths[i]) if i in left else cell.rjust(widths[i]) for i, cell in enumerate(line)]
         lines.append("  ".join(cells).rstrip())
     lines.insert(1, "  ".join("-" * w for w in widths))
-    errors = [f"{s.name}: {len(s.errors)} match(es) failed, e.g. {s.errors[0]}" for s in standings if s.errors]
+    # An error may quote a bot (its stderr when it would not start): one printable line each.
+    errors = [
+        printable(f"{s.name}: {len(s.errors)} match(es) failed, e.g. {s.errors[0]}", keep_newlines=False)
+        for s in standings
+        if s.errors
+    ]
     return "\n".join(lines + errors) + "\n"
 
 

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ...untrusted import printable
 from ..base import ALL, Game, OptionSpec, RuleError, State, View, Viewer, possessive
+from ..numbers import short_number, short_numbers
 from .engine import (
     ACTIONS,
     COLLISION,
@@ -55,7 +57,9 @@ LOG_TEXT_LIMIT = 60
 
 
 def short_move(move: str) -> str:
-    """A move as logs and confirmations show it: short moves whole, long ones cut after their first commands."""
+    """A move as logs and confirmations show it: short moves whole, long ones cut after their first commands;
+    a count of more than a dozen digits written short (``1.234e309``), never as a run of 300 digits."""
+    move = short_numbers(move)
     if len(move) <= LOG_TEXT_LIMIT:
         return move
     count = move.count(";") + 1
@@ -66,14 +70,36 @@ def short_move(move: str) -> str:
 SEAT_LETTERS = "abcd"
 
 
-def parse_fault(text: str) -> str | None:
-    """The reason of a ``fault REASON`` move, or None when the text is commands."""
-    stripped = text.strip()
-    if stripped[:5].lower() != FAULT or (len(stripped) > 5 and not stripped[5].isspace()):
-        return None
-    reason = " ".join(stripped[5:].split()) or "no reason given"
-    # One line a player reads: a runaway bot's message does not fill the record.
+def _is_fault(stripped: str) -> bool:
+    return stripped[:5].lower() == FAULT and (len(stripped) == 5 or stripped[5].isspace())
+
+
+def _one_line(reason: str) -> str:
+    """A reason on one line (runs of spaces, tabs and line breaks become one space), at most 300 characters:
+    a runaway bot's message does not fill the record."""
+    reason = " ".join(reason.split()) or "no reason given"
     return reason if len(reason) <= MAX_FAULT_REASON else reason[: MAX_FAULT_REASON - 3] + "..."
+
+
+def parse_fault(text: str) -> str | None:
+    """The reason of a ``fault REASON`` move, or None when the text is commands.
+
+    The reason reaches every screen at the table and every replay: RuleError unless it is printable text
+    (no escape sequence, control character, bidi override or NUL).
+    """
+    stripped = text.strip()
+    if not _is_fault(stripped):
+        return None
+    reason = _one_line(stripped[5:])
+    bad = next((character for character in reason if not character.isprintable()), None)
+    if bad is not None:
+        raise RuleError(f"a fault's reason is printable text on one line, and this one holds {printable(bad)}")
+    return reason
+
+
+def fault_text(reason: str) -> str:
+    """The ``fault REASON`` move for any text (a bot's error, its stderr): made one printable line first."""
+    return f"{FAULT} {_one_line(printable(' '.join(reason.split())))}"
 
 
 @lru_cache(maxsize=256)
@@ -95,22 +121,22 @@ def report_lines(report: TurnReport, board: Board, names: Sequence[str], turn: i
     for seat, name in enumerate(names):
         carried = report.carried[seat] if seat < len(report.carried) else ()
         dropped = report.dropped[seat] if seat < len(report.dropped) else ()
-        did = format_commands(carried) if carried else "nothing"
+        did = short_numbers(format_commands(carried)) if carried else "nothing"
         lines.append(f"turn {turn}: {name}: {did}")
         for reason in dropped:
-            lines.append(f"turn {turn}: {name} dropped {reason}")
+            lines.append(f"turn {turn}: {name} dropped {short_numbers(reason)}")
     for event in report.events:
         kind = event[0]
         if kind == COLLISION:
             _, a, sa, na, b, sb, nb = event
             lines.append(
                 f"turn {turn}: collision between {cell_name(board, a)} and {cell_name(board, b)}: "
-                f"{names[sa]} {na} against {names[sb]} {nb}"
+                f"{names[sa]} {short_number(na)} against {names[sb]} {short_number(nb)}"
             )
         elif kind == FIGHT:
             _, cell, before, seat, left = event
-            sides = ", ".join(f"{names[s]} {n}" for s, n in before)
-            result = f"{names[seat]} keeps {left}" if seat >= 0 else "nobody survives"
+            sides = ", ".join(f"{names[s]} {short_number(n)}" for s, n in before)
+            result = f"{names[seat]} keeps {short_number(left)}" if seat >= 0 else "nobody survives"
             lines.append(f"turn {turn}: fight at {cell_name(board, cell)} ({sides}): {result}")
         elif kind == HIVE_BUILT:
             _, cell, seat = event
@@ -119,20 +145,20 @@ def report_lines(report: TurnReport, board: Board, names: Sequence[str], turn: i
             _, cell, hive_owner, seat, _attackers, _defenders, left = event
             lines.append(
                 f"turn {turn}: {names[seat]} destroyed {possessive(names[hive_owner])} hive at {cell_name(board, cell)}"
-                f" ({left} attackers left)"
+                f" ({short_number(left)} attackers left)"
             )
         elif kind == HIVE_HELD:
             _, cell, hive_owner, seat, attackers, lost = event
             lines.append(
                 f"turn {turn}: {possessive(names[hive_owner])} hive at {cell_name(board, cell)} held against "
-                f"{attackers} of {possessive(names[seat])} units (defenders lost {lost})"
+                f"{short_number(attackers)} of {possessive(names[seat])} units (defenders lost {short_number(lost)})"
             )
         elif kind == NO_EFFECT:
             _, seat, what = event
             lines.append(f"turn {turn}: {possessive(names[seat])} {what} (no effect)")
         elif kind == PRODUCED:
             _, cell, seat, made = event
-            units = f"{made} unit{'s' if made != 1 else ''}"
+            units = f"{short_number(made)} unit{'s' if made != 1 else ''}"
             lines.append(f"turn {turn}: {possessive(names[seat])} hive at {cell_name(board, cell)} made {units}")
     return lines
 
@@ -207,12 +233,12 @@ class MonadView(View):
         for seat, name in enumerate(self.players):
             letter = SEAT_LETTERS[seat]
             lines.append(
-                f"{letter}/{letter.upper()} {name}: {board.unit_totals[seat]} units, {board.hive_counts[seat]} hives, "
-                f"{board.bank[seat]} resources"
+                f"{letter}/{letter.upper()} {name}: {short_number(board.unit_totals[seat])} units, "
+                f"{board.hive_counts[seat]} hives, {short_number(board.bank[seat])} resources"
             )
         lines.append(f"turn {board.turn} of {board.limit}; a capital marks a hive, a bare number resources")
         if self.own_commands is not None:
-            lines.append("your commands this turn: " + format_commands(self.own_commands))
+            lines.append("your commands this turn: " + short_numbers(format_commands(self.own_commands)))
         lines += list(self.turn_log)
         lines.append(self.status)
         return "\n".join(lines)
@@ -256,9 +282,13 @@ class MonadState(State):
     def is_over(self) -> bool:
         return self.result[0]
 
-    def scores(self) -> tuple[float, ...]:
-        """Units on the map: what decides at the turn limit."""
-        return tuple(float(n) for n in self.board.unit_totals)
+    def scores(self) -> tuple[int, ...]:
+        """Units on the map: what decides at the turn limit.
+
+        Exact ints of any size (units fed with BUILD multiply by about 1.2 a turn: past 1.8e308 a float
+        cannot hold them); the notation bounds them (see ``engine.COUNT_DIGITS``).
+        """
+        return tuple(self.board.unit_totals)
 
     def winners(self) -> tuple[int, ...]:
         return self.result[1] if self.result[0] else ()
@@ -367,11 +397,11 @@ class MonadState(State):
                 w = winners[0]
                 return (
                     f"Game over after {board.turn} turns: {names[w]} wins "
-                    f"({board.hive_counts[w]} hives, {board.unit_totals[w]} units)"
+                    f"({board.hive_counts[w]} hives, {short_number(board.unit_totals[w])} units)"
                 )
             who = " and ".join(names[s] for s in winners)
             each = board.unit_totals[winners[0]]
-            return f"Game over after {board.turn} turns: a draw between {who} ({each} units each)"
+            return f"Game over after {board.turn} turns: a draw between {who} ({short_number(each)} units each)"
         waiting = self.to_move()
         who = " and ".join(names[s] for s in waiting)
         if viewer is not None and viewer >= 0 and self.pending[viewer] is not None:
@@ -462,6 +492,15 @@ class Monad(Game):
             text += f", obstacles {obstacles:g}"
         return text + f", {options.get('turns', DEFAULT_LIMIT)} turns"
 
+    def stored_move(self, move: str) -> str:
+        """A fault stored before its reason had to be printable: escaped (``\\x1b``) rather than refused."""
+        if _is_fault(move.strip()):
+            try:
+                parse_fault(move)
+            except RuleError:
+                return fault_text(move.strip()[5:])
+        return move
+
     def rules_text(self) -> str:
         return RULES
 
@@ -492,6 +531,7 @@ __all__ = [
     "board_json",
     "coerce_command",
     "empty_board",
+    "fault_text",
     "format_commands",
     "make_map",
     "neighbour",

@@ -80,7 +80,9 @@ Units given no command stay where they are and do nothing.
 A move `fault REASON` stands for a player whose commands were lost this turn
 (a bot that was late, crashed or answered something unreadable): it is an
 empty move, and `fault: REASON` is reported among that player's dropped
-commands.
+commands. REASON is printable text on one line (spaces and line breaks become
+one space; an escape sequence, a control character or a bidi override is
+refused), at most 300 characters (a longer one is cut).
 
 ## One turn, in order
 
@@ -157,6 +159,12 @@ follows, after the original engine wherever it had an answer:
 * Several commands may name the same cell, direction and action: they add up.
 * At the turn limit only units count (the original ranked by hives first; the
   rulings say units).
+* Unit counts have no cap: units BUILDing on their hive multiply by about 1.2 a
+  turn, past 1e300 in 4,000 turns. They are whole numbers, kept exact in the
+  score, records and JSON and compared exactly; what bounds them is the
+  notation (a count has at most 4,000 digits and a move at most 200,000
+  characters), so no count can pass about 4,010 digits. Screens and text
+  write a count of more than 12 digits short: `1.234e309`.
 * Maps are random from the seed; obstacles are scattered at random within the
   density (the original's barrier layouts are not used). A map whose start
   cells cannot reach each other is drawn again (as the original did), with
