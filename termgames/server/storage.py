@@ -17,7 +17,7 @@ Imports nothing of the server: ``termgames serve --help`` stays light.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,6 +27,8 @@ from ..rating import Rating
 
 #: Environment variable naming the database when ``--db`` does not.
 DB_ENV = "TERMGAMES_DB"
+#: Chat lines a store keeps per table (the oldest go as new ones come): a flood cannot fill the database.
+CHAT_KEPT = 100
 
 
 def require_thread(owner: threading.Thread, what: str) -> None:
@@ -53,6 +55,10 @@ class PlyTaken(StoreError):
     """Another move was stored for that ply first (by this server or another): this one is not accepted."""
 
 
+class TableClosed(StoreError):
+    """The table was closed for inactivity (by this server or another): no move or undo is stored any more."""
+
+
 @dataclass
 class StoredTable:
     id: int
@@ -69,6 +75,24 @@ class StoredTable:
     rated: bool = False
     #: The last chat lines, oldest first (a store that keeps no chat gives none).
     chat: list[tuple[str, str]] = field(default_factory=list)
+    #: Whom the table counts against (``key:...`` a registered person, ``guest:ADDRESS`` the guests of one
+    #: address); empty for a table made before owners were kept.
+    owner: str = ""
+    #: Why the table was closed before its game ended (no move for a while); empty when it was not.
+    closed: str = ""
+    #: A finished table's last status line, as the lobby shows it without replaying its moves.
+    outcome: str = ""
+
+
+@dataclass(frozen=True)
+class TableActivity:
+    """An unfinished table as the idle check sees it: who made it, who sits, when it last saw a move."""
+
+    id: int
+    creator: str
+    seats: list[dict[str, Any]]
+    #: The last move's time, or the table's making when it has none (``now_iso`` text: UTC, seconds).
+    last: str
 
 
 @dataclass(frozen=True)
@@ -152,6 +176,7 @@ class TableStore(Protocol):
         seats: list[dict[str, Any]],
         creator: str,
         rated: bool = False,
+        owner: str = "",
     ) -> int: ...
 
     def update_seats(
@@ -162,8 +187,21 @@ class TableStore(Protocol):
 
     def set_finished(self, table_id: int, finished: bool) -> None: ...
 
-    def finish_table(self, table_id: int, result: RatedResult | None = None) -> list[RatingChange]:
-        """Mark the table finished and rate a rated ``result`` in the same transaction (never twice)."""
+    def finish_table(
+        self, table_id: int, result: RatedResult | None = None, outcome: str = ""
+    ) -> list[RatingChange]:
+        """Mark the table finished (``outcome``: its last status line) and rate a rated ``result`` in the same
+        transaction (never twice)."""
+        ...
+
+    def open_activity(self) -> list[TableActivity]:
+        """Every unfinished table, when it last saw a move (or was made), without reading its moves."""
+        ...
+
+    def close_table(self, table_id: int, reason: str, idle_before: str) -> bool:
+        """Close an unfinished table whose last move (or making) is older than ``idle_before`` (``now_iso``
+        text), with ``reason``; False when it is finished already or a move came meanwhile.  Whoever gets
+        True closed it: one server of many, exactly once."""
         ...
 
     # -- ratings
@@ -185,11 +223,21 @@ class TableStore(Protocol):
 
     def load_tables(self) -> list[StoredTable]: ...
 
+    def load_open_tables(self) -> list[StoredTable]:
+        """The unfinished tables, with their moves: what a server plays (finished ones are read when asked)."""
+        ...
+
+    def recent_finished(self, limit: int) -> list[StoredTable]:
+        """The ``limit`` finished tables made last, newest first, without their moves (the lobby's list)."""
+        ...
+
     def load_table(self, table_id: int) -> StoredTable | None: ...
 
     def moves_from(self, table_id: int, ply: int) -> list[MoveRecord]: ...
 
-    def add_chat(self, table_id: int, player: str, text: str) -> None: ...
+    def add_chat(self, table_id: int, player: str, text: str) -> None:
+        """Keep a chat line (a store keeps at most the last :data:`CHAT_KEPT` lines of a table)."""
+        ...
 
     def save_record(self, table_id: int, record_json: str) -> None:
         """Keep a finished game's record (the JSON ``termgames replay`` reads) with the table."""
@@ -199,8 +247,9 @@ class TableStore(Protocol):
         """The finished game's record kept by :meth:`save_record` (None: none kept in the database)."""
         ...
 
-    def changes(self) -> dict[int, tuple[str, bool, int, str]]:
-        """Per table: (seats as stored, finished, number of moves, the last move's ``move time``).
+    def changes(self, held: Collection[int] = ()) -> dict[int, tuple[str, bool, int, str]]:
+        """Per unfinished table and per table in ``held``: (seats as stored, finished, number of moves, the last
+        move's ``move time``).
 
         What a server compares with its tables after it lost the database for a while (see ``online``)."""
         ...
