@@ -61,7 +61,7 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     if watching:
         parts.append(f"{dot}{len(watching)} watching")
     if table.over:
-        parts.append((dot + table.view(None).status, "dim"))
+        parts.append((dot + table.final_status(), "dim"))
     elif table.to_move_for(player):
         parts.append((dot + "your move", "bold reverse"))
     return Text.assemble(*parts)
@@ -134,7 +134,7 @@ class LobbyScreen(Screen[None]):
         listing = self.query_one("#tables", OptionList)
         kept = listing.highlighted_option.id if listing.highlighted_option is not None else None
         options: list[Option] = []
-        sections = [
+        sections: list[tuple[str, str, list[Any]]] = [
             ("Your games", "mine", hub.my_tables(player)),
             ("Open tables: Enter takes a seat", "open", hub.open_tables(player)),
             ("Being played: Enter watches", "watch", [t for t in hub.watchable_tables(player) if not t.open_seats()]),
