@@ -452,3 +452,68 @@ async def test_a_player_mutes_another_at_her_own_screen(tmp_path, new_store):
         await pa.press("t", "x", "enter")
         await pa.pause()
         assert "too many chat lines" in alice.screen.message
+
+
+# --------------------------------------------------------------------------
+# Databases made before
+# --------------------------------------------------------------------------
+
+
+async def test_a_postgresql_database_of_schema_3_is_migrated_and_its_idle_tables_closed(pg_url, tmp_path):
+    import asyncpg
+
+    from termgames.server.pgstore import MIGRATIONS, PostgresStore
+
+    conn = await asyncpg.connect(pg_url)
+    await conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for number, statements in MIGRATIONS[:3]:
+        await conn.execute(statements)
+        await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
+    seats = json.dumps([{"kind": "human", "name": "alice"}, {"kind": "human", "name": "bob"}])
+    now = datetime.now(UTC).replace(microsecond=0).isoformat()
+    for created, finished in (("2020-01-01T00:00:00+00:00", False), (now, False), (now, True)):
+        await conn.execute(
+            "INSERT INTO tables (game, options, seed, seats, creator, created, finished) "
+            "VALUES ('copolymer', '{\"size\": 5}', '1', $1, 'alice', $2, $3)",
+            seats, created, finished,
+        )
+    await conn.close()
+
+    hub = Hub(PostgresStore(pg_url), tmp_path / "records")
+    try:
+        assert set(hub.tables) == {2}  # the idle one closed, the finished one listed, neither replayed
+        assert hub.tables[2].owner == "name:alice"  # no owner kept then: worked out from its creator
+        statuses = {t.id: t.final_status() for t in hub.finished_tables("alice")}
+        assert statuses == {1: "closed: no move for 30 days", 3: "finished"}
+        assert hub.store._run(lambda c: c.fetchval("SELECT max(version) FROM schema_version")) == 4
+        hub.tables[2].play(0, "A1")  # the new move function
+    finally:
+        hub.close()
+        hub.store.close()
+
+
+async def test_the_lobby_lists_finished_and_closed_tables_it_did_not_replay(tmp_path, new_store):
+    from termgames.server.app import ServeApp
+
+    hub = make_hub(new_store, tmp_path, "alice", "bob")
+    done = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    play_out(done)
+    idle = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
+    backdate(hub.store, idle.id, 31)
+    change = next(c for c in done.rating_changes if c.player == "alice")
+    hub.store.close()
+
+    again = make_hub(new_store, tmp_path)
+    assert not again.tables
+    app = ServeApp(hub=again, player="alice")
+    async with app.run_test(size=(110, 32)) as pilot:
+        await pilot.pause()
+        listing = app.screen.query_one("#tables")
+        finished = str(listing.get_option(f"done:{done.id}").prompt)
+        assert f"alice {change.after.mu - change.before.mu:+.1f}" in finished  # what it did to her rating
+        assert finished.endswith(done.final_status())
+        assert str(listing.get_option(f"done:{idle.id}").prompt).endswith(" · closed: no move for 30 days")
+        listing.highlighted = listing.get_option_index(f"done:{done.id}")
+        await pilot.press("enter")  # the replay reads it whole
+        await pilot.pause()
+        assert type(app.screen).__name__.endswith("ReplayScreen") and again.tables[done.id].over

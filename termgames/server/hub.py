@@ -1055,9 +1055,9 @@ class Hub:
             live = self.tables.get(event.table_id)
             if live is None:  # a new table (or one made while we started): load it whole, news included
                 stored = self.store.load_table(event.table_id)
-                if stored is not None and not stored.finished:  # a finished one is read when asked for
+                if stored is not None and not stored.finished:
                     self._install(stored)
-                elif stored is not None and event.table_id in self.finished_listed:  # closed meanwhile
+                elif stored is not None:  # finished: listed, and read whole when asked for
                     self.finished_listed[stored.id] = FinishedTable(self, stored)
                     self.lobby_changed()
                 return
@@ -1088,8 +1088,8 @@ class Hub:
                 if live is None:
                     self.remote_event(StoreEvent("table", table_id, {}))  # a table made meanwhile
                     continue
-                if live.differs_from(seats, moves, last):
-                    live.reload()
+                if live.differs_from(seats, moves, last) or (finished and not live.over):
+                    live.reload()  # (finished here: closed for inactivity at another server meanwhile)
                 if live.over and not finished:  # its last move was stored as the database went: finish it now
                     self.finished(live)
                 if finished and live.over and live.rated and not live.rating_changes:
