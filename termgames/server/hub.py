@@ -183,7 +183,8 @@ def idle_text(days: float) -> str:
     hours = days * 24
     if hours >= 1:
         return "an hour" if hours == 1 else f"{hours:.3g} hours"
-    return f"{max(1, round(hours * 60))} minutes"
+    minutes = max(1, round(hours * 60))
+    return "a minute" if minutes == 1 else f"{minutes} minutes"
 
 
 def closed_record_text(match: Match, reason: str) -> str:
@@ -376,7 +377,7 @@ class LiveTable(TableFacts):
         return self.rating_changes
 
     def to_move(self) -> tuple[int, ...]:
-        return self.match.state.to_move()
+        return () if self.closed else self.match.state.to_move()  # a closed table waits for nobody
 
     def to_move_for(self, player: str) -> bool:
         seat = self.seat_of(player)
