@@ -527,8 +527,8 @@ def serve(
         if value < 1:
             fail(f"{flag} must be at least 1, not {value}")
     for flag, days in (("--idle-days", idle_days), ("--guest-idle-days", guest_idle_days)):
-        if not days > 0:
-            fail(f"{flag} must be more than 0, not {days:g}")
+        if not 0 < days <= limits.MAX_IDLE_DAYS:
+            fail(f"{flag} must be more than 0 and at most {limits.MAX_IDLE_DAYS} (100 years), not {days:g}")
     if colors not in ("256", "truecolor", "standard"):
         fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
     if not 0 < port < 65536:

@@ -23,6 +23,8 @@ MAX_BOT_TABLES_PER_PLAYER = 2
 #: sits at it, and cannot come back to it after her visit) after GUEST_IDLE_DAYS.
 IDLE_DAYS = 30.0
 GUEST_IDLE_DAYS = 1.0
+#: The longest idle time the options take (a date that far back is still a date).
+MAX_IDLE_DAYS = 36500
 #: Chat lines one person may send a minute (in bursts of up to CHAT_BURST), at every table together.
 CHAT_PER_MINUTE = 20
 CHAT_BURST = 5
