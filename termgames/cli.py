@@ -496,7 +496,8 @@ def serve(
     ),
     guest_idle_days: float = typer.Option(
         limits.GUEST_IDLE_DAYS, "--guest-idle-days",
-        help="Days without a move before a guest's table (a guest made it or sits at it) is closed.",
+        help="Days without a move before a guest's table (a guest made it or sits at it), or one of "
+        "computers only, is closed.",
     ),
     chat_per_minute: int = typer.Option(
         limits.CHAT_PER_MINUTE, "--chat-per-minute", help="Chat lines one player may send a minute."

@@ -221,7 +221,8 @@ def test_a_table_without_a_move_for_the_idle_days_is_closed_unrated_with_a_repla
     lively = hub.create_table("copolymer", {"size": 5}, [Seat(name="bob"), Seat(name="carol")], "bob")
     guests = hub.create_table("copolymer", {"size": 5}, [Seat(name="guest-x-0123456789abcdef"), Seat()],
                               "guest-x-0123456789abcdef")
-    for table, days in ((rated, 31), (waiting, 40), (lively, 29), (guests, 2)):
+    unwatched = hub.create_table("copolymer", {"size": 5}, computers(2), "alice")
+    for table, days in ((rated, 31), (waiting, 40), (lively, 29), (guests, 2), (unwatched, 2)):
         backdate(hub.store, table.id, days)
     hub.store.close()
 
@@ -230,6 +231,7 @@ def test_a_table_without_a_move_for_the_idle_days_is_closed_unrated_with_a_repla
     listed = {t.id: t for t in again.finished_tables("alice")}
     assert listed[rated.id].final_status() == "closed: no move for 30 days"
     assert listed[guests.id].final_status() == "closed: no move for a day"
+    assert listed[unwatched.id].final_status() == "closed: no move for a day"
     assert again.store.ratings() == []
     given = run_command(again, "carol", f"record {rated.id}")
     assert given.status == 0

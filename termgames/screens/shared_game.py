@@ -24,6 +24,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..rules import RuleError
+from ..rules.base import possessive
 from ..untrusted import fold_name
 from ..widgets.footer import Footer
 from .dialogs import ConfirmScreen
@@ -222,10 +223,10 @@ class SharedGameMixin(GameScreen[Any]):
         folded = fold_name(name)
         if folded in self.app.muted:
             self.app.muted.discard(folded)
-            self.say(f"{name}'s chat lines show again", error=False)
+            self.say(f"{possessive(name, addressed=True)} chat lines show again", error=False)
         else:
             self.app.muted.add(folded)
-            self.say(f"{name}'s chat lines are hidden at your screen", error=False)
+            self.say(f"{possessive(name, addressed=True)} chat lines are hidden at your screen", error=False)
         self.update_chat()
 
     def key_escape(self) -> None:

@@ -28,7 +28,7 @@ SSH key whatever names it uses; ``guest:ADDRESS``, every guest of one address),
 whose unfinished tables are limited; a table where only computers play needs
 a registered owner, counts against a smaller limit, and its computers think
 only while someone watches.  A table without a move for ``idle_days`` (a
-guest's: ``guest_idle_days``) is closed, unrated, by exactly one server
+guest's or the computers': ``guest_idle_days``) is closed, unrated, by exactly one server
 (:meth:`Hub.close_idle`); the server starts without replaying finished or
 idle tables (a finished one is read when asked for).
 """
@@ -77,6 +77,7 @@ from .storage import (
     StoreError,
     StoreEvent,
     StoreUnavailable,
+    TableActivity,
     TableClosed,
     TableStore,
     require_thread,
@@ -1004,8 +1005,7 @@ class Hub:
             live = self.tables.get(table.id)
             if live is not None and live.connected():
                 continue  # someone sits at it now, thinking maybe: not idle
-            guests = _guests_table(table.creator, [seat.get("name") for seat in table.seats])
-            days = self.guest_idle_days if guests else self.idle_days
+            days = self.guest_idle_days if _nobody_comes_back(table) else self.idle_days
             before = now - timedelta(days=days)
             try:
                 if _parse_time(table.last) >= before:
@@ -1433,10 +1433,14 @@ class Hub:
                 self.unwatch_lobby(callback)
 
 
-def _guests_table(creator: str, names: Iterable[object]) -> bool:
-    """A guest made the table, or one sits at it (``names``: its seats' names, None for an open seat): she
-    cannot come back to it after her visit, so it is closed sooner."""
-    return is_guest(creator) or any(isinstance(name, str) and is_guest(name) for name in names)
+def _nobody_comes_back(table: TableActivity) -> bool:
+    """Closed after ``guest_idle_days``, not ``idle_days``: a guest's table (she made it or sits at it, and
+    cannot come back to it after her visit), or one where only computers play (they played only while
+    someone watched: nobody waits for it)."""
+    names = [seat.get("name") for seat in table.seats]
+    if is_guest(table.creator) or any(isinstance(name, str) and is_guest(name) for name in names):
+        return True
+    return all(seat.get("kind") == AI for seat in table.seats)
 
 
 def _parse_time(text: str) -> datetime:

@@ -20,7 +20,8 @@ MAX_TABLES = 5000
 #: one's computers think whenever someone watches it.
 MAX_BOT_TABLES_PER_PLAYER = 2
 #: Days without a move before an unfinished table is closed (not rated); a guest's table (a guest made it or
-#: sits at it, and cannot come back to it after her visit) after GUEST_IDLE_DAYS.
+#: sits at it, and cannot come back to it after her visit), or one of computers only (they play only while
+#: watched: nobody waits for it), after GUEST_IDLE_DAYS.
 IDLE_DAYS = 30.0
 GUEST_IDLE_DAYS = 1.0
 #: The longest idle time the options take (a date that far back is still a date).
