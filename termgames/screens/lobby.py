@@ -122,7 +122,8 @@ class LobbyScreen(Screen[None]):
 
     def lobby_changed(self) -> None:
         # Redrawing a lobby nobody looks at is wasted work on the shared loop: do it when it shows again.
-        if self.app.screen is self:
+        # News that comes before the lobby's list is made (a busy server) waits for its on_mount.
+        if self.app.screen is self and self.query("#tables"):
             self.refresh_lists()
         else:
             self._stale = True
