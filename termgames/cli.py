@@ -483,9 +483,25 @@ def serve(
         limits.MAX_STARTUPS, "--max-startups", help="Connections from one address not yet signed in, at once."
     ),
     max_tables_per_player: int = typer.Option(
-        limits.MAX_TABLES_PER_PLAYER, "--max-tables-per-player", help="Unfinished tables one player may open."
+        limits.MAX_TABLES_PER_PLAYER, "--max-tables-per-player",
+        help="Unfinished tables one player may open (one SSH key; the guests of one address together).",
     ),
     max_tables: int = typer.Option(limits.MAX_TABLES, "--max-tables", help="Unfinished tables on the whole server."),
+    max_bot_tables_per_player: int = typer.Option(
+        limits.MAX_BOT_TABLES_PER_PLAYER, "--max-bot-tables-per-player",
+        help="Unfinished tables of computers only one registered player may open (guests open none).",
+    ),
+    idle_days: float = typer.Option(
+        limits.IDLE_DAYS, "--idle-days", help="Days without a move before a table is closed (not rated)."
+    ),
+    guest_idle_days: float = typer.Option(
+        limits.GUEST_IDLE_DAYS, "--guest-idle-days",
+        help="Days without a move before a guest's table (a guest made it or sits at it), or one of "
+        "computers only, is closed.",
+    ),
+    chat_per_minute: int = typer.Option(
+        limits.CHAT_PER_MINUTE, "--chat-per-minute", help="Chat lines one player may send a minute."
+    ),
     ai_threads: int = typer.Option(
         limits.AI_THREADS, "--ai-threads", help="Threads the computer players think in (shared fairly by tables)."
     ),
@@ -507,9 +523,13 @@ def serve(
     for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
                         ("--max-startups", max_startups),
                         ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables),
-                        ("--ai-threads", ai_threads)):
+                        ("--max-bot-tables-per-player", max_bot_tables_per_player),
+                        ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads)):
         if value < 1:
             fail(f"{flag} must be at least 1, not {value}")
+    for flag, days in (("--idle-days", idle_days), ("--guest-idle-days", guest_idle_days)):
+        if not 0 < days <= limits.MAX_IDLE_DAYS:
+            fail(f"{flag} must be more than 0 and at most {limits.MAX_IDLE_DAYS} (100 years), not {days:g}")
     if colors not in ("256", "truecolor", "standard"):
         fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
     if not 0 < port < 65536:
@@ -535,7 +555,9 @@ def serve(
     serve_forever(
         host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
         limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
-                "max_tables_per_player": max_tables_per_player, "max_tables": max_tables, "ai_threads": ai_threads},
+                "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
+                "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
+                "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads},
         db=url, host_key=host_key, reuse_port=reuse_port,
     )
 

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import asyncssh
 import pytest
+from hubkit import Listener
 from typer.testing import CliRunner
 
 from termgames import records
 from termgames.cli import app as cli_app
-from termgames.match import AI, Match, Seat
+from termgames.match import AI, Match, Seat, now_iso
 from termgames.rating import ranks_of
 from termgames.report import view_json, view_text
 from termgames.rules import RuleError
@@ -445,7 +446,9 @@ def test_a_table_that_cannot_be_loaded_is_set_aside_and_the_others_serve(tmp_pat
     with sqlite3.connect(database) as db:
         db.execute("UPDATE tables SET seats = '[1, 2]' WHERE id = 2")  # no seat is a number
         db.execute("UPDATE tables SET options = '{' WHERE id = 3")  # not JSON
-        db.execute("INSERT INTO moves (table_id, ply, seat, move, time) VALUES (4, 0, 0, 'Z99', '')")  # illegal
+        db.execute(  # an illegal move (made now: an old one would have the table closed as idle first)
+            "INSERT INTO moves (table_id, ply, seat, move, time) VALUES (4, 0, 0, 'Z99', ?)", (now_iso(),)
+        )
     caplog.set_level(logging.INFO, logger="termgames.server")
     again = Hub(Store(database), tmp_path / "records")
     assert sorted(again.tables) == [1]
@@ -518,8 +521,10 @@ async def test_a_failing_app_logs_a_plain_traceback_without_locals(tmp_path, cap
 
 async def test_stopping_the_hub_stops_every_computer_player_thinking(tmp_path):
     hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
+    assert hub.store.claim("ann", "SHA256:ann")  # only a registered player makes a table of computers only
     seats = [Seat(name="cpu1", kind=AI, level="hard"), Seat(name="cpu2", kind=AI, level="hard")]
     table = hub.create_table("copolymer", {}, seats, "ann")
+    table.subscribe(Listener("ann", None))  # and its computers think only while someone watches
     for _ in range(200):
         if table.runner._deciding:
             break

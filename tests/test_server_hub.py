@@ -392,8 +392,10 @@ async def test_ai_seats_at_a_shared_table_keep_the_games_pace(tmp_path, monkeypa
     assert Mono.ai_move_seconds > Game.ai_move_seconds  # Mono's probes stay in sight longer than a Copolymer claim
     monkeypatch.setattr("termgames.rules.copolymer.Copolymer.ai_move_seconds", 0.2)
     hub = make_hub(new_store, tmp_path)
+    hub.store.claim("alice", "SHA256:alice")  # only a registered player makes a table of computers only
     started = time.monotonic()
     live = hub.create_table("copolymer", {"size": 3}, [Seat("a", AI, "easy"), Seat("b", AI, "easy")], "alice")
+    live.subscribe(Listener("alice", None))  # and its computers play while someone watches
     for _ in range(500):
         await asyncio.sleep(0.02)
         if len(live.match.moves) >= 3:

@@ -61,7 +61,7 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     if watching:
         parts.append(f"{dot}{len(watching)} watching")
     if table.over:
-        parts.append((dot + table.view(None).status, "dim"))
+        parts.append((dot + table.final_status(), "dim"))
     elif table.to_move_for(player):
         parts.append((dot + "your move", "bold reverse"))
     return Text.assemble(*parts)
@@ -122,7 +122,8 @@ class LobbyScreen(Screen[None]):
 
     def lobby_changed(self) -> None:
         # Redrawing a lobby nobody looks at is wasted work on the shared loop: do it when it shows again.
-        if self.app.screen is self:
+        # News that comes before the lobby's list is made (a busy server) waits for its on_mount.
+        if self.app.screen is self and self.query("#tables"):
             self.refresh_lists()
         else:
             self._stale = True
@@ -134,7 +135,7 @@ class LobbyScreen(Screen[None]):
         listing = self.query_one("#tables", OptionList)
         kept = listing.highlighted_option.id if listing.highlighted_option is not None else None
         options: list[Option] = []
-        sections = [
+        sections: list[tuple[str, str, list[Any]]] = [
             ("Your games", "mine", hub.my_tables(player)),
             ("Open tables: Enter takes a seat", "open", hub.open_tables(player)),
             ("Being played: Enter watches", "watch", [t for t in hub.watchable_tables(player) if not t.open_seats()]),

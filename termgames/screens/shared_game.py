@@ -16,9 +16,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
+from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Input, Static
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
 
+from ..rules import RuleError
+from ..rules.base import possessive
+from ..untrusted import fold_name
 from ..widgets.footer import Footer
 from .dialogs import ConfirmScreen
 from .game import GameScreen, title_line
@@ -49,6 +56,8 @@ class SharedGameMixin(GameScreen[Any]):
     #: The key that opens the chat line: ``t``, unless the game's screen has a use for it
     #: (:func:`shared_screen_class` binds it; a binding here would hide the game's own ``t``).
     CHAT_KEY: ClassVar[str] = "t"
+    #: The key that mutes (or unmutes) a player's chat lines at this screen, bound the same way.
+    MUTE_KEY: ClassVar[str] = "M"
 
     table: SharedTable
     if TYPE_CHECKING:
@@ -174,8 +183,12 @@ class SharedGameMixin(GameScreen[Any]):
             log = self.query_one("#chat-log", Static)
         except Exception:
             return
-        lines = self.table.chat_lines()[-2:]
-        text = "\n".join(lines) if lines else f"{key_name(self.CHAT_KEY)}: chat with the table"
+        muted = self.app.muted
+        lines = self.table.chat_lines(muted)[-2:]
+        chat, mute = key_name(self.CHAT_KEY), key_name(self.MUTE_KEY)
+        text = "\n".join(lines) if lines else f"{chat}: chat with the table   {mute}: mute a player"
+        if muted:
+            text += f"\n({len(muted)} muted at your screen; {mute} to unmute)"
         if text != getattr(self, "_chat_shown", None):
             self._chat_shown = text
             log.update(text)
@@ -190,8 +203,31 @@ class SharedGameMixin(GameScreen[Any]):
     @on(Input.Submitted, "#chat-input")
     def chat_sent(self, event: Input.Submitted) -> None:
         event.stop()
-        self.table.say(event.value)
+        try:
+            self.table.say(event.value)
+        except RuleError as error:  # chatting too fast: the line is kept in the box to send again later
+            self.say(str(error))
+            return
         self._close_chat()
+
+    def action_mute(self) -> None:
+        people = self.table.people()
+        if not people:
+            self.say("Nobody else is at this table to mute", error=False)
+            return
+        self.app.push_screen(MuteScreen(people, self.app.muted), self._mute_chosen)
+
+    def _mute_chosen(self, name: str | None) -> None:
+        if not name:
+            return
+        folded = fold_name(name)
+        if folded in self.app.muted:
+            self.app.muted.discard(folded)
+            self.say(f"{possessive(name, addressed=True)} chat lines show again", error=False)
+        else:
+            self.app.muted.add(folded)
+            self.say(f"{possessive(name, addressed=True)} chat lines are hidden at your screen", error=False)
+        self.update_chat()
 
     def key_escape(self) -> None:
         self._close_chat()
@@ -222,20 +258,56 @@ class SharedGameMixin(GameScreen[Any]):
             self.app.leave_table(self)
 
 
-#: Keys for the chat line, the first the game's screen leaves free.
+class MuteScreen(ModalScreen[str | None]):
+    """Whose chat lines to hide at this screen (or show again): Enter on a name, Esc to leave it."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, people: list[str], muted: set[str]) -> None:
+        super().__init__()
+        self.people = people
+        self.muted = muted
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog small-dialog"):
+            yield Static("Mute whose chat lines at your screen? (Enter again unmutes)", classes="dialog-title")
+            yield OptionList(
+                *(
+                    Option(f"{name}  (muted)" if fold_name(name) in self.muted else name, id=str(number))
+                    for number, name in enumerate(self.people)
+                ),
+                id="mute-choice",
+            )
+            yield Static("Enter: mute or unmute    Esc: cancel", classes="dialog-hint")
+
+    @on(OptionList.OptionSelected, "#mute-choice")
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.people[int(event.option.id or 0)])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+#: Keys for the chat line, and for muting a player, the first the game's screen leaves free.
 CHAT_KEYS = ("t", "slash")
+MUTE_KEYS = ("M", "exclamation_mark")
 
 
 @cache
 def shared_screen_class(screen_class: type[GameScreen[Any]]) -> type[GameScreen[Any]]:
-    """``screen_class`` with the shared table's additions in front of it, the chat on a key the game leaves free."""
+    """``screen_class`` with the shared table's additions in front of it, the chat and the mute on keys the game
+    leaves free."""
     taken = bound_keys(screen_class)
     chat_key = next(key for key in CHAT_KEYS if key not in taken)
-    # Off the footer (the chat line under the board names the key): the game's keys fill it at 80 columns.
-    binding = Binding(chat_key, "chat", "Chat", key_display=key_name(chat_key), show=False,
-                      tooltip="chat with the table")
+    mute_key = next(key for key in MUTE_KEYS if key not in taken)
+    # Off the footer (the chat line under the board names the keys): the game's keys fill it at 80 columns.
+    bindings = [
+        Binding(chat_key, "chat", "Chat", key_display=key_name(chat_key), show=False, tooltip="chat with the table"),
+        Binding(mute_key, "mute", "Mute", key_display=key_name(mute_key), show=False,
+                tooltip="mute a player's chat lines at your screen (again: unmute)"),
+    ]
     return type(
         f"Shared{screen_class.__name__}",
         (SharedGameMixin, screen_class),
-        {"BINDINGS": [binding], "CHAT_KEY": chat_key, "__module__": __name__},
+        {"BINDINGS": bindings, "CHAT_KEY": chat_key, "MUTE_KEY": mute_key, "__module__": __name__},
     )

@@ -43,12 +43,22 @@ class ServeApp(TermgamesApp):
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "app.tcss")
 
     def __init__(
-        self, *, hub: Hub, player: str, guest: bool = False, ascii: bool = False, palette: str = "default"
+        self,
+        *,
+        hub: Hub,
+        player: str,
+        guest: bool = False,
+        ascii: bool = False,
+        palette: str = "default",
+        owner: str = "",
     ) -> None:
         super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
         self.hub = hub
         self.player = player
         self.guest = guest
+        #: The person signed in (see :func:`~.hub.key_owner`): whom her tables and chat lines count against
+        #: (empty: the hub works it out from her name).
+        self.owner = owner
         self.tables: list[SharedTable] = []
         self._released = False
         #: The SSH session's hook: this app shows a table to its spectator (a table id), or no longer (None).
@@ -56,6 +66,8 @@ class ServeApp(TermgamesApp):
         self.watching: Callable[[int | None], None] = lambda table_id: None
         #: Another spectator's app draws this terminal: table news waits until this one draws itself again.
         self.following = False
+        #: Players (folded names) whose chat lines this player hid at her screen, at every table of her visit.
+        self.muted: set[str] = set()
 
     def follow(self, following: bool) -> None:
         """Start or stop following another app's drawing (the session's call, maybe from another app's context)."""
@@ -114,7 +126,7 @@ class ServeApp(TermgamesApp):
         except (RuleError, LookupError) as error:
             self.notify(str(error), severity="error")
             return
-        shared = SharedTable(live, self.player, seat)
+        shared = SharedTable(live, self.player, seat, owner=self.owner or None)
         shared.open()
         self.tables.append(shared)
         if seat is not None:
@@ -123,7 +135,9 @@ class ServeApp(TermgamesApp):
 
     def create_table(self, game: str, options: dict[str, Any], seats: list[Any], rated: bool | None = None) -> None:
         """Create a table (RuleError says why not) and sit down at it; ``rated`` None: the hub's default."""
-        table = self.hub.create_table(game, options, seats, creator=self.player, rated=rated)
+        table = self.hub.create_table(
+            game, options, seats, creator=self.player, rated=rated, owner=self.owner or None
+        )
         self.pop_screen()  # the setup form
         if table.seat_of(self.player) is not None or table.open_seats():
             self.open_table(table.id)

@@ -19,7 +19,7 @@ from ..report import move_report, to_move_text, view_json, view_text
 from ..rules import RuleError, get_game
 from ..rules.base import ALL
 from ..untrusted import printable, safe_json
-from .hub import Hub, LiveTable
+from .hub import FinishedTable, Hub, LiveTable
 from .logs import error_line
 from .storage import StoreError
 
@@ -66,8 +66,11 @@ def is_command(line: str) -> bool:
     return bool(words) and words[0] in COMMANDS
 
 
-def run_command(hub: Hub, player: str, line: str) -> Result:
-    """Run one command line for ``player``; never raises for anything a player can type."""
+def run_command(hub: Hub, player: str, line: str, owner: str | None = None) -> Result:
+    """Run one command line for ``player``; never raises for anything a player can type.
+
+    ``owner``: the person the connection signed in as (see :func:`~.hub.key_owner`), whom a new table
+    counts against; None works it out from ``player``."""
     try:
         words = shlex.split(line)
     except ValueError as error:
@@ -79,7 +82,7 @@ def run_command(hub: Hub, player: str, line: str) -> Result:
         if command == "help":
             return _ok(USAGE)
         if command == "challenge":
-            return _challenge(hub, player, args)
+            return _challenge(hub, player, args, owner)
         if command == "tables":
             if args:
                 return _fail("tables takes no arguments")
@@ -103,7 +106,7 @@ def run_command(hub: Hub, player: str, line: str) -> Result:
     return _fail(f"unknown command {command!r} (commands: {', '.join(COMMANDS)})")
 
 
-def _challenge(hub: Hub, player: str, args: list[str]) -> Result:
+def _challenge(hub: Hub, player: str, args: list[str], owner: str | None = None) -> Result:
     if not args:
         return _fail("challenge GAME [options] NAME...: name the game")
     game = get_game(args[0])
@@ -119,26 +122,29 @@ def _challenge(hub: Hub, player: str, args: list[str]) -> Result:
     for text in names:
         info = parse_player(text, game)
         seats.append(info)
-    table = hub.create_table(game.name, options, seats, creator=player, rated=rated)
+    table = hub.create_table(game.name, options, seats, creator=player, rated=rated, owner=owner)
     kind = "rated" if table.rated else "casual"
     return _ok(f"{table.id}: {table.match.describe()}; {kind}; {to_move_text(table.match)}")
 
 
 def _tables(hub: Hub, player: str) -> Result:
-    mine = [t for t in hub.tables.values() if t.seat_of(player) is not None]
+    mine = hub.tables_of(player)
     if not mine:
         return _ok("no tables yet: challenge GAME NAME... starts one")
     lines = []
-    for table in sorted(mine, key=lambda t: t.id):
+    for table in mine:
         mark = "*" if table.to_move_for(player) else " "
         players = " vs ".join(_seat_name(table, seat) for seat in range(len(table.names)))
-        state = "over: " + table.match.state.view(None).status if table.over else to_move_text(table.match)
+        if isinstance(table, LiveTable) and not table.over:
+            state = to_move_text(table.match)
+        else:
+            state = table.final_status() if table.closed else "over: " + table.final_status()
         kind = "rated" if table.rated else "casual"
         lines.append(f"{mark}{table.id:>4}  {table.game.name:<10} {kind:<6}  {players}  ({state})")
     return _ok("\n".join(lines))
 
 
-def _seat_name(table: LiveTable, seat: int) -> str:
+def _seat_name(table: LiveTable | FinishedTable, seat: int) -> str:
     """A seat's name, with its player's rating at this game (``alice 27?``) or what this game did to it."""
     name = table.names[seat]
     if table.seats[seat].kind != HUMAN or table.seats[seat].name is None:

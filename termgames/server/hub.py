@@ -16,33 +16,57 @@ and the lobby news are only ever reached from the loop's thread
 
 Ratings: a table is rated or casual, chosen by its creator (rated by
 default when every seat is a human's; a computer seat or a guest makes it
-casual).  At a rated table one account takes one seat and guests take none.
-When a rated game ends its players' accounts are rated in the transaction
-that marks it finished (:meth:`Store.finish_table`); a seat whose name no key
-has claimed (an account nobody signed in as) leaves the table unrated.
+casual).  At a rated table one person takes one seat and guests take none: an
+account is its SSH key, so two names one key signs in as never face each
+other there.  When a rated game ends its players' accounts are rated in the
+transaction that marks it finished (:meth:`Store.finish_table`); a seat whose
+name no key has claimed (an account nobody signed in as) leaves the table
+unrated.
+
+People, not visits: every table counts against its *owner* (``key:...``, one
+SSH key whatever names it uses; ``guest:ADDRESS``, every guest of one address),
+whose unfinished tables are limited; a table where only computers play needs
+a registered owner, counts against a smaller limit, and its computers think
+only while someone watches.  A table without a move for ``idle_days`` (a
+guest's or the computers': ``guest_idle_days``) is closed, unrated, by exactly one server
+(:meth:`Hub.close_idle`); the server starts without replaying finished or
+idle tables (a finished one is read when asked for).
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import os
 import re
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..match import AI, HUMAN, Match, PreparedMove, Seat, prepare_move, random_seed
+from ..paths import write_atomically
 from ..rating import ranks_of
-from ..records import dumps, save
-from ..rules import RuleError, State, View, Viewer, get_game
+from ..records import dumps, save, to_dict
+from ..rules import Game, RuleError, State, View, Viewer, get_game
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
 from ..untrusted import fold_name, is_usable_name
-from .limits import AI_THREADS, MAX_TABLES, MAX_TABLES_PER_PLAYER
+from .limits import (
+    AI_THREADS,
+    CHAT_BURST,
+    CHAT_PER_MINUTE,
+    GUEST_IDLE_DAYS,
+    IDLE_DAYS,
+    MAX_BOT_TABLES_PER_PLAYER,
+    MAX_TABLES,
+    MAX_TABLES_PER_PLAYER,
+)
 from .logs import error_line
 from .pool import FairPool
 from .storage import (
@@ -54,6 +78,8 @@ from .storage import (
     StoreError,
     StoreEvent,
     StoreUnavailable,
+    TableActivity,
+    TableClosed,
     TableStore,
     require_thread,
 )
@@ -73,6 +99,10 @@ DATABASE_BACK = "The database is back: moves are accepted again"
 MOVE_NOT_STORED = "the database cannot be reached: your move was not made; try again in a moment"
 #: Longest chat line kept.
 CHAT_WIDTH = 200
+#: Seconds between two looks for tables idle long enough to be closed.
+IDLE_CHECK_SECONDS = 600.0
+#: Finished tables the lobby lists, the newest (read at start-up without their moves).
+FINISHED_LISTED = 100
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,23}")
 GUEST_PREFIX = "guest-"
@@ -90,6 +120,80 @@ def valid_player_name(name: str) -> bool:
         return False
     lowered = name.lower()
     return not lowered.startswith(GUEST_PREFIX) and not re.fullmatch(r"seat-\d+", lowered)
+
+
+# --------------------------------------------------------------------------
+# Owners: the person a table or a chat line counts against
+# --------------------------------------------------------------------------
+
+
+def key_owner(fingerprint: str) -> str:
+    """Whom a registered player's tables count against: her SSH key, whatever name it signed in as."""
+    return f"key:{fingerprint}"
+
+
+def name_owner(player: str) -> str:
+    """Whom a player counts as when nothing more is known of her than her name (a script, a test)."""
+    return f"name:{fold_name(player)}"
+
+
+def guest_owner(address: str) -> str:
+    """Whom a guest's tables count against: every guest of one address together.
+
+    An IPv6 address counts by its /64, which one home or one host is given whole (its last 64 bits are the
+    host's to choose, so counting single addresses would count none)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return f"guest:{address}"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return f"guest:{ip.ipv4_mapped}"
+        return f"guest:{ipaddress.IPv6Network((ip, 64), strict=False)}"
+    return f"guest:{ip}"
+
+
+class RateLimit:
+    """Token buckets by owner: ``per_minute`` a minute, in bursts of up to ``burst``."""
+
+    def __init__(self, per_minute: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = per_minute / 60.0
+        self.burst = burst
+        self._clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def take(self, owner: str) -> bool:
+        """One more for ``owner`` now, if its bucket holds one."""
+        now = self._clock()
+        tokens, since = self._buckets.get(owner, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - since) * self.rate)
+        if tokens < 1:
+            self._buckets[owner] = (tokens, now)
+            return False
+        self._buckets[owner] = (tokens - 1, now)
+        if len(self._buckets) > 10_000:  # many owners: forget those whose bucket is full again
+            full = [key for key, (left, at) in self._buckets.items() if left + (now - at) * self.rate >= self.burst]
+            for key in full:
+                del self._buckets[key]
+        return True
+
+
+def idle_text(days: float) -> str:
+    """``30 days``, ``a day``, ``6 hours``: how long a table went without a move before it was closed."""
+    if days >= 1:
+        return "a day" if days == 1 else f"{days:g} days"
+    hours = days * 24
+    if hours >= 1:
+        return "an hour" if hours == 1 else f"{hours:.3g} hours"
+    minutes = max(1, round(hours * 60))
+    return "a minute" if minutes == 1 else f"{minutes} minutes"
+
+
+def closed_record_text(match: Match, reason: str) -> str:
+    """The record of a table closed before its game ended: the moves played, and why it was closed
+    (``termgames replay`` reads it as any record of a game in progress)."""
+    record = {**to_dict(match), "closed": f"closed for inactivity: {reason}; not rated"}
+    return json.dumps(record, indent=1, ensure_ascii=False) + "\n"
 
 
 # --------------------------------------------------------------------------
@@ -121,7 +225,113 @@ class UndoRequest:
 # --------------------------------------------------------------------------
 
 
-class LiveTable:
+class TableFacts:
+    """What every listing says of a table, loaded or not: its game, seats, rated or casual, whom it counts
+    against, whether it was closed, and what it did to ratings."""
+
+    def __init__(self, hub: Hub, stored: StoredTable) -> None:
+        self.hub = hub
+        self.id = stored.id
+        self.game: Game = get_game(stored.game)
+        self.options = stored.options
+        #: The seats as stored: an open seat has no name yet.
+        self.seats = [Seat.from_dict(seat) for seat in stored.seats]
+        self.creator = stored.creator
+        self.created = stored.created
+        #: Rated (the result changes the players' ratings) or casual; fixed when the table is made.
+        self.rated = stored.rated
+        #: Why the table was closed before its game ended ("no move for 30 days"); empty while it was not.
+        self.closed = stored.closed
+        self._owner = stored.owner
+
+    @property
+    def owner(self) -> str:
+        """Whom the table counts against (see :func:`key_owner`); worked out from its creator for a table
+        made before owners were kept."""
+        if not self._owner:
+            self._owner = self.hub.owner_of(self.creator)
+        return self._owner
+
+    @property
+    def computers_only(self) -> bool:
+        """No human seat: computers play each other (they think only while someone watches)."""
+        return all(seat.kind == AI for seat in self.seats)
+
+    def match_seats(self) -> list[Seat]:
+        """The seats as the match knows them: an open seat is called ``seat-N`` until someone takes it."""
+        seats = enumerate(self.seats, start=1)
+        return [seat.named(f"{OPEN_PREFIX}{number}") if seat.is_open else seat for number, seat in seats]
+
+    def seat_of(self, player: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.kind == HUMAN and seat.name == player:
+                return index
+        return None
+
+    def open_seats(self) -> list[int]:
+        return [index for index, seat in enumerate(self.seats) if seat.is_open]
+
+    def human_seats(self) -> list[int]:
+        return [index for index, seat in enumerate(self.seats) if seat.kind == HUMAN]
+
+    def changes_made(self) -> list[RatingChange]:
+        """What this table did to its players' ratings (nothing before it finished rated)."""
+        return []
+
+    def rating_note(self, name: str) -> str:
+        """What listings add to a player's name: ``+2.6`` once this rated game changed her rating, else her
+        rating at this game (``27?``), else nothing (no rated game yet, a guest)."""
+        change = next((c for c in self.changes_made() if fold_name(c.player) == fold_name(name)), None)
+        if change is not None:
+            return f"{change.after.mu - change.before.mu:+.1f}"
+        found = self.hub.rating(name, self.game.name)
+        return found.rating.short() if found else ""
+
+
+class FinishedTable(TableFacts):
+    """A finished table the server has not read whole: what the lobby and ``tables`` list of it, from its row.
+
+    :meth:`Hub.table` reads it whole (its moves replayed) when a player asks for it: to replay it, for its
+    record.  Start-up reads the newest :data:`FINISHED_LISTED` of these, never a move."""
+
+    over = True
+
+    def __init__(self, hub: Hub, stored: StoredTable) -> None:
+        super().__init__(hub, stored)
+        self.outcome = stored.outcome
+        self._changes: list[RatingChange] | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(seat.name or "" for seat in self.match_seats())
+
+    def changes_made(self) -> list[RatingChange]:
+        if self._changes is None:  # read when a listing first shows it
+            try:
+                self._changes = self.hub.store.rating_changes(self.id) if self.rated else []
+            except StoreError as error:
+                log.warning("table %s: its rating changes not read: %s", self.id, error)
+                return []
+        return self._changes
+
+    def to_move(self) -> tuple[int, ...]:
+        return ()
+
+    def to_move_for(self, player: str) -> bool:
+        return False
+
+    def spectators(self) -> list[str]:
+        return []
+
+    def describe_options(self) -> str:
+        return self.game.describe_options(self.options)
+
+    def final_status(self) -> str:
+        # A table finished before outcomes were kept has none: its replay shows how it ended.
+        return self.outcome or "finished"
+
+
+class LiveTable(TableFacts):
     """One shared table: its authoritative match, seats, subscribers, chat, undo request and turn runner.
 
     The runner's host (:class:`~termgames.turns.RunnerHost`): it records the AI
@@ -129,17 +339,8 @@ class LiveTable:
     """
 
     def __init__(self, hub: Hub, stored: StoredTable) -> None:
-        self.hub = hub
-        self.id = stored.id
-        self.game = get_game(stored.game)
-        self.options = stored.options
+        super().__init__(hub, stored)
         self.seed = stored.seed
-        #: The seats as stored: an open seat has no name yet.
-        self.seats = [Seat.from_dict(seat) for seat in stored.seats]
-        self.creator = stored.creator
-        self.created = stored.created
-        #: Rated (the result changes the players' ratings) or casual; fixed when the table is made.
-        self.rated = stored.rated
         #: What this table did to its players' ratings once it finished rated (empty otherwise).
         self.rating_changes: list[RatingChange] = []
         self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, stored.moves)
@@ -160,11 +361,6 @@ class LiveTable:
 
     # -- who sits where --------------------------------------------------------
 
-    def match_seats(self) -> list[Seat]:
-        """The seats as the match knows them: an open seat is called ``seat-N`` until someone takes it."""
-        seats = enumerate(self.seats, start=1)
-        return [seat.named(f"{OPEN_PREFIX}{number}") if seat.is_open else seat for number, seat in seats]
-
     @property
     def names(self) -> tuple[str, ...]:
         return self.match.names
@@ -179,20 +375,11 @@ class LiveTable:
         """The computer seats thinking, here or at the server that plays them."""
         return self.runner.thinking | self.remote_thinking
 
-    def seat_of(self, player: str) -> int | None:
-        for index, seat in enumerate(self.seats):
-            if seat.kind == HUMAN and seat.name == player:
-                return index
-        return None
-
-    def open_seats(self) -> list[int]:
-        return [index for index, seat in enumerate(self.seats) if seat.is_open]
-
-    def human_seats(self) -> list[int]:
-        return [index for index, seat in enumerate(self.seats) if seat.kind == HUMAN]
+    def changes_made(self) -> list[RatingChange]:
+        return self.rating_changes
 
     def to_move(self) -> tuple[int, ...]:
-        return self.match.state.to_move()
+        return () if self.closed else self.match.state.to_move()  # a closed table waits for nobody
 
     def to_move_for(self, player: str) -> bool:
         seat = self.seat_of(player)
@@ -200,7 +387,16 @@ class LiveTable:
 
     @property
     def over(self) -> bool:
-        return self.match.over
+        """The game ended, or the table was closed before it did."""
+        return self.match.over or bool(self.closed)
+
+    def final_status(self) -> str:
+        """How a table that is over ended, as listings say it."""
+        return f"closed: {self.closed}" if self.closed else self.view(None).status
+
+    def watched(self) -> bool:
+        """Anyone at the table, here or at another server: computers playing each other play for them."""
+        return bool(self.subscribers or self.remote)
 
     def connected(self) -> set[str]:
         """Players with a seat here whose screen is open (on this server or another sharing the store)."""
@@ -241,13 +437,14 @@ class LiveTable:
             self._views_of, self._views = state, {}
         view = self._views.get(viewer)
         if view is None:
-            view = self._views[viewer] = self.match.view(ALL if viewer is None and self.match.over else viewer)
+            view = self._views[viewer] = self.match.view(ALL if viewer is None and self.over else viewer)
         return view
 
     # -- changes -----------------------------------------------------------------
 
     def play(self, seat: int, move: str) -> None:
         """Apply and store one move, then tell everyone; RuleError (nothing changes) if illegal."""
+        self._refuse_closed()
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
         try:
@@ -261,6 +458,7 @@ class LiveTable:
 
     async def play_slow(self, seat: int, move: str) -> None:
         """:meth:`play` for a move whose checking takes long: checked in the pool, stored on the loop."""
+        self._refuse_closed()
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
         self.play_prepared(await self.runner.prepare_in_thread(seat, move))
@@ -268,10 +466,17 @@ class LiveTable:
     def play_prepared(self, prepared: PreparedMove) -> None:
         """Record, store and announce a checked move (on the loop); RuleError if refused."""
         require_thread(self.hub.store.thread, "a move at a shared table")
+        self._refuse_closed()
         ply = len(self.match.moves)
         self.match.record(prepared)
         try:
             self.hub.store.append_move(self.id, ply, self.match.moves[-1])
+        except TableClosed:
+            # Another server closed it a moment ago (its news is on the way): closed here too, now.
+            self.match.truncate(ply)
+            self.reload()
+            self._refuse_closed()
+            raise RuleError(f"table {self.id} was closed") from None
         except PlyTaken:
             # Another server accepted a move here first (its news is on the way): show that position now.
             self.match.truncate(ply)
@@ -297,6 +502,7 @@ class LiveTable:
         seat = self.seat_of(player)
         if seat is not None:
             return seat
+        self._refuse_closed()
         if self.match.over:
             raise RuleError("the game is over")
         free = self.open_seats()
@@ -305,7 +511,7 @@ class LiveTable:
         if player in self.names:
             raise RuleError(f"a seat at table {self.id} is already called {player}")
         if self.rated:
-            check_rated_seat(self.id, player, [s.name for s in self.seats if s.kind == HUMAN and s.name])
+            self.hub.check_rated_seat(self.id, player, [s.name for s in self.seats if s.kind == HUMAN and s.name])
         seat = free[0]
         previous, previous_match = [s.to_dict() for s in self.seats], self.match
         self.seats[seat] = self.seats[seat].named(player)
@@ -332,6 +538,7 @@ class LiveTable:
         """Ask to take back ``seat``'s last move; the other human players accept or refuse.
 
         RuleError when there is nothing to undo or an undo is waiting already."""
+        self._refuse_closed()
         if self.rated and self.over:
             raise RuleError("The game is over and rated: its moves stand")
         ply = undo_ply(self.match, [seat])  # this player's last move, and the AI replies after it
@@ -371,6 +578,9 @@ class LiveTable:
     def _undo_to(self, ply: int, notice: str) -> None:
         try:
             self.hub.store.truncate(self.id, ply, notice)
+        except TableClosed:
+            self.reload()
+            raise RuleError(f"table {self.id} was closed: its moves stand") from None
         except StoreError as error:
             log.error("table %s: undo not stored: %s", self.id, error)
             raise RuleError("the undo could not be stored; try again") from None
@@ -385,7 +595,8 @@ class LiveTable:
         """The finished rated game's result, or why it rates nobody (one line)."""
         if not self.rated:
             return "casual"
-        players = []
+        players: list[str] = []
+        keys: list[str] = []
         for seat in self.seats:
             if seat.kind != HUMAN or seat.name is None:
                 return "a seat is not a player's"
@@ -393,26 +604,25 @@ class LiveTable:
             if account is None:
                 return f"{seat.name} has no account (the first SSH key to sign in as a name claims it)"
             players.append(account[0])
+            keys.append(account[1])
         if len({fold_name(name) for name in players}) != len(players):
             return "one account sat in two seats"
+        if len(set(keys)) != len(keys):  # two names claimed by one key after they were seated
+            return "two seats' names sign in with one SSH key: one person played both"
         state = self.match.state
         ranks = ranks_of(state.winners(), state.scores(), len(players))
         return RatedResult(self.game.name, tuple(players), tuple(ranks))
 
-    def rating_note(self, name: str) -> str:
-        """What listings add to a player's name: ``+2.6`` once this rated game changed her rating, else her
-        rating at this game (``27?``), else nothing (no rated game yet, a guest)."""
-        change = next((c for c in self.rating_changes if fold_name(c.player) == fold_name(name)), None)
-        if change is not None:
-            return f"{change.after.mu - change.before.mu:+.1f}"
-        found = self.hub.rating(name, self.game.name)
-        return found.rating.short() if found else ""
-
-    def say(self, player: str, text: str) -> None:
-        """One chat line from ``player`` (control characters removed, length capped)."""
+    def say(self, player: str, text: str, owner: str | None = None) -> None:
+        """One chat line from ``player`` (control characters removed, length capped); RuleError (one line)
+        when ``owner`` (the person: see :func:`key_owner`) sends lines faster than the server's chat limit."""
         clean = "".join(c for c in text if c.isprintable()).strip()[:CHAT_WIDTH]
         if not clean:
             return
+        if not self.hub.chat_limit.take(owner or name_owner(player)):
+            raise RuleError(
+                f"too many chat lines: {self.hub.chat_per_minute:g} a minute at most; that line was not sent"
+            )
         try:
             self.hub.store.add_chat(self.id, player, clean)
         except StoreError as error:
@@ -451,6 +661,8 @@ class LiveTable:
             log.error("table %s: presence not stored: %s", self.id, error)
         self.broadcast("presence", f"{subscriber.player} is here")
         self.hub.lobby_changed()
+        if self.computers_only:  # someone watches: its computers play on
+            self.runner.start()
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         if subscriber in self.subscribers:
@@ -504,6 +716,8 @@ class LiveTable:
         stored = self.hub.store.load_table(self.id)
         if stored is None:
             return
+        if stored.closed:
+            self.was_closed(stored.closed)
         before = self.seats
         self.seats = [Seat.from_dict(seat) for seat in stored.seats]
         try:
@@ -572,6 +786,26 @@ class LiveTable:
                 self.broadcast("notice", str(data["notice"]))
         elif event.kind == "undo-answer":
             self.answer_undo(int(data["seat"]), bool(data["accept"]), remote=True)
+        elif event.kind == "closed":  # another server closed it for inactivity (and kept its record)
+            self.was_closed(str(data.get("reason", "no move for a long time")))
+
+    # -- closing -------------------------------------------------------------------------
+
+    def _refuse_closed(self) -> None:
+        if self.closed:
+            raise RuleError(f"table {self.id} was closed: {self.closed}")
+
+    def was_closed(self, reason: str) -> None:
+        """The table was just closed for inactivity (here or at another server): no more moves, not rated."""
+        if self.closed:
+            return
+        self.closed = reason
+        self.undo_request = None
+        self.runner.stop()
+        self._views_of = None  # spectators see what a finished game shows
+        self.broadcast("moved", "")
+        self.broadcast("notice", f"Table closed: {reason}" + ("; not rated" if self.rated else ""))
+        self.hub.lobby_changed()
 
     def reload_seats(self, data: dict[str, Any]) -> None:
         seats = [Seat.from_dict(seat) for seat in data.get("seats", [])]
@@ -599,6 +833,8 @@ class LiveTable:
             return
         self.broadcast("presence", text)
         self.hub.lobby_changed()
+        if self.computers_only and self.remote:  # watched at another server: its computers play on
+            self.runner.start()
 
     def broadcast(self, kind: str, text: str) -> None:
         require_thread(self.hub.store.thread, "news of a shared table")
@@ -613,8 +849,12 @@ class LiveTable:
     # -- the runner's host ---------------------------------------------------------------
 
     def ai_may_move(self) -> bool:
+        if self.hub.closed or self.closed:
+            return False
+        if self.computers_only and not self.watched():
+            return False  # computers playing each other for nobody: they wait until someone watches
         # Sharing the store, one server process plays a table's computer seats (another takes over if it dies).
-        return not self.hub.closed and self.hub.store.may_play_ai(self.id)
+        return self.hub.store.may_play_ai(self.id)
 
     def ai_news(self, kind: str, text: str) -> None:
         if kind == "error":
@@ -675,11 +915,24 @@ class Hub:
         *,
         max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
         max_tables: int = MAX_TABLES,
+        max_bot_tables_per_player: int = MAX_BOT_TABLES_PER_PLAYER,
+        idle_days: float = IDLE_DAYS,
+        guest_idle_days: float = GUEST_IDLE_DAYS,
+        chat_per_minute: float = CHAT_PER_MINUTE,
     ) -> None:
         self.store = store
-        #: Limits on unfinished tables, so that one player (or all) cannot fill the server's memory and disk.
+        #: Limits on unfinished tables, so that one person (or all) cannot fill the server's memory and disk.
         self.max_tables_per_player = max_tables_per_player
         self.max_tables = max_tables
+        self.max_bot_tables_per_player = max_bot_tables_per_player
+        #: Days without a move before a table is closed (a guest's table: guest_idle_days).
+        self.idle_days = idle_days
+        self.guest_idle_days = guest_idle_days
+        #: Chat lines per person and minute (a flood costs every screen at the table a redraw a line).
+        self.chat_per_minute = chat_per_minute
+        self.chat_limit = RateLimit(chat_per_minute, CHAT_BURST)
+        #: Finished tables not read whole, for the lobby's list (the newest FINISHED_LISTED at start-up).
+        self.finished_listed: dict[int, FinishedTable] = {}
         self.records_dir = records_dir
         # Computer turns: a bounded pool, one lane per table served in turn (one slow table cannot starve the rest).
         self.executor = FairPool(ai_threads)
@@ -691,18 +944,19 @@ class Hub:
         self._ratings: dict[str, dict[str, PlayerRating]] = {}
         #: Tables that could not be loaded, by id: why (one line).  Set aside: the server serves the others.
         self.set_aside: dict[int, str] = {}
-        for stored in store.load_tables():
+        # Start-up replays the unfinished tables only, once the idle ones are closed (without replaying them).
+        self.close_idle()
+        for stored in store.load_open_tables():
             table = self._live(stored)
             if table is None:
                 continue
             try:
-                if table.rated and stored.finished:
-                    table.rating_changes = store.rating_changes(table.id)
-                elif table.over and not stored.finished:
+                if table.over:
                     # Its last move was stored but the server stopped before the table was marked finished.
                     self.finished(table)
             except Exception as error:  # its end is tried again at the next start; the server starts now
                 log.error("table %s: its end not stored: %s", table.id, error_line(error))
+        self._list_finished()
 
     def _live(self, stored: StoredTable) -> LiveTable | None:
         """The stored table made live and served; None when it cannot be (logged and set aside).
@@ -724,6 +978,21 @@ class Hub:
         self.tables[stored.id] = table
         return table
 
+    def _list_finished(self) -> None:
+        try:
+            recent = self.store.recent_finished(FINISHED_LISTED)
+        except StoreError as error:
+            log.error("finished tables not listed: %s", error)
+            return
+        for stored in recent:
+            if stored.unreadable:
+                log.warning("finished table %s not listed: %s", stored.id, stored.unreadable)
+                continue
+            try:
+                self.finished_listed[stored.id] = FinishedTable(self, stored)
+            except Exception as error:  # a game this version does not know, a row that makes no table
+                log.warning("finished table %s not listed: %s", stored.id, error_line(error))
+
     def start(self) -> None:
         """On the loop: let AI seats that were to move when the server stopped think again; hear other servers."""
         self.store.listen(self.remote_event)
@@ -731,8 +1000,53 @@ class Hub:
             table.runner.start()
             if self.store.shared and not table.over:  # who is at it through the servers already running
                 table.refresh_presence()
+        loop = asyncio.get_running_loop()
         if self.store.shared:
-            self._watch_task = asyncio.get_running_loop().create_task(self._watch_other_servers())
+            self._watch_task = loop.create_task(self._watch_other_servers())
+        self._idle_task = loop.create_task(self._close_idle_forever())
+
+    async def _close_idle_forever(self) -> None:
+        while not self.closed:
+            await asyncio.sleep(IDLE_CHECK_SECONDS)
+            self.close_idle()
+
+    def close_idle(self, now: datetime | None = None) -> list[int]:
+        """Close every unfinished table without a move for ``idle_days`` (a guest's: ``guest_idle_days``).
+
+        Tables where a player sits at her screen now are left alone.  The store closes each one only if it is
+        still idle and unfinished (the row's lock orders the close and a move), so of several servers sharing
+        the database exactly one closes it: that one keeps its record; the others hear of it.  Not replayed
+        here: a table closed at start-up is read (and its record made) when someone asks for it.  Returns the
+        tables this call closed.
+        """
+        now = now or datetime.now(UTC)
+        try:
+            activity = self.store.open_activity()
+        except StoreError as error:
+            log.error("idle tables not looked for: %s", error)
+            return []
+        closed = []
+        for table in activity:
+            live = self.tables.get(table.id)
+            if live is not None and live.connected():
+                continue  # someone sits at it now, thinking maybe: not idle
+            days = self.guest_idle_days if _nobody_comes_back(table) else self.idle_days
+            before = now - timedelta(days=days)
+            try:
+                if _parse_time(table.last) >= before:
+                    continue
+                reason = f"no move for {idle_text(days)}"
+                if not self.store.close_table(table.id, reason, before.replace(microsecond=0).isoformat()):
+                    continue  # a move came meanwhile, or another server closed it first
+            except StoreError as error:
+                log.error("table %s: not closed: %s", table.id, error)
+                continue
+            log.info("table %s closed: %s", table.id, reason)
+            closed.append(table.id)
+            if live is not None:
+                live.was_closed(reason)
+                self.keep_record(live)
+        return closed
 
     async def _watch_other_servers(self) -> None:
         """A server that died leaves its tables' computer seats to the others: one of them takes each over."""
@@ -750,9 +1064,10 @@ class Hub:
         # server's process from exiting (its thread holds the interpreter) long after everything was closed.
         for table in self.tables.values():
             table.runner.stop()
-        task = getattr(self, "_watch_task", None)
-        if task is not None:
-            task.cancel()
+        for name in ("_watch_task", "_idle_task"):
+            task = getattr(self, name, None)
+            if task is not None:
+                task.cancel()
         self.executor.shutdown(wait=False, cancel_futures=True)
 
     def remote_event(self, event: StoreEvent) -> None:
@@ -770,9 +1085,10 @@ class Hub:
             live = self.tables.get(event.table_id)
             if live is None:  # a new table (or one made while we started): load it whole, news included
                 stored = self.store.load_table(event.table_id)
-                live = self._live(stored) if stored is not None else None
-                if live is not None:
-                    live.runner.start()
+                if stored is not None and not stored.finished:
+                    self._install(stored)
+                elif stored is not None:  # finished: listed, and read whole when asked for
+                    self.finished_listed[stored.id] = FinishedTable(self, stored)
                     self.lobby_changed()
                 return
             if event.kind != "table":
@@ -792,7 +1108,7 @@ class Hub:
         live table (seats, number of moves, the last move) instead, and a table that differs is read again.
         """
         try:
-            stored = self.store.changes()
+            stored = self.store.changes(list(self.tables))
         except StoreError as error:  # lost again: the next ``online`` reads again
             log.error("tables not read again: %s", error)
             return
@@ -802,8 +1118,8 @@ class Hub:
                 if live is None:
                     self.remote_event(StoreEvent("table", table_id, {}))  # a table made meanwhile
                     continue
-                if live.differs_from(seats, moves, last):
-                    live.reload()
+                if live.differs_from(seats, moves, last) or (finished and not live.over):
+                    live.reload()  # (finished here: closed for inactivity at another server meanwhile)
                 if live.over and not finished:  # its last move was stored as the database went: finish it now
                     self.finished(live)
                 if finished and live.over and live.rated and not live.rating_changes:
@@ -828,19 +1144,30 @@ class Hub:
         except ValueError:
             raise RuleError(f"{table_id!r} is not a table number") from None
         table = self.tables.get(number)
-        if table is None and self.store.shared:  # made at another server, its news not heard (yet)
+        if table is None:  # finished (read when asked for), or made at another server, its news not heard (yet)
             try:
                 stored = self.store.load_table(number)
             except StoreError as error:
                 log.warning("table %s not read: %s", number, error)
                 stored = None
             if stored is not None and number not in self.tables:
-                table = self._live(stored)
-                if table is not None:
-                    table.runner.start()
-                    self.lobby_changed()
+                table = self._install(stored)
         if table is None:
+            if number in self.set_aside:
+                raise RuleError(f"table {number} cannot be shown: {self.set_aside[number]}")
             raise RuleError(f"there is no table {number}")
+        return table
+
+    def _install(self, stored: StoredTable) -> LiveTable | None:
+        """A table read from the store after start-up, replayed and kept; None when it cannot be (set aside)."""
+        table = self._live(stored)
+        if table is None:
+            return None
+        self.finished_listed.pop(stored.id, None)
+        if stored.finished and table.rated:
+            table.rating_changes = self.store.rating_changes(table.id)
+        table.runner.start()
+        self.lobby_changed()
         return table
 
     def create_table(
@@ -851,15 +1178,22 @@ class Hub:
         creator: str,
         seed: int | None = None,
         rated: bool | None = None,
+        owner: str | None = None,
     ) -> LiveTable:
         """A new table; RuleError if the game, options or seats make no game.
 
         ``rated`` None: rated when every seat is a human's and no guest's, casual otherwise.  Asked for
-        explicitly, a rated table with a computer seat, a guest or one account in two seats is refused.
+        explicitly, a rated table with a computer seat, a guest or one person in two seats is refused.
+        ``owner``: whom it counts against (the connection knows: :func:`key_owner`, :func:`guest_owner`);
+        None works it out from ``creator``.
         """
         game = get_game(game_name)
-        self._check_table_limits(creator)
         seats = list(seats)
+        computers_only = all(seat.kind == AI for seat in seats)
+        if computers_only and (is_guest(creator) or self.store.account(creator) is None):
+            raise RuleError("only a registered player makes a table of computers only (sign in with an SSH key)")
+        owner = owner or self.owner_of(creator)
+        self._check_table_limits(owner, computers_only)
         for index, seat in enumerate(seats):
             if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
@@ -879,19 +1213,20 @@ class Hub:
         )
         probe = LiveTable(self, stored)  # checks seat count, names and options before anything is stored
         try:
-            table_id = self.store.create_table(game.name, probe.match.options, seed, stored.seats, creator, rated)
+            table_id = self.store.create_table(
+                game.name, probe.match.options, seed, stored.seats, creator, rated, owner=owner
+            )
         except StoreError as error:
             log.error("a table not stored: %s", error)
             raise RuleError("the table could not be stored; try again") from None
-        stored.id = table_id
+        stored.id, stored.owner = table_id, owner
         table = LiveTable(self, stored)
         self.tables[table_id] = table
         self.lobby_changed()
         table.runner.start()
         return table
 
-    @staticmethod
-    def _rated_choice(seats: list[Seat], creator: str, rated: bool | None) -> bool:
+    def _rated_choice(self, seats: list[Seat], creator: str, rated: bool | None) -> bool:
         """Whether a new table is rated: the creator's choice, checked, or the default (see create_table)."""
         if rated is False:
             return False
@@ -904,21 +1239,54 @@ class Hub:
         seated: list[str] = []
         for seat in seats:
             if seat.name is not None:
-                check_rated_seat(None, seat.name, seated)
+                self.check_rated_seat(None, seat.name, seated)
                 seated.append(seat.name)
         if is_guest(creator):
             raise RuleError("guests play at casual tables (sign in with an SSH key to be rated)")
         return True
 
-    def _check_table_limits(self, creator: str) -> None:
-        """RuleError (a clear refusal) when the creator or the server has as many open tables as allowed."""
+    def check_rated_seat(self, table_id: int | None, player: str, seated: Iterable[str]) -> None:
+        """RuleError unless ``player`` may take a seat at a rated table where ``seated`` sit already: not a
+        guest, not an account seated already, nor another name of one seated (an account is its key)."""
+        seated = list(seated)
+        check_rated_seat(table_id, player, seated)
+        key = self.store.key_of(player)
+        if key is None:
+            return  # no account yet: the finish checks again (rated_result)
+        for name in seated:
+            if self.store.key_of(name) == key:
+                where = f"table {table_id} is rated" if table_id is not None else "a rated table"
+                raise RuleError(f"{where}: {player} and {name} sign in with one SSH key, so one person plays both")
+
+    def owner_of(self, player: str) -> str:
+        """Whom ``player``'s tables count against when no connection says: her account's key (a guest, or a
+        name no key has claimed, only herself)."""
+        if not is_guest(player):
+            try:
+                key = self.store.key_of(player)
+            except StoreError as error:  # the database is away: her name stands for her meanwhile
+                log.warning("%s: key not read: %s", player, error)
+                key = None
+            if key is not None:
+                return key_owner(key)
+        return name_owner(player)
+
+    def _check_table_limits(self, owner: str, computers_only: bool = False) -> None:
+        """RuleError (a clear refusal) when the owner or the server has as many open tables as allowed."""
         open_tables = [table for table in self.tables.values() if not table.over]
         if len(open_tables) >= self.max_tables:
             raise RuleError(f"the server has {len(open_tables)} open tables, its limit: finish or wait for one")
-        mine = sum(1 for table in open_tables if table.creator.casefold() == creator.casefold())
-        if mine >= self.max_tables_per_player:
+        mine = [table for table in open_tables if table.owner == owner]
+        who = "the guests of your address have" if owner.startswith("guest:") else "you have"
+        if computers_only:
+            computers = sum(1 for table in mine if table.computers_only)
+            if computers >= self.max_bot_tables_per_player:
+                raise RuleError(
+                    f"{who} {computers} open tables of computers only, the limit per player: wait for one to end"
+                )
+        if len(mine) >= self.max_tables_per_player:
             raise RuleError(
-                f"you have {mine} open tables, the limit per player: finish or resign one before opening another"
+                f"{who} {len(mine)} open tables, the limit per player: finish or resign one before opening another"
             )
 
     def finished(self, table: LiveTable) -> None:
@@ -926,14 +1294,15 @@ class Hub:
         plays (kept in the store too)."""
         result = table.rated_result()
         notice = ""
+        outcome = table.final_status()
         try:
             if isinstance(result, str):
-                self.store.finish_table(table.id)
+                self.store.finish_table(table.id, outcome=outcome)
                 if table.rated:
                     log.info("table %s finished unrated: %s", table.id, result)
                     notice = f"Not rated: {result}"
             else:
-                table.rating_changes = self.store.finish_table(table.id, result)
+                table.rating_changes = self.store.finish_table(table.id, result, outcome=outcome)
                 self.forget_ratings(table.game.name)
                 if table.rating_changes:
                     notice = "Rated: " + ", ".join(map(describe_change, table.rating_changes))
@@ -951,6 +1320,21 @@ class Hub:
                 # Finished records show every hidden board: the server's account only (as the data folder).
                 os.chmod(path.parent, 0o700)
                 os.chmod(path, 0o600)
+            except OSError as error:
+                log.error("table %s: record not written: %s", table.id, error)
+
+    def keep_record(self, table: LiveTable) -> None:
+        """The record of a table this server just closed for inactivity: with the table, and in ``records/``."""
+        text = closed_record_text(table.match, table.closed)
+        try:
+            self.store.save_record(table.id, text)
+        except StoreError as error:
+            log.error("table %s: its record not stored: %s", table.id, error)
+        path = self.record_path(table)
+        if path is not None:
+            try:
+                write_atomically(path, text.encode("utf-8"), mode=0o600)
+                os.chmod(path.parent, 0o700)
             except OSError as error:
                 log.error("table %s: record not written: %s", table.id, error)
 
@@ -977,7 +1361,9 @@ class Hub:
         except StoreError as error:
             log.warning("table %s: record not read from the database: %s", table.id, error)
             kept = None
-        return kept if kept else dumps(table.match)
+        if kept:
+            return kept
+        return closed_record_text(table.match, table.closed) if table.closed else dumps(table.match)
 
     # -- ratings --------------------------------------------------------------------
 
@@ -1030,9 +1416,20 @@ class Hub:
         mine = [t for t in self.tables.values() if t.seat_of(player) is not None and not t.over]
         return sorted(mine, key=lambda t: (not t.to_move_for(player), -t.id))
 
-    def finished_tables(self, player: str) -> list[LiveTable]:
-        done = [t for t in self.tables.values() if t.over]
-        return sorted(done, key=lambda t: (t.seat_of(player) is None, -t.id))
+    def finished_tables(self, player: str) -> list[LiveTable | FinishedTable]:
+        """Finished and closed tables, ``player``'s first, newest first: those read whole, and the newest
+        others (:attr:`finished_listed`)."""
+        done: dict[int, LiveTable | FinishedTable] = dict(self.finished_listed)
+        done.update((t.id, t) for t in self.tables.values() if t.over)
+        return sorted(done.values(), key=lambda t: (t.seat_of(player) is None, -t.id))
+
+    def tables_of(self, player: str) -> list[LiveTable | FinishedTable]:
+        """Every table ``player`` sits at that this server holds (finished ones as :meth:`finished_tables`)."""
+        mine: dict[int, LiveTable | FinishedTable] = {
+            t.id: t for t in self.finished_listed.values() if t.seat_of(player) is not None
+        }
+        mine.update((t.id, t) for t in self.tables.values() if t.seat_of(player) is not None)
+        return sorted(mine.values(), key=lambda t: t.id)
 
     def watchable_tables(self, player: str) -> list[LiveTable]:
         return [t for t in self.tables.values() if not t.over and t.seat_of(player) is None]
@@ -1067,6 +1464,25 @@ class Hub:
             except Exception:
                 log.exception("dropping a lobby watcher")
                 self.unwatch_lobby(callback)
+
+
+def _nobody_comes_back(table: TableActivity) -> bool:
+    """Closed after ``guest_idle_days``, not ``idle_days``: a guest's table (she made it or sits at it, and
+    cannot come back to it after her visit), or one where only computers play (they played only while
+    someone watched: nobody waits for it)."""
+    names = [seat.get("name") for seat in table.seats]
+    if is_guest(table.creator) or any(isinstance(name, str) and is_guest(name) for name in names):
+        return True
+    return bool(table.seats) and all(seat.get("kind") == AI for seat in table.seats)
+
+
+def _parse_time(text: str) -> datetime:
+    """A stored ``now_iso`` time; anything unreadable counts as long ago (such a table is idle)."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 #: A guest's name: "guest-", up to 9 characters of the login name, then 64 random bits (see ssh.guest_name).

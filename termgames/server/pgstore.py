@@ -46,13 +46,14 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..match import MoveRecord, now_iso
 from ..rating import Rating, rate
 from ..untrusted import fold_name
 from .storage import (
+    CHAT_KEPT,
     PlayerRating,
     PlyTaken,
     RatedResult,
@@ -62,6 +63,9 @@ from .storage import (
     StoreError,
     StoreEvent,
     StoreUnavailable,
+    TableActivity,
+    TableClosed,
+    activity_from_row,
     require_thread,
     table_from_row,
 )
@@ -209,8 +213,58 @@ MIGRATIONS: list[tuple[int, str]] = [
         END $$;
         """,
     ),
+    (
+        4,
+        # Idle tables are closed (once, by one server: the row's lock orders the close and a move), a move or
+        # an undo at a closed table is refused, and start-up reads the unfinished tables only.  The move
+        # function of migration 3 stays for servers of the version before, until they are stopped.
+        """
+        ALTER TABLE tables ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+        ALTER TABLE tables ADD COLUMN closed TEXT NOT NULL DEFAULT '';
+        ALTER TABLE tables ADD COLUMN outcome TEXT NOT NULL DEFAULT '';
+        CREATE INDEX tables_unfinished ON tables (id) WHERE NOT finished;
+        CREATE FUNCTION termgames_play(
+            p_table BIGINT, p_ply INTEGER, p_seat INTEGER, p_move TEXT, p_time TEXT, p_news TEXT
+        ) RETURNS INTEGER LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            IF (SELECT closed FROM tables WHERE id = p_table) <> '' THEN
+                RETURN -1;
+            END IF;
+            IF (SELECT count(*) FROM moves WHERE table_id = p_table) <> p_ply THEN
+                RETURN 0;
+            END IF;
+            INSERT INTO moves (table_id, ply, seat, move, time) VALUES (p_table, p_ply, p_seat, p_move, p_time);
+            PERFORM pg_notify('termgames', p_news);
+            RETURN 1;
+        END $$;
+        CREATE FUNCTION termgames_close_idle(p_table BIGINT, p_before TEXT, p_reason TEXT, p_news TEXT)
+        RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+            -- Waits for a move in flight; the UPDATE's own snapshot then sees it.
+            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            UPDATE tables SET finished = TRUE, closed = p_reason, outcome = 'closed: ' || p_reason
+            WHERE id = p_table AND NOT finished AND coalesce(
+                (SELECT m.time FROM moves m WHERE m.table_id = p_table ORDER BY m.ply DESC LIMIT 1), created
+            ) < p_before;
+            IF NOT FOUND THEN
+                RETURN FALSE;
+            END IF;
+            PERFORM pg_notify('termgames', p_news);
+            RETURN TRUE;
+        END $$;
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+_COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome"
+
+
+def _stored(row: Any) -> StoredTable:
+    """A table's row (:data:`_COLUMNS`), without its moves (one that makes no table says why: ``unreadable``)."""
+    return table_from_row(*row.values())
 
 
 def _news(origin: int, kind: str, table_id: int, data: dict[str, Any]) -> str:
@@ -496,13 +550,14 @@ class PostgresStore:
         seats: list[dict[str, Any]],
         creator: str,
         rated: bool = False,
+        owner: str = "",
     ) -> int:
         async def create(conn: Any) -> tuple[int, bool]:
             async with conn.transaction():
                 table_id: int = await conn.fetchval(
-                    "INSERT INTO tables (game, options, seed, seats, creator, created, rated) "
-                    "VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-                    game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), rated,
+                    "INSERT INTO tables (game, options, seed, seats, creator, created, rated, owner) "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+                    game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), rated, owner,
                 )
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, self._notify("table", table_id, {}))
             # The table's computer seats are played here, where it was made (another server takes over if we die).
@@ -549,8 +604,11 @@ class PostgresStore:
             except LOST as error:
                 log.warning("table %s: its computer seats not unlocked: %s", table_id, error)
 
-    def finish_table(self, table_id: int, result: RatedResult | None = None) -> list[RatingChange]:
-        """Mark the table finished and, for a rated ``result``, rate its players: one transaction.
+    def finish_table(
+        self, table_id: int, result: RatedResult | None = None, outcome: str = ""
+    ) -> list[RatingChange]:
+        """Mark the table finished (``outcome``: its last status line) and, for a rated ``result``, rate its
+        players: one transaction.
 
         As the SQLite store's: a table with rating changes is never rated again.  Ratings of every server
         are read and written under one advisory lock, so two tables of one player ending at two servers
@@ -559,7 +617,9 @@ class PostgresStore:
 
         async def finish(conn: Any) -> list[RatingChange]:
             async with conn.transaction():
-                await conn.execute("UPDATE tables SET finished = TRUE WHERE id = $1", table_id)
+                await conn.execute(
+                    "UPDATE tables SET finished = TRUE, outcome = $2 WHERE id = $1", table_id, outcome
+                )
                 if result is None or len(result.players) < 2:
                     return []
                 if len(set(result.players)) != len(result.players) or len(result.ranks) != len(result.players):
@@ -637,12 +697,15 @@ class PostgresStore:
         news = self._notify("move", table_id, data)
 
         async def append(conn: Any) -> None:
-            # One transaction, one round trip (migration 3): the table's row lock orders every change of its
-            # moves (a move, an undo) between servers, and the move is stored only as the next ply.
+            # One transaction, one round trip (migration 4): the table's row lock orders every change of its
+            # moves (a move, an undo, closing it) between servers, and the move is stored only as the next ply
+            # of a table still open.
             stored = await conn.fetchval(
-                "SELECT termgames_append_move($1, $2, $3, $4, $5, $6)",
+                "SELECT termgames_play($1, $2, $3, $4, $5, $6)",
                 table_id, ply, record.seat, record.move, record.time, news,
             )
+            if stored < 0:
+                raise TableClosed(f"table {table_id} was closed")
             if not stored:
                 raise PlyTaken(f"move {ply + 1} of table {table_id} is stored already")
 
@@ -653,12 +716,36 @@ class PostgresStore:
 
         async def truncate(conn: Any) -> None:
             async with conn.transaction():
-                await conn.execute("SELECT 1 FROM tables WHERE id = $1 FOR NO KEY UPDATE", table_id)
+                closed = await conn.fetchval("SELECT closed FROM tables WHERE id = $1 FOR NO KEY UPDATE", table_id)
+                if closed:
+                    raise TableClosed(f"table {table_id} was closed: {closed}")
                 await conn.execute("DELETE FROM moves WHERE table_id = $1 AND ply >= $2", table_id, ply)
-                await conn.execute("UPDATE tables SET finished = FALSE, record = NULL WHERE id = $1", table_id)
+                await conn.execute(
+                    "UPDATE tables SET finished = FALSE, record = NULL, outcome = '' WHERE id = $1", table_id
+                )
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, news)
 
         self._run(truncate)
+
+    # -- idle tables -------------------------------------------------------------------
+
+    def open_activity(self) -> list[TableActivity]:
+        rows = self._run(
+            lambda c: c.fetch(
+                "SELECT id, creator, seats, coalesce((SELECT m.time FROM moves m WHERE m.table_id = t.id "
+                "ORDER BY m.ply DESC LIMIT 1), created) AS last FROM tables t WHERE NOT finished ORDER BY id"
+            )
+        )
+        return [activity_from_row(r["id"], r["creator"], r["seats"], r["last"]) for r in rows]
+
+    def close_table(self, table_id: int, reason: str, idle_before: str) -> bool:
+        news = self._notify("closed", table_id, {"reason": reason})
+        closed = self._run(
+            lambda c: c.fetchval("SELECT termgames_close_idle($1, $2, $3, $4)", table_id, idle_before, reason, news)
+        )
+        if closed:
+            self._release_ai(table_id)
+        return bool(closed)
 
     def set_at_table(self, player: str, table_id: int | None) -> None:
         if table_id is None:
@@ -679,21 +766,32 @@ class PostgresStore:
     def load_tables(self) -> list[StoredTable]:
         return self._run(lambda c: self._load(c, None))
 
+    def load_open_tables(self) -> list[StoredTable]:
+        return self._run(lambda c: self._load(c, None, open_only=True))
+
     def load_table(self, table_id: int) -> StoredTable | None:
         found = self._run(lambda c: self._load(c, table_id))
         return found[0] if found else None
 
-    async def _load(self, conn: Any, table_id: int | None) -> list[StoredTable]:
-        where, args = ("WHERE id = $1", (table_id,)) if table_id is not None else ("", ())
-        move_where = "WHERE table_id = $1" if table_id is not None else ""
+    def recent_finished(self, limit: int) -> list[StoredTable]:
+        rows = self._run(
+            lambda c: c.fetch(f"SELECT {_COLUMNS} FROM tables WHERE finished ORDER BY id DESC LIMIT $1", limit)
+        )
+        return [_stored(row) for row in rows]
+
+    async def _load(self, conn: Any, table_id: int | None, open_only: bool = False) -> list[StoredTable]:
+        args: tuple[Any, ...] = ()
+        if table_id is not None:
+            where, move_where, args = "WHERE id = $1", "WHERE table_id = $1", (table_id,)
+        elif open_only:
+            # Only the unfinished tables' moves and chat: start-up never reads every finished game's.
+            where, move_where = "WHERE NOT finished", "WHERE table_id IN (SELECT id FROM tables WHERE NOT finished)"
+        else:
+            where = move_where = ""
         tables: dict[int, StoredTable] = {}
         async with conn.transaction(isolation="repeatable_read", readonly=True):  # one snapshot of it all
-            for row in await conn.fetch(
-                "SELECT id, game, options, seed, seats, creator, created, finished, rated FROM tables "
-                f"{where} ORDER BY id",
-                *args,
-            ):
-                tables[row["id"]] = table_from_row(*row.values())
+            for row in await conn.fetch(f"SELECT {_COLUMNS} FROM tables {where} ORDER BY id", *args):
+                tables[row["id"]] = _stored(row)
             for row in await conn.fetch(
                 f"SELECT table_id, seat, move, time FROM moves {move_where} ORDER BY table_id, ply", *args
             ):
@@ -719,11 +817,15 @@ class PostgresStore:
 
     def add_chat(self, table_id: int, player: str, text: str) -> None:
         news = self._notify("chat", table_id, {"player": player, "text": text})
+        # The line, its news and the table's oldest lines gone past CHAT_KEPT, in one statement (whose parts
+        # share one snapshot: the DELETE does not see the new line, so it keeps CHAT_KEPT - 1 of the others).
         self._run(
             lambda c: c.execute(
-                "WITH l AS (INSERT INTO chat (table_id, player, text, time) VALUES ($1, $2, $3, $4) RETURNING id) "
+                "WITH l AS (INSERT INTO chat (table_id, player, text, time) VALUES ($1, $2, $3, $4) RETURNING id), "
+                "gone AS (DELETE FROM chat WHERE table_id = $1 AND id <= (SELECT id FROM chat WHERE table_id = $1 "
+                "ORDER BY id DESC OFFSET $7 LIMIT 1)) "
                 "SELECT pg_notify($5, $6) FROM l",
-                table_id, player, text, now_iso(), CHANNEL, news,
+                table_id, player, text, now_iso(), CHANNEL, news, CHAT_KEPT - 1,
             )
         )
 
@@ -735,12 +837,13 @@ class PostgresStore:
         found: str | None = self._run(lambda c: c.fetchval("SELECT record FROM tables WHERE id = $1", table_id))
         return found
 
-    def changes(self) -> dict[int, tuple[str, bool, int, str]]:
+    def changes(self, held: Collection[int] = ()) -> dict[int, tuple[str, bool, int, str]]:
         rows = self._run(
             lambda c: c.fetch(
                 "SELECT t.id, t.seats, t.finished, (SELECT count(*) FROM moves m WHERE m.table_id = t.id) AS moves, "
                 "coalesce((SELECT m.move || ' ' || m.time FROM moves m WHERE m.table_id = t.id "
-                "ORDER BY m.ply DESC LIMIT 1), '') AS last FROM tables t"
+                "ORDER BY m.ply DESC LIMIT 1), '') AS last FROM tables t WHERE NOT t.finished OR t.id = ANY($1)",
+                list(held),
             )
         )
         return {int(r["id"]): (r["seats"], bool(r["finished"]), int(r["moves"]), r["last"]) for r in rows}

@@ -10,13 +10,15 @@ runner, for everyone at the table.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..match import Seat
+from ..match import HUMAN, Seat
 from ..rules import Game, RuleError, View, Viewer
 from ..rules.base import ALL
 from ..table import Listeners, TableListener
+from ..untrusted import fold_name
 
 if TYPE_CHECKING:
     from ..table import Table
@@ -28,10 +30,12 @@ class SharedTable:
 
     save_path: Path | None = None  # every accepted move is stored by the hub
 
-    def __init__(self, live: LiveTable, player: str, seat: Viewer) -> None:
+    def __init__(self, live: LiveTable, player: str, seat: Viewer, owner: str | None = None) -> None:
         self.live = live
         self.player = player
         self.seat = seat
+        #: The person at this screen (her chat lines count against her: see :meth:`LiveTable.say`).
+        self.owner = owner
         self._listeners = Listeners()
 
     # -- the Table protocol --------------------------------------------------------
@@ -123,7 +127,8 @@ class SharedTable:
         return request is not None and self.seat in request.waiting and request.generation == self.live.generation
 
     def say(self, text: str) -> None:
-        self.live.say(self.player, text)
+        """Send a chat line; RuleError (one line) when she chats faster than the server allows."""
+        self.live.say(self.player, text, self.owner)
 
     def presence(self) -> list[tuple[str, str]]:
         return self.live.presence()
@@ -139,8 +144,16 @@ class SharedTable:
     def spectators(self) -> list[str]:
         return self.live.spectators()
 
-    def chat_lines(self) -> list[str]:
-        return [f"{who}: {text}" for who, text in self.live.chat]
+    def chat_lines(self, muted: Collection[str] = ()) -> list[str]:
+        """The table's last chat lines, but those of the players in ``muted`` (folded names)."""
+        return [f"{who}: {text}" for who, text in self.live.chat if fold_name(who) not in muted]
+
+    def people(self) -> list[str]:
+        """Everyone this screen may mute: who sits here, who watches, who said something lately (not herself)."""
+        found = [seat.name for seat in self.live.seats if seat.kind == HUMAN and seat.name]
+        found += self.live.spectators() + [who for who, _text in self.live.chat]
+        unique = {fold_name(name): name for name in reversed(found) if fold_name(name) != fold_name(self.player)}
+        return sorted(unique.values(), key=str.casefold)
 
     # -- subscriber ------------------------------------------------------------------
 

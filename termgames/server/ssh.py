@@ -41,12 +41,16 @@ from textual.geometry import Size
 from .collector import CollectorPolicy, divide_without_cycles
 from .commands import run_command
 from .drawing import SpectatorGroups
-from .hub import Hub, valid_player_name
+from .hub import Hub, guest_owner, key_owner, valid_player_name
 from .limits import (
     AI_THREADS,
     AUTH_FAILURE_WINDOW,
+    CHAT_PER_MINUTE,
+    GUEST_IDLE_DAYS,
+    IDLE_DAYS,
     MAX_AUTH_FAILURES,
     MAX_AUTH_TRIES,
+    MAX_BOT_TABLES_PER_PLAYER,
     MAX_STARTUPS,
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
@@ -216,10 +220,12 @@ class ChannelDriver(Driver):
 
 
 class GameSession(asyncssh.SSHServerSession):
-    def __init__(self, service: TermgamesServer, player: str, guest: bool) -> None:
+    def __init__(self, service: TermgamesServer, player: str, guest: bool, owner: str = "") -> None:
         self.service = service
         self.player = player
         self.guest = guest
+        #: The person signed in (her key, or the guests of her address): whom her tables and chat count against.
+        self.owner = owner
         self.chan: asyncssh.SSHServerChannel | None = None
         self.size = DEFAULT_SIZE
         self.pty = False
@@ -265,7 +271,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.app_task = asyncio.get_running_loop().create_task(self._run_app())
 
     def _run_command(self, command: str) -> None:
-        result = run_command(self.service.hub, self.player, command)
+        result = run_command(self.service.hub, self.player, command, owner=self.owner or None)
         newline = "\r\n" if self.pty else "\n"
         if result.stdout:
             self.write(result.stdout.replace("\n", newline))
@@ -277,7 +283,9 @@ class GameSession(asyncssh.SSHServerSession):
     async def _run_app(self) -> None:
         from .app import ServeApp
 
-        app = ServeApp(hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii)
+        app = ServeApp(
+            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii, owner=self.owner
+        )
         # Textual only calls driver_class: a partial with the session stands in for the class.
         app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see the line above
         app.watching = self.watching
@@ -451,6 +459,7 @@ class PlayerConnection(asyncssh.SSHServer):
         self.username = ""
         self.player = ""
         self.guest = False
+        self.owner = ""
         self.address = ""
         self.failures = 0
         self._starting = False
@@ -546,18 +555,20 @@ class PlayerConnection(asyncssh.SSHServer):
                     return
                 # The account's name as registered: Alice who logs in as alice is still Alice at her tables.
                 self.player, self.guest = self.service.store.account_name(self.username), False
+                self.owner = key_owner(self._key)
             except StoreError as error:  # lost between the key's check and here: the player tries again
                 log.warning("%s not signed in: %s", self.username, error)
                 self.conn.close()
                 return
         else:
             self.player, self.guest = guest_name(self.username), True
+            self.owner = guest_owner(self.address)
         log.info("%s signed in%s", self.player, " as a guest" if self.guest else "")
 
     def session_requested(self) -> GameSession | bool:
         if not self.player:
             return False
-        return GameSession(self.service, self.player, self.guest)
+        return GameSession(self.service, self.player, self.guest, self.owner)
 
 
 # --------------------------------------------------------------------------
@@ -700,6 +711,10 @@ async def start_server(
     max_startups: int = MAX_STARTUPS,
     max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
     max_tables: int = MAX_TABLES,
+    max_bot_tables_per_player: int = MAX_BOT_TABLES_PER_PLAYER,
+    idle_days: float = IDLE_DAYS,
+    guest_idle_days: float = GUEST_IDLE_DAYS,
+    chat_per_minute: float = CHAT_PER_MINUTE,
     ai_threads: int = AI_THREADS,
     db: str | None = None,
     host_key: Path | None = None,
@@ -719,7 +734,8 @@ async def start_server(
     try:
         hub = Hub(
             store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player,
-            max_tables=max_tables,
+            max_tables=max_tables, max_bot_tables_per_player=max_bot_tables_per_player, idle_days=idle_days,
+            guest_idle_days=guest_idle_days, chat_per_minute=chat_per_minute,
         )
     except BaseException:
         store.close()

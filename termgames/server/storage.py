@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,6 +29,8 @@ from .logs import error_line
 
 #: Environment variable naming the database when ``--db`` does not.
 DB_ENV = "TERMGAMES_DB"
+#: Chat lines a store keeps per table (the oldest go as new ones come): a flood cannot fill the database.
+CHAT_KEPT = 100
 
 
 def require_thread(owner: threading.Thread, what: str) -> None:
@@ -55,6 +57,10 @@ class PlyTaken(StoreError):
     """Another move was stored for that ply first (by this server or another): this one is not accepted."""
 
 
+class TableClosed(StoreError):
+    """The table was closed for inactivity (by this server or another): no move or undo is stored any more."""
+
+
 @dataclass
 class StoredTable:
     id: int
@@ -71,13 +77,20 @@ class StoredTable:
     rated: bool = False
     #: The last chat lines, oldest first (a store that keeps no chat gives none).
     chat: list[tuple[str, str]] = field(default_factory=list)
+    #: Whom the table counts against (``key:...`` a registered person, ``guest:ADDRESS`` the guests of one
+    #: address); empty for a table made before owners were kept.
+    owner: str = ""
+    #: Why the table was closed before its game ended (no move for a while); empty when it was not.
+    closed: str = ""
+    #: A finished table's last status line, as the lobby shows it without replaying its moves.
+    outcome: str = ""
     #: Why the row makes no table ("" when it does): the hub sets such a table aside.
     unreadable: str = ""
 
 
 def table_from_row(
     table_id: int, game: str, options: str, seed: str, seats: str, creator: str, created: str, finished: Any,
-    rated: Any,
+    rated: Any, owner: str = "", closed: str = "", outcome: str = "",
 ) -> StoredTable:
     """A table as a store's row holds it (options and seats as JSON text, the seed as digits).
 
@@ -92,10 +105,36 @@ def table_from_row(
             raise ValueError("its seats are not a list of JSON objects")
         return StoredTable(
             table_id, game, options_value, int(seed), seats_value, creator, created, bool(finished),
-            rated=bool(rated),
+            rated=bool(rated), owner=owner or "", closed=closed or "", outcome=outcome or "",
         )
     except (ValueError, TypeError, RecursionError) as error:
-        return StoredTable(table_id, game, {}, 0, [], creator, created, bool(finished), unreadable=error_line(error))
+        return StoredTable(
+            table_id, game, {}, 0, [], creator, created, bool(finished), owner=owner or "", closed=closed or "",
+            outcome=outcome or "", unreadable=error_line(error),
+        )
+
+
+def activity_from_row(table_id: int, creator: str, seats: str, last: str) -> TableActivity:
+    """An unfinished table's row as the idle check reads it; seats that do not read as seats are none (such a
+    table is set aside at loading, and may still be closed when idle)."""
+    try:
+        value = json.loads(seats)
+    except (ValueError, TypeError, RecursionError):
+        value = []
+    if not isinstance(value, list) or not all(isinstance(seat, dict) for seat in value):
+        value = []
+    return TableActivity(int(table_id), creator, value, last)
+
+
+@dataclass(frozen=True)
+class TableActivity:
+    """An unfinished table as the idle check sees it: who made it, who sits, when it last saw a move."""
+
+    id: int
+    creator: str
+    seats: list[dict[str, Any]]
+    #: The last move's time, or the table's making when it has none (``now_iso`` text: UTC, seconds).
+    last: str
 
 
 @dataclass(frozen=True)
@@ -179,6 +218,7 @@ class TableStore(Protocol):
         seats: list[dict[str, Any]],
         creator: str,
         rated: bool = False,
+        owner: str = "",
     ) -> int: ...
 
     def update_seats(
@@ -189,8 +229,21 @@ class TableStore(Protocol):
 
     def set_finished(self, table_id: int, finished: bool) -> None: ...
 
-    def finish_table(self, table_id: int, result: RatedResult | None = None) -> list[RatingChange]:
-        """Mark the table finished and rate a rated ``result`` in the same transaction (never twice)."""
+    def finish_table(
+        self, table_id: int, result: RatedResult | None = None, outcome: str = ""
+    ) -> list[RatingChange]:
+        """Mark the table finished (``outcome``: its last status line) and rate a rated ``result`` in the same
+        transaction (never twice)."""
+        ...
+
+    def open_activity(self) -> list[TableActivity]:
+        """Every unfinished table, when it last saw a move (or was made), without reading its moves."""
+        ...
+
+    def close_table(self, table_id: int, reason: str, idle_before: str) -> bool:
+        """Close an unfinished table whose last move (or making) is older than ``idle_before`` (``now_iso``
+        text), with ``reason``; False when it is finished already or a move came meanwhile.  Whoever gets
+        True closed it: one server of many, exactly once."""
         ...
 
     # -- ratings
@@ -212,11 +265,21 @@ class TableStore(Protocol):
 
     def load_tables(self) -> list[StoredTable]: ...
 
+    def load_open_tables(self) -> list[StoredTable]:
+        """The unfinished tables, with their moves: what a server plays (finished ones are read when asked)."""
+        ...
+
+    def recent_finished(self, limit: int) -> list[StoredTable]:
+        """The ``limit`` finished tables made last, newest first, without their moves (the lobby's list)."""
+        ...
+
     def load_table(self, table_id: int) -> StoredTable | None: ...
 
     def moves_from(self, table_id: int, ply: int) -> list[MoveRecord]: ...
 
-    def add_chat(self, table_id: int, player: str, text: str) -> None: ...
+    def add_chat(self, table_id: int, player: str, text: str) -> None:
+        """Keep a chat line (a store keeps at most the last :data:`CHAT_KEPT` lines of a table)."""
+        ...
 
     def save_record(self, table_id: int, record_json: str) -> None:
         """Keep a finished game's record (the JSON ``termgames replay`` reads) with the table."""
@@ -226,8 +289,9 @@ class TableStore(Protocol):
         """The finished game's record kept by :meth:`save_record` (None: none kept in the database)."""
         ...
 
-    def changes(self) -> dict[int, tuple[str, bool, int, str]]:
-        """Per table: (seats as stored, finished, number of moves, the last move's ``move time``).
+    def changes(self, held: Collection[int] = ()) -> dict[int, tuple[str, bool, int, str]]:
+        """Per unfinished table and per table in ``held``: (seats as stored, finished, number of moves, the last
+        move's ``move time``).
 
         What a server compares with its tables after it lost the database for a while (see ``online``)."""
         ...

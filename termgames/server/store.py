@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -39,6 +39,9 @@ from .storage import (
     StoredTable,
     StoreError,
     StoreEvent,
+    TableActivity,
+    TableClosed,
+    activity_from_row,
     require_thread,
     table_from_row,
 )
@@ -59,7 +62,10 @@ CREATE TABLE IF NOT EXISTS tables (
     creator TEXT NOT NULL,
     created TEXT NOT NULL,
     finished INTEGER NOT NULL DEFAULT 0,
-    rated INTEGER NOT NULL DEFAULT 0
+    rated INTEGER NOT NULL DEFAULT 0,
+    owner TEXT NOT NULL DEFAULT '',
+    closed TEXT NOT NULL DEFAULT '',
+    outcome TEXT NOT NULL DEFAULT ''
 )"""
 
 SCHEMA = _TABLES_SCHEMA + """;
@@ -122,6 +128,9 @@ class Store:
         self.db.executescript(SCHEMA)
         _seeds_as_text(self.db)
         _add_rated_column(self.db)
+        _add_closing_columns(self.db)
+        # Start-up reads the unfinished tables only: without this it would read past every finished one.
+        self.db.execute("CREATE INDEX IF NOT EXISTS tables_by_finished ON tables (finished, id)")
         self.db.create_function("fold_name", 1, fold_name, deterministic=True)
 
     def close(self) -> None:
@@ -174,11 +183,13 @@ class Store:
         seats: list[dict[str, Any]],
         creator: str,
         rated: bool = False,
+        owner: str = "",
     ) -> int:
         with self._transaction():
             cursor = self.db.execute(
-                "INSERT INTO tables (game, options, seed, seats, creator, created, rated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), int(rated)),
+                "INSERT INTO tables (game, options, seed, seats, creator, created, rated, owner) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), int(rated), owner),
             )
         assert cursor.lastrowid is not None  # an INSERT sets it
         return cursor.lastrowid
@@ -195,8 +206,11 @@ class Store:
         with self._transaction():
             self.db.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table_id))
 
-    def finish_table(self, table_id: int, result: RatedResult | None = None) -> list[RatingChange]:
-        """Mark the table finished and, for a rated ``result``, rate its players: one transaction.
+    def finish_table(
+        self, table_id: int, result: RatedResult | None = None, outcome: str = ""
+    ) -> list[RatingChange]:
+        """Mark the table finished (``outcome``: its last status line) and, for a rated ``result``, rate its
+        players: one transaction.
 
         The ratings are read, changed (:func:`termgames.rating.rate`) and
         written inside the transaction that marks the table finished: a crash
@@ -205,7 +219,7 @@ class Store:
         twice.  Returns the changes made, best rank first (none for a casual or already rated table).
         """
         with self._transaction():
-            self.db.execute("UPDATE tables SET finished = 1 WHERE id = ?", (table_id,))
+            self.db.execute("UPDATE tables SET finished = 1, outcome = ? WHERE id = ?", (outcome, table_id))
             if result is None or len(result.players) < 2:
                 return []
             if len(set(result.players)) != len(result.players) or len(result.ranks) != len(result.players):
@@ -272,6 +286,7 @@ class Store:
         """Store move number ``ply`` (0-based); :class:`PlyTaken` if that ply is taken."""
         try:
             with self._transaction():
+                self._refuse_closed(table_id)
                 self.db.execute(
                     "INSERT INTO moves (table_id, ply, seat, move, time) VALUES (?, ?, ?, ?, ?)",
                     (table_id, ply, record.seat, record.move, record.time),
@@ -282,10 +297,37 @@ class Store:
             raise StoreError(str(error)) from error
 
     def truncate(self, table_id: int, ply: int, notice: str = "") -> None:
-        """Forget moves from ``ply`` on (an accepted undo)."""
+        """Forget moves from ``ply`` on (an accepted undo); :class:`TableClosed` at a closed table."""
         with self._transaction():
+            self._refuse_closed(table_id)
             self.db.execute("DELETE FROM moves WHERE table_id = ? AND ply >= ?", (table_id, ply))
-            self.db.execute("UPDATE tables SET finished = 0 WHERE id = ?", (table_id,))
+            self.db.execute("UPDATE tables SET finished = 0, outcome = '' WHERE id = ?", (table_id,))
+
+    def _refuse_closed(self, table_id: int) -> None:
+        row = self.db.execute("SELECT closed FROM tables WHERE id = ?", (table_id,)).fetchone()
+        if row is not None and row[0]:
+            raise TableClosed(f"table {table_id} was closed: {row[0]}")
+
+    # -- idle tables -----------------------------------------------------------
+
+    def open_activity(self) -> list[TableActivity]:
+        require_thread(self.thread, "the store")
+        # The last move by the moves' primary key (table_id, ply): one index step per table, no move read.
+        rows = self.db.execute(
+            "SELECT id, creator, seats, coalesce((SELECT m.time FROM moves m WHERE m.table_id = t.id "
+            "ORDER BY m.ply DESC LIMIT 1), created) FROM tables t WHERE finished = 0 ORDER BY id"
+        )
+        return [activity_from_row(*row) for row in rows]
+
+    def close_table(self, table_id: int, reason: str, idle_before: str) -> bool:
+        with self._transaction():
+            closed = self.db.execute(
+                "UPDATE tables SET finished = 1, closed = ?, outcome = ? WHERE id = ? AND finished = 0 AND "
+                "coalesce((SELECT m.time FROM moves m WHERE m.table_id = tables.id ORDER BY m.ply DESC LIMIT 1), "
+                "created) < ?",
+                (reason, f"closed: {reason}", table_id, idle_before),
+            ).rowcount
+        return bool(closed)
 
     def set_at_table(self, player: str, table_id: int | None) -> None:
         """Remember the table ``player``'s screen is at (None: the lobby)."""
@@ -302,6 +344,16 @@ class Store:
 
     def load_tables(self) -> list[StoredTable]:
         return self._load("")
+
+    def load_open_tables(self) -> list[StoredTable]:
+        return self._load(" WHERE finished = 0")
+
+    def recent_finished(self, limit: int) -> list[StoredTable]:
+        require_thread(self.thread, "the store")
+        rows = self.db.execute(
+            f"SELECT {_COLUMNS} FROM tables WHERE finished = 1 ORDER BY id DESC LIMIT ?", (limit,)
+        )
+        return [_stored(row) for row in rows]
 
     def load_table(self, table_id: int) -> StoredTable | None:
         found = self._load(" WHERE id = ?", table_id)
@@ -327,7 +379,7 @@ class Store:
     def record(self, table_id: int) -> str | None:
         return None  # one process: the file in the data folder is the record
 
-    def changes(self) -> dict[int, tuple[str, bool, int, str]]:
+    def changes(self, held: Collection[int] = ()) -> dict[int, tuple[str, bool, int, str]]:
         return {}  # the file never goes away under the server: nothing to read again
 
     def listen(self, callback: Callable[[StoreEvent], None]) -> None:
@@ -349,24 +401,28 @@ class Store:
         return True
 
     def _load(self, where: str, *args: Any) -> list[StoredTable]:
+        """The tables ``where`` picks (SQL after FROM tables), with their moves."""
         require_thread(self.thread, "the store")
         tables: dict[int, StoredTable] = {}
-        for row in self.db.execute(
-            "SELECT id, game, options, seed, seats, creator, created, finished, rated FROM tables"
-            + where
-            + " ORDER BY id",
-            args,
-        ):
-            tables[row[0]] = table_from_row(*row)
-        for table_id, _ply, seat, move, time in self.db.execute(
-            "SELECT table_id, ply, seat, move, time FROM moves"
-            + (" WHERE table_id = ?" if where else "")
-            + " ORDER BY table_id, ply",
+        for row in self.db.execute(f"SELECT {_COLUMNS} FROM tables{where} ORDER BY id", args):
+            tables[row[0]] = _stored(row)
+        # Only the chosen tables' moves, each table's found by the primary key (table_id, ply).
+        for table_id, seat, move, time in self.db.execute(
+            f"SELECT table_id, seat, move, time FROM moves WHERE table_id IN (SELECT id FROM tables{where}) "
+            "ORDER BY table_id, ply",
             args,
         ):
             if table_id in tables:
                 tables[table_id].moves.append(MoveRecord(seat, move, time))
         return list(tables.values())
+
+
+_COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome"
+
+
+def _stored(row: Any) -> StoredTable:
+    """A table's row (:data:`_COLUMNS`), without its moves (one that makes no table says why: ``unreadable``)."""
+    return table_from_row(*row)
 
 
 def _seeds_as_text(db: sqlite3.Connection) -> None:
@@ -404,6 +460,15 @@ def _add_rated_column(db: sqlite3.Connection) -> None:
     columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
     if "rated" not in columns:
         db.execute("ALTER TABLE tables ADD COLUMN rated INTEGER NOT NULL DEFAULT 0")
+
+
+def _add_closing_columns(db: sqlite3.Connection) -> None:
+    """A database made before idle tables were closed gets their columns: no owner kept, nothing closed, and
+    finished tables without an outcome (the lobby says "finished")."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
+    for column in ("owner", "closed", "outcome"):
+        if column not in columns:
+            db.execute(f"ALTER TABLE tables ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
 
 
 class _Transaction:
