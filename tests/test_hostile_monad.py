@@ -550,3 +550,30 @@ async def test_stopping_the_server_closes_its_connections_without_waiting_for_th
     await asyncio.wait_for(player.conn.wait_closed(), 5)
     assert not server.connections
     await player.close()
+
+
+async def test_a_table_whose_lobby_line_cannot_be_drawn_leaves_the_lobby_standing(tmp_path, caplog, monkeypatch):
+    from termgames.server.app import ServeApp
+    from termgames.server.hub import LiveTable
+
+    hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
+    for _number in range(2):
+        hub.create_table("copolymer", {"size": 5}, [Seat(name="ann"), Seat(name="bob")], "ann", seed=BIG_SEED)
+    real = LiveTable.describe_options
+
+    def broken(table):
+        if table.id == 2:
+            raise OverflowError("int too large to convert to float")
+        return real(table)
+
+    monkeypatch.setattr(LiveTable, "describe_options", broken)
+    caplog.set_level(logging.INFO, logger="termgames.server")
+    app = ServeApp(hub=hub, player="ann")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.2)
+        prompts = [str(option.prompt) for option in app.screen.query_one("#tables").options]
+        assert any("#1 " in prompt and "Copolymer" in prompt for prompt in prompts)
+        assert any("#2 cannot be shown" in prompt for prompt in prompts)
+    assert "table 2: its lobby line cannot be drawn: OverflowError" in caplog.text
+    assert str(BIG_SEED) not in caplog.text
+    hub.store.close()

@@ -7,6 +7,7 @@ match: listings show only what everyone may see (names, options, whose turn).
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -21,6 +22,7 @@ from textual.widgets.option_list import Option
 from ..games import GAMES
 from ..match import AI, HUMAN
 from ..rules import RuleError
+from ..server.logs import error_line
 from ..widgets.footer import Footer
 from .dialogs import HelpScreen
 from .start import SetupScreen
@@ -66,6 +68,8 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
         parts.append((dot + "your move", "bold reverse"))
     return Text.assemble(*parts)
 
+
+log = logging.getLogger("termgames.server")
 
 GUEST_HINT = (
     "Guest names last one visit. To keep a name (and your seats) across visits, connect with an SSH key: "
@@ -146,7 +150,12 @@ class LobbyScreen(Screen[None]):
             if not tables:
                 options.append(Option(Text("  none", style="dim"), disabled=True))
             for table in tables:
-                line = Text("  ") + describe_table(table, player, app.ascii)
+                try:
+                    line = Text("  ") + describe_table(table, player, app.ascii)
+                except Exception as error:  # one table that cannot be drawn must not take the lobby with it
+                    log.error("table %s: its lobby line cannot be drawn: %s", table.id, error_line(error))
+                    options.append(Option(Text(f"  #{table.id} cannot be shown", style="dim"), disabled=True))
+                    continue
                 options.append(Option(line, id=f"{kind}:{table.id}"))
         listing.clear_options()
         listing.add_options(options)
