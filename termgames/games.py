@@ -5,8 +5,11 @@ the computer players (``termgames.ai.make_bot``), the screens
 (``termgames.screens.game_screen_class``), ``termgames list``, the start screen
 and the lobby.  A descriptor names its parts as ``"module:attribute"`` text
 and imports them only when asked, so ``termgames --help`` and ``termgames
-list`` import neither Textual nor any game's module.  This module itself
-imports nothing of termgames at load time; the rules may read it.
+list`` import neither Textual nor any game's module.  This module stands
+below the rules (it imports only :mod:`termgames.errors` and
+:mod:`termgames.untrusted`): the rules read their title, seats and levels
+from it, and each layer loads its own part (``get_game`` the rules,
+``make_bot`` the bot, ``game_screen_class`` the screen).
 
 Adding a game is its modules plus one entry in :data:`GAMES` (a module may
 be a package, ``termgames/rules/<game>/``, when one file is too much):
@@ -39,31 +42,11 @@ be a package, ``termgames/rules/<game>/``, when one file is too much):
 from __future__ import annotations
 
 import importlib
-import random
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .ai import Bot
-    from .rules.base import Game
-
-
-def checked_level(title: str, levels: Sequence[str], default: str, level: str | None) -> str:
-    """The AI level ``level`` names among ``levels`` (``default`` when None or empty); RuleError if none.
-
-    The one place a seat's level is checked: ``--player NAME:ai:LEVEL``,
-    records, the server's tables (through :meth:`Game.check_level
-    <termgames.rules.base.Game.check_level>`) and ``make_bot``.
-    """
-    from .rules.base import RuleError
-
-    if not levels:
-        raise RuleError(f"{title} has no AI yet")
-    name = (level or "").strip().lower() or default
-    if name not in levels:
-        raise RuleError(f"{title}'s AI levels are {', '.join(levels)}, not {level!r}")
-    return name
+from .errors import RuleError
+from .untrusted import quoted
 
 
 def load(target: str) -> Any:
@@ -148,14 +131,25 @@ class GameDescriptor:
     # -- checks --------------------------------------------------------------
 
     def check_level(self, level: str | None) -> str:
-        """The AI level ``level`` names (the default when None or empty); RuleError if there is none."""
-        return checked_level(self.title, self.ai_levels, self.default_level, level)
+        """The AI level ``level`` names (the default when None or empty); RuleError if there is none.
+
+        The one place a seat's level is checked: ``--player NAME:ai:LEVEL``, records, the server's
+        tables (through :meth:`Game.check_level <termgames.rules.base.Game.check_level>`) and
+        :func:`termgames.ai.make_bot`.
+        """
+        title, levels = self.title, self.ai_levels
+        if not levels:
+            raise RuleError(f"{title} has no AI yet")
+        name = (level or "").strip().lower() or self.default_level
+        if name not in levels:
+            raise RuleError(f"{title}'s AI levels are {', '.join(levels)}, not {level!r}")
+        return name
 
     # -- the parts, imported on first use ------------------------------------
 
-    def rules_class(self) -> type[Game]:
-        rules: type[Game] = load(self.rules)  # a Game subclass: the contract test checks it
-        return rules
+    def rules_class(self) -> Any:
+        """The :class:`~termgames.rules.base.Game` subclass (typed where it is made: ``termgames.rules.get_game``)."""
+        return load(self.rules)
 
     def screen_class(self) -> Any:
         """The game screen class; LookupError if the game has no screen yet."""
@@ -169,14 +163,6 @@ class GameDescriptor:
         if self.board is None:
             raise LookupError(f"{self.name} has no board widget")
         return load(self.board)
-
-    def make_bot(self, level: str | None = None, seed: int | None = None) -> Bot:
-        """A computer player of ``level`` (the default level when None); RuleError for an unknown level."""
-        name = self.check_level(level)
-        assert self.bot is not None  # check_level refused a game without levels
-        factory = load(self.bot)
-        bot: Bot = factory(name, random.randrange(2**31) if seed is None else seed)
-        return bot
 
 
 GAMES: dict[str, GameDescriptor] = {
@@ -263,8 +249,5 @@ def describe(name: str) -> GameDescriptor:
     """The descriptor of the game ``name`` (any case, spaces ignored); RuleError names the known games."""
     descriptor = GAMES.get(name.strip().lower())
     if descriptor is None:
-        from .rules.base import RuleError
-        from .untrusted import quoted
-
         raise RuleError(f"there is no game {quoted(name)} (games: {', '.join(GAMES)})")
     return descriptor
