@@ -6,15 +6,18 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
-from textual.app import App
 
 from .launch import Launch, PlayedRecord
 from .match import Match
 from .preferences import Preferences, check_pace, load_preferences, next_pace, save_preferences
+from .screens.base import ScreenHost
 from .table import LocalTable
 
 
-class TermgamesApp(App):
+class TermgamesApp(ScreenHost):
+    """The termgames app: the start screen, setup, play and replays at this keyboard (the screens call it as
+    their :class:`~termgames.screens.base.ScreenHost`)."""
+
     CSS_PATH = "app.tcss"
     TITLE = "termgames"
     ENABLE_COMMAND_PALETTE = False

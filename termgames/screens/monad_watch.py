@@ -28,9 +28,8 @@ from ..widgets.footer import Footer
 from ..widgets.monad_board import MonadBoard, seat_letter, short_count
 from ..widgets.palette import Palette, next_palette, use_ascii_scrollbars
 from ..widgets.panel import update_if_changed
-from .base import SizedScreen
+from .base import NARROW_WIDTH, SizedScreen
 from .dialogs import GoToMoveScreen, HelpScreen, leave_screen
-from .game import NARROW_WIDTH
 
 #: Turns a second at each speed step (``+``/``-``).
 SPEEDS = (1, 2, 5, 10, 20, 50)

@@ -28,7 +28,8 @@ from ..widgets.mosaic_board import (
     tile_text,
 )
 from ..widgets.panel import SidePanel
-from .game import GameScreen, title_line
+from .base import title_line
+from .game import GameScreen
 
 KEYS = """\
 - **arrows / hjkl** move the cursor over positions; while an edge is asked for (Step SE) they step half a tile,

@@ -23,9 +23,8 @@ from ..widgets.footer import Footer
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
-from .base import AppScreen, SizedScreen
+from .base import NARROW_WIDTH, AppScreen, SizedScreen, title_line
 from .dialogs import GoToMoveScreen, HelpScreen, leave_screen
-from .game import NARROW_WIDTH, title_line
 from .keys import keys_markdown
 
 if TYPE_CHECKING:
