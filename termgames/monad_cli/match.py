@@ -57,7 +57,7 @@ def match_command(
     """Play one match between 2 to 4 bots; a progress bar, then the winner, units, hives and time per bot."""
     from ..ai.monad.adapters import BotLoadError
     from ..ai.monad.match import MonadMatch
-    from ..cli import fail
+    from ..cli_base import fail
     from ..match import random_seed
     from ..rules import RuleError
 
@@ -163,7 +163,7 @@ def _run_with_progress(match: Any) -> Any:
 
 def _watch(match: Any, ascii_mode: bool, palette: str) -> Any:
     """The live spectator screen (the Monad screens provide ``termgames.screens.monad_live.watch``)."""
-    from ..cli import fail
+    from ..cli_base import fail
 
     try:
         from ..screens.monad_live import watch  # type: ignore[import-not-found,unused-ignore]  # monad-screens' module
@@ -176,7 +176,7 @@ def _watch(match: Any, ascii_mode: bool, palette: str) -> Any:
 def _write_record(path: Path, record: dict[str, Any]) -> None:
     import json
 
-    from ..cli import fail
+    from ..cli_base import fail
     from ..paths import write_atomically
 
     try:
@@ -202,7 +202,7 @@ def tournament_command(
     """Every pairing of the bots on mirrored seats over seeded maps; wins, draws, losses and ratings."""
     from ..ai.monad.adapters import BotLoadError, make_adapter, seat_names
     from ..ai.monad.tournament import schedule, table_csv, table_text, tournament
-    from ..cli import fail
+    from ..cli_base import fail
     from ..rules import RuleError, get_game
 
     if len(bots) < 2:
