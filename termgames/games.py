@@ -28,7 +28,7 @@ be a package, ``termgames/rules/<game>/``, when one file is too much):
     imports the standard library and ``termgames.rules`` only: a bot sees
     the game through its seat's view, as a human would.
 ``termgames/widgets/<game>_board.py`` (when the game has a screen)
-    The board widget named by ``board``: Textual's Line API, one widget per
+    The board widget the game screen names (``board_class``): Textual's Line API, one widget per
     board.  Imports textual, rich, ``termgames.widgets`` and ``termgames.rules``.
 ``termgames/screens/<game>.py`` (when the game has a screen)
     The ``GameScreen`` subclass named by ``screen``: draws views and turns
@@ -62,7 +62,7 @@ def load(target: str) -> Any:
 class GameDescriptor:
     """Everything termgames needs to know about one game, in one place, importing nothing.
 
-    ``rules``, ``screen``, ``board`` and ``bot`` are ``"module:attribute"``
+    ``rules``, ``screen`` and ``bot`` are ``"module:attribute"``
     texts, imported on first use.
     """
 
@@ -74,10 +74,9 @@ class GameDescriptor:
     summary: str
     #: The back end: a :class:`~termgames.rules.base.Game` subclass.
     rules: str
-    #: The game screen (a ``GameScreen`` subclass); None when the game has none yet (CLI play only).
+    #: The game screen (a ``GameScreen`` subclass, which names its board widget: ``board_class``);
+    #: None when the game has none yet (CLI play only).
     screen: str | None = None
-    #: The board widget the game screen and replays draw with.
-    board: str | None = None
     #: ``(level, seed) -> Bot``: the computer players; None when the game has none.
     bot: str | None = None
     #: AI levels, weakest first (or, with ``levels_are_bots``, the bots by name, simplest first).
@@ -102,8 +101,6 @@ class GameDescriptor:
             raise ValueError(f"{self.name}: default level {self.default_level!r} is not one of its levels")
         if bool(self.ai_levels) != bool(self.bot):
             raise ValueError(f"{self.name}: AI levels and a bot go together")
-        if bool(self.screen) != bool(self.board):
-            raise ValueError(f"{self.name}: a screen and a board widget go together")
 
     # -- what players read ---------------------------------------------------
 
@@ -159,12 +156,6 @@ class GameDescriptor:
             )
         return load(self.screen)
 
-    def board_class(self) -> Any:
-        if self.board is None:
-            raise LookupError(f"{self.name} has no board widget")
-        return load(self.board)
-
-
 GAMES: dict[str, GameDescriptor] = {
     descriptor.name: descriptor
     for descriptor in (
@@ -174,7 +165,6 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Claim cells of a honeycomb; touching two enemy cells earns another claim. Majority wins.",
             rules="termgames.rules.copolymer:Copolymer",
             screen="termgames.screens.copolymer:CopolymerScreen",
-            board="termgames.widgets.copolymer_board:CopolymerBoard",
             bot="termgames.ai.copolymer:CopolymerBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
@@ -187,7 +177,6 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Bots command units on a hex map: mine, build hives, fight; simultaneous turns.",
             rules="termgames.rules.monad:Monad",
             screen="termgames.screens.monad:MonadScreen",
-            board="termgames.widgets.monad_board:MonadBoard",
             bot="termgames.ai.monad:MonadBot",
             ai_levels=("random", "greedy", "swarm"),
             default_level="greedy",
@@ -203,7 +192,6 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Build a board of two-coloured tiles, then recolour it edge by edge into large regions.",
             rules="termgames.rules.mosaic:Mosaic",
             screen="termgames.screens.mosaic:MosaicScreen",
-            board="termgames.widgets.mosaic_board:MosaicBoard",
             bot="termgames.ai.mosaic:make_bot",
             ai_levels=("random", "easy", "normal", "hard"),
             default_level="normal",
@@ -217,7 +205,6 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Probe the hidden boards of your opponents for runs of rising values.",
             rules="termgames.rules.mono:Mono",
             screen="termgames.screens.mono:MonoScreen",
-            board="termgames.widgets.mono_board:MonoBoards",
             bot="termgames.ai.mono:MonoBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
@@ -233,7 +220,6 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Build a railway circuit together, then take it apart; the last remover wins.",
             rules="termgames.rules.monunrail:MonUnrail",
             screen="termgames.screens.monunrail:MonUnrailScreen",
-            board="termgames.widgets.monunrail_board:MonUnrailBoard",
             bot="termgames.ai.monunrail:MonUnrailBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
