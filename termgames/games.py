@@ -77,6 +77,9 @@ class GameDescriptor:
     #: The game screen (a ``GameScreen`` subclass, which names its board widget: ``board_class``);
     #: None when the game has none yet (CLI play only).
     screen: str | None = None
+    #: The replay screen, ``(match, source, *, ascii_only, palette) -> Screen``, when the game replays its own
+    #: way (Monad steps whole turns, not one seat's move at a time); the shared replay screen otherwise.
+    replay: str = "termgames.screens.replay:ReplayScreen"
     #: ``(level, seed) -> Bot``: the computer players; None when the game has none.
     bot: str | None = None
     #: AI levels, weakest first (or, with ``levels_are_bots``, the bots by name, simplest first).
@@ -156,6 +159,11 @@ class GameDescriptor:
             )
         return load(self.screen)
 
+    def replay_screen(self) -> Any:
+        """What makes the game's replay screen (see ``replay``); LookupError if the game has no screen yet."""
+        self.screen_class()  # a game without a screen has no board to replay on either
+        return load(self.replay)
+
 GAMES: dict[str, GameDescriptor] = {
     descriptor.name: descriptor
     for descriptor in (
@@ -177,6 +185,7 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Bots command units on a hex map: mine, build hives, fight; simultaneous turns.",
             rules="termgames.rules.monad:Monad",
             screen="termgames.screens.monad:MonadScreen",
+            replay="termgames.screens.monad:replay_screen",
             bot="termgames.ai.monad:MonadBot",
             ai_levels=("random", "greedy", "swarm"),
             default_level="greedy",

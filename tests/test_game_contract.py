@@ -106,6 +106,7 @@ def test_the_descriptor_is_the_only_registry(name):
         from textual.widget import Widget
 
         assert issubclass(screen.board_class, Widget)  # named once, by the screen
+        assert callable(descriptor.replay_screen()) and termgames.screens.replay_screen_factory(name)
     for level in descriptor.ai_levels:
         assert make_bot(name, level, seed=1).level == level
     if descriptor.ai_levels:

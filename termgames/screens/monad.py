@@ -117,7 +117,6 @@ class MonadTurnLog(MoveLog):
 
 class MonadScreen(GameScreen):
     board_class = MonadBoard
-    replay_screen = staticmethod(replay_screen)
     #: What the map's marks mean, after the key table (``termgames rules``, the ``?`` help).
     HELP_NOTES = SEAT_KEYS
     #: Nothing is focused at first, so every key reaches the screen: at a shared table the first focusable
