@@ -18,6 +18,8 @@ import typer
 import typer.core
 
 from .cli_base import fail, load_record, say
+from .games import GAMES
+from .games import load as load_part
 from .server import limits  # constants only: imports nothing of the server
 from .terminal import wants_ascii
 
@@ -37,8 +39,6 @@ class GameOptionsCommand(typer.core.TyperCommand):
     """
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        from .games import GAMES
-
         named = [word.strip().lower() for word in args if not word.startswith("-")]
         ctx.meta["termgames.help_game"] = next((name for name in named if name in GAMES), None)
         return super().parse_args(ctx, args)
@@ -175,21 +175,19 @@ PaceOption = typer.Option(
 )
 
 
-def _add_monad_commands() -> None:
-    # The monad sub-app's modules import only typer at their top: --help stays fast.
-    from .monad_cli import monad_app
+def _add_game_commands() -> None:
+    """Each game's own commands (``termgames monad ...``), as its descriptor names them."""
+    for descriptor in GAMES.values():
+        if descriptor.commands is not None:
+            load_part(descriptor.commands)(app)
 
-    app.add_typer(monad_app, name="monad")
 
-
-_add_monad_commands()
+_add_game_commands()
 
 
 @app.command("list")
 def list_games() -> None:
     """The games, one line each."""
-    from .games import GAMES
-
     width = max(len(name) for name in GAMES)
     for descriptor in GAMES.values():
         print(f"{descriptor.name:<{width}}  {descriptor.blurb}")

@@ -80,6 +80,9 @@ class GameDescriptor:
     #: The replay screen, ``(match, source, *, ascii_only, palette) -> Screen``, when the game replays its own
     #: way (Monad steps whole turns, not one seat's move at a time); the shared replay screen otherwise.
     replay: str = "termgames.screens.replay:ReplayScreen"
+    #: ``(app: typer.Typer) -> None``: adds the game's own commands to ``termgames`` (Monad's ``termgames
+    #: monad ...``).  Called at every start of the CLI, so its module imports only typer at its top.
+    commands: str | None = None
     #: ``(level, seed) -> Bot``: the computer players; None when the game has none.
     bot: str | None = None
     #: AI levels, weakest first (or, with ``levels_are_bots``, the bots by name, simplest first).
@@ -186,6 +189,7 @@ GAMES: dict[str, GameDescriptor] = {
             rules="termgames.rules.monad:Monad",
             screen="termgames.screens.monad:MonadScreen",
             replay="termgames.screens.monad:replay_screen",
+            commands="termgames.monad_cli:add_commands",
             bot="termgames.ai.monad:MonadBot",
             ai_levels=("random", "greedy", "swarm"),
             default_level="greedy",
