@@ -42,7 +42,8 @@ be a package, ``termgames/rules/<game>/``, when one file is too much):
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import RuleError
@@ -56,6 +57,23 @@ def load(target: str) -> Any:
     for part in attribute.split(".") if attribute else ():
         value = getattr(value, part)
     return value
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """How the ladder (``bench/ladder.py``) plays the game's computer players against each other."""
+
+    #: Options set for games between computer players unless the command line sets them: limits that end
+    #: a match two evenly matched bots might never finish.
+    match_limits: Mapping[str, Any] = field(default_factory=dict)
+    #: Numeric options that are not the board's size: ``--largest`` leaves them as they are.
+    not_sizes: frozenset[str] = frozenset()
+    #: The random player's move when the notation has one (Mono's ``random`` probe, pbmserv's random
+    #: prober); None: the rules' ``State.random_move``.
+    random_move: str | None = None
+    #: ``(levels, options, seed, bot_seeds, plies) -> TimedGame`` (:mod:`termgames.ai.timed`): the game's own
+    #: way to play a ladder game, when the ladder's loop over one mover at a time is not it.
+    runner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +119,8 @@ class GameDescriptor:
     #: True when the seat that moves first has an edge: a rematch then rotates the seats (two players
     #: swap), so the players take turns at the first seat.  False keeps everyone where they sat.
     first_player_edge: bool = False
+    #: How ``bench/ladder.py`` plays the game (its defaults: the rules' random moves, no limits).
+    ladder: Ladder = Ladder()
 
     def __post_init__(self) -> None:
         if self.ai_levels and self.default_level not in self.ai_levels:
@@ -198,6 +218,8 @@ GAMES: dict[str, GameDescriptor] = {
             hidden_information=True,
             # Simultaneous turns on a symmetric map (rules/monad.md): no seat moves first.
             first_player_edge=False,
+            # The turn limit ends a match; simultaneous turns play on the match runner.
+            ladder=Ladder(not_sizes=frozenset({"turns"}), runner="termgames.ai.monad.ladder:ladder_game"),
         ),
         GameDescriptor(
             name="mosaic",
@@ -211,6 +233,10 @@ GAMES: dict[str, GameDescriptor] = {
             max_seats=4,
             # Turns alternate in both phases and the first seat places and alters first.
             first_player_edge=True,
+            # A game ends only when a player holds the winning score at two checks in a row, which two evenly
+            # matched computer players may never do: ruling 5's limit "for matches between computer players"
+            # ends it after 60 alteration routines, the highest score winning (as bench/mosaic_ai.py plays).
+            ladder=Ladder(match_limits={"max_routines": 60}, not_sizes=frozenset({"max_routines"})),
         ),
         GameDescriptor(
             name="mono",
@@ -226,6 +252,7 @@ GAMES: dict[str, GameDescriptor] = {
             # The game ends after a full round "so that all players get an equal number of moves. This
             # avoids a potential first move advantage" (rules/mono.md): the seats stay.
             first_player_edge=False,
+            ladder=Ladder(random_move="random"),
         ),
         GameDescriptor(
             name="monunrail",
