@@ -162,14 +162,9 @@ def _run_with_progress(match: Any) -> Any:
 
 
 def _watch(match: Any, ascii_mode: bool, palette: str) -> Any:
-    """The live spectator screen (the Monad screens provide ``termgames.screens.monad_live.watch``)."""
-    from ..cli_base import fail
+    """The live spectator screen (``termgames.screens.monad_live.watch``)."""
+    from ..screens.monad_live import watch
 
-    try:
-        from ..screens.monad_live import watch  # type: ignore[import-not-found,unused-ignore]  # monad-screens' module
-    except ImportError:
-        match.close()
-        fail("--watch needs the Monad spectator screen, which this build does not have")
     return watch(match, ascii_only=True if ascii_mode else None, palette=palette)
 
 
