@@ -11,32 +11,12 @@ below the rules (it imports only :mod:`termgames.errors` and
 from it, and each layer loads its own part (``get_game`` the rules,
 ``make_bot`` the bot, ``game_screen_class`` the screen).
 
-Adding a game is its modules plus one entry in :data:`GAMES` (a module may
-be a package, ``termgames/rules/<game>/``, when one file is too much):
-
-``termgames/rules/<game>.py`` (required)
-    The back end: a :class:`~termgames.rules.base.Game` subclass (options,
-    seats, ``_new``, ``rules_text``) with its ``State`` and
-    ``View`` subclasses (see :mod:`termgames.rules.base`).  Pure Python: it
-    imports the standard library and ``termgames.rules`` only, never a UI or
-    network library, and does no I/O.  Title, summary, seat counts and AI
-    levels are not written there: the Game reads them from its descriptor.
-``termgames/ai/<game>.py`` (when the game has computer players)
-    The callable named by ``bot``, ``(level, seed) -> Bot`` (a
-    :class:`termgames.ai.Bot`: ``level`` and ``choose(view) -> move``).  It
-    gets a level already checked against ``ai_levels`` and a seed, and
-    imports the standard library and ``termgames.rules`` only: a bot sees
-    the game through its seat's view, as a human would.
-``termgames/widgets/<game>_board.py`` (when the game has a screen)
-    The board widget the game screen names (``board_class``): Textual's Line API, one widget per
-    board.  Imports textual, rich, ``termgames.widgets`` and ``termgames.rules``.
-``termgames/screens/<game>.py`` (when the game has a screen)
-    The ``GameScreen`` subclass named by ``screen``: draws views and turns
-    keys into moves.  Imports textual, rich, ``termgames.widgets``,
-    ``termgames.screens`` and ``termgames.rules``; never a bot module directly.
-``tests/``
-    The game's own rules tests; ``tests/test_game_contract.py`` runs the
-    contract over every entry of :data:`GAMES` by itself.
+Adding a game is its modules plus one entry in :data:`GAMES`: the
+checklist, with Copolymer worked through, is in ``docs/architecture.md``.
+Besides the rules, a descriptor may name the game's screen (which names its
+board widget), its replay screen, its own CLI commands, its bot and levels,
+and how the ladder plays it (:class:`Ladder`); the shared code (``cli.py``,
+``app.py``, ``app.tcss``, ``bench/ladder.py``) names no game.
 """
 
 from __future__ import annotations

@@ -168,7 +168,7 @@ def test_the_shared_parts_name_no_game(path):
 
 
 def test_rules_and_bots_import_no_front_end():
-    """What the descriptor's docstring says each part may import: rules and bots are pure Python."""
+    """What docs/architecture.md says each part may import: rules and bots are pure Python."""
     import subprocess
     import sys
 

@@ -10,22 +10,10 @@ replays) sees a game only through :meth:`State.view`, the view of one seat or
 of a spectator.  Undo, saves and replays are all built by the mid-end
 (:mod:`termgames.match`) from the seed plus the list of moves.
 
-A new game, file by file (the descriptor in :mod:`termgames.games` says more):
-
-* ``termgames/rules/<game>.py``: subclasses of :class:`Game` (``name``,
-  ``option_specs``, ``presets``, ``compound_flags``, ``_new``,
-  ``rules_text``), :class:`State` (``to_move``, ``is_over``,
-  ``scores``, ``view``, ``_apply``, and ``random_move`` for the contract test;
-  ``redact_move``/``view_all`` when it hides information) and :class:`View`
-  (``board_json``, ``board_text(ascii)``).  Imports: the standard library and
-  ``termgames.rules`` only.
-* ``termgames/ai/<game>.py``: its bot, ``(level, seed) -> Bot``; imports the
-  standard library and ``termgames.rules``.
-* ``termgames/widgets/<game>_board.py`` and ``termgames/screens/<game>.py``:
-  its board widget and game screen (Textual).
-* one :class:`~termgames.games.GameDescriptor` in ``termgames.games.GAMES``:
-  title, summary, seat counts, AI levels and the ``module:attribute`` of each
-  part above.  ``tests/test_game_contract.py`` then checks the game by itself.
+A new game subclasses :class:`Game`, :class:`State` and :class:`View` here
+and adds one descriptor to ``termgames.games.GAMES``; ``docs/architecture.md``
+walks through every file, with Copolymer as the example, and
+``tests/test_game_contract.py`` then checks the game by itself.
 """
 
 from __future__ import annotations
