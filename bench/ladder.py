@@ -5,8 +5,9 @@
                                 [GAME OPTION FLAGS, e.g. --size 35]
 
 A round robin of the game's levels plus ``random`` (a player who moves at
-random: :meth:`State.random_move`, Mono's own ``random`` turn, the random
-prober of pbmserv, or the game's own random bot when a level is so named),
+random: :meth:`State.random_move`, or the random move of the game's notation
+its ladder entry names (Mono's ``random`` probe, pbmserv's random prober),
+or the game's own random bot when a level is so named),
 ``--games`` games per pairing, seats alternated from game to game.
 Printed, never asserted (issue 16's targets are read here):
 
@@ -26,14 +27,17 @@ Option flags after the game are the game's own (``--size 35``);
 ``--largest`` sets every numeric option to its maximum instead (the largest
 board the game offers) and seats the game's most players (``--seats N``
 sets the count: the pair alternates around the table), for decision times;
-match limits stay (Monad's turns; Mosaic's 60 routines, :data:`MATCH_LIMITS`,
-without which two evenly matched bots may never finish); ``--plies N`` stops every game
+match limits stay (the game's ladder entry names them, and the numeric
+options that are no size: Monad's turns; Mosaic's 60 routines, without which
+two evenly matched bots may never finish); ``--plies N`` stops every game
 after N plies (times only: such games have no result); ``--only`` plays the
 pairings among the participants it names; ``--time-limit`` starts no game
 after so many seconds (pairings are interleaved, so every pairing has played
-about as often).  Monad's games run on its match runner (simultaneous
-turns: a decision is one seat's answer to one turn; ``--plies`` counts turns).  Everything is a function of
-``--seed``: the same command plays the same games.
+about as often).  A game whose ladder entry names a runner plays on it (Monad:
+its match runner, simultaneous turns, a decision is one seat's answer to one turn,
+``--plies`` counts turns).  Everything is a function of ``--seed``: the same command
+plays the same games.  Each game's ladder entry is in its descriptor
+(:class:`termgames.games.Ladder`): this file names no game.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 from multiprocessing import Pool
 from pathlib import Path
@@ -55,20 +60,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from termgames.ai import Bot, make_bot
-from termgames.games import describe
+from termgames.ai.timed import TimedGame
+from termgames.games import describe, load
 from termgames.match import Match, Seat
 from termgames.rules import get_game
 
 RANDOM = "random"
-
-#: Options the ladder sets for a game unless its command line does: match limits, not board sizes.
-#: Mosaic's games end only when a player holds the winning score at two checks in a row, which
-#: two evenly matched computer players may never do: ``max_routines`` (ruling 5, "for matches
-#: between computer players") ends a game after 60 alteration routines, the highest score winning,
-#: as ``bench/mosaic_ai.py`` does.
-MATCH_LIMITS: dict[str, dict[str, Any]] = {"mosaic": {"max_routines": 60}}
-#: Numeric options that are not the board's size: ``--largest`` leaves them as they are.
-NOT_SIZES: dict[str, set[str]] = {"mosaic": {"max_routines"}, "monad": {"turns"}}
 
 
 @dataclass(frozen=True)
@@ -100,90 +97,55 @@ def bot_seed(seed: int, seat: int) -> int:
 
 
 def play(job: Job) -> Outcome:
-    """One game of ``job``; bots seeded from the game's seed and their seat."""
-    if job.game == "monad":
-        return play_monad(job)
+    """One game of ``job``, on the game's own runner if its ladder entry names one; bots seeded from the
+    game's seed and their seat."""
+    runner = describe(job.game).ladder.runner
+    bot_seeds = [bot_seed(job.seed, seat) for seat in range(len(job.seats))]
+    if runner is not None:
+        played: TimedGame = load(runner)(job.seats, job.options, job.seed, bot_seeds, job.plies)
+    else:
+        played = play_on_match(job, bot_seeds)
+    return outcome_of(job, played)
+
+
+def play_on_match(job: Job, bot_seeds: list[int]) -> TimedGame:
+    """One game of ``job`` on a :class:`Match`, one mover at a time."""
+    descriptor = describe(job.game)
     match = Match(job.game, job.options, [Seat(f"p{seat + 1}") for seat in range(len(job.seats))], job.seed)
     # A game whose levels include a random bot (Monad's) plays it as the random player.
-    own_random = RANDOM in describe(job.game).ai_levels
+    own_random = RANDOM in descriptor.ai_levels
     bots: dict[int, Bot] = {
-        seat: make_bot(job.game, level, seed=bot_seed(job.seed, seat))
+        seat: make_bot(job.game, level, seed=bot_seeds[seat])
         for seat, level in enumerate(job.seats)
         if level != RANDOM or own_random
     }
     rng = random.Random(f"random player:{job.seed}")
-    outcome = Outcome(job, (), ())
-    moves: list[tuple[int, str]] = []
-    while not match.over and not (job.plies and len(moves) >= job.plies):
+    played = TimedGame()
+    while not match.over and not (job.plies and len(played.moves) >= job.plies):
         seat = match.state.to_move()[0]
         bot = bots.get(seat)
         if bot is None:
-            move = RANDOM if job.game == "mono" else match.state.random_move(seat, rng)
+            move = descriptor.ladder.random_move or match.state.random_move(seat, rng)
         else:
             view = match.view(seat)
-            started, cpu_started = time.perf_counter(), time.process_time()
-            move = bot.choose(view)
-            spent = time.perf_counter() - started
-            outcome.times.setdefault(job.seats[seat], []).append(spent)
-            outcome.cpu_times.setdefault(job.seats[seat], []).append(time.process_time() - cpu_started)
-            if outcome.slowest is None or spent > outcome.slowest[0]:
-                outcome.slowest = (spent, seat, list(moves))
+            move = played.timed(seat, len(played.moves), partial(bot.choose, view))
         match.play(seat, move)
-        moves.append((seat, move))
-    outcome.scores = tuple(match.state.scores())
-    outcome.winners = tuple(match.state.winners()) if match.over else ()
-    return outcome
+        played.moves.append((seat, move))
+    played.scores = tuple(match.state.scores())
+    played.winners = tuple(match.state.winners()) if match.over else ()
+    return played
 
 
-def play_monad(job: Job) -> Outcome:
-    """One Monad match of ``job`` on the match runner (:class:`MonadMatch`), its built-in bots in this process.
-
-    Monad's turns are simultaneous: every living seat decides each turn on
-    the same board, then the turn resolves.  A *decision* is one seat's
-    answer to one turn (the strategy's ``decide`` on the board, timed around
-    the adapter's ``receive``), so the times are comparable with the other
-    games' ``choose`` calls; the runner is the one ``termgames monad match``
-    uses (a 2000-turn match keeps one board, no views or records per turn).
-    Scores are the units each seat holds at the end (the rules' scores).
-    """
-    from termgames.ai.monad.adapters import make_adapter
-    from termgames.ai.monad.match import MonadMatch
-
-    outcome = Outcome(job, (), ())
-    adapters = [make_adapter(level, bot_seed(job.seed, seat)) for seat, level in enumerate(job.seats)]
-    #: Turns resolved so far, and how many had been when the slowest decision was made.
-    turn_of, slowest_turn = [0], [0]
-
-    def timed(seat: int, receive: Any) -> Any:
-        def receive_timed() -> Any:
-            started, cpu_started = time.perf_counter(), time.process_time()
-            answer = receive()
-            spent = time.perf_counter() - started
-            outcome.times.setdefault(job.seats[seat], []).append(spent)
-            outcome.cpu_times.setdefault(job.seats[seat], []).append(time.process_time() - cpu_started)
-            if outcome.slowest is None or spent > outcome.slowest[0]:
-                slowest_turn[0] = turn_of[0]
-                outcome.slowest = (spent, seat, [])
-            return answer
-
-        return receive_timed
-
-    for seat, adapter in enumerate(adapters):
-        adapter.receive = timed(seat, adapter.receive)  # type: ignore[method-assign]  # timing wrapper, this run only
-    match = MonadMatch(adapters, job.options, seed=job.seed, names=[f"p{seat + 1}" for seat in range(len(adapters))])
-    for event in match.turns():
-        turn_of[0] = event.turn
-        if job.plies and event.turn >= job.plies:
-            match.close()
-            break
-    result = match.result()
-    if outcome.slowest is not None:
-        # The moves before the slowest decision, each resolved turn's seats in order (a record's order).
-        before = [(seat, move) for turn in match.moves[: slowest_turn[0]] for seat, move in enumerate(turn)
-                  if move is not None]
-        outcome.slowest = (outcome.slowest[0], outcome.slowest[1], before)
-    outcome.scores = tuple(float(units) for units in result.units)
-    outcome.winners = tuple(result.winners) if result.over else ()
+def outcome_of(job: Job, played: TimedGame) -> Outcome:
+    """The ladder's figures of one game: each participant's decision times and the slowest decision."""
+    outcome = Outcome(job, played.scores, played.winners)
+    for decision in played.decisions:
+        participant = job.seats[decision.seat]
+        outcome.times.setdefault(participant, []).append(decision.seconds)
+        outcome.cpu_times.setdefault(participant, []).append(decision.cpu_seconds)
+    slowest = played.slowest
+    if slowest is not None:
+        outcome.slowest = (slowest.seconds, slowest.seat, played.moves[: slowest.before])
     return outcome
 
 
@@ -206,17 +168,18 @@ def largest_options(game_name: str) -> dict[str, Any]:
     game = get_game(game_name)
     options = with_match_limits(game_name, game.default_options())
     for spec in game.option_specs:
-        if spec.kind in ("int", "float") and spec.maximum is not None and spec.name not in NOT_SIZES.get(game_name, ()):
+        not_size = spec.name in describe(game_name).ladder.not_sizes
+        if spec.kind in ("int", "float") and spec.maximum is not None and not not_size:
             options[spec.name] = spec.maximum
     return game.check_options(options)
 
 
 def with_match_limits(game_name: str, options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` with the game's :data:`MATCH_LIMITS` where they are still at the game's default."""
+    """``options`` with the match limits of the game's ladder entry where they are still at the game's default."""
     game = get_game(game_name)
     defaults = game.default_options()
     options = {**defaults, **options}
-    for name, value in MATCH_LIMITS.get(game_name, {}).items():
+    for name, value in describe(game_name).ladder.match_limits.items():
         if options[name] == defaults[name]:
             options[name] = value
     return game.check_options(options)

@@ -1,7 +1,7 @@
 """Monad starter bot: copy me, then run  termgames monad match my-bot.py greedy --watch
 
 Builds a hive at once, then keeps its units BUILDing on it (each adds a production point;
-five points make a unit) and sends the units of other cells to mine.  See docs/monad-bots.md.
+five points make a unit) and sends the units of other cells to mine.  See docs/scripting.md.
 """
 
 

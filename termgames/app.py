@@ -6,15 +6,18 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
-from textual.app import App
 
 from .launch import Launch, PlayedRecord
 from .match import Match
 from .preferences import Preferences, check_pace, load_preferences, next_pace, save_preferences
+from .screens.base import ScreenHost
 from .table import LocalTable
 
 
-class TermgamesApp(App):
+class TermgamesApp(ScreenHost):
+    """The termgames app: the start screen, setup, play and replays at this keyboard (the screens call it as
+    their :class:`~termgames.screens.base.ScreenHost`)."""
+
     CSS_PATH = "app.tcss"
     TITLE = "termgames"
     ENABLE_COMMAND_PALETTE = False
@@ -130,20 +133,14 @@ class TermgamesApp(App):
         return list(found.values())
 
     def open_replay(self, match: Match, source: str = "") -> None:
-        from .screens import game_screen_class
-        from .screens.replay import ReplayScreen
+        from .screens import replay_screen_factory
 
         try:
-            screen_class = game_screen_class(match.game.name)
+            replay_screen = replay_screen_factory(match.game.name)
         except LookupError as error:
             self.notify(str(error), severity="error")
             return
-        # A game may replay in its own screen (Monad steps whole turns, not one seat's move at a time).
-        replay_screen = getattr(screen_class, "replay_screen", None)
-        if replay_screen is not None:
-            self.push_screen(replay_screen(match, source, ascii_only=self.ascii, palette=self.palette))
-            return
-        self.push_screen(ReplayScreen(match, source, ascii_only=self.ascii, palette=self.palette))
+        self.push_screen(replay_screen(match, source, ascii_only=self.ascii, palette=self.palette))
 
     def open_setup(self, game: str, options: dict[str, Any] | None = None) -> None:
         from .screens.start import SetupScreen

@@ -11,20 +11,20 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import typer
 import typer.core
 
+from .cli_base import fail, load_record, say
+from .games import GAMES
+from .games import load as load_part
 from .server import limits  # constants only: imports nothing of the server
+from .terminal import wants_ascii
 
 if TYPE_CHECKING:
     from .launch import Launch
-    from .match import Match
-
-EXIT_USAGE = 2
 
 GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -39,8 +39,6 @@ class GameOptionsCommand(typer.core.TyperCommand):
     """
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        from .games import GAMES
-
         named = [word.strip().lower() for word in args if not word.startswith("-")]
         ctx.meta["termgames.help_game"] = next((name for name in named if name in GAMES), None)
         return super().parse_args(ctx, args)
@@ -101,21 +99,6 @@ app = typer.Typer(
 )
 
 
-def fail(message: str) -> NoReturn:
-    """End the command with one readable line and exit status 2 (anything from a file or a player escaped)."""
-    from .untrusted import printable
-
-    print(f"termgames: {printable(message, keep_newlines=False)}", file=sys.stderr)
-    raise typer.Exit(EXIT_USAGE)
-
-
-def say(text: str) -> None:
-    """Print ``text`` (which may hold names and moves from players and files) with nothing that drives a terminal."""
-    from .untrusted import printable
-
-    print(printable(text))
-
-
 def _game_and_options(game_name: str, extra: list[str]) -> tuple[Any, dict[str, Any]]:
     from .rules import RuleError, get_game
 
@@ -141,60 +124,6 @@ def _seats(game: Any, players: list[str] | None) -> list[Any]:
     return seats
 
 
-def _load(path: Path) -> Match:
-    from .records import RecordError, load
-
-    try:
-        return load(path)
-    except RecordError as error:
-        fail(str(error))
-
-
-#: What Python writes into LC_CTYPE when it coerces a C locale (PEP 538).
-COERCED_CTYPES = ("C.UTF-8", "C.utf8", "UTF-8")
-
-
-def locale_is_utf8(environ: Mapping[str, str], coerced: bool = False) -> bool | None:
-    """Whether the locale ``environ`` names (LC_ALL, then LC_CTYPE, then LANG, as POSIX reads them) is UTF-8.
-
-    None when none of them is set (the C locale, for POSIX).  ``C`` and
-    ``POSIX`` are ASCII; a locale without a charset (``en_US``) has its
-    language's old 8-bit one.  ``coerced``: Python wrote LC_CTYPE itself at
-    start-up (see :func:`_python_coerced_locale`), so the user's is not there.
-    """
-    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
-        value = environ.get(name, "")
-        if name == "LC_CTYPE" and coerced and value in COERCED_CTYPES:
-            continue
-        if value:
-            charset = value.partition(".")[2].partition("@")[0]
-            return charset.lower().replace("-", "") == "utf8"
-    return None
-
-
-def _python_coerced_locale() -> bool:
-    """Whether Python found the C locale at start-up and hid it (PEP 538 and 540).
-
-    Python then switches on its UTF-8 mode by itself and may write
-    ``LC_CTYPE=C.UTF-8`` into its own environment: neither the streams'
-    encoding nor LC_CTYPE tell what the user set any more.  UTF-8 mode that
-    nobody asked for (``PYTHONUTF8``, ``-X utf8``) gives it away.
-    """
-    asked = "PYTHONUTF8" in os.environ or "utf8" in getattr(sys, "_xoptions", {})
-    return bool(sys.flags.utf8_mode) and not asked
-
-
-def _wants_ascii(flag: bool) -> bool:
-    """ASCII glyphs when asked, or when the locale (``LANG=C``...) or the terminal cannot take UTF-8."""
-    if flag or not locale_is_utf8(os.environ, _python_coerced_locale()):
-        return True
-    for stream in (sys.stdout, sys.stderr):
-        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-        if encoding and encoding != "utf8":
-            return True
-    return False
-
-
 def _check_playable(game: str) -> None:
     from .games import describe
 
@@ -212,7 +141,7 @@ def _run_tui(launch: Launch, saves: Path | None, ascii_mode: bool, palette: str,
     app = TermgamesApp(
         saves_dir=folder,
         launch=launch,
-        ascii=_wants_ascii(ascii_mode),
+        ascii=wants_ascii(ascii_mode),
         palette=palette,
         preferences_path=preferences_path(),
         pace=pace,
@@ -246,21 +175,19 @@ PaceOption = typer.Option(
 )
 
 
-def _add_monad_commands() -> None:
-    # The monad sub-app's modules import only typer at their top: --help stays fast.
-    from .monad_cli import monad_app
+def _add_game_commands() -> None:
+    """Each game's own commands (``termgames monad ...``), as its descriptor names them."""
+    for descriptor in GAMES.values():
+        if descriptor.commands is not None:
+            load_part(descriptor.commands)(app)
 
-    app.add_typer(monad_app, name="monad")
 
-
-_add_monad_commands()
+_add_game_commands()
 
 
 @app.command("list")
 def list_games() -> None:
     """The games, one line each."""
-    from .games import GAMES
-
     width = max(len(name) for name in GAMES)
     for descriptor in GAMES.values():
         print(f"{descriptor.name:<{width}}  {descriptor.blurb}")
@@ -292,7 +219,7 @@ def play(
     if load is not None:
         if game is not None or ctx.args or player:
             fail("--load resumes a saved game as it was; give no game, options or players with it")
-        match = _load(load)
+        match = load_record(load)
         _check_playable(match.game.name)
         _run_tui(Launch("play", match=match, save_path=load), saves, ascii_mode, palette, pace)
         return
@@ -329,7 +256,7 @@ def replay(
     """Replay a saved game: step, jump, play and pause."""
     from .launch import Launch
 
-    match = _load(file)
+    match = load_record(file)
     _check_playable(match.game.name)
     _run_tui(Launch("replay", match=match, source=str(file)), None, ascii_mode, palette)
 
@@ -448,7 +375,7 @@ def show(
     from .rules import RuleError
     from .rules.base import ALL
 
-    match = _load(file)
+    match = load_record(file)
     try:
         viewer = match.seat_of(as_name) if as_name is not None else (ALL if match.over else None)
     except RuleError as error:
@@ -460,7 +387,7 @@ def show(
 
         print(safe_json(view_json(match, viewer)))
         return
-    say(view_text(match, viewer, ascii=_wants_ascii(ascii_mode)))
+    say(view_text(match, viewer, ascii=wants_ascii(ascii_mode)))
 
 
 @app.command()

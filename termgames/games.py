@@ -5,65 +5,29 @@ the computer players (``termgames.ai.make_bot``), the screens
 (``termgames.screens.game_screen_class``), ``termgames list``, the start screen
 and the lobby.  A descriptor names its parts as ``"module:attribute"`` text
 and imports them only when asked, so ``termgames --help`` and ``termgames
-list`` import neither Textual nor any game's module.  This module itself
-imports nothing of termgames at load time; the rules may read it.
+list`` import neither Textual nor any game's module.  This module stands
+below the rules (it imports only :mod:`termgames.errors` and
+:mod:`termgames.untrusted`): the rules read their title, seats and levels
+from it, and each layer loads its own part (``get_game`` the rules,
+``make_bot`` the bot, ``game_screen_class`` the screen).
 
-Adding a game is its modules plus one entry in :data:`GAMES` (a module may
-be a package, ``termgames/rules/<game>/``, when one file is too much):
-
-``termgames/rules/<game>.py`` (required)
-    The back end: a :class:`~termgames.rules.base.Game` subclass (options,
-    seats, ``_new``, ``rules_text``) with its ``State`` and
-    ``View`` subclasses (see :mod:`termgames.rules.base`).  Pure Python: it
-    imports the standard library and ``termgames.rules`` only, never a UI or
-    network library, and does no I/O.  Title, summary, seat counts and AI
-    levels are not written there: the Game reads them from its descriptor.
-``termgames/ai/<game>.py`` (when the game has computer players)
-    The callable named by ``bot``, ``(level, seed) -> Bot`` (a
-    :class:`termgames.ai.Bot`: ``level`` and ``choose(view) -> move``).  It
-    gets a level already checked against ``ai_levels`` and a seed, and
-    imports the standard library and ``termgames.rules`` only: a bot sees
-    the game through its seat's view, as a human would.
-``termgames/widgets/<game>_board.py`` (when the game has a screen)
-    The board widget named by ``board``: Textual's Line API, one widget per
-    board.  Imports textual, rich, ``termgames.widgets`` and ``termgames.rules``.
-``termgames/screens/<game>.py`` (when the game has a screen)
-    The ``GameScreen`` subclass named by ``screen``: draws views and turns
-    keys into moves.  Imports textual, rich, ``termgames.widgets``,
-    ``termgames.screens`` and ``termgames.rules``; never a bot module directly.
-``tests/``
-    The game's own rules tests; ``tests/test_game_contract.py`` runs the
-    contract over every entry of :data:`GAMES` by itself.
+Adding a game is its modules plus one entry in :data:`GAMES`: the
+checklist, with Copolymer worked through, is in ``docs/architecture.md``.
+Besides the rules, a descriptor may name the game's screen (which names its
+board widget), its replay screen, its own CLI commands, its bot and levels,
+and how the ladder plays it (:class:`Ladder`); the shared code (``cli.py``,
+``app.py``, ``app.tcss``, ``bench/ladder.py``) names no game.
 """
 
 from __future__ import annotations
 
 import importlib
-import random
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-if TYPE_CHECKING:
-    from .ai import Bot
-    from .rules.base import Game
-
-
-def checked_level(title: str, levels: Sequence[str], default: str, level: str | None) -> str:
-    """The AI level ``level`` names among ``levels`` (``default`` when None or empty); RuleError if none.
-
-    The one place a seat's level is checked: ``--player NAME:ai:LEVEL``,
-    records, the server's tables (through :meth:`Game.check_level
-    <termgames.rules.base.Game.check_level>`) and ``make_bot``.
-    """
-    from .rules.base import RuleError
-
-    if not levels:
-        raise RuleError(f"{title} has no AI yet")
-    name = (level or "").strip().lower() or default
-    if name not in levels:
-        raise RuleError(f"{title}'s AI levels are {', '.join(levels)}, not {level!r}")
-    return name
+from .errors import RuleError
+from .untrusted import quoted
 
 
 def load(target: str) -> Any:
@@ -76,10 +40,27 @@ def load(target: str) -> Any:
 
 
 @dataclass(frozen=True)
+class Ladder:
+    """How the ladder (``bench/ladder.py``) plays the game's computer players against each other."""
+
+    #: Options set for games between computer players unless the command line sets them: limits that end
+    #: a match two evenly matched bots might never finish.
+    match_limits: Mapping[str, Any] = field(default_factory=dict)
+    #: Numeric options that are not the board's size: ``--largest`` leaves them as they are.
+    not_sizes: frozenset[str] = frozenset()
+    #: The random player's move when the notation has one (Mono's ``random`` probe, pbmserv's random
+    #: prober); None: the rules' ``State.random_move``.
+    random_move: str | None = None
+    #: ``(levels, options, seed, bot_seeds, plies) -> TimedGame`` (:mod:`termgames.ai.timed`): the game's own
+    #: way to play a ladder game, when the ladder's loop over one mover at a time is not it.
+    runner: str | None = None
+
+
+@dataclass(frozen=True)
 class GameDescriptor:
     """Everything termgames needs to know about one game, in one place, importing nothing.
 
-    ``rules``, ``screen``, ``board`` and ``bot`` are ``"module:attribute"``
+    ``rules``, ``screen`` and ``bot`` are ``"module:attribute"``
     texts, imported on first use.
     """
 
@@ -91,10 +72,15 @@ class GameDescriptor:
     summary: str
     #: The back end: a :class:`~termgames.rules.base.Game` subclass.
     rules: str
-    #: The game screen (a ``GameScreen`` subclass); None when the game has none yet (CLI play only).
+    #: The game screen (a ``GameScreen`` subclass, which names its board widget: ``board_class``);
+    #: None when the game has none yet (CLI play only).
     screen: str | None = None
-    #: The board widget the game screen and replays draw with.
-    board: str | None = None
+    #: The replay screen, ``(match, source, *, ascii_only, palette) -> Screen``, when the game replays its own
+    #: way (Monad steps whole turns, not one seat's move at a time); the shared replay screen otherwise.
+    replay: str = "termgames.screens.replay:ReplayScreen"
+    #: ``(app: typer.Typer) -> None``: adds the game's own commands to ``termgames`` (Monad's ``termgames
+    #: monad ...``).  Called at every start of the CLI, so its module imports only typer at its top.
+    commands: str | None = None
     #: ``(level, seed) -> Bot``: the computer players; None when the game has none.
     bot: str | None = None
     #: AI levels, weakest first (or, with ``levels_are_bots``, the bots by name, simplest first).
@@ -113,14 +99,14 @@ class GameDescriptor:
     #: True when the seat that moves first has an edge: a rematch then rotates the seats (two players
     #: swap), so the players take turns at the first seat.  False keeps everyone where they sat.
     first_player_edge: bool = False
+    #: How ``bench/ladder.py`` plays the game (its defaults: the rules' random moves, no limits).
+    ladder: Ladder = Ladder()
 
     def __post_init__(self) -> None:
         if self.ai_levels and self.default_level not in self.ai_levels:
             raise ValueError(f"{self.name}: default level {self.default_level!r} is not one of its levels")
         if bool(self.ai_levels) != bool(self.bot):
             raise ValueError(f"{self.name}: AI levels and a bot go together")
-        if bool(self.screen) != bool(self.board):
-            raise ValueError(f"{self.name}: a screen and a board widget go together")
 
     # -- what players read ---------------------------------------------------
 
@@ -148,14 +134,25 @@ class GameDescriptor:
     # -- checks --------------------------------------------------------------
 
     def check_level(self, level: str | None) -> str:
-        """The AI level ``level`` names (the default when None or empty); RuleError if there is none."""
-        return checked_level(self.title, self.ai_levels, self.default_level, level)
+        """The AI level ``level`` names (the default when None or empty); RuleError if there is none.
+
+        The one place a seat's level is checked: ``--player NAME:ai:LEVEL``, records, the server's
+        tables (through :meth:`Game.check_level <termgames.rules.base.Game.check_level>`) and
+        :func:`termgames.ai.make_bot`.
+        """
+        title, levels = self.title, self.ai_levels
+        if not levels:
+            raise RuleError(f"{title} has no AI yet")
+        name = (level or "").strip().lower() or self.default_level
+        if name not in levels:
+            raise RuleError(f"{title}'s AI levels are {', '.join(levels)}, not {level!r}")
+        return name
 
     # -- the parts, imported on first use ------------------------------------
 
-    def rules_class(self) -> type[Game]:
-        rules: type[Game] = load(self.rules)  # a Game subclass: the contract test checks it
-        return rules
+    def rules_class(self) -> Any:
+        """The :class:`~termgames.rules.base.Game` subclass (typed where it is made: ``termgames.rules.get_game``)."""
+        return load(self.rules)
 
     def screen_class(self) -> Any:
         """The game screen class; LookupError if the game has no screen yet."""
@@ -165,19 +162,10 @@ class GameDescriptor:
             )
         return load(self.screen)
 
-    def board_class(self) -> Any:
-        if self.board is None:
-            raise LookupError(f"{self.name} has no board widget")
-        return load(self.board)
-
-    def make_bot(self, level: str | None = None, seed: int | None = None) -> Bot:
-        """A computer player of ``level`` (the default level when None); RuleError for an unknown level."""
-        name = self.check_level(level)
-        assert self.bot is not None  # check_level refused a game without levels
-        factory = load(self.bot)
-        bot: Bot = factory(name, random.randrange(2**31) if seed is None else seed)
-        return bot
-
+    def replay_screen(self) -> Any:
+        """What makes the game's replay screen (see ``replay``); LookupError if the game has no screen yet."""
+        self.screen_class()  # a game without a screen has no board to replay on either
+        return load(self.replay)
 
 GAMES: dict[str, GameDescriptor] = {
     descriptor.name: descriptor
@@ -188,7 +176,6 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Claim cells of a honeycomb; touching two enemy cells earns another claim. Majority wins.",
             rules="termgames.rules.copolymer:Copolymer",
             screen="termgames.screens.copolymer:CopolymerScreen",
-            board="termgames.widgets.copolymer_board:CopolymerBoard",
             bot="termgames.ai.copolymer:CopolymerBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
@@ -201,7 +188,8 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Bots command units on a hex map: mine, build hives, fight; simultaneous turns.",
             rules="termgames.rules.monad:Monad",
             screen="termgames.screens.monad:MonadScreen",
-            board="termgames.widgets.monad_board:MonadBoard",
+            replay="termgames.screens.monad:replay_screen",
+            commands="termgames.monad_cli:add_commands",
             bot="termgames.ai.monad:MonadBot",
             ai_levels=("random", "greedy", "swarm"),
             default_level="greedy",
@@ -210,6 +198,8 @@ GAMES: dict[str, GameDescriptor] = {
             hidden_information=True,
             # Simultaneous turns on a symmetric map (rules/monad.md): no seat moves first.
             first_player_edge=False,
+            # The turn limit ends a match; simultaneous turns play on the match runner.
+            ladder=Ladder(not_sizes=frozenset({"turns"}), runner="termgames.ai.monad.ladder:ladder_game"),
         ),
         GameDescriptor(
             name="mosaic",
@@ -217,13 +207,16 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Build a board of two-coloured tiles, then recolour it edge by edge into large regions.",
             rules="termgames.rules.mosaic:Mosaic",
             screen="termgames.screens.mosaic:MosaicScreen",
-            board="termgames.widgets.mosaic_board:MosaicBoard",
             bot="termgames.ai.mosaic:make_bot",
             ai_levels=("random", "easy", "normal", "hard"),
             default_level="normal",
             max_seats=4,
             # Turns alternate in both phases and the first seat places and alters first.
             first_player_edge=True,
+            # A game ends only when a player holds the winning score at two checks in a row, which two evenly
+            # matched computer players may never do: ruling 5's limit "for matches between computer players"
+            # ends it after 60 alteration routines, the highest score winning (as bench/mosaic_ai.py plays).
+            ladder=Ladder(match_limits={"max_routines": 60}, not_sizes=frozenset({"max_routines"})),
         ),
         GameDescriptor(
             name="mono",
@@ -231,7 +224,6 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Probe the hidden boards of your opponents for runs of rising values.",
             rules="termgames.rules.mono:Mono",
             screen="termgames.screens.mono:MonoScreen",
-            board="termgames.widgets.mono_board:MonoBoards",
             bot="termgames.ai.mono:MonoBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
@@ -240,6 +232,7 @@ GAMES: dict[str, GameDescriptor] = {
             # The game ends after a full round "so that all players get an equal number of moves. This
             # avoids a potential first move advantage" (rules/mono.md): the seats stay.
             first_player_edge=False,
+            ladder=Ladder(random_move="random"),
         ),
         GameDescriptor(
             name="monunrail",
@@ -247,7 +240,6 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Build a railway circuit together, then take it apart; the last remover wins.",
             rules="termgames.rules.monunrail:MonUnrail",
             screen="termgames.screens.monunrail:MonUnrailScreen",
-            board="termgames.widgets.monunrail_board:MonUnrailBoard",
             bot="termgames.ai.monunrail:MonUnrailBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
@@ -263,8 +255,5 @@ def describe(name: str) -> GameDescriptor:
     """The descriptor of the game ``name`` (any case, spaces ignored); RuleError names the known games."""
     descriptor = GAMES.get(name.strip().lower())
     if descriptor is None:
-        from .rules.base import RuleError
-        from .untrusted import quoted
-
         raise RuleError(f"there is no game {quoted(name)} (games: {', '.join(GAMES)})")
     return descriptor

@@ -192,20 +192,20 @@ def test_saves_folder_flag_then_environment_then_data_folder(monkeypatch, tmp_pa
 def test_ascii_is_automatic_when_the_terminal_is_not_utf8(monkeypatch):
     import io
 
-    from termgames import cli
+    from termgames import terminal
 
     latin = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
     utf8 = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     for name in ("LC_ALL", "LC_CTYPE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LANG", "C.UTF-8")
-    monkeypatch.setattr(cli, "_python_coerced_locale", lambda: False)
-    monkeypatch.setattr(cli.sys, "stdout", utf8)
-    monkeypatch.setattr(cli.sys, "stderr", utf8)
-    assert cli._wants_ascii(False) is False
-    assert cli._wants_ascii(True) is True
-    monkeypatch.setattr(cli.sys, "stderr", latin)
-    assert cli._wants_ascii(False) is True
+    monkeypatch.setattr(terminal, "python_coerced_locale", lambda: False)
+    monkeypatch.setattr(terminal.sys, "stdout", utf8)
+    monkeypatch.setattr(terminal.sys, "stderr", utf8)
+    assert terminal.wants_ascii(False) is False
+    assert terminal.wants_ascii(True) is True
+    monkeypatch.setattr(terminal.sys, "stderr", latin)
+    assert terminal.wants_ascii(False) is True
 
 
 @pytest.mark.parametrize("command", ["play", "new"])
@@ -239,7 +239,7 @@ def test_each_invalid_option_names_the_flag_typed_and_contradictions_are_refused
 
 
 def test_locale_names_whether_glyphs_can_show():
-    from termgames.cli import locale_is_utf8
+    from termgames.terminal import locale_is_utf8
 
     assert locale_is_utf8({"LANG": "en_GB.UTF-8"}) is True
     assert locale_is_utf8({"LANG": "de_DE.utf8@euro"}) is True
@@ -263,7 +263,7 @@ def test_ascii_is_automatic_under_the_c_locale_which_python_hides(environment, a
     import os
 
     env = {"PATH": os.environ.get("PATH", ""), **environment}
-    code = "from termgames.cli import _wants_ascii; print(_wants_ascii(False))"
+    code = "from termgames.terminal import wants_ascii; print(wants_ascii(False))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                           cwd=Path(__file__).resolve().parent.parent)
     assert done.stdout.strip() == str(ascii), done.stderr

@@ -1,4 +1,5 @@
-"""The scripting API README documents (issue 16, section 1): its example runs as written, and every game answers it."""
+"""The scripting API docs/scripting.md documents (issue 16, section 1): its example runs as written, and every game
+answers it."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from termgames.ai import make_bot
 from termgames.games import GAMES
 from termgames.match import Match, Seat
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-SECTION = "### Computer players: levels, time, the ladder and scripts"
-#: The names issue 16 fixes; README's example must use every one of them.
+DOC = Path(__file__).resolve().parent.parent / "docs" / "scripting.md"
+SECTION = "## The scripting API: make_bot and Match"
+#: The names issue 16 fixes; the page's example must use every one of them.
 API_NAMES = (
     "make_bot(",
     ".choose(",
@@ -29,21 +30,21 @@ API_NAMES = (
 )
 
 
-def readme_example() -> str:
-    text = README.read_text(encoding="utf-8")
+def documented_example() -> str:
+    text = DOC.read_text(encoding="utf-8")
     section = text[text.index(SECTION) :]
     found = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert found is not None, "README's scripting section has no Python example"
+    assert found is not None, "docs/scripting.md's API section has no Python example"
     return found.group(1)
 
 
-def test_readme_example_uses_the_whole_api_and_runs_as_written() -> None:
-    code = readme_example()
+def test_documented_example_uses_the_whole_api_and_runs_as_written() -> None:
+    code = documented_example()
     for name in API_NAMES:
-        assert name in code, f"README's example does not show {name}"
+        assert name in code, f"docs/scripting.md's example does not show {name}"
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(compile(code, str(README), "exec"), {"__name__": "readme_example"})
+        exec(compile(code, str(DOC), "exec"), {"__name__": "documented_example"})
     scores, winners = printed.getvalue().strip().rsplit(") (", 1)
     assert scores.startswith("(") and winners.endswith(")")  # (scores...) (winners...)
     assert winners.rstrip(",)") in ("0", "1")  # somebody won

@@ -396,10 +396,10 @@ async def test_a_refusal_is_cleared_by_the_next_cursor_move_in_every_game(tmp_pa
 
 async def test_a_replay_offers_the_hint_only_where_the_position_has_one(tmp_path):
     """At the end of a finished game there is nothing to hint: the footer does not offer n there, and n does nothing."""
-    from termgames.cli import _load
+    from termgames.cli_base import load_record
     from termgames.screens.replay import ReplayScreen
 
-    match = _load(Path(__file__).parent.parent / "saves" / "monunrail-ada-vs-hal.json")  # a finished game
+    match = load_record(Path(__file__).parent.parent / "saves" / "monunrail-ada-vs-hal.json")  # a finished game
     assert match.over
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=match, source="game.json"))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from tui import panel_text
 
+from termgames.games import GameDescriptor
 from termgames.match import AI, Match, Seat
 from termgames.rules import Game, RuleError, State, View, Viewer
 from termgames.table import LocalTable
@@ -75,11 +76,6 @@ class BidState(State):
 
 class Bids(Game):
     name = "bids"
-    title = "Bids"
-    summary = "A test game: sealed bids, every seat at once."
-    min_seats, max_seats = 2, 4
-    ai_levels = ("normal",)
-    default_level = "normal"
     ai_move_seconds = 0.0
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> State:
@@ -88,6 +84,13 @@ class Bids(Game):
 
     def rules_text(self) -> str:
         return "Bid."
+
+
+#: Never registered in GAMES: the game is handed its descriptor (its bots come from use_bots).
+BIDS = GameDescriptor(
+    "bids", "Bids", "A test game: sealed bids, every seat at once.", rules=f"{__name__}:Bids",
+    bot=f"{__name__}:RecordingBot", ai_levels=("normal",), default_level="normal", max_seats=4,
+)
 
 
 class RecordingBot:
@@ -135,7 +138,7 @@ class LoopOnlyTable(LocalTable):
 
 
 def bids_table(*seats: Seat) -> LoopOnlyTable:
-    return LoopOnlyTable(Match(Bids(), {}, seats, SEED))
+    return LoopOnlyTable(Match(Bids(BIDS), {}, seats, SEED))
 
 
 async def until(condition, seconds: float = 5.0) -> bool:
@@ -324,7 +327,7 @@ async def test_the_screen_takes_the_humans_bid_while_the_ai_thinks(monkeypatch, 
     gate = threading.Event()
     bots = {1: RecordingBot(gate)}
     use_bots(monkeypatch, bots)
-    table = LocalTable(Match(Bids(), {}, [Seat("ann"), Seat("cpu", AI, "normal")], SEED))
+    table = LocalTable(Match(Bids(BIDS), {}, [Seat("ann"), Seat("cpu", AI, "normal")], SEED))
     app = App()
     async with app.run_test(size=(80, 24)) as pilot:
         await app.push_screen(BidsScreen(table))

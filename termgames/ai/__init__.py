@@ -12,9 +12,10 @@ its bot and levels; :func:`make_bot` is the one way to get a bot.
 from __future__ import annotations
 
 import inspect
+import random
 from typing import Protocol
 
-from ..games import describe
+from ..games import describe, load
 from ..rules import View
 from .budget import TIME_CAP, Deadline
 
@@ -38,7 +39,12 @@ def make_bot(game: str, level: str | None = None, seed: int | None = None) -> Bo
 
     RuleError (a ValueError) names the game's levels when ``level`` is not one.
     """
-    return describe(game).make_bot(level, seed)
+    descriptor = describe(game)
+    name = descriptor.check_level(level)
+    assert descriptor.bot is not None  # check_level refused a game without levels
+    factory = load(descriptor.bot)
+    bot: Bot = factory(name, random.randrange(2**31) if seed is None else seed)
+    return bot
 
 
 def choose_within(bot: Bot, view: View, deadline: Deadline) -> str:

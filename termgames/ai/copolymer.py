@@ -42,12 +42,18 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..rules.copolymer import CopolymerView
 from .budget import SEARCH_SHARE, Deadline, deadline_for
 
 EMPTY = -1
+
+#: Each cell's neighbours, by cell index (the board's ``neighbours``).
+Neighbours = Sequence[Sequence[int]]
+#: Per seat, how many of each cell's neighbours that seat owns (:func:`contact_counts`).
+Touch = tuple[list[int], list[int]]
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,7 @@ class CopolymerBot:
 # ``theirs[cell] >= 2`` and free for the opponent when ``mine[cell] >= 2``.
 
 
-def contact_counts(owner: list[int], neighbours) -> tuple[list[int], list[int]]:
+def contact_counts(owner: list[int], neighbours: Neighbours) -> Touch:
     """Per seat, how many of each cell's neighbours that seat owns."""
     touch = ([0] * len(owner), [0] * len(owner))
     for cell, seat in enumerate(owner):
@@ -148,13 +154,13 @@ def contact_counts(owner: list[int], neighbours) -> tuple[list[int], list[int]]:
     return touch
 
 
-def claim(cell: int, mover: int, owner: list[int], mine: list[int], neighbours) -> None:
+def claim(cell: int, mover: int, owner: list[int], mine: list[int], neighbours: Neighbours) -> None:
     owner[cell] = mover
     for n in neighbours[cell]:
         mine[n] += 1
 
 
-def safe_free_claims(owner: list[int], touch, mover: int, neighbours) -> list[int]:
+def safe_free_claims(owner: list[int], touch: Touch, mover: int, neighbours: Neighbours) -> list[int]:
     """The free cells the mover takes without thinking, in the order taken.
 
     A free cell is safe when the opponent could take it for free too, or
@@ -182,14 +188,16 @@ def safe_free_claims(owner: list[int], touch, mover: int, neighbours) -> list[in
     return taken
 
 
-def is_safe(cell: int, owner: list[int], mine: list[int], theirs: list[int], neighbours) -> bool:
+def is_safe(cell: int, owner: list[int], mine: list[int], theirs: list[int], neighbours: Neighbours) -> bool:
     """Whether claiming ``cell`` (free for the mover) costs nothing, as :func:`safe_free_claims` says."""
     if mine[cell] >= 2:
         return True
     return all(not (mine[n] == 1 and owner[n] == EMPTY and theirs[n] < 2) for n in neighbours[cell])
 
 
-def claim_score(cell: int, owner: list[int], mine: list[int], theirs: list[int], neighbours, settings: Level) -> float:
+def claim_score(
+    cell: int, owner: list[int], mine: list[int], theirs: list[int], neighbours: Neighbours, settings: Level
+) -> float:
     """How good claiming ``cell`` looks to the mover, in cells, judged locally.
 
     For a free cell (one kept in reserve) that is the cell itself less
@@ -216,7 +224,8 @@ def claim_score(cell: int, owner: list[int], mine: list[int], theirs: list[int],
 
 
 def ranked_claims(
-    owner: list[int], touch, mover: int, after: int, neighbours, rng: random.Random, settings: Level
+    owner: list[int], touch: Touch, mover: int, after: int, neighbours: Neighbours, rng: random.Random,
+    settings: Level,
 ) -> list[int]:
     """The mover's claims best first by :func:`claim_score`, ties in random order.
 
@@ -235,7 +244,9 @@ def ranked_claims(
     return [cell for _, _, cell in keyed]
 
 
-def policy_claim(owner: list[int], touch, mover: int, neighbours, rng: random.Random, settings: Level) -> int:
+def policy_claim(
+    owner: list[int], touch: Touch, mover: int, neighbours: Neighbours, rng: random.Random, settings: Level
+) -> int:
     """The playout policy's claim once the safe free claims are made.
 
     The best-scored of ``settings.sample`` random cells; a reserve cell
@@ -282,7 +293,9 @@ class Node:
 class Search:
     """UCT from the bot's position, one claim per edge."""
 
-    def __init__(self, owner, touch, me: int, neighbours, settings: Level, rng: random.Random) -> None:
+    def __init__(
+        self, owner: list[int], touch: Touch, me: int, neighbours: Neighbours, settings: Level, rng: random.Random
+    ) -> None:
         self.owner = owner
         self.touch = touch
         self.empty_count = owner.count(EMPTY)
@@ -375,7 +388,9 @@ def final_reward(owner: list[int]) -> float:
     return (WIN_WEIGHT if 2 * mine > cells else 0.0) + (1.0 - WIN_WEIGHT) * mine / cells
 
 
-def playout(owner: list[int], touch, mover: int, neighbours, rng: random.Random, settings: Level) -> None:
+def playout(
+    owner: list[int], touch: Touch, mover: int, neighbours: Neighbours, rng: random.Random, settings: Level
+) -> None:
     """Play to a full board with ``mover`` to claim, changing ``owner`` and ``touch``.
 
     Each turn the mover makes the safe free claims, keeps the rest in

@@ -48,12 +48,16 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..rules.mono import END, HOLD, RANDOM, Grid, MonoView, grid_for, label
+from ..rules.mono import END, HOLD, RANDOM, Grid, MonoView, TurnRecord, grid_for, label
 from .budget import SEARCH_SHARE, TIME_CAP, Deadline, deadline_for
 from .mono_inference import LayoutSampler, beliefs_from, consistent
+
+#: One sampled layout per opponent board (in the order of the opponents): a world the bot judges probes in.
+World = tuple[tuple[int, ...], ...]
 
 #: Attempts per layout wanted, at most (see LayoutSampler.samples).
 SAMPLING_EFFORT = 4
@@ -257,8 +261,8 @@ class MonoBot:
     # -- samples -------------------------------------------------------------
 
     def _worlds(
-        self, view: MonoView, opponents: list[int], record, deadline: Deadline | None = None
-    ) -> list[tuple[tuple[int, ...], ...]]:
+        self, view: MonoView, opponents: list[int], record: TurnRecord | None, deadline: Deadline | None = None
+    ) -> list[World]:
         """Joint samples: one layout per opponent board, each consistent with what the view shows."""
         assert view.grid is not None
         # Larger boards cost more a layout: fewer layouts, so that a decision keeps its pace.
@@ -270,7 +274,7 @@ class MonoBot:
         return [tuple(layouts[i] for layouts in per_board) for i in range(size)]
 
     def _layouts(
-        self, view: MonoView, seat: int, record, count: int, deadline: Deadline | None = None
+        self, view: MonoView, seat: int, record: TurnRecord | None, count: int, deadline: Deadline | None = None
     ) -> list[tuple[int, ...]]:
         """Layouts of ``seat``'s board consistent with the view, followed along the game.
 
@@ -336,7 +340,7 @@ class MonoBot:
         self,
         view: MonoView,
         opponents: list[int],
-        worlds,
+        worlds: list[World],
         unprobed: list[int],
         values: list[int],
         deadline: Deadline | None = None,
@@ -417,7 +421,7 @@ def climb_border(
     return tuple(values)
 
 
-def _local_border(neighbours, values: list[int], cells: tuple[int, ...], weighted: int) -> int:
+def _local_border(neighbours: Sequence[Sequence[int]], values: list[int], cells: tuple[int, ...], weighted: int) -> int:
     """The border term of ``cells`` and their neighbours (what swapping ``cells`` can change)."""
     around = set(cells)
     for cell in cells:
@@ -428,7 +432,7 @@ def _local_border(neighbours, values: list[int], cells: tuple[int, ...], weighte
     )
 
 
-def _connected(neighbours, values: list[int], start: int, region: int) -> bool:
+def _connected(neighbours: Sequence[Sequence[int]], values: list[int], start: int, region: int) -> bool:
     """Whether the cells of ``region`` (one of them ``start``) are orthogonally connected."""
     seen = {start}
     stack = [start]
@@ -487,7 +491,7 @@ class _Search:
 
     def __init__(
         self,
-        worlds,
+        worlds: list[World],
         unprobed: list[int],
         take: str,
         left: list[list[int]],
@@ -559,7 +563,7 @@ class _Search:
                     return value
         return values[0]
 
-    def region_keys(self, index: int, cell: int):
+    def region_keys(self, index: int, cell: int) -> Iterable[tuple[int, int]]:
         """The (board, region) pairs a probe of ``cell`` touches in world ``index``."""
         return enumerate(layout[cell] for layout in self.worlds[index])
 

@@ -49,6 +49,11 @@ COMPLETE_SEARCH_STEPS = 200_000
 RESTART_STEPS = 200
 
 
+#: A region seen, in a sampling plan: its value, its seen cells, those cells in connected groups, and the cells
+#: it may not take (see LayoutSampler._plan).
+PlanItem = tuple[int, list[int], list[list[int]], bytearray]
+
+
 class LayoutSampler:
     """Draws layouts of one grid consistent with a set of seen values."""
 
@@ -302,7 +307,7 @@ class LayoutSampler:
 
     # -- one attempt ---------------------------------------------------------
 
-    def _plan(self, known: dict[int, int]) -> list[tuple[int, list[int], list[list[int]], bytearray]]:
+    def _plan(self, known: dict[int, int]) -> list[PlanItem]:
         """Per region seen: its value, its seen cells, those cells in connected groups, and the cells it may not
         take."""
         by_value: dict[int, list[int]] = {}
@@ -323,7 +328,9 @@ class LayoutSampler:
             plan.append((region, seen, groups, forbidden))
         return plan
 
-    def _attempt(self, plan, rng: random.Random, trouble: dict[int, int] | None = None) -> tuple[int, ...] | None:
+    def _attempt(
+        self, plan: list[PlanItem], rng: random.Random, trouble: dict[int, int] | None = None
+    ) -> tuple[int, ...] | None:
         """One layout by depth-first placement with random choices, or None when the budget runs out.
 
         Seen regions are placed first: those that found no room in earlier
@@ -647,7 +654,7 @@ def _subsets_summing(sizes: list[int], total: int, rng: random.Random) -> Iterat
     yield from walk(0, total)
 
 
-def _pieces(neighbours, cells: set[int]) -> list[list[int]]:
+def _pieces(neighbours: Sequence[Sequence[int]], cells: set[int]) -> list[list[int]]:
     """``cells`` split into orthogonally connected pieces."""
     pieces = []
     left = set(cells)
@@ -667,7 +674,7 @@ def _pieces(neighbours, cells: set[int]) -> list[list[int]]:
     return pieces
 
 
-def _component_in(neighbours, start: int, members: set[int]) -> set[int]:
+def _component_in(neighbours: Sequence[Sequence[int]], start: int, members: set[int]) -> set[int]:
     seen = {start}
     stack = [start]
     while stack:

@@ -1,10 +1,10 @@
 """``termgames monad ...``: Monad's own commands (trace, and the bot matches and tournaments).
 
-Each command lives in its own module of this package and registers itself on
-:data:`monad_app` with ``@monad_app.command(...)``; every module here is
-imported when the CLI starts, so adding a command is adding a file.  Modules
-import only typer at their top (``termgames --help`` must stay fast); the
-work happens in imports inside the command.
+Monad's descriptor names :func:`add_commands`, which the CLI calls at its start.  Each command
+lives in its own module of this package and registers itself on :data:`monad_app` with
+``@monad_app.command(...)``; every module here is imported when the CLI starts, so adding a
+command is adding a file.  Modules import only typer at their top (``termgames --help`` must stay
+fast); the work happens in imports inside the command.
 """
 
 from __future__ import annotations
@@ -32,3 +32,8 @@ def load_commands() -> None:
 
 
 load_commands()
+
+
+def add_commands(app: typer.Typer) -> None:
+    """Monad's commands on ``termgames``: the group ``termgames monad``."""
+    app.add_typer(monad_app, name="monad")

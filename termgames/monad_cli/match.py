@@ -57,7 +57,7 @@ def match_command(
     """Play one match between 2 to 4 bots; a progress bar, then the winner, units, hives and time per bot."""
     from ..ai.monad.adapters import BotLoadError
     from ..ai.monad.match import MonadMatch
-    from ..cli import fail
+    from ..cli_base import fail
     from ..match import random_seed
     from ..rules import RuleError
 
@@ -166,21 +166,16 @@ def _run_with_progress(match: Any) -> Any:
 
 
 def _watch(match: Any, ascii_mode: bool, palette: str) -> Any:
-    """The live spectator screen (the Monad screens provide ``termgames.screens.monad_live.watch``)."""
-    from ..cli import fail
+    """The live spectator screen (``termgames.screens.monad_live.watch``)."""
+    from ..screens.monad_live import watch
 
-    try:
-        from ..screens.monad_live import watch  # type: ignore[import-not-found,unused-ignore]  # monad-screens' module
-    except ImportError:
-        match.close()
-        fail("--watch needs the Monad spectator screen, which this build does not have")
     return watch(match, ascii_only=True if ascii_mode else None, palette=palette)
 
 
 def _write_record(path: Path, record: dict[str, Any]) -> None:
     import json
 
-    from ..cli import fail
+    from ..cli_base import fail
     from ..paths import write_atomically
 
     try:
@@ -206,7 +201,7 @@ def tournament_command(
     """Every pairing of the bots on mirrored seats over seeded maps; wins, draws, losses and ratings."""
     from ..ai.monad.adapters import BotLoadError, make_adapter, seat_names
     from ..ai.monad.tournament import schedule, table_csv, table_text, tournament
-    from ..cli import fail
+    from ..cli_base import fail
     from ..rules import RuleError, get_game
 
     if len(bots) < 2:

@@ -47,9 +47,9 @@ RecordArgument = typer.Argument(..., help="A Monad game record.")
 @monad_app.command("trace")
 def trace(file: Path = RecordArgument) -> None:
     """Print a Monad record as JSON lines, one per turn (turn 0: the initial board, no commands)."""
-    from ..cli import _load, fail
+    from ..cli_base import fail, load_record
 
-    match = _load(file)
+    match = load_record(file)
     if match.game.name != "monad":
         fail(f"{file} is a {match.game.title} record, not a Monad one")
     for line in trace_lines(match):

@@ -10,22 +10,10 @@ replays) sees a game only through :meth:`State.view`, the view of one seat or
 of a spectator.  Undo, saves and replays are all built by the mid-end
 (:mod:`termgames.match`) from the seed plus the list of moves.
 
-A new game, file by file (the descriptor in :mod:`termgames.games` says more):
-
-* ``termgames/rules/<game>.py``: subclasses of :class:`Game` (``name``,
-  ``option_specs``, ``presets``, ``compound_flags``, ``_new``,
-  ``rules_text``), :class:`State` (``to_move``, ``is_over``,
-  ``scores``, ``view``, ``_apply``, and ``random_move`` for the contract test;
-  ``redact_move``/``view_all`` when it hides information) and :class:`View`
-  (``board_json``, ``board_text(ascii)``).  Imports: the standard library and
-  ``termgames.rules`` only.
-* ``termgames/ai/<game>.py``: its bot, ``(level, seed) -> Bot``; imports the
-  standard library and ``termgames.rules``.
-* ``termgames/widgets/<game>_board.py`` and ``termgames/screens/<game>.py``:
-  its board widget and game screen (Textual).
-* one :class:`~termgames.games.GameDescriptor` in ``termgames.games.GAMES``:
-  title, summary, seat counts, AI levels and the ``module:attribute`` of each
-  part above.  ``tests/test_game_contract.py`` then checks the game by itself.
+A new game subclasses :class:`Game`, :class:`State` and :class:`View` here
+and adds one descriptor to ``termgames.games.GAMES``; ``docs/architecture.md``
+walks through every file, with Copolymer as the example, and
+``tests/test_game_contract.py`` then checks the game by itself.
 """
 
 from __future__ import annotations
@@ -35,26 +23,17 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
+from ..errors import RuleError
+from ..games import GameDescriptor, describe
 from ..untrusted import BadName, check_name, quoted, shorten_quotes
-
-if TYPE_CHECKING:
-    from ..games import GameDescriptor
 
 #: A seat index (0-based, in seat order) or ``None`` for a spectator.
 Viewer = int | None
 
 #: Pseudo-viewer for "every board": allowed only once a game is over.
 ALL = -1
-
-
-class RuleError(ValueError):
-    """A move, layout or option that the rules refuse.
-
-    ``str(error)`` is a single line meant for the player ("F6 is already
-    taken", "it is bob's turn").
-    """
 
 
 # --------------------------------------------------------------------------
@@ -453,8 +432,10 @@ class Game(ABC):
     What the rest of termgames needs to know about a game without importing
     it (title, summary, seat counts, AI levels, the modules of its screen and
     bots) is in its descriptor (:mod:`termgames.games`); the properties below
-    read it from there, so it is written once.  (A throwaway game in a test,
-    never registered, may set them as class attributes instead.)
+    read it from there, so it is written once.  The registry hands each game
+    its descriptor (:func:`termgames.rules.get_game`); a game made directly
+    (``Mono()``) takes the one registered under its ``name``, and a throwaway
+    game in a test is handed its own.
     """
 
     #: The descriptor's name: the key this class is registered under in ``termgames.games.GAMES``.
@@ -468,16 +449,12 @@ class Game(ABC):
     fault_move: ClassVar[str | None] = None
     compound_flags: ClassVar[tuple[CompoundFlag, ...]] = ()
 
+    def __init__(self, descriptor: GameDescriptor | None = None) -> None:
+        self.descriptor = describe(self.name) if descriptor is None else descriptor
+        if self.descriptor.name != self.name:
+            raise ValueError(f"{type(self).__name__} is {self.name!r}, not {self.descriptor.name!r}")
+
     # -- from the descriptor -------------------------------------------------
-
-    @property
-    def descriptor(self) -> GameDescriptor:
-        from ..games import GAMES  # here, not at the top: termgames.games imports nothing of the rules
-
-        try:
-            return GAMES[self.name]
-        except KeyError:
-            raise LookupError(f"{self.name!r} has no descriptor in termgames.games.GAMES") from None
 
     @property
     def title(self) -> str:
@@ -506,9 +483,7 @@ class Game(ABC):
 
     def check_level(self, level: str | None) -> str:
         """The AI level ``level`` names (the default level when None or empty); RuleError if there is none."""
-        from ..games import checked_level
-
-        return checked_level(self.title, self.ai_levels, self.default_level, level)
+        return self.descriptor.check_level(level)
 
     # -- options -----------------------------------------------------------
     #

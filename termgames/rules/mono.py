@@ -139,12 +139,22 @@ def parse_layout(text: str, regions: int) -> tuple[int, ...]:
 def check_layout(values: tuple[int, ...], regions: int) -> None:
     grid = grid_for(regions)
     for region in range(1, regions + 1):
-        cells = {i for i, v in enumerate(values) if v == region}
-        if len(cells) != region:
-            noun = "cell" if len(cells) == 1 else "cells"
-            raise RuleError(f"region {label(region)} has {len(cells)} {noun}, it needs {region}")
-        if len(_component(grid, next(iter(cells)), cells)) != region:
-            raise RuleError(f"region {label(region)} is not connected")
+        problem = region_problem(grid, region, {i for i, v in enumerate(values) if v == region})
+        if problem is not None:
+            raise RuleError(problem)
+
+
+def region_problem(grid: Grid, region: int, cells: set[int]) -> str | None:
+    """What keeps ``cells`` from being region ``region`` of a layout: ``region`` cells, connected; None if nothing.
+
+    The layout rule, for :func:`check_layout` and for the screen's check of a layout being typed.
+    """
+    if len(cells) != region:
+        noun = "cell" if len(cells) == 1 else "cells"
+        return f"region {label(region)} has {len(cells)} {noun}, it needs {region}"
+    if len(_component(grid, next(iter(cells)), cells)) != region:
+        return f"region {label(region)} is not connected"
+    return None
 
 
 def _random_subset(sizes: list[int], total: int, rng: random.Random) -> list[int] | None:

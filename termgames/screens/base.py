@@ -1,23 +1,80 @@
-"""The screens' common bases: ``self.app`` typed as the termgames app, and a minimum terminal size."""
+"""The screens' common bases: what a screen needs of its app, a minimum terminal size, the narrow layout
+and the title line."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from abc import abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from textual.app import App
 from textual.events import Key
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from ..match import Match, Seat
+from ..untrusted import printable
+
 if TYPE_CHECKING:
     from textual import getters
 
-    from ..app import TermgamesApp
-
 ResultT = TypeVar("ResultT")
+
+#: Below this many columns the side panel moves under the board.
+NARROW_WIDTH = 72
+
+
+def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> str:
+    """The header: the game's title and who plays it."""
+    players = "  vs  ".join(seat.describe() for seat in seats)
+    separator = "  -  " if ascii_only else "  ·  "
+    return printable(f"{title}{separator}{players}")  # names from a record or another player
+
+
+class ScreenHost(App[Any]):
+    """What the screens need of the app they run in, beyond Textual's ``App``: an interface.
+
+    :class:`termgames.app.TermgamesApp` implements it (and the server's app, which extends that); the
+    screens name this class, never the app, so the app stands above the screens and imports them.
+    """
+
+    #: Where new games are saved.
+    saves_dir: Path
+    #: ASCII characters only (``--ascii``, or a terminal that is not UTF-8).
+    ascii: bool
+    #: The colour palette's name; a screen that changes it sets it here for the next screen.
+    palette: str
+    #: The computer players' pace (instant, normal, slow).
+    pace: str
+
+    @abstractmethod
+    def open_game(self, match: Match, save_path: Path | None, replace: bool = False) -> None:
+        """Play ``match`` at this keyboard, saved at ``save_path``; ``replace``: instead of the screen on top."""
+
+    @abstractmethod
+    def open_replay(self, match: Match, source: str = "") -> None:
+        """Replay ``match`` (read from ``source``) in its game's replay screen."""
+
+    @abstractmethod
+    def open_setup(self, game: str, options: dict[str, Any] | None = None) -> None:
+        """The setup form of ``game``, filled in with ``options``."""
+
+    @abstractmethod
+    def rematch(self, match: Match) -> None:
+        """A rematch of the finished ``match`` in place of its screen."""
+
+    @abstractmethod
+    def open_new_game(self, match: Match) -> None:
+        """The setup of ``match``'s game filled in with its options and players."""
+
+    @abstractmethod
+    def cycle_pace(self) -> str:
+        """The next pace (instant, normal, slow, round again); the pace now."""
 
 
 class AppScreen(Screen[ResultT]):
-    """A screen of the termgames app: ``self.app`` is a :class:`~termgames.app.TermgamesApp`.
+    """A screen of the termgames app: ``self.app`` is a :class:`ScreenHost`.
 
     Only a declaration for the type checker (Textual declares its own ``app``
     the same way): at run time ``app`` stays Textual's property, which checks
@@ -25,14 +82,14 @@ class AppScreen(Screen[ResultT]):
     """
 
     if TYPE_CHECKING:
-        app = getters.app(TermgamesApp)
+        app = getters.app(ScreenHost)
 
 
 class AppModalScreen(ModalScreen[ResultT]):
     """A modal screen of the termgames app (see :class:`AppScreen`)."""
 
     if TYPE_CHECKING:
-        app = getters.app(TermgamesApp)
+        app = getters.app(ScreenHost)
 
 
 class TooSmallNotice(Static):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, Generic, cast
 
@@ -27,7 +27,6 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ..match import Seat
 from ..messages import CursorMoved, MoveChosen, PanelChanged
 from ..rules import RuleError, Viewer
 from ..rules.base import possessive
@@ -37,7 +36,7 @@ from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
 from ..widgets.footer import Footer
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import PanelTexts, SidePanel, update_if_changed
-from .base import AppScreen, SizedScreen
+from .base import NARROW_WIDTH, AppScreen, SizedScreen, title_line
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import key_name, keys_markdown
 
@@ -46,17 +45,6 @@ if typing.TYPE_CHECKING:  # only its type: the replay module defines and uses it
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
-
-#: Below this many columns the side panel moves under the board.
-NARROW_WIDTH = 72
-
-
-def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> str:
-    """The header: the game's title and who plays it."""
-    players = "  vs  ".join(seat.describe() for seat in seats)
-    separator = "  -  " if ascii_only else "  ·  "
-    return printable(f"{title}{separator}{players}")  # names from a record or another player
-
 
 def home_short(path: Path) -> str:
     """``path`` with the home folder written ``~`` (what a shell takes back): a record's path fits 80 columns."""

@@ -34,6 +34,7 @@ from ..widgets.move_log import MoveLog, TurnKey, log_line
 from ..widgets.panel import update_if_changed
 from .game import GameScreen
 from .monad_watch import (
+    MONAD_CSS,
     WATCH_KEYS,
     MonadWatchScreen,
     TurnFeed,
@@ -119,7 +120,8 @@ class MonadTurnLog(MoveLog):
 
 class MonadScreen(GameScreen):
     board_class = MonadBoard
-    replay_screen = staticmethod(replay_screen)
+    CSS = MONAD_CSS
+    SCOPED_CSS = False  # the selectors name the screen's class (monad) themselves
     #: What the map's marks mean, after the key table (``termgames rules``, the ``?`` help).
     HELP_NOTES = SEAT_KEYS
     #: Nothing is focused at first, so every key reaches the screen: at a shared table the first focusable
@@ -169,7 +171,7 @@ class MonadScreen(GameScreen):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.add_class("monad")  # the layout (app.tcss) for the seat screen and its shared version alike
+        self.add_class("monad")  # the layout (MONAD_CSS) for the seat screen and its shared version alike
         self.queued: list[Command] = []
         #: Units typed for the next command; None means every unit at the cell not yet commanded.
         self.count: int | None = None

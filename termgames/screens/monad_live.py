@@ -16,6 +16,7 @@ from typing import Any
 from textual.app import App
 
 from ..rules.monad import board_json
+from ..terminal import wants_ascii
 from .monad_watch import (
     WATCH_KEYS,
     MonadWatchScreen,
@@ -61,9 +62,7 @@ def _turns(match: Any, feed: TurnFeed) -> Iterator[tuple[Any, Any]]:
 
 def watch(match: Any, *, ascii_only: bool | None = None, palette: str = "default") -> Any:
     """Watch ``match`` (a MonadMatch not yet started) in the terminal; its result once the screen closes."""
-    from ..cli import _wants_ascii
-
-    ascii_only = _wants_ascii(False) if ascii_only is None else ascii_only
+    ascii_only = wants_ascii(False) if ascii_only is None else ascii_only
     game = match.game
     feed = TurnFeed(match.names, board_json)
 

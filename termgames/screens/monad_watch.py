@@ -30,9 +30,8 @@ from ..widgets.footer import Footer
 from ..widgets.monad_board import MonadBoard, seat_letter
 from ..widgets.palette import Palette, next_palette, use_ascii_scrollbars
 from ..widgets.panel import update_if_changed
-from .base import SizedScreen
+from .base import NARROW_WIDTH, SizedScreen
 from .dialogs import GoToMoveScreen, HelpScreen, leave_screen
-from .game import NARROW_WIDTH
 
 #: Turns a second at each speed step (``+``/``-``).
 SPEEDS = (1, 2, 5, 10, 20, 50)
@@ -244,8 +243,50 @@ class GoToTurnScreen(GoToMoveScreen):
             yield Input(placeholder="turn number", type="integer", id="goto-input")
 
 
+#: Monad's look, for the seat screen (and its shared version) and the watch screen alike.  Screen CSS,
+#: which Textual adds to the app's stylesheet when the screen is shown, and selectors on the ``monad``
+#: class rather than the screens' type names: the shared (SSH) screen's class puts a mixin first, and
+#: Textual follows only the first bases for type selectors and for a widget's DEFAULT_CSS.
+MONAD_CSS = """
+/* A narrow panel, so the 20x20 map (61 columns) fits beside it at 80 columns. */
+.monad #side-panel {
+    width: 19;
+}
+
+.monad.narrow #side-panel {
+    width: 100%;
+    layout: grid;
+    grid-size: 2;
+    grid-rows: auto;
+    grid-gutter: 0 2;
+}
+
+/* Under the map its turn log is a cell of the grid: rows are as tall as their texts, so it gets a height. */
+.monad.narrow #move-log {
+    height: 4;
+}
+
+/* The panel's texts, one widget each (the other games draw theirs in one, PanelTexts). */
+.monad #status {
+    height: auto;
+    margin-bottom: 1;
+    color: $accent;
+}
+
+.monad #last-action {
+    height: auto;
+    max-height: 4;
+    color: $text-muted;
+    margin-bottom: 1;
+}
+"""
+
+
 class MonadWatchScreen(SizedScreen[None]):
     """Shows a TurnFeed: a record's replay, or a live match as its turns arrive."""
+
+    CSS = MONAD_CSS
+    SCOPED_CSS = False  # the selectors name the screen's class (monad) themselves
 
     #: The map scrolls: the title, the footer and the narrow layout's panel (10 lines under the map)
     #: leave it 6 lines at 18.

@@ -19,16 +19,14 @@ from textual.widgets import Static
 from ..rules import View
 from ..rules.base import possessive
 from ..rules.mosaic import MosaicView
+from ..rules.mosaic.notation import Edge, Pass, Place, Take
+from ..rules.mosaic.tiles import pos_text, tile_text
+from ..rules.mosaic.view import EDGE_KIND, LAST_PLACE_KIND, PLACE_KIND, REPLACE_KIND
 from ..widgets.footer import Footer
-from ..widgets.mosaic_board import (
-    MosaicBoard,
-    MosaicHands,
-    Picture,
-    pos_text,
-    tile_text,
-)
+from ..widgets.mosaic_board import MosaicBoard, MosaicHands, Picture
 from ..widgets.panel import SidePanel
-from .game import GameScreen, title_line
+from .base import title_line
+from .game import GameScreen
 
 KEYS = """\
 - **arrows / hjkl** move the cursor over positions; while an edge is asked for (Step SE) they step half a tile,
@@ -54,21 +52,21 @@ def step_words(picture: Picture, selected: str | None) -> str:
     if picture.player is None or not picture.kind:
         return ""
     name = picture.players[picture.player]
-    if picture.legal == ["pass"]:
+    if picture.legal == [Pass().text()]:
         return f"{name} has no legal move: Enter passes"
-    if picture.kind == "SH/P":
+    if picture.kind == PLACE_KIND:
         tile = f" {selected}" if selected else ""
         return f"Building, Step SH/P: {name} places{tile or ' a hand tile'} next to the board"
-    if picture.kind == "SE":
+    if picture.kind == EDGE_KIND:
         return f"Step SE: {name} selects an edge to turn to {possessive(name, addressed=True)} colour"
-    if picture.kind == "R":
+    if picture.kind == REPLACE_KIND:
         if picture.subroutine == "mismatch" and picture.targets:
             where = pos_text(picture.targets[0])
             return f"Step R, mismatch: {name} chooses a replacement for the mismatched tile at {where}"
         if picture.targets:
             return f"Step R: {name} chooses a replacement for the tile that was at {pos_text(picture.targets[0])}"
         return f"Step R: {name} chooses a replacement tile"
-    if picture.kind == "P":
+    if picture.kind == LAST_PLACE_KIND:
         tile = f" {selected}" if selected else " a hand tile"
         holes = [pos_text(pos) for pos in sorted(picture.holes)]
         hole = f" (hole at {', '.join(holes)})" if holes else ""
@@ -256,9 +254,9 @@ class MosaicScreen(GameScreen):
         picture = board.picture
         if picture is None:
             return None
-        if picture.legal == ["pass"]:
-            return "pass"
-        if picture.kind in ("SH/P", "P"):
+        if picture.legal == [Pass().text()]:
+            return Pass().text()
+        if picture.kind in (PLACE_KIND, LAST_PLACE_KIND):
             tile = board.selected_tile()
             pos = board.cursor_position()
             if tile is None:
@@ -270,19 +268,19 @@ class MosaicScreen(GameScreen):
             if picture.tiles.get(pos) is not None:
                 self.say(f"{pos_text(pos)} holds a tile: the o positions are free for {tile_text(tile)}")
                 return None
-            return f"{tile_text(tile)}@{pos_text(pos)}"
-        if picture.kind == "SE":
+            return Place(tile, pos).text()
+        if picture.kind == EDGE_KIND:
             edge = board.cursor_edge()
             if edge is None:
                 self.say("Put the cursor on an edge between two tiles (Tab jumps to the legal ones)")
                 return None
-            return f"edge {pos_text(edge[0])} {pos_text(edge[1])}"
-        if picture.kind == "R":
+            return Edge(*edge).text()
+        if picture.kind == REPLACE_KIND:
             pos = board.cursor_position()
             if pos is None or pos not in picture.tiles:
                 self.say("Put the cursor on a tile marked o: a candidate replacement")
                 return None
-            return f"take {pos_text(pos)}"
+            return Take(pos).text()
         return None
 
 

@@ -23,9 +23,9 @@ from ..widgets.footer import Footer
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
-from .base import AppScreen, SizedScreen
+from . import game_screen_class
+from .base import NARROW_WIDTH, AppScreen, SizedScreen, title_line
 from .dialogs import GoToMoveScreen, HelpScreen, leave_screen
-from .game import NARROW_WIDTH, title_line
 from .keys import keys_markdown
 
 if TYPE_CHECKING:
@@ -77,9 +77,8 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         self.ply = 0
         self.speed_index = 2
         self.timer: Timer | None = None
-        from . import game_screen_class  # here: this module is imported by the package's own
-
-        screen_class = game_screen_class(match.game.name)
+        #: The game's own screen: what it hides, its board widget and its analysis.
+        self.screen_class = screen_class = game_screen_class(match.game.name)
         self.viewers: list[int | None] = self.allowed_viewers(screen_class.hides_information)
         self.viewer_index = 0
         #: The live game's analysis for the position on screen (``n``), if the game offers one.
@@ -114,7 +113,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         return self.viewers[self.viewer_index]
 
     def compose(self) -> ComposeResult:
-        board_class = self.match.game.descriptor.board_class()
+        board_class = self.screen_class.board_class
         title = title_line(f"Replay: {self.match.game.title}", self.match.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
         with Horizontal(id="game-body"):

@@ -439,7 +439,7 @@ class SetupScreen(AppScreen[None]):
     @on(Input.Changed)
     @on(Select.Changed)
     @on(Checkbox.Changed)
-    def form_changed(self, event) -> None:
+    def form_changed(self, event: Select.Changed | Checkbox.Changed) -> None:
         if isinstance(event, Checkbox.Changed):
             event.checkbox.label = "on" if event.value else "off"
         if getattr(event, "control", None) is not None and event.control.id == "seat-count":

@@ -76,6 +76,10 @@ def resource_level(resources: int) -> str:
 class MonadBoard(BoardWidget):
     """The map.  ``show`` takes a view with ``board_json()`` (and ``players``), or a board_json dict."""
 
+    DEFAULT_CSS = """
+    MonadBoard { padding: 0; }
+    """
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.board: dict[str, Any] | None = None

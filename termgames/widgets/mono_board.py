@@ -21,8 +21,7 @@ from textual.geometry import Region, Spacing
 
 from ..messages import CursorMoved
 from ..rules.base import ALL, possessive
-from ..rules.mono import Grid, MonoView, Probe, column_name, label
-from ..rules.mono import _component as connected_part
+from ..rules.mono import Grid, MonoView, Probe, column_name, label, region_problem
 from .board import Board, BoardWidget, Canvas, Piece
 from .palette import style
 
@@ -691,18 +690,19 @@ class DraftCheck:
 
 def check_draft(draft: Sequence[int | None], grid: Grid) -> DraftCheck:
     """Live validation while a layout is typed: too many cells, a complete region in pieces, what is short."""
-    too_many, broken, short = [], [], []
+    too_many: list[str] = []
+    broken: list[str] = []
+    short: list[str] = []
     bad: set[int] = set()
     for region in range(1, grid.regions + 1):
         cells = {i for i, v in enumerate(draft) if v == region}
-        if len(cells) > region:
-            too_many.append(f"region {label(region)} has {len(cells)} cells, it needs {region}")
-            bad |= cells
-        elif len(cells) == region and len(connected_part(grid, next(iter(cells)), cells)) != region:
-            broken.append(f"region {label(region)} is not connected")
-            bad |= cells
-        elif len(cells) < region:
+        if len(cells) < region:  # still being typed
             short.append(f"{label(region)} ({region - len(cells)})")
+            continue
+        problem = region_problem(grid, region, cells)
+        if problem is not None:
+            (too_many if len(cells) > region else broken).append(problem)
+            bad |= cells
     problems = too_many + broken
     empty = sum(1 for v in draft if v is None)
     if problems:

@@ -13,9 +13,9 @@ diagonals between the quarters::
 The grid lines between tiles (``g``) are off by default, as in the Mac
 program, so a region reads as one patch of colour.
 
-The board draws only what the view says and what the legal moves name (the
-moves' text is the contract shared with the rules: ``TILE@R,C``,
-``edge R,C R,C``, ``take R,C``, ``pass``): the legal positions of the
+The board draws only what the view says and what the legal moves name (read
+with the rules' own notation, :func:`~termgames.rules.mosaic.notation.parse_move`:
+``TILE@R,C``, ``edge R,C R,C``, ``take R,C``, ``pass``): the legal positions of the
 selected hand tile are outlined with ``o`` in the middle, legal edges have
 their two facing digits underlined, candidate replacements carry ``o`` in
 their middle, holes ``!``, positions waiting for a replacement ``?``,
@@ -29,7 +29,6 @@ board outgrows the widget it is drawn centred on the cursor.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,40 +37,21 @@ from rich.style import Style
 from textual.events import Click
 from textual.geometry import Region
 
-from ..rules.mosaic import MosaicView
+from ..rules.mosaic.notation import Edge, Pass, Place, Take, parse_move
+from ..rules.mosaic.tiles import SIDE_NAMES, E, N, Pos, S, Tile, W, pos_text, tile_text
+from ..rules.mosaic.view import EDGE_KIND, LAST_PLACE_KIND, PLACE_KIND, REPLACE_KIND, MosaicView
 from .board import BoardWidget, Canvas, Piece
 from .palette import Palette, style
 
-Pos = tuple[int, int]
-Tile = tuple[int, int, int, int]
-Edge = tuple[Pos, Pos]
+#: An edge as its two positions, upper (or left) first: where the cursor rests between two tiles.
+PosPair = tuple[Pos, Pos]
 #: Maps a board position to the (x, line) of its block in the widget.
 ScreenXY = Callable[[Pos], tuple[int, int]]
-
-N, E, S, W = 0, 1, 2, 3
-SIDE_NAMES = ("N", "E", "S", "W")
 
 #: Tile block size in characters.
 TILE_W, TILE_H = 5, 3
 
-MOVE_PLACE = re.compile(r"^([1-4]{4})@(-?\d+),(-?\d+)$")
-MOVE_EDGE = re.compile(r"^edge (-?\d+),(-?\d+) (-?\d+),(-?\d+)$")
-MOVE_TAKE = re.compile(r"^take (-?\d+),(-?\d+)$")
-
 INK = "#101010"  # digits on coloured quarters
-
-
-def pos_text(pos: Pos) -> str:
-    return f"{pos[0]},{pos[1]}"
-
-
-def tile_text(tile: Tile) -> str:
-    return "".join(str(seat + 1) for seat in tile)
-
-
-def parse_tile(text: str) -> Tile:
-    a, b, c, d = (int(ch) - 1 for ch in text)
-    return (a, b, c, d)
 
 
 # --------------------------------------------------------------------------
@@ -86,20 +66,21 @@ class Picture:
     players: tuple[str, ...]
     tiles: dict[Pos, Tile]
     hands: tuple[tuple[Tile, ...], ...]
-    #: "SH/P", "SE", "R", "P", or "" when nobody is asked anything (over).
+    #: The step's kind (the rules' PLACE_KIND, EDGE_KIND, REPLACE_KIND, LAST_PLACE_KIND), or "" when nobody
+    #: is asked anything (over).
     kind: str
     player: int | None
     legal: list[str]
     #: Hand tile -> positions where the legal moves place it.
     placements: dict[Tile, set[Pos]] = field(default_factory=dict)
-    edges: set[Edge] = field(default_factory=set)
+    edges: set[PosPair] = field(default_factory=set)
     candidates: set[Pos] = field(default_factory=set)
     holes: set[Pos] = field(default_factory=set)
     #: Positions waiting for a replacement, the one being asked for first.
     targets: list[Pos] = field(default_factory=list)
     #: (position, side) of each side that does not match its neighbour.
     mismatched_sides: set[tuple[Pos, int]] = field(default_factory=set)
-    selected_edge: Edge | None = None
+    selected_edge: PosPair | None = None
     can_pass: bool = False
     #: "initiate", "mismatch" (a mismatch subroutine) or "".
     subroutine: str = ""
@@ -110,24 +91,16 @@ class Picture:
 
 
 def read_legal(picture: Picture) -> None:
-    """Fill the picture's legal placements, edges and candidates from the legal moves' text."""
-    for move in picture.legal:
-        placed = MOVE_PLACE.match(move)
-        if placed:
-            tile = parse_tile(placed.group(1))
-            picture.placements.setdefault(tile, set()).add((int(placed.group(2)), int(placed.group(3))))
-            continue
-        edge = MOVE_EDGE.match(move)
-        if edge:
-            a = (int(edge.group(1)), int(edge.group(2)))
-            b = (int(edge.group(3)), int(edge.group(4)))
-            picture.edges.add((min(a, b), max(a, b)))
-            continue
-        take = MOVE_TAKE.match(move)
-        if take:
-            picture.candidates.add((int(take.group(1)), int(take.group(2))))
-            continue
-        if move == "pass":
+    """Fill the picture's legal placements, edges and candidates from the legal moves (the rules' notation)."""
+    for text in picture.legal:
+        move = parse_move(text, len(picture.players))
+        if isinstance(move, Place):
+            picture.placements.setdefault(move.tile, set()).add(move.pos)
+        elif isinstance(move, Edge):
+            picture.edges.add((move.first, move.second))
+        elif isinstance(move, Take):
+            picture.candidates.add(move.pos)
+        elif isinstance(move, Pass):
             picture.can_pass = True
 
 
@@ -151,7 +124,7 @@ def picture_of(view: MosaicView) -> Picture:
     if step.edge is not None:
         a, b = step.edge
         picture.selected_edge = (min(a, b), max(a, b))
-        if step.kind == "R":
+        if step.kind == REPLACE_KIND:
             # The edge's other position waits for its own replacement after this one.
             picture.targets += [p for p in picture.selected_edge if p not in view.tiles and p not in picture.targets]
     picture.mismatched_sides = set(view.mismatches)
@@ -291,7 +264,7 @@ class MosaicBoard(BoardWidget):
         picture = self.picture
         if picture is None:
             return (0, 0)
-        if picture.kind == "R" and picture.candidates:
+        if picture.kind == REPLACE_KIND and picture.candidates:
             return min((2 * r, 2 * c) for r, c in picture.candidates)
         choices = self.choices()
         if choices:
@@ -301,7 +274,7 @@ class MosaicBoard(BoardWidget):
             rows = sorted(r for r, _ in picture.tiles)
             cols = sorted(c for _, c in picture.tiles)
             return (2 * rows[len(rows) // 2], 2 * cols[len(cols) // 2])
-        return (self.spot[0] & ~1, self.spot[1] & ~1) if picture.kind != "SE" else self.spot
+        return (self.spot[0] & ~1, self.spot[1] & ~1) if picture.kind != EDGE_KIND else self.spot
 
     def set_grid(self, on: bool) -> None:
         self.grid = on
@@ -326,11 +299,11 @@ class MosaicBoard(BoardWidget):
         rows = [r for r, _ in positions]
         cols = [c for _, c in positions]
         # A ring of empty positions around the board only while tiles may be placed (small screens need the room).
-        ring = 1 if picture is not None and (picture.placements or picture.kind in ("SH/P", "P")) else 0
+        ring = 1 if picture is not None and (picture.placements or picture.kind in (PLACE_KIND, LAST_PLACE_KIND)) else 0
         return (min(rows) - ring, max(rows) + ring, min(cols) - ring, max(cols) + ring)
 
     def edge_mode(self) -> bool:
-        return self.picture is not None and self.picture.kind == "SE" and bool(self.picture.edges)
+        return self.picture is not None and self.picture.kind == EDGE_KIND and bool(self.picture.edges)
 
     def move_cursor(self, direction: str) -> None:
         if self.picture is None:
@@ -369,7 +342,7 @@ class MosaicBoard(BoardWidget):
             return None
         return (row // 2, col // 2)
 
-    def cursor_edge(self) -> Edge | None:
+    def cursor_edge(self) -> PosPair | None:
         row, col = self.spot
         if row % 2 == col % 2:
             return None
@@ -380,7 +353,7 @@ class MosaicBoard(BoardWidget):
     def cursor_name(self) -> str:
         edge = self.cursor_edge()
         if edge is not None:
-            return f"edge {pos_text(edge[0])} {pos_text(edge[1])}"
+            return Edge(*edge).text()
         pos = self.cursor_position()
         return pos_text(pos) if pos is not None else ""
 
@@ -580,7 +553,7 @@ class MosaicBoard(BoardWidget):
         canvas.put(y + TILE_H - 1, x, corners[2], look)
         canvas.put(y + TILE_H - 1, x + TILE_W - 1, corners[3], look)
 
-    def draw_edge_mark(self, canvas: Canvas, edge: Edge, screen_xy: ScreenXY, look: Style, char: str) -> None:
+    def draw_edge_mark(self, canvas: Canvas, edge: PosPair, screen_xy: ScreenXY, look: Style, char: str) -> None:
         a, b = edge
         x, y = screen_xy(a)
         if a[0] == b[0]:

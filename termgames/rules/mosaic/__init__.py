@@ -1,9 +1,13 @@
-"""Mosaic (Lindsey Spratt, 1992): see ``game.py`` for the states, ``rules_text`` for the rules."""
+"""Mosaic (Lindsey Spratt, 1992).
+
+``game.py`` has the states, ``view.py`` what a seat sees, ``rules_text.py`` the rules.
+"""
 
 from .board import Region, regions, scores
-from .game import Mosaic, MosaicState, MosaicStep, MosaicView, building_options
+from .game import Mosaic, MosaicState, building_options
 from .notation import Edge, Pass, Place, Take, parse_move
 from .tiles import Pos, Tile, deal, tile_set, tile_text
+from .view import MosaicStep, MosaicView
 
 __all__ = [
     "Edge",

@@ -1,4 +1,4 @@
-"""Mosaic (Lindsey Spratt, 1992): the game, its states and views.
+"""Mosaic (Lindsey Spratt, 1992): the game and its states (the views are in ``view.py``).
 
 A state is one decision point.  Every step the guide names is one move:
 a building placement (Steps SH and P together), Step SE (``edge``), each
@@ -10,11 +10,11 @@ of a routine, the end of the building phase) happen inside ``apply``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-from ..base import Game, OptionSpec, RuleError, State, View, Viewer, possessive
+from ..base import Game, OptionSpec, RuleError, State, Viewer, possessive
 from .alteration import (
     Target,
     candidates,
@@ -36,7 +36,7 @@ from .board import (
     scores,
 )
 from .notation import Edge, Move, Pass, Place, Take, parse_move
-from .text import board_drawing, rules_markdown
+from .rules_text import rules_markdown
 from .tiles import (
     OPPOSITE,
     SIDE_NAMES,
@@ -51,16 +51,17 @@ from .tiles import (
     tile_set,
     tile_text,
 )
-
-BUILDING = "building"
-ALTERATION = "alteration"
-OVER = "over"
-
-#: Step kinds: a tile from the hand (SH and P together), the last hand tile (P), an edge (SE), a replacement (R).
-PLACE_KIND = "SH/P"
-LAST_PLACE_KIND = "P"
-EDGE_KIND = "SE"
-REPLACE_KIND = "R"
+from .view import (
+    ALTERATION,
+    BUILDING,
+    EDGE_KIND,
+    LAST_PLACE_KIND,
+    OVER,
+    PLACE_KIND,
+    REPLACE_KIND,
+    MosaicStep,
+    MosaicView,
+)
 
 #: Ruling 10: a routine ends after this many Step R's per tile in play.
 R_STEPS_PER_TILE = 4
@@ -132,100 +133,6 @@ def first_replacements(
             if any_one:
                 break
     return usable
-
-
-@dataclass(frozen=True)
-class MosaicStep:
-    """What the rules ask now, for screens, bots and ``show --json``."""
-
-    kind: str  # "SH/P", "P", "SE", "R", or "over"
-    player: int | None
-    phase: str  # "building", "alteration", "over"
-    initiator: int | None = None
-    #: "initiate" (the initiating player's subroutine) or "mismatch" (a mismatch subroutine); "" otherwise.
-    subroutine: str = ""
-    #: The edge selected in Step SE (its positions), kept until the routine ends.
-    edge: tuple[Pos, Pos] | None = None
-    #: Step R: the position being replaced, its target pattern and the sides that change.
-    replacing: Pos | None = None
-    target: Tile | None = None
-    changing: tuple[int, ...] = ()
-    #: Empty positions with three or four tile neighbours (positions waiting for a replacement aside).
-    holes: tuple[Pos, ...] = ()
-    #: Mismatch subroutine: the mismatched tiles (positions) the player must resolve.
-    mismatched: tuple[Pos, ...] = ()
-    #: The player to move can do nothing but pass.
-    must_pass: bool = False
-
-    def to_json(self, names: tuple[str, ...]) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "player": names[self.player] if self.player is not None else None,
-            "phase": self.phase,
-            "initiator": names[self.initiator] if self.initiator is not None else None,
-            "subroutine": self.subroutine or None,
-            "edge": [pos_text(pos) for pos in self.edge] if self.edge else None,
-            "replacing": pos_text(self.replacing) if self.replacing is not None else None,
-            "target": [names[c] for c in self.target] if self.target is not None else None,
-            "changing": [SIDE_NAMES[side] for side in self.changing],
-            "holes": [pos_text(pos) for pos in self.holes],
-            "mismatched": [pos_text(pos) for pos in self.mismatched],
-            "must_pass": self.must_pass,
-        }
-
-
-# --------------------------------------------------------------------------
-# View
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MosaicView(View):
-    """Everything public (Mosaic hides nothing: hands are public, as in the Mac program)."""
-
-    tiles: Mapping[Pos, Tile] = field(default_factory=dict)
-    hands: tuple[tuple[Tile, ...], ...] = ()
-    out_of_play: tuple[Tile, ...] = ()
-    step: MosaicStep = MosaicStep(OVER, None, OVER)
-    legal: tuple[str, ...] = ()
-    region_list: tuple[Any, ...] = ()
-    #: Every mismatched side on the board: (position, side 0-3 for N E S W).
-    mismatches: tuple[tuple[Pos, int], ...] = ()
-    holes: tuple[Pos, ...] = ()
-    routines: int = 0
-    max_routines: int = 0
-    winning_score: int = 0
-    #: Per seat, how many of her routine-end checks in a row reached the winning score.
-    streaks: tuple[int, ...] = ()
-    #: The whole position.  Mosaic has no hidden information (hands are public and nothing is
-    #: drawn after the deal), so a bot may search from it instead of rebuilding it from the move log.
-    position: MosaicState | None = field(default=None, compare=False, repr=False)
-
-    def state(self) -> MosaicState:
-        """The position this view shows, to apply moves to (bots' look-ahead)."""
-        if self.position is None:
-            raise ValueError("this view carries no position")
-        return self.position
-
-    def legal_moves(self) -> list[str]:
-        return list(self.legal)
-
-    def regions(self) -> list[Any]:
-        """Every region (``board.Region``: colour, quarters, tiles, size, points), largest first."""
-        return list(self.region_list)
-
-    def board_json(self) -> dict[str, Any]:
-        names = self.players
-        return {
-            "tiles": {pos_text(pos): [names[c] for c in tile] for pos, tile in sorted(self.tiles.items())},
-            "hands": {names[seat]: [[names[c] for c in tile] for tile in hand] for seat, hand in enumerate(self.hands)},
-            "step": self.step.to_json(names),
-            "legal": list(self.legal),
-            "routines": self.routines,
-        }
-
-    def board_text(self, ascii: bool = False) -> str:
-        return board_drawing(self, ascii=ascii)
 
 
 # --------------------------------------------------------------------------

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..base import RuleError
-from .game import ALTERATION, BUILDING, EDGE_KIND, PLACE_KIND, Mosaic, MosaicState
+from .game import Mosaic, MosaicState
 from .notation import quoted
 from .tiles import Pos, Tile, tile_text
+from .view import ALTERATION, BUILDING, EDGE_KIND, PLACE_KIND
 
 _NUMBER = re.compile(r"-?[0-9]+", re.ASCII)
 

@@ -1,81 +1,8 @@
-"""Mosaic as text: the board drawing of ``termgames show`` and the rules of ``termgames rules mosaic``."""
+"""The rules of Mosaic as ``termgames rules mosaic`` and the help screen show them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .tiles import SIDE_NAMES, WINNING_SCORES, Pos, tile_text
-
-if TYPE_CHECKING:
-    from .game import MosaicView
-
-CELL_WIDTH = 5
-
-
-def _cell_lines(view: MosaicView, pos: Pos, waiting: set[Pos]) -> tuple[str, str, str]:
-    tile = view.tiles.get(pos)
-    if tile is None:
-        if pos in waiting:
-            return ("     ", " [R] ", "     ")
-        if pos in view.holes:
-            return ("     ", "hole ", "     ")
-        return ("     ", "     ", "     ")
-    n, e, s, w = (str(colour + 1) for colour in tile)
-    bad = {side for spot, side in view.mismatches if spot == pos}
-    mark = ["!" if side in bad else " " for side in range(4)]
-    return (f" {mark[0]}{n}  ", f"{w}{mark[3]} {mark[1]}{e}", f" {mark[2]}{s}  ")
-
-
-def board_drawing(view: MosaicView, ascii: bool = False) -> str:
-    """Tiles as 5x3 blocks with one seat number per quarter (N on top, W left, E right, S below)."""
-    horizontal, vertical, corner = ("-", "|", "+") if ascii else ("─", "│", "┼")
-    step = view.step
-    waiting: set[Pos] = set()
-    if step.edge and step.subroutine == "initiate":
-        waiting = {pos for pos in step.edge if pos not in view.tiles}
-    if step.replacing is not None:
-        waiting.add(step.replacing)
-    spots = set(view.tiles) | waiting | set(view.holes)
-    lines: list[str] = []
-    if spots:
-        top = min(r for r, _c in spots)
-        bottom = max(r for r, _c in spots)
-        left = min(c for _r, c in spots)
-        right = max(c for _r, c in spots)
-        columns = range(left, right + 1)
-        label = 5
-        lines.append(" " * label + " " + "".join(f"{c:^{CELL_WIDTH}} " for c in columns).rstrip())
-        rule = " " * label + corner + (horizontal * CELL_WIDTH + corner) * len(columns)
-        lines.append(rule)
-        for r in range(top, bottom + 1):
-            blocks = [_cell_lines(view, (r, c), waiting) for c in columns]
-            for part in range(3):
-                prefix = f"{r:>4} " if part == 1 else " " * label
-                lines.append(prefix + vertical + "".join(block[part] + vertical for block in blocks))
-            lines.append(rule)
-    else:
-        lines.append("(the board is empty: the first tile goes at 0,0)")
-    lines.append("")
-    for seat, name in enumerate(view.players):
-        hand = " ".join(tile_text(tile) for tile in view.hands[seat]) if view.hands else ""
-        score = int(view.scores[seat]) if view.scores else 0
-        lines.append(f"{seat + 1} = {name}: {score} points; hand: {hand or '(empty)'}")
-    if view.out_of_play:
-        lines.append("out of play: " + " ".join(tile_text(tile) for tile in view.out_of_play))
-    if view.mismatches:
-        listing = ", ".join(f"{pos[0]},{pos[1]} {SIDE_NAMES[side]}" for pos, side in view.mismatches)
-        lines.append(f"mismatched sides (!): {listing}")
-    if view.routines or step.phase == "alteration":
-        limit = f" of {view.max_routines}" if view.max_routines else ""
-        lines.append(
-            f"alteration routines played: {view.routines}{limit}; {view.winning_score} points twice in a row win"
-        )
-    lines.append(view.status)
-    if view.legal and not view.over:
-        shown = ", ".join(view.legal[:12])
-        more = f" ... ({len(view.legal)} in all)" if len(view.legal) > 12 else ""
-        lines.append(f"legal: {shown}{more}")
-    return "\n".join(lines)
+from .tiles import WINNING_SCORES
 
 
 def rules_markdown() -> str:
