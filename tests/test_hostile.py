@@ -25,7 +25,7 @@ from termgames.match import SEED_BITS, Match, SeatInfo, random_seed
 from termgames.records import RecordError
 from termgames.rules import RuleError, game_names, get_game
 from termgames.rules.mono import label
-from termgames.server.store import Store
+from termgames.server.stores.sqlite import Store
 from termgames.table import LocalTable
 from termgames.untrusted import check_name, fold_name, printable, safe_json
 

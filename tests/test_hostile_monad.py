@@ -30,7 +30,7 @@ from termgames.rules.monad import Monad, MonadState, board_from_json
 from termgames.rules.monad.engine import COUNT_DIGITS, MAX_MOVE_TEXT
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
-from termgames.server.store import Store
+from termgames.server.stores.sqlite import Store
 from termgames.widgets.panel import scores_text
 
 runner = CliRunner()

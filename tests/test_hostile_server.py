@@ -268,7 +268,7 @@ def test_a_table_idle_while_the_server_runs_is_closed_and_its_players_told(tmp_p
 
 @pytest.fixture
 async def two_servers(pg_url, tmp_path):
-    from termgames.server.pgstore import PostgresStore
+    from termgames.server.stores.postgres import PostgresStore
 
     hubs = [Hub(PostgresStore(pg_url), tmp_path / f"records{n}") for n in range(2)]
     for hub in hubs:
@@ -308,8 +308,8 @@ def test_closing_and_a_move_or_two_closings_at_the_same_moment_end_one_way_only(
     import threading
 
     from termgames.match import MoveRecord
-    from termgames.server.pgstore import PostgresStore
-    from termgames.server.storage import TableClosed
+    from termgames.server.stores.interface import TableClosed
+    from termgames.server.stores.postgres import PostgresStore
 
     setup = PostgresStore(pg_url)
     seats = [{"kind": "human", "name": "a"}, {"kind": "human", "name": "b"}]
@@ -402,7 +402,7 @@ def test_chat_lines_are_limited_per_person_with_a_one_line_refusal(tmp_path, new
 
 def test_postgresql_keeps_a_bounded_chat_history_per_table(pg_url):
     """(The SQLite store keeps no chat: the hub's memory holds a table's last lines.)"""
-    from termgames.server.pgstore import PostgresStore
+    from termgames.server.stores.postgres import PostgresStore
 
     kept = 100
     store = PostgresStore(pg_url)
@@ -465,7 +465,7 @@ async def test_a_player_mutes_another_at_her_own_screen(tmp_path, new_store):
 async def test_a_postgresql_database_of_schema_3_is_migrated_and_its_idle_tables_closed(pg_url, tmp_path):
     import asyncpg
 
-    from termgames.server.pgstore import MIGRATIONS, PostgresStore
+    from termgames.server.stores.postgres import MIGRATIONS, PostgresStore
 
     conn = await asyncpg.connect(pg_url)
     await conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")

@@ -15,7 +15,7 @@ from termgames.match import Seat
 from termgames.rules import RuleError
 from termgames.server.hub import Hub
 from termgames.server.ssh import DATABASE_NAME, HOST_KEY_NAME, AuthThrottle, guest_name, start_server
-from termgames.server.store import Store
+from termgames.server.stores.sqlite import Store
 
 
 @pytest.fixture

@@ -17,10 +17,10 @@ from hubkit import Listener
 from termgames.match import AI, MoveRecord, Seat
 from termgames.rules import RuleError
 from termgames.server import hub as hub_module
-from termgames.server import pgstore
 from termgames.server.hub import Hub
-from termgames.server.pgstore import PostgresStore
-from termgames.server.storage import PlyTaken
+from termgames.server.stores import postgres as pgstore
+from termgames.server.stores.interface import PlyTaken
+from termgames.server.stores.postgres import PostgresStore
 
 
 async def until(condition, timeout: float = 10.0) -> None:
@@ -201,7 +201,7 @@ async def test_one_server_plays_a_tables_computer_seats_and_another_takes_over_w
 
 
 def test_the_schema_is_versioned_and_a_newer_one_is_refused(pg_url):
-    from termgames.server.storage import StoreError
+    from termgames.server.stores.interface import StoreError
 
     store = PostgresStore(pg_url)
     store.close()

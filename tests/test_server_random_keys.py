@@ -11,7 +11,7 @@ from termgames.rules import game_names, get_game
 from termgames.screens.lobby import LobbyScreen
 from termgames.server.app import ServeApp
 from termgames.server.hub import Hub
-from termgames.server.store import Store
+from termgames.server.stores.sqlite import Store
 
 SIZE = (100, 32)
 KEYS = [

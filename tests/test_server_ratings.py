@@ -13,7 +13,8 @@ from termgames.rating import Rating, ranks_of, rate
 from termgames.rules import RuleError
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
-from termgames.server.store import RatedResult, Store
+from termgames.server.stores.interface import RatedResult
+from termgames.server.stores.sqlite import Store
 
 
 def test_ranks_winners_first_then_scores_ties_as_ties():

@@ -298,7 +298,7 @@ async def test_shared_table_says_too_small_and_keeps_its_lines(tmp_path):
     from termgames.screens.shared_game import SharedGameMixin
     from termgames.server.app import ServeApp
     from termgames.server.hub import Hub
-    from termgames.server.store import Store
+    from termgames.server.stores.sqlite import Store
 
     hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
     app = ServeApp(hub=hub, player="alice")

@@ -21,7 +21,7 @@ from ..rules.base import ALL
 from ..untrusted import printable, safe_json
 from .hub import FinishedTable, Hub, LiveTable
 from .logs import error_line
-from .storage import StoreError
+from .stores.interface import StoreError
 
 log = logging.getLogger("termgames.server")
 

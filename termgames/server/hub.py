@@ -12,7 +12,7 @@ one the local game uses: bots think in the hub's thread pool, so one table's
 AI never blocks the loop that every other table and player shares, and their
 moves are stored and announced back on the loop.  The store, the broadcasts
 and the lobby news are only ever reached from the loop's thread
-(:func:`~termgames.server.store.require_thread` fails loudly otherwise).
+(:func:`~termgames.server.stores.interface.require_thread` fails loudly otherwise).
 
 Ratings: a table is rated or casual, chosen by its creator (rated by
 default when every seat is a human's; a computer seat or a guest makes it
@@ -69,7 +69,7 @@ from .limits import (
 )
 from .logs import error_line
 from .pool import FairPool
-from .storage import (
+from .stores.interface import (
     PlayerRating,
     PlyTaken,
     RatedResult,

@@ -55,7 +55,8 @@ from .limits import (
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
 )
-from .storage import StoreError, TableStore, is_postgres, open_store
+from .stores import is_postgres, open_store
+from .stores.interface import StoreError, TableStore
 
 log = logging.getLogger("termgames.server")
 

@@ -10,7 +10,7 @@ take an advisory lock, so two workers never migrate at once).
 it commits: the table's row is locked (``FOR NO KEY UPDATE``), the row is
 inserted only if it is the next ply, and ``(table_id, ply)`` is the primary
 key.  Two servers accepting a move for the same ply at the same moment end
-with exactly one accepted: the other gets :class:`~.storage.PlyTaken`.
+with exactly one accepted: the other gets :class:`~.interface.PlyTaken`.
 
 **News between servers.**  Every change is announced with ``pg_notify`` in
 its own transaction (so a change and its news are committed together) on
@@ -25,7 +25,7 @@ a dead server's tables are taken over by another.
 **Losing the database.**  When PostgreSQL restarts or the listening
 connection drops (it is watched: closed, or silent to a ping), the server
 goes *offline*: every change is refused at once with
-:class:`~.storage.StoreUnavailable` (nothing half made; the player's screen
+:class:`~.interface.StoreUnavailable` (nothing half made; the player's screen
 says so in one line) while the listening connection is made again with
 backoff.  The pool makes its own connections again as they are needed.  Once
 back, the server's presence rows and computer-seat locks are taken again under
@@ -33,7 +33,7 @@ its new connection, and the hub hears ``online``: it reads again every table
 that changed meanwhile (news sent while it was away is never relied upon).
 
 **The event loop.**  The hub's store calls answer at once (see
-:mod:`.storage`): asyncpg runs on a loop of its own in one thread
+:mod:`.interface`): asyncpg runs on a loop of its own in one thread
 (``termgames-db``), and the server's loop waits for each answer, a round trip
 to the database (well under a millisecond on a local socket).
 """
@@ -49,10 +49,10 @@ import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..match import MoveRecord, now_iso
-from ..rating import Rating, rate
-from ..untrusted import fold_name
-from .storage import (
+from ...match import MoveRecord, now_iso
+from ...rating import Rating, rate
+from ...untrusted import fold_name
+from .interface import (
     CHAT_KEPT,
     PlayerRating,
     PlyTaken,
@@ -71,7 +71,7 @@ from .storage import (
 )
 
 if TYPE_CHECKING:
-    from .storage import TableStore
+    from .interface import TableStore
 
 try:
     import asyncpg
@@ -305,7 +305,7 @@ async def _awaited(work: Awaitable[T]) -> T:
 
 
 class PostgresStore:
-    """A :class:`~.storage.TableStore` in PostgreSQL, shared by every server process that names it."""
+    """A :class:`~.interface.TableStore` in PostgreSQL, shared by every server process that names it."""
 
     shared = True
 
