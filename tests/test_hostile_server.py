@@ -465,7 +465,8 @@ async def test_a_player_mutes_another_at_her_own_screen(tmp_path, new_store):
 async def test_a_postgresql_database_of_schema_3_is_migrated_and_its_idle_tables_closed(pg_url, tmp_path):
     import asyncpg
 
-    from termgames.server.stores.postgres import MIGRATIONS, PostgresStore
+    from termgames.server.stores.postgres import PostgresStore
+    from termgames.server.stores.postgres_schema import MIGRATIONS
 
     conn = await asyncpg.connect(pg_url)
     await conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
