@@ -155,7 +155,7 @@ async def test_guests_of_one_address_share_one_table_limit(tmp_path):
 
 
 def test_the_guests_of_an_ipv6_network_count_together():
-    from termgames.server.hub import guest_owner
+    from termgames.server.people import guest_owner
 
     assert guest_owner("2001:db8:1:2::5") == guest_owner("2001:db8:1:2:ffff::9") == "guest:2001:db8:1:2::/64"
     assert guest_owner("2001:db8:1:3::5") != guest_owner("2001:db8:1:2::5")

@@ -56,7 +56,7 @@ class ServeApp(TermgamesApp):
         self.hub = hub
         self.player = player
         self.guest = guest
-        #: The person signed in (see :func:`~.hub.key_owner`): whom her tables and chat lines count against
+        #: The person signed in (see :func:`~.people.key_owner`): whom her tables and chat lines count against
         #: (empty: the hub works it out from her name).
         self.owner = owner
         self.tables: list[SharedTable] = []

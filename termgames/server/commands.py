@@ -69,7 +69,7 @@ def is_command(line: str) -> bool:
 def run_command(hub: Hub, player: str, line: str, owner: str | None = None) -> Result:
     """Run one command line for ``player``; never raises for anything a player can type.
 
-    ``owner``: the person the connection signed in as (see :func:`~.hub.key_owner`), whom a new table
+    ``owner``: the person the connection signed in as (see :func:`~.people.key_owner`), whom a new table
     counts against; None works it out from ``player``."""
     try:
         words = shlex.split(line)

@@ -36,11 +36,9 @@ idle tables (a finished one is read when asked for).
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 import os
-import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -56,7 +54,7 @@ from ..records import dumps, save, to_dict
 from ..rules import Game, RuleError, State, View, Viewer, get_game
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
-from ..untrusted import fold_name, is_usable_name
+from ..untrusted import fold_name
 from .limits import (
     AI_THREADS,
     CHAT_BURST,
@@ -68,6 +66,15 @@ from .limits import (
     MAX_TABLES_PER_PLAYER,
 )
 from .logs import error_line
+from .people import (
+    GUEST_PREFIX,
+    OPEN_PREFIX,
+    check_rated_seat,
+    is_guest,
+    is_player_name,
+    key_owner,
+    name_owner,
+)
 from .pool import FairPool
 from .stores.interface import (
     PlayerRating,
@@ -103,55 +110,6 @@ CHAT_WIDTH = 200
 IDLE_CHECK_SECONDS = 600.0
 #: Finished tables the lobby lists, the newest (read at start-up without their moves).
 FINISHED_LISTED = 100
-
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,23}")
-GUEST_PREFIX = "guest-"
-OPEN_PREFIX = "seat-"
-
-
-def is_guest(name: str) -> bool:
-    """A guest's name (one visit, no key): guests are never rated."""
-    return name.lower().startswith(GUEST_PREFIX)
-
-
-def valid_player_name(name: str) -> bool:
-    """A name a player may register: letters, digits, ``_.-``; not a guest's or an open seat's."""
-    if not _NAME.fullmatch(name) or not is_usable_name(name):
-        return False
-    lowered = name.lower()
-    return not lowered.startswith(GUEST_PREFIX) and not re.fullmatch(r"seat-\d+", lowered)
-
-
-# --------------------------------------------------------------------------
-# Owners: the person a table or a chat line counts against
-# --------------------------------------------------------------------------
-
-
-def key_owner(fingerprint: str) -> str:
-    """Whom a registered player's tables count against: her SSH key, whatever name it signed in as."""
-    return f"key:{fingerprint}"
-
-
-def name_owner(player: str) -> str:
-    """Whom a player counts as when nothing more is known of her than her name (a script, a test)."""
-    return f"name:{fold_name(player)}"
-
-
-def guest_owner(address: str) -> str:
-    """Whom a guest's tables count against: every guest of one address together.
-
-    An IPv6 address counts by its /64, which one home or one host is given whole (its last 64 bits are the
-    host's to choose, so counting single addresses would count none)."""
-    try:
-        ip = ipaddress.ip_address(address.split("%")[0])
-    except ValueError:
-        return f"guest:{address}"
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return f"guest:{ip.ipv4_mapped}"
-        return f"guest:{ipaddress.IPv6Network((ip, 64), strict=False)}"
-    return f"guest:{ip}"
-
 
 class RateLimit:
     """Token buckets by owner: ``per_minute`` a minute, in bursts of up to ``burst``."""
@@ -884,15 +842,6 @@ class LiveTable(TableFacts):
         return json.loads(seats) != [seat.to_dict() for seat in self.seats] or moves != len(have) or last != mine
 
 
-def check_rated_seat(table_id: int | None, player: str, seated: Iterable[str]) -> None:
-    """RuleError unless ``player`` may take a seat at a rated table where ``seated`` sit already."""
-    where = f"table {table_id} is rated" if table_id is not None else "a rated table"
-    if is_guest(player):
-        raise RuleError(f"{where}: guests play at casual tables (sign in with an SSH key to be rated)")
-    if any(fold_name(player) == fold_name(name) for name in seated):
-        raise RuleError(f"{where}: one account takes one seat, and {player} has one already")
-
-
 def describe_change(change: RatingChange) -> str:
     """``alice 25.0 -> 27.6 (+2.6)``: one rating change, in plain ASCII."""
     before, after = change.before.mu, change.after.mu
@@ -1195,7 +1144,7 @@ class Hub:
         owner = owner or self.owner_of(creator)
         self._check_table_limits(owner, computers_only)
         for index, seat in enumerate(seats):
-            if seat.kind == HUMAN and seat.name is not None and not _is_player_name(seat.name):
+            if seat.kind == HUMAN and seat.name is not None and not is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
             if seat.kind == HUMAN and seat.name is not None:
                 # bob's seat is Bob's when Bob registered it (seats are frozen: the seat is replaced)
@@ -1485,9 +1434,4 @@ def _parse_time(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-#: A guest's name: "guest-", up to 9 characters of the login name, then 64 random bits (see ssh.guest_name).
-_GUEST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 
-
-def _is_player_name(name: str) -> bool:
-    return valid_player_name(name) or (name.startswith(GUEST_PREFIX) and bool(_GUEST_NAME.fullmatch(name)))

@@ -22,8 +22,6 @@ import codecs
 import contextlib
 import logging
 import os
-import re
-import secrets
 import time
 from collections import deque
 from collections.abc import Callable
@@ -41,7 +39,7 @@ from textual.geometry import Size
 from .collector import CollectorPolicy, divide_without_cycles
 from .commands import run_command
 from .drawing import SpectatorGroups
-from .hub import Hub, guest_owner, key_owner, valid_player_name
+from .hub import Hub
 from .limits import (
     AI_THREADS,
     AUTH_FAILURE_WINDOW,
@@ -55,6 +53,7 @@ from .limits import (
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
 )
+from .people import guest_name, guest_owner, key_owner, valid_player_name
 from .stores import is_postgres, open_store
 from .stores.interface import StoreError, TableStore
 
@@ -403,16 +402,6 @@ class GameSession(asyncssh.SSHServerSession):
 # --------------------------------------------------------------------------
 # Connections: authentication and identity
 # --------------------------------------------------------------------------
-
-
-#: Random bits in a guest's name: guessing another guest's name (and taking her seats) must be out of reach.
-GUEST_NAME_BITS = 64
-
-
-def guest_name(username: str) -> str:
-    """``guest-`` + a hint of the login name + 64 random bits: no login can choose or guess another's."""
-    stem = re.sub(r"[^A-Za-z0-9]", "", username)[:9]
-    return f"guest-{stem + '-' if stem else ''}{secrets.token_hex(GUEST_NAME_BITS // 8)}"
 
 
 class AuthThrottle:
