@@ -554,7 +554,7 @@ async def test_stopping_the_server_closes_its_connections_without_waiting_for_th
 
 async def test_a_table_whose_lobby_line_cannot_be_drawn_leaves_the_lobby_standing(tmp_path, caplog, monkeypatch):
     from termgames.server.app import ServeApp
-    from termgames.server.hub import LiveTable
+    from termgames.server.tables import LiveTable
 
     hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
     for _number in range(2):

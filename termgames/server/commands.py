@@ -19,9 +19,10 @@ from ..report import move_report, to_move_text, view_json, view_text
 from ..rules import RuleError, get_game
 from ..rules.base import ALL
 from ..untrusted import printable, safe_json
-from .hub import FinishedTable, Hub, LiveTable
+from .hub import Hub
 from .logs import error_line
 from .stores.interface import StoreError
+from .tables import FinishedTable, LiveTable
 
 log = logging.getLogger("termgames.server")
 

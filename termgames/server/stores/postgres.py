@@ -98,7 +98,7 @@ CHANNEL = "termgames"
 TIMEOUT = 10.0
 #: Moves longer than this travel by their ply only (a NOTIFY payload holds 8000 bytes); the others read them.
 MAX_MOVE_IN_NEWS = 2000
-#: Chat lines a table's history keeps for screens that open later (as the hub's CHAT_LINES).
+#: Chat lines a table's history keeps for screens that open later (as a live table's CHAT_LINES).
 CHAT_HISTORY = 30
 #: Seconds between sweeps of presence rows left by servers that died.
 SWEEP_SECONDS = 5.0
