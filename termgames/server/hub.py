@@ -4,7 +4,8 @@ Pure Python on the server's asyncio loop (no Textual, no asyncssh).  The
 tables themselves are :mod:`.tables` (a :class:`~.tables.LiveTable` is played,
 a :class:`~.tables.FinishedTable` only listed); the hub loads them, makes new
 ones within the limits, finishes them (ratings, records), tells the lobbies of
-every change, and remembers where each player sits.  The store, the
+every change, and remembers where each player sits; what other servers
+sharing its store change reaches it through :mod:`.news`.  The store, the
 broadcasts and the lobby news are only ever reached from the loop's thread
 (:func:`~termgames.server.stores.interface.require_thread` fails loudly otherwise).
 
@@ -56,6 +57,7 @@ from .limits import (
     RateLimit,
 )
 from .logs import error_line
+from .news import OtherServers
 from .people import (
     GUEST_PREFIX,
     check_rated_seat,
@@ -70,7 +72,6 @@ from .stores.interface import (
     RatingChange,
     StoredTable,
     StoreError,
-    StoreEvent,
     TableActivity,
     TableStore,
     require_thread,
@@ -79,13 +80,8 @@ from .tables import FinishedTable, LiveTable
 
 log = logging.getLogger("termgames.server")
 
-#: Seconds between two looks for tables whose computer seats nobody plays (their server died).
-AI_TAKEOVER_SECONDS = 5.0
 #: Lobbies hear of changes at most this often (seconds): a move need not wait for 30 lobby redraws.
 LOBBY_NEWS_DELAY = 0.25
-#: What a player sees when the database is lost under the server, and when it is back.
-DATABASE_LOST = "The database cannot be reached: moves wait until it is back"
-DATABASE_BACK = "The database is back: moves are accepted again"
 #: Seconds between two looks for tables idle long enough to be closed.
 IDLE_CHECK_SECONDS = 600.0
 #: Finished tables the lobby lists, the newest (read at start-up without their moves).
@@ -160,6 +156,8 @@ class Hub:
         self._ratings: dict[str, dict[str, PlayerRating]] = {}
         #: Tables that could not be loaded, by id: why (one line).  Set aside: the server serves the others.
         self.set_aside: dict[int, str] = {}
+        #: The other servers sharing the store: their news, and what a lost database leaves to read again.
+        self.others = OtherServers(self)
         # Start-up replays the unfinished tables only, once the idle ones are closed (without replaying them).
         self.close_idle()
         for stored in store.load_open_tables():
@@ -211,14 +209,14 @@ class Hub:
 
     def start(self) -> None:
         """On the loop: let AI seats that were to move when the server stopped think again; hear other servers."""
-        self.store.listen(self.remote_event)
+        self.store.listen(self.others.heard)
         for table in self.tables.values():
             table.runner.start()
             if self.store.shared and not table.over:  # who is at it through the servers already running
                 table.refresh_presence()
         loop = asyncio.get_running_loop()
         if self.store.shared:
-            self._watch_task = loop.create_task(self._watch_other_servers())
+            self._watch_task = loop.create_task(self.others.take_over_forever())
         self._idle_task = loop.create_task(self._close_idle_forever())
 
     async def _close_idle_forever(self) -> None:
@@ -264,16 +262,6 @@ class Hub:
                 self.keep_record(live)
         return closed
 
-    async def _watch_other_servers(self) -> None:
-        """A server that died leaves its tables' computer seats to the others: one of them takes each over."""
-        while not self.closed:
-            await asyncio.sleep(AI_TAKEOVER_SECONDS)
-            for table in list(self.tables.values()):
-                if not table.over and not table.runner.thinking and any(
-                    table.match.seats[seat].is_ai for seat in table.to_move()
-                ):
-                    table.runner.start()
-
     def close(self) -> None:
         self.closed = True
         # Every computer player thinking stops now: a search left to run to its 2 s deadline kept the stopping
@@ -285,72 +273,6 @@ class Hub:
             if task is not None:
                 task.cancel()
         self.executor.shutdown(wait=False, cancel_futures=True)
-
-    def remote_event(self, event: StoreEvent) -> None:
-        """A change made by another server process sharing the store (on the loop)."""
-        if self.closed:
-            return
-        if event.kind == "offline":
-            self.tell_every_table(DATABASE_LOST)
-            return
-        if event.kind == "online":
-            self.read_again()
-            self.tell_every_table(DATABASE_BACK)
-            return
-        try:
-            live = self.tables.get(event.table_id)
-            if live is None:  # a new table (or one made while we started): load it whole, news included
-                stored = self.store.load_table(event.table_id)
-                if stored is not None and not stored.finished:
-                    self._install(stored)
-                elif stored is not None:  # finished: listed, and read whole when asked for
-                    self.finished_listed[stored.id] = FinishedTable(self, stored)
-                    self.lobby_changed()
-                return
-            if event.kind != "table":
-                live.remote_event(event)
-        except (StoreError, RuleError, LookupError, ValueError, TypeError) as error:
-            log.error("table %s: news from another server not applied: %s", event.table_id, error)
-
-    def tell_every_table(self, notice: str) -> None:
-        for table in list(self.tables.values()):
-            if table.subscribers:
-                table.broadcast("notice", notice)
-
-    def read_again(self) -> None:
-        """The database is back after a loss: read again every table that changed meanwhile.
-
-        News sent while this server could not hear is lost; what the database holds is compared with each
-        live table (seats, number of moves, the last move) instead, and a table that differs is read again.
-        """
-        try:
-            stored = self.store.changes(list(self.tables))
-        except StoreError as error:  # lost again: the next ``online`` reads again
-            log.error("tables not read again: %s", error)
-            return
-        for table_id, (seats, finished, moves, last) in stored.items():
-            live = self.tables.get(table_id)
-            try:
-                if live is None:
-                    self.remote_event(StoreEvent("table", table_id, {}))  # a table made meanwhile
-                    continue
-                if live.differs_from(seats, moves, last) or (finished and not live.over):
-                    live.reload()  # (finished here: closed for inactivity at another server meanwhile)
-                if live.over and not finished:  # its last move was stored as the database went: finish it now
-                    self.finished(live)
-                if finished and live.over and live.rated and not live.rating_changes:
-                    live.rating_changes = self.store.rating_changes(table_id)
-                    self.forget_ratings(live.game.name)
-            except (StoreError, RuleError, LookupError, ValueError, TypeError) as error:
-                log.error("table %s not read again: %s", table_id, error)
-        for table in list(self.tables.values()):
-            table.read_chat_again()
-            if table.over:
-                continue
-            table.enter_again()
-            table.refresh_presence()
-            if not table.runner.thinking:  # a computer seat whose move could not be stored thinks again
-                table.runner.rewound()
 
     # -- tables --------------------------------------------------------------------
 
@@ -373,6 +295,15 @@ class Hub:
                 raise RuleError(f"table {number} cannot be shown: {self.set_aside[number]}")
             raise RuleError(f"there is no table {number}")
         return table
+
+    def take_in(self, table_id: int) -> None:
+        """A table this server does not hold yet (made, or finished, at another server): served, or listed."""
+        stored = self.store.load_table(table_id)
+        if stored is not None and not stored.finished:
+            self._install(stored)
+        elif stored is not None:  # finished: listed, and read whole when asked for
+            self.finished_listed[stored.id] = FinishedTable(self, stored)
+            self.lobby_changed()
 
     def _install(self, stored: StoredTable) -> LiveTable | None:
         """A table read from the store after start-up, replayed and kept; None when it cannot be (set aside)."""
