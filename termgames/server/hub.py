@@ -18,33 +18,33 @@ transaction that marks it finished (:meth:`~.stores.interface.TableStore.finish_
 name no key has claimed (an account nobody signed in as) leaves the table
 unrated.
 
-People, not visits: every table counts against its *owner* (``key:...``, one
+People, not visits (:mod:`.people`): every table counts against its *owner* (``key:...``, one
 SSH key whatever names it uses; ``guest:ADDRESS``, every guest of one address),
 whose unfinished tables are limited; a table where only computers play needs
 a registered owner, counts against a smaller limit, and its computers think
 only while someone watches.  A table without a move for ``idle_days`` (a
 guest's or the computers': ``guest_idle_days``) is closed, unrated, by exactly one server
-(:meth:`Hub.close_idle`); the server starts without replaying finished or
+(:mod:`.idle`); the server starts without replaying finished or
 idle tables (a finished one is read when asked for).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..match import AI, HUMAN, Match, Seat, random_seed
+from ..match import AI, HUMAN, Seat, random_seed
 from ..paths import write_atomically
-from ..records import dumps, save, to_dict
+from ..records import dumps, save
 from ..rules import RuleError, get_game
 from ..untrusted import fold_name
+from .idle import IdleTables, closed_record_text
 from .limits import (
     AI_THREADS,
     CHAT_BURST,
@@ -72,7 +72,6 @@ from .stores.interface import (
     RatingChange,
     StoredTable,
     StoreError,
-    TableActivity,
     TableStore,
     require_thread,
 )
@@ -82,38 +81,13 @@ log = logging.getLogger("termgames.server")
 
 #: Lobbies hear of changes at most this often (seconds): a move need not wait for 30 lobby redraws.
 LOBBY_NEWS_DELAY = 0.25
-#: Seconds between two looks for tables idle long enough to be closed.
-IDLE_CHECK_SECONDS = 600.0
 #: Finished tables the lobby lists, the newest (read at start-up without their moves).
 FINISHED_LISTED = 100
-
-def idle_text(days: float) -> str:
-    """``30 days``, ``a day``, ``6 hours``: how long a table went without a move before it was closed."""
-    if days >= 1:
-        return "a day" if days == 1 else f"{days:g} days"
-    hours = days * 24
-    if hours >= 1:
-        return "an hour" if hours == 1 else f"{hours:.3g} hours"
-    minutes = max(1, round(hours * 60))
-    return "a minute" if minutes == 1 else f"{minutes} minutes"
-
-
-def closed_record_text(match: Match, reason: str) -> str:
-    """The record of a table closed before its game ended: the moves played, and why it was closed
-    (``termgames replay`` reads it as any record of a game in progress)."""
-    record = {**to_dict(match), "closed": f"closed for inactivity: {reason}; not rated"}
-    return json.dumps(record, indent=1, ensure_ascii=False) + "\n"
-
 
 def describe_change(change: RatingChange) -> str:
     """``alice 25.0 -> 27.6 (+2.6)``: one rating change, in plain ASCII."""
     before, after = change.before.mu, change.after.mu
     return f"{change.player} {before:.1f} -> {after:.1f} ({after - before:+.1f})"
-
-
-# --------------------------------------------------------------------------
-# The hub
-# --------------------------------------------------------------------------
 
 
 class Hub:
@@ -137,9 +111,6 @@ class Hub:
         self.max_tables_per_player = max_tables_per_player
         self.max_tables = max_tables
         self.max_bot_tables_per_player = max_bot_tables_per_player
-        #: Days without a move before a table is closed (a guest's table: guest_idle_days).
-        self.idle_days = idle_days
-        self.guest_idle_days = guest_idle_days
         #: Chat lines per person and minute (a flood costs every screen at the table a redraw a line).
         self.chat_per_minute = chat_per_minute
         self.chat_limit = RateLimit(chat_per_minute, CHAT_BURST)
@@ -158,6 +129,8 @@ class Hub:
         self.set_aside: dict[int, str] = {}
         #: The other servers sharing the store: their news, and what a lost database leaves to read again.
         self.others = OtherServers(self)
+        #: Closes the tables without a move for idle_days (a guest's table: guest_idle_days).
+        self.idle = IdleTables(self, idle_days, guest_idle_days)
         # Start-up replays the unfinished tables only, once the idle ones are closed (without replaying them).
         self.close_idle()
         for stored in store.load_open_tables():
@@ -217,50 +190,11 @@ class Hub:
         loop = asyncio.get_running_loop()
         if self.store.shared:
             self._watch_task = loop.create_task(self.others.take_over_forever())
-        self._idle_task = loop.create_task(self._close_idle_forever())
-
-    async def _close_idle_forever(self) -> None:
-        while not self.closed:
-            await asyncio.sleep(IDLE_CHECK_SECONDS)
-            self.close_idle()
+        self._idle_task = loop.create_task(self.idle.close_forever())
 
     def close_idle(self, now: datetime | None = None) -> list[int]:
-        """Close every unfinished table without a move for ``idle_days`` (a guest's: ``guest_idle_days``).
-
-        Tables where a player sits at her screen now are left alone.  The store closes each one only if it is
-        still idle and unfinished (the row's lock orders the close and a move), so of several servers sharing
-        the database exactly one closes it: that one keeps its record; the others hear of it.  Not replayed
-        here: a table closed at start-up is read (and its record made) when someone asks for it.  Returns the
-        tables this call closed.
-        """
-        now = now or datetime.now(UTC)
-        try:
-            activity = self.store.open_activity()
-        except StoreError as error:
-            log.error("idle tables not looked for: %s", error)
-            return []
-        closed = []
-        for table in activity:
-            live = self.tables.get(table.id)
-            if live is not None and live.connected():
-                continue  # someone sits at it now, thinking maybe: not idle
-            days = self.guest_idle_days if _nobody_comes_back(table) else self.idle_days
-            before = now - timedelta(days=days)
-            try:
-                if _parse_time(table.last) >= before:
-                    continue
-                reason = f"no move for {idle_text(days)}"
-                if not self.store.close_table(table.id, reason, before.replace(microsecond=0).isoformat()):
-                    continue  # a move came meanwhile, or another server closed it first
-            except StoreError as error:
-                log.error("table %s: not closed: %s", table.id, error)
-                continue
-            log.info("table %s closed: %s", table.id, reason)
-            closed.append(table.id)
-            if live is not None:
-                live.was_closed(reason)
-                self.keep_record(live)
-        return closed
+        """Close the tables idle for too long (see :meth:`~.idle.IdleTables.close`); the ids of those closed."""
+        return self.idle.close(now)
 
     def close(self) -> None:
         self.closed = True
@@ -611,25 +545,3 @@ class Hub:
             except Exception:
                 log.exception("dropping a lobby watcher")
                 self.unwatch_lobby(callback)
-
-
-def _nobody_comes_back(table: TableActivity) -> bool:
-    """Closed after ``guest_idle_days``, not ``idle_days``: a guest's table (she made it or sits at it, and
-    cannot come back to it after her visit), or one where only computers play (they played only while
-    someone watched: nobody waits for it)."""
-    names = [seat.get("name") for seat in table.seats]
-    if is_guest(table.creator) or any(isinstance(name, str) and is_guest(name) for name in names):
-        return True
-    return bool(table.seats) and all(seat.get("kind") == AI for seat in table.seats)
-
-
-def _parse_time(text: str) -> datetime:
-    """A stored ``now_iso`` time; anything unreadable counts as long ago (such a table is idle)."""
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return datetime.min.replace(tzinfo=UTC)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-
