@@ -98,8 +98,8 @@ def test_a_name_claimed_by_the_same_key_after_it_was_seated_leaves_the_game_unra
 async def test_the_lobby_form_refuses_a_rated_table_of_one_key_in_one_line(tmp_path, new_store):
     from textual.widgets import Input
 
-    from termgames.screens.lobby import CreateTableScreen
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.lobby import CreateTableScreen
 
     hub = make_hub(new_store, tmp_path, f"mallory:{MALLORY_KEY}", f"mallory-alt:{MALLORY_KEY}")
     app = ServeApp(hub=hub, player="mallory")
@@ -421,8 +421,8 @@ def test_postgresql_keeps_a_bounded_chat_history_per_table(pg_url):
 
 
 async def test_a_player_mutes_another_at_her_own_screen(tmp_path, new_store):
-    from termgames.screens.shared_game import MuteScreen, SharedGameMixin
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.shared_game import MuteScreen, SharedGameMixin
 
     hub = make_hub(new_store, tmp_path, "alice", "bob")
     table = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
@@ -497,7 +497,7 @@ async def test_a_postgresql_database_of_schema_3_is_migrated_and_its_idle_tables
 
 
 async def test_the_lobby_lists_finished_and_closed_tables_it_did_not_replay(tmp_path, new_store):
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
 
     hub = make_hub(new_store, tmp_path, "alice", "bob")
     done = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")

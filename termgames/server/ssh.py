@@ -1,7 +1,7 @@
 """The SSH front door: asyncssh server, identities, and one Textual app per SSH channel.
 
 Everything runs on one asyncio loop in one process: each interactive channel gets a fresh
-:class:`~termgames.server.app.ServeApp` whose Textual driver is the channel
+:class:`~termgames.server.ui.app.ServeApp` whose Textual driver is the channel
 itself (:class:`ChannelDriver`).  The pitfalls of hosting several Textual apps
 on one loop are handled here: Textual's eager task factory is refused (it
 hangs asyncssh's authentication on Python 3.12+), the lone Escape key is
@@ -281,7 +281,7 @@ class GameSession(asyncssh.SSHServerSession):
         self._exit(result.status)
 
     async def _run_app(self) -> None:
-        from .app import ServeApp
+        from .ui.app import ServeApp
 
         app = ServeApp(
             hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii, owner=self.owner
