@@ -91,7 +91,7 @@ def describe_change(change: RatingChange) -> str:
 
 
 class Hub:
-    """Every table of one server, loaded from and written to its :class:`~.storage.TableStore`."""
+    """Every table of one server, loaded from and written to its :class:`~.stores.interface.TableStore`."""
 
     def __init__(
         self,

@@ -758,7 +758,7 @@ class LiveTable(TableFacts):
                     return
 
     def differs_from(self, seats: str, moves: int, last: str) -> bool:
-        """Whether the stored table (as :meth:`~.storage.TableStore.changes` gives it) is not what we have."""
+        """Whether the stored table (as :meth:`~.stores.interface.TableStore.changes` gives it) is not what we have."""
         have = self.match.moves
         mine = f"{have[-1].move} {have[-1].time}" if have else ""
         return json.loads(seats) != [seat.to_dict() for seat in self.seats] or moves != len(have) or last != mine
