@@ -5,23 +5,25 @@ through a :class:`ChannelDriver` (frames go down the channel, keys come up
 it).  The pitfalls of hosting several Textual apps on one loop are handled
 here: Textual's eager task factory is refused (it hangs asyncssh's
 authentication on Python 3.12+), the lone Escape key is flushed by ticking
-the key parser, and ``print`` capturing (process-wide) is switched off
-(:func:`share_the_loop_with_textual`).  The SSH side, the channel itself, is
-:mod:`termgames.server.ssh`; it imports this module when it starts serving.
+the key parser, ``print`` capturing (process-wide) is switched off
+(:func:`share_the_loop_with_textual`), and drawn lines make no garbage
+cycles (:func:`divide_without_cycles`; see :mod:`termgames.server.collector`).
+The SSH side, the channel itself, is :mod:`termgames.server.ssh`; it imports
+this module once it starts serving.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from textual import events
 from textual._xterm_parser import XTermParser  # private: textual is pinned to a minor range
 from textual.driver import Driver
 from textual.geometry import Size
-
-from ..collector import divide_without_cycles
+from textual.strip import Strip
 
 #: Parser timeout tick: a lone Escape is delivered after this long.
 ESCAPE_TICK = 0.12
@@ -143,3 +145,33 @@ def share_the_loop_with_textual(loop: asyncio.AbstractEventLoop) -> None:
         textual_app.redirect_stderr = _no_redirect  # type: ignore[misc, assignment]  # see the line above
         divide_without_cycles()
         _textual_patched = True
+
+
+_strips_patched = False
+
+
+def divide_without_cycles() -> None:
+    """Textual's ``Strip.divide`` caches ``[self]`` on the strip itself: every line it draws becomes a cycle.
+
+    The compositor divides every line it renders, and a line that is not cut is
+    kept in its own cache, so each such Strip (with its segments and seven
+    caches) can only be freed by the cyclic collector; those kept in render
+    caches across moves reach the oldest generation first and make full
+    collections frequent and slow.  Not caching the uncut case (it costs
+    nothing to recompute) leaves 250 cyclic objects a move where there were
+    7,000 (a Mono table, 5 screens).
+    """
+    global _strips_patched
+    if _strips_patched:
+        return
+    divide = Strip.divide
+
+    def divide_uncut_alone(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
+        length = self.cell_length
+        cuts = [cut for cut in cuts if cut <= length]
+        if cuts == [length]:
+            return [self]
+        return divide(self, cuts)
+
+    Strip.divide = divide_uncut_alone  # type: ignore[method-assign]  # patching Textual's method is the point
+    _strips_patched = True
