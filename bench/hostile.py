@@ -177,7 +177,7 @@ def sigterm_figure(runs: int) -> None:
     import statistics
 
     from termgames.server.ssh import DATABASE_NAME
-    from termgames.server.store import Store
+    from termgames.server.stores.sqlite import Store
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -30,7 +30,7 @@ from termgames.ai import make_bot  # after the path: the tree's termgames, not a
 from termgames.match import Match, MoveRecord, Seat
 from termgames.rules import get_game
 from termgames.server.hub import Hub
-from termgames.server.storage import open_store
+from termgames.server.stores import open_store
 
 SEATS = [{"kind": "human", "name": "alice", "level": None}, {"kind": "human", "name": "bob", "level": None}]
 LEVELS = {"mosaic": "random", "monad": "random"}

@@ -3,7 +3,7 @@
     python bench/store_ops.py [--db postgresql://USER@HOST/DB | --db throwaway] [--moves 300]
 
 Every store call is made from the server's event loop and answered at once (the PostgreSQL store runs
-asyncpg on a thread of its own and the loop waits for the answer: see ``termgames/server/pgstore.py``),
+asyncpg on a thread of its own and the loop waits for the answer: see ``termgames/server/stores/postgres.py``),
 so these times are how long each change holds every screen of that server process.  Without ``--db``,
 the SQLite file of one process, for comparison.  Figures are printed, never asserted.
 """
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from termgames.match import MoveRecord  # after the path: the tree's termgames, not an installed one
-from termgames.server.storage import open_store
+from termgames.server.stores import open_store
 
 
 def timed(action: Callable[[int], object], count: int) -> list[float]:

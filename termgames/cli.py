@@ -461,7 +461,7 @@ def serve(
         fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
     if not 0 < port < 65536:
         fail(f"--port must be between 1 and 65535, not {port}")
-    from .server.storage import database_url, is_postgres
+    from .server.stores import database_url, is_postgres
 
     url = database_url(db, dict(os.environ))
     if url is not None and not is_postgres(url):

@@ -1,7 +1,7 @@
 """The turn runner: plays a table's AI seats, the same way at one keyboard and on the server.
 
 Every table (:class:`~termgames.table.LocalTable`, the server's
-:class:`~termgames.server.hub.LiveTable`) owns one :class:`TurnRunner`.  It
+:class:`~termgames.server.tables.LiveTable`) owns one :class:`TurnRunner`.  It
 decides when the computer players think, and nothing else does:
 
 * **Scheduling.**  Every AI seat among ``state.to_move()`` gets its own

@@ -60,7 +60,7 @@ def db_url(request, store_kind):
 @pytest.fixture
 def new_store(tmp_path, db_url):
     """``new_store()``: a store on this test's database, a new one at each call (a restarted server)."""
-    from termgames.server.storage import open_store
+    from termgames.server.stores import open_store
 
     opened = []
 

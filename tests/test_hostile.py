@@ -25,7 +25,7 @@ from termgames.match import SEED_BITS, Match, SeatInfo, random_seed
 from termgames.records import RecordError
 from termgames.rules import RuleError, game_names, get_game
 from termgames.rules.mono import label
-from termgames.server.store import Store
+from termgames.server.stores.sqlite import Store
 from termgames.table import LocalTable
 from termgames.untrusted import check_name, fold_name, printable, safe_json
 
@@ -139,7 +139,7 @@ def test_bots_are_not_seeded_with_seed_plus_seat():
     assert len(seeds) == 2 and not seeds & {BIG_SEED, BIG_SEED + 1}
     # Nothing in the front ends or the server derives a seed by adding to the table's seed.
     for folder in ("termgames/screens", "termgames/server", "termgames/ai"):
-        for source in (ROOT / folder).glob("*.py"):
+        for source in (ROOT / folder).rglob("*.py"):
             assert "seed + " not in source.read_text(encoding="utf-8"), source
 
 

@@ -30,7 +30,7 @@ from termgames.rules.monad import Monad, MonadState, board_from_json
 from termgames.rules.monad.engine import COUNT_DIGITS, MAX_MOVE_TEXT
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
-from termgames.server.store import Store
+from termgames.server.stores.sqlite import Store
 from termgames.widgets.panel import scores_text
 
 runner = CliRunner()
@@ -494,7 +494,7 @@ def test_a_command_that_fails_is_one_line_and_logs_no_local_variables(tmp_path, 
 
 
 async def test_a_failing_app_logs_a_plain_traceback_without_locals(tmp_path, caplog, capsys):
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
 
     hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
     caplog.set_level(logging.INFO, logger="termgames.server")
@@ -553,8 +553,8 @@ async def test_stopping_the_server_closes_its_connections_without_waiting_for_th
 
 
 async def test_a_table_whose_lobby_line_cannot_be_drawn_leaves_the_lobby_standing(tmp_path, caplog, monkeypatch):
-    from termgames.server.app import ServeApp
-    from termgames.server.hub import LiveTable
+    from termgames.server.tables import LiveTable
+    from termgames.server.ui.app import ServeApp
 
     hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
     for _number in range(2):

@@ -98,8 +98,8 @@ def test_a_name_claimed_by_the_same_key_after_it_was_seated_leaves_the_game_unra
 async def test_the_lobby_form_refuses_a_rated_table_of_one_key_in_one_line(tmp_path, new_store):
     from textual.widgets import Input
 
-    from termgames.screens.lobby import CreateTableScreen
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.lobby import CreateTableScreen
 
     hub = make_hub(new_store, tmp_path, f"mallory:{MALLORY_KEY}", f"mallory-alt:{MALLORY_KEY}")
     app = ServeApp(hub=hub, player="mallory")
@@ -155,7 +155,7 @@ async def test_guests_of_one_address_share_one_table_limit(tmp_path):
 
 
 def test_the_guests_of_an_ipv6_network_count_together():
-    from termgames.server.hub import guest_owner
+    from termgames.server.people import guest_owner
 
     assert guest_owner("2001:db8:1:2::5") == guest_owner("2001:db8:1:2:ffff::9") == "guest:2001:db8:1:2::/64"
     assert guest_owner("2001:db8:1:3::5") != guest_owner("2001:db8:1:2::5")
@@ -268,7 +268,7 @@ def test_a_table_idle_while_the_server_runs_is_closed_and_its_players_told(tmp_p
 
 @pytest.fixture
 async def two_servers(pg_url, tmp_path):
-    from termgames.server.pgstore import PostgresStore
+    from termgames.server.stores.postgres import PostgresStore
 
     hubs = [Hub(PostgresStore(pg_url), tmp_path / f"records{n}") for n in range(2)]
     for hub in hubs:
@@ -308,8 +308,8 @@ def test_closing_and_a_move_or_two_closings_at_the_same_moment_end_one_way_only(
     import threading
 
     from termgames.match import MoveRecord
-    from termgames.server.pgstore import PostgresStore
-    from termgames.server.storage import TableClosed
+    from termgames.server.stores.interface import TableClosed
+    from termgames.server.stores.postgres import PostgresStore
 
     setup = PostgresStore(pg_url)
     seats = [{"kind": "human", "name": "a"}, {"kind": "human", "name": "b"}]
@@ -402,7 +402,7 @@ def test_chat_lines_are_limited_per_person_with_a_one_line_refusal(tmp_path, new
 
 def test_postgresql_keeps_a_bounded_chat_history_per_table(pg_url):
     """(The SQLite store keeps no chat: the hub's memory holds a table's last lines.)"""
-    from termgames.server.pgstore import PostgresStore
+    from termgames.server.stores.postgres import PostgresStore
 
     kept = 100
     store = PostgresStore(pg_url)
@@ -421,8 +421,8 @@ def test_postgresql_keeps_a_bounded_chat_history_per_table(pg_url):
 
 
 async def test_a_player_mutes_another_at_her_own_screen(tmp_path, new_store):
-    from termgames.screens.shared_game import MuteScreen, SharedGameMixin
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.shared_game import MuteScreen, SharedGameMixin
 
     hub = make_hub(new_store, tmp_path, "alice", "bob")
     table = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "alice")
@@ -465,7 +465,8 @@ async def test_a_player_mutes_another_at_her_own_screen(tmp_path, new_store):
 async def test_a_postgresql_database_of_schema_3_is_migrated_and_its_idle_tables_closed(pg_url, tmp_path):
     import asyncpg
 
-    from termgames.server.pgstore import MIGRATIONS, PostgresStore
+    from termgames.server.stores.postgres import PostgresStore
+    from termgames.server.stores.postgres_schema import MIGRATIONS
 
     conn = await asyncpg.connect(pg_url)
     await conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
@@ -496,7 +497,7 @@ async def test_a_postgresql_database_of_schema_3_is_migrated_and_its_idle_tables
 
 
 async def test_the_lobby_lists_finished_and_closed_tables_it_did_not_replay(tmp_path, new_store):
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
 
     hub = make_hub(new_store, tmp_path, "alice", "bob")
     done = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")

@@ -56,7 +56,7 @@ def test_rows_group_bindings_of_one_explanation_and_name_keys_in_ascii():
 
 def test_a_shared_table_keeps_every_key_of_the_game_and_chats_on_a_free_one():
     from termgames.screens.keys import bound_keys
-    from termgames.screens.shared_game import shared_screen_class
+    from termgames.server.ui.shared_game import shared_screen_class
 
     for screen_class in (CopolymerScreen, MonoScreen, MonUnrailScreen):
         shared = shared_screen_class(screen_class)

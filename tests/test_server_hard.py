@@ -14,8 +14,9 @@ from sshterm import command, connect
 from termgames.match import Seat
 from termgames.rules import RuleError
 from termgames.server.hub import Hub
-from termgames.server.ssh import DATABASE_NAME, HOST_KEY_NAME, AuthThrottle, guest_name, start_server
-from termgames.server.store import Store
+from termgames.server.people import guest_name
+from termgames.server.ssh import DATABASE_NAME, HOST_KEY_NAME, AuthThrottle, start_server
+from termgames.server.stores.sqlite import Store
 
 
 @pytest.fixture

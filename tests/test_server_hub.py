@@ -16,9 +16,10 @@ from termgames.report import view_json, view_text
 from termgames.rules import RuleError
 from termgames.rules.base import ALL
 from termgames.server.commands import run_command
-from termgames.server.hub import Hub, valid_player_name
+from termgames.server.hub import Hub
+from termgames.server.people import valid_player_name
 from termgames.server.shared import SharedTable
-from termgames.server.storage import PlyTaken
+from termgames.server.stores.interface import PlyTaken
 
 ALICE_LAYOUT = "355553354412244"
 BOB_LAYOUT = "555554444312233"

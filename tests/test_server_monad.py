@@ -9,9 +9,9 @@ import pytest
 from termgames.match import AI
 from termgames.screens.monad import MonadScreen
 from termgames.screens.monad_watch import MonadWatchScreen
-from termgames.screens.shared_game import SharedGameMixin
-from termgames.server.app import ServeApp
 from termgames.server.hub import Hub, Seat
+from termgames.server.ui.app import ServeApp
+from termgames.server.ui.shared_game import SharedGameMixin
 
 SIZE = (100, 32)
 

@@ -16,11 +16,11 @@ from hubkit import Listener
 
 from termgames.match import AI, MoveRecord, Seat
 from termgames.rules import RuleError
-from termgames.server import hub as hub_module
-from termgames.server import pgstore
+from termgames.server import news as news_module
 from termgames.server.hub import Hub
-from termgames.server.pgstore import PostgresStore
-from termgames.server.storage import PlyTaken
+from termgames.server.stores import postgres as pgstore
+from termgames.server.stores.interface import PlyTaken
+from termgames.server.stores.postgres import PostgresStore
 
 
 async def until(condition, timeout: float = 10.0) -> None:
@@ -178,7 +178,7 @@ async def test_undo_asked_at_one_server_is_accepted_at_another(servers):
 async def test_one_server_plays_a_tables_computer_seats_and_another_takes_over_when_it_dies(
     pg_url, tmp_path, monkeypatch
 ):
-    monkeypatch.setattr(hub_module, "AI_TAKEOVER_SECONDS", 0.2)
+    monkeypatch.setattr(news_module, "AI_TAKEOVER_SECONDS", 0.2)
     monkeypatch.setattr(pgstore, "AI_ASK_AGAIN", 0.1)
     a = Hub(PostgresStore(pg_url), tmp_path / "a")
     b = Hub(PostgresStore(pg_url), tmp_path / "b")
@@ -201,7 +201,7 @@ async def test_one_server_plays_a_tables_computer_seats_and_another_takes_over_w
 
 
 def test_the_schema_is_versioned_and_a_newer_one_is_refused(pg_url):
-    from termgames.server.storage import StoreError
+    from termgames.server.stores.interface import StoreError
 
     store = PostgresStore(pg_url)
     store.close()
@@ -258,13 +258,13 @@ async def test_a_database_restart_under_two_servers_and_a_move_from_the_other_re
         with pytest.raises(RuleError, match="database cannot be reached: your move was not made"):
             at_b.play(1, "E5")
         assert [m.move for m in at_b.match.moves] == ["A1"]
-        lost = ("notice", hub_module.DATABASE_LOST)
+        lost = ("notice", news_module.DATABASE_LOST)
         assert lost in alice.events and lost in bob.events
 
         await asyncio.to_thread(pg_cluster.start_again)
         await until(lambda: a.store.online and b.store.online, timeout=20)
         assert a.store.server != server_before  # a new listening connection
-        assert ("notice", hub_module.DATABASE_BACK) in alice.events
+        assert ("notice", news_module.DATABASE_BACK) in alice.events
         at_b.play(1, "E5")  # at the other server: heard at a through its new listening connection
         await until(lambda: len(table.match.moves) == 2)
         table.play(0, "B1")

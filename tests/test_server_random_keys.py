@@ -8,10 +8,10 @@ import pytest
 
 from termgames.match import Seat
 from termgames.rules import game_names, get_game
-from termgames.screens.lobby import LobbyScreen
-from termgames.server.app import ServeApp
 from termgames.server.hub import Hub
-from termgames.server.store import Store
+from termgames.server.stores.sqlite import Store
+from termgames.server.ui.app import ServeApp
+from termgames.server.ui.lobby import LobbyScreen
 
 SIZE = (100, 32)
 KEYS = [

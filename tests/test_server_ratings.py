@@ -13,7 +13,8 @@ from termgames.rating import Rating, ranks_of, rate
 from termgames.rules import RuleError
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
-from termgames.server.store import RatedResult, Store
+from termgames.server.stores.interface import RatedResult
+from termgames.server.stores.sqlite import Store
 
 
 def test_ranks_winners_first_then_scores_ties_as_ties():
@@ -262,8 +263,8 @@ def lobby_line(app, option_id: str) -> str:
 async def test_the_lobby_shows_ratings_and_the_new_table_form_chooses_rated_or_casual(tmp_path, new_store):
     from textual.widgets import Select
 
-    from termgames.screens.lobby import CreateTableScreen, LobbyScreen, RatingsScreen
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.lobby import CreateTableScreen, LobbyScreen, RatingsScreen
 
     hub = make_hub(new_store, tmp_path, "alice", "bob")
     finished = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")
@@ -309,8 +310,8 @@ async def test_the_lobby_shows_ratings_and_the_new_table_form_chooses_rated_or_c
 async def test_a_guests_new_table_is_casual_by_default(tmp_path, new_store):
     from textual.widgets import Select
 
-    from termgames.screens.lobby import CreateTableScreen
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.lobby import CreateTableScreen
 
     hub = make_hub(new_store, tmp_path)
     app = ServeApp(hub=hub, player="guest-x-0123456789abcdef", guest=True)
@@ -324,8 +325,8 @@ async def test_a_guests_new_table_is_casual_by_default(tmp_path, new_store):
 
 
 async def test_at_the_table_the_players_see_rated_and_each_others_rating(tmp_path, new_store):
-    from termgames.screens.shared_game import SharedGameMixin
-    from termgames.server.app import ServeApp
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.shared_game import SharedGameMixin
 
     hub = make_hub(new_store, tmp_path, "alice", "bob")
     play_out(hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice"))

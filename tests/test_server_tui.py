@@ -6,10 +6,10 @@ from tui import panel_text
 
 from termgames.match import Seat
 from termgames.screens.dialogs import ConfirmScreen
-from termgames.screens.lobby import CreateTableScreen, LobbyScreen
-from termgames.screens.shared_game import SharedGameMixin
-from termgames.server.app import ServeApp
 from termgames.server.hub import Hub
+from termgames.server.ui.app import ServeApp
+from termgames.server.ui.lobby import CreateTableScreen, LobbyScreen
+from termgames.server.ui.shared_game import SharedGameMixin
 
 SIZE = (100, 32)
 

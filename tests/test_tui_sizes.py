@@ -241,7 +241,7 @@ def test_every_game_screen_states_a_minimum():
 
 def test_the_shared_table_needs_its_two_lines_more():
     from termgames.screens.mono import MonoScreen
-    from termgames.screens.shared_game import shared_screen_class
+    from termgames.server.ui.shared_game import shared_screen_class
 
     shared = shared_screen_class(MonoScreen)
     screen = shared.__new__(shared)  # minimum_size reads only the class: no table needed
@@ -294,11 +294,11 @@ async def test_monad_watch_says_too_small_and_comes_back(tmp_path):
 
 
 async def test_shared_table_says_too_small_and_keeps_its_lines(tmp_path):
-    from termgames.screens.lobby import CreateTableScreen
-    from termgames.screens.shared_game import SharedGameMixin
-    from termgames.server.app import ServeApp
     from termgames.server.hub import Hub
-    from termgames.server.store import Store
+    from termgames.server.stores.sqlite import Store
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.lobby import CreateTableScreen
+    from termgames.server.ui.shared_game import SharedGameMixin
 
     hub = Hub(Store(tmp_path / "termgames.db"), tmp_path / "records")
     app = ServeApp(hub=hub, player="alice")

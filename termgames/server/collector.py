@@ -16,14 +16,14 @@ and Rich's tables) is frozen out of every later scan.  Garbage cycles are
 still freed: young ones at once, long-lived ones at the next full collection,
 a minute or more later under heavy play instead of every second or two.  That
 waits on little memory because nearly all long-lived cycles were Textual
-Strips caching themselves (``divide_without_cycles``, below).  One full
+Strips caching themselves (a patch of Textual's Strip stops that:
+:func:`~termgames.server.ui.driver.divide_without_cycles`).  One full
 collection still pauses every screen, 0.3-1.4 s at 30 sessions.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Sequence
 
 #: gc's third threshold: young (generation 1) collections between two full ones (Python's default: 10).
 FULL_AFTER_YOUNG = 1000
@@ -50,35 +50,3 @@ class CollectorPolicy:
         gc.set_threshold(*self._thresholds)
         self._thresholds = None
         gc.unfreeze()
-
-
-_strips_patched = False
-
-
-def divide_without_cycles() -> None:
-    """Textual's ``Strip.divide`` caches ``[self]`` on the strip itself: every line it draws becomes a cycle.
-
-    The compositor divides every line it renders, and a line that is not cut is
-    kept in its own cache, so each such Strip (with its segments and seven
-    caches) can only be freed by the cyclic collector; those kept in render
-    caches across moves reach the oldest generation first and make full
-    collections frequent and slow.  Not caching the uncut case (it costs
-    nothing to recompute) leaves 250 cyclic objects a move where there were
-    7,000 (a Mono table, 5 screens).
-    """
-    global _strips_patched
-    if _strips_patched:
-        return
-    from textual.strip import Strip
-
-    divide = Strip.divide
-
-    def divide_uncut_alone(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
-        length = self.cell_length
-        cuts = [cut for cut in cuts if cut <= length]
-        if cuts == [length]:
-            return [self]
-        return divide(self, cuts)
-
-    Strip.divide = divide_uncut_alone  # type: ignore[method-assign]  # patching Textual's method is the point
-    _strips_patched = True

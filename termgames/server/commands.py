@@ -19,9 +19,10 @@ from ..report import move_report, to_move_text, view_json, view_text
 from ..rules import RuleError, get_game
 from ..rules.base import ALL
 from ..untrusted import printable, safe_json
-from .hub import FinishedTable, Hub, LiveTable
+from .hub import Hub
 from .logs import error_line
-from .storage import StoreError
+from .stores.interface import StoreError
+from .tables import FinishedTable, LiveTable
 
 log = logging.getLogger("termgames.server")
 
@@ -69,7 +70,7 @@ def is_command(line: str) -> bool:
 def run_command(hub: Hub, player: str, line: str, owner: str | None = None) -> Result:
     """Run one command line for ``player``; never raises for anything a player can type.
 
-    ``owner``: the person the connection signed in as (see :func:`~.hub.key_owner`), whom a new table
+    ``owner``: the person the connection signed in as (see :func:`~.people.key_owner`), whom a new table
     counts against; None works it out from ``player``."""
     try:
         words = shlex.split(line)

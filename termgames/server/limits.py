@@ -1,9 +1,12 @@
 """The server's limits and their defaults (``termgames serve`` options), in one place.
 
-Imports nothing, so ``termgames serve --help`` shows the defaults without loading the server.
+Imports nothing of termgames, so ``termgames serve --help`` shows the defaults without loading the server.
 """
 
 from __future__ import annotations
+
+import time
+from collections.abc import Callable
 
 #: Refused keys on one connection before it is closed (OpenSSH's MaxAuthTries).
 MAX_AUTH_TRIES = 6
@@ -31,3 +34,28 @@ CHAT_PER_MINUTE = 20
 CHAT_BURST = 5
 #: Threads in which the computer players think (a pool shared fairly by every table).
 AI_THREADS = 2
+
+
+class RateLimit:
+    """Token buckets by owner: ``per_minute`` a minute, in bursts of up to ``burst``."""
+
+    def __init__(self, per_minute: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = per_minute / 60.0
+        self.burst = burst
+        self._clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def take(self, owner: str) -> bool:
+        """One more for ``owner`` now, if its bucket holds one."""
+        now = self._clock()
+        tokens, since = self._buckets.get(owner, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - since) * self.rate)
+        if tokens < 1:
+            self._buckets[owner] = (tokens, now)
+            return False
+        self._buckets[owner] = (tokens - 1, now)
+        if len(self._buckets) > 10_000:  # many owners: forget those whose bucket is full again
+            full = [key for key, (left, at) in self._buckets.items() if left + (now - at) * self.rate >= self.burst]
+            for key in full:
+                del self._buckets[key]
+        return True

@@ -86,7 +86,7 @@ async def _serve(
     reuse_port: bool,
 ) -> None:
     from .ssh import start_server
-    from .storage import StoreError
+    from .stores.interface import StoreError
 
     try:
         server = await start_server(

@@ -22,7 +22,7 @@ from ..untrusted import fold_name
 
 if TYPE_CHECKING:
     from ..table import Table
-from .hub import LiveTable
+from .tables import LiveTable
 
 
 class SharedTable:

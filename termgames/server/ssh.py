@@ -1,12 +1,11 @@
 """The SSH front door: asyncssh server, identities, and one Textual app per SSH channel.
 
 Everything runs on one asyncio loop in one process: each interactive channel gets a fresh
-:class:`~termgames.server.app.ServeApp` whose Textual driver is the channel
-itself (:class:`ChannelDriver`).  The pitfalls of hosting several Textual apps
-on one loop are handled here: Textual's eager task factory is refused (it
-hangs asyncssh's authentication on Python 3.12+), the lone Escape key is
-flushed by ticking the key parser, writes after a disconnect are swallowed,
-and ``print`` capturing (process-wide) is switched off.
+:class:`~termgames.server.ui.app.ServeApp` whose Textual driver is the channel
+itself (:class:`~termgames.server.ui.driver.ChannelDriver`, which with the rest of
+hosting many Textual apps on one loop lives in :mod:`termgames.server.ui`, imported
+once the server starts).  Here: the channel's input, bounded (a flood from one player
+never stalls the others), and its output, swallowed after a disconnect.
 
 Identity is trust on first use: the first public key seen for a name claims
 it; later logins under that name need the same key.  Keyboard-interactive
@@ -22,26 +21,20 @@ import codecs
 import contextlib
 import logging
 import os
-import re
-import secrets
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncssh
-from textual import events
-from textual._xterm_parser import XTermParser  # private: textual is pinned to a minor range
-from textual.driver import Driver
-from textual.geometry import Size
 
-from .collector import CollectorPolicy, divide_without_cycles
+from .collector import CollectorPolicy
 from .commands import run_command
 from .drawing import SpectatorGroups
-from .hub import Hub, guest_owner, key_owner, valid_player_name
+from .hub import Hub
 from .limits import (
     AI_THREADS,
     AUTH_FAILURE_WINDOW,
@@ -55,7 +48,12 @@ from .limits import (
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
 )
-from .storage import StoreError, TableStore, is_postgres, open_store
+from .people import guest_name, guest_owner, key_owner, valid_player_name
+from .stores import is_postgres, open_store
+from .stores.interface import StoreError, TableStore
+
+if TYPE_CHECKING:
+    from .ui.driver import ChannelDriver
 
 log = logging.getLogger("termgames.server")
 
@@ -71,8 +69,6 @@ MIN_SIZE = (20, 8)
 DEFAULT_SIZE = (80, 24)
 #: At shutdown, how long the apps may take to close (leaving their tables) before the store closes.
 SHUTDOWN_WAIT = 10.0
-#: Parser timeout tick: a lone Escape is delivered after this long.
-ESCAPE_TICK = 0.12
 
 #: One channel's input is bounded, so one player's flood cannot stall the others (every app shares one loop).
 #: Bytes read from the channel wait here at most this much; past it the channel stops reading (SSH flow control
@@ -83,8 +79,6 @@ INPUT_CHUNK = 512
 #: Key events a channel may deliver: a steady rate and a burst (a fast typist makes ~15 a second).
 KEYS_PER_SECOND = 60.0
 KEY_BURST = 240.0
-#: Identical keys in a row (in one chunk) past this are dropped.
-MAX_KEY_REPEAT = 8
 #: Bytes a channel may send in a second, sustained (a paste of a few lines is far less).
 BYTES_PER_SECOND = 8 * 1024
 #: A connection whose input stays over its limits this long is closed.
@@ -138,83 +132,6 @@ def clamp_size(width: int, height: int) -> tuple[int, int]:
 
 
 # --------------------------------------------------------------------------
-# Textual driver over one SSH channel
-# --------------------------------------------------------------------------
-
-
-class ChannelDriver(Driver):
-    """Textual's terminal is one SSH channel: frames go out with ``chan.write``, keys come in through ``feed``."""
-
-    def __init__(
-        self,
-        app: Any,
-        *,
-        debug: bool = False,
-        mouse: bool = False,
-        size: tuple[int, int] | None = None,
-        session: GameSession,
-    ) -> None:
-        super().__init__(app, debug=debug, mouse=False, size=size)
-        self._session = session
-        session.driver = self  # keys and resizes from the channel come here
-        self._parser = XTermParser(debug=False)
-        self._input = True
-        self._tick_handle: asyncio.TimerHandle | None = None
-
-    @property
-    def can_suspend(self) -> bool:
-        return False
-
-    def write(self, data: str) -> None:
-        self._session.write(data)
-
-    def flush(self) -> None:
-        """Writes go straight to the channel."""
-
-    def start_application_mode(self) -> None:
-        self.write("\x1b[?1049h\x1b[?25l\x1b[2J")  # alternate screen, hide cursor, clear
-        self.resize(*self._session.size)
-
-    def stop_application_mode(self) -> None:
-        self.disable_input()
-        self.write("\x1b[?1049l\x1b[?25h")
-
-    def disable_input(self) -> None:
-        self._input = False
-        if self._tick_handle is not None:
-            self._tick_handle.cancel()
-
-    def feed(self, text: str) -> None:
-        if not self._input:
-            return
-        previous: object = None
-        run = 0
-        for event in self._parser.feed(text):
-            if isinstance(event, events.Key):
-                # Coalesce repeats: a held (or flooded) key moves a cursor far enough after a few steps.
-                same = previous == (event.key, event.character)
-                run = run + 1 if same else 1
-                previous = (event.key, event.character)
-                if run > MAX_KEY_REPEAT or not self._session.input_budget.take_key():
-                    continue
-            self.process_message(event)
-        if self._tick_handle is not None:
-            self._tick_handle.cancel()
-        self._tick_handle = self._loop.call_later(ESCAPE_TICK, self._tick)
-
-    def _tick(self) -> None:
-        # XTermParser gives a lone Escape only on a timeout, and only a tick notices the timeout.
-        self._tick_handle = None
-        if self._input:
-            for event in self._parser.tick():
-                self.process_message(event)
-
-    def resize(self, width: int, height: int) -> None:
-        size = Size(width, height)
-        self.process_message(events.Resize(size, size))
-
-
-# --------------------------------------------------------------------------
 # Sessions: the game screens or one command
 # --------------------------------------------------------------------------
 
@@ -233,7 +150,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.closed = False
         self.app: Any = None
         self.app_task: asyncio.Task[None] | None = None
-        self.driver: ChannelDriver | None = None
+        self.driver: ChannelDriver | None = None  # set by the driver of the app it runs
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._pending = bytearray()
         self._paused = False
@@ -281,7 +198,8 @@ class GameSession(asyncssh.SSHServerSession):
         self._exit(result.status)
 
     async def _run_app(self) -> None:
-        from .app import ServeApp
+        from .ui.app import ServeApp
+        from .ui.driver import ChannelDriver
 
         app = ServeApp(
             hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii, owner=self.owner
@@ -402,16 +320,6 @@ class GameSession(asyncssh.SSHServerSession):
 # --------------------------------------------------------------------------
 # Connections: authentication and identity
 # --------------------------------------------------------------------------
-
-
-#: Random bits in a guest's name: guessing another guest's name (and taking her seats) must be out of reach.
-GUEST_NAME_BITS = 64
-
-
-def guest_name(username: str) -> str:
-    """``guest-`` + a hint of the login name + 64 random bits: no login can choose or guess another's."""
-    stem = re.sub(r"[^A-Za-z0-9]", "", username)[:9]
-    return f"guest-{stem + '-' if stem else ''}{secrets.token_hex(GUEST_NAME_BITS // 8)}"
 
 
 class AuthThrottle:
@@ -624,29 +532,6 @@ def load_host_key(folder: Path, path: Path | None = None) -> asyncssh.SSHKey:
     return key
 
 
-_textual_patched = False
-
-
-def _no_redirect(_target: object) -> contextlib.nullcontext[None]:
-    return contextlib.nullcontext()
-
-
-def _share_the_loop_with_textual(loop: asyncio.AbstractEventLoop) -> None:
-    """Make one loop safe for many Textual apps next to asyncssh (see the module doc)."""
-    global _textual_patched
-    # Textual >= 8 makes the running loop's tasks eager on Python 3.12+, which hangs asyncssh's auth.
-    loop.set_task_factory = lambda factory: None  # type: ignore[method-assign]  # patching the loop is the point
-    if not _textual_patched:
-        import textual.app as textual_app
-
-        # Each app swaps sys.stdout/stderr for its lifetime; overlapping apps would restore them out of order.
-        # (Patching Textual's module: the type checker rightly says these are classes, not functions.)
-        textual_app.redirect_stdout = _no_redirect  # type: ignore[misc, assignment]  # see the line above
-        textual_app.redirect_stderr = _no_redirect  # type: ignore[misc, assignment]  # see the line above
-        divide_without_cycles()
-        _textual_patched = True
-
-
 @dataclass
 class TermgamesServer:
     """A running ``termgames serve``: its store, hub and listening socket."""
@@ -727,8 +612,10 @@ async def start_server(
     """
     folder = Path(data_dir).expanduser()
     secure_data_folder(folder, sqlite=not is_postgres(db))
+    from .ui.driver import share_the_loop_with_textual
+
     loop = asyncio.get_running_loop()
-    _share_the_loop_with_textual(loop)
+    share_the_loop_with_textual(loop)
     key = load_host_key(folder, host_key)
     store = open_store(db, folder / DATABASE_NAME)
     try:

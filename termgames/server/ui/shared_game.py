@@ -23,19 +23,19 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..rules import RuleError
-from ..rules.base import possessive
-from ..untrusted import fold_name
-from ..widgets.footer import Footer
-from .dialogs import ConfirmScreen
-from .game import GameScreen, title_line
-from .keys import bound_keys, key_name
+from ...rules import RuleError
+from ...rules.base import possessive
+from ...screens.dialogs import ConfirmScreen
+from ...screens.game import GameScreen, title_line
+from ...screens.keys import bound_keys, key_name
+from ...untrusted import fold_name
+from ...widgets.footer import Footer
 
 if TYPE_CHECKING:
     from textual import getters
 
-    from ..server.app import ServeApp
-    from ..server.shared import SharedTable
+    from ..shared import SharedTable
+    from .host import ServeHost
 
 
 class SharedGameMixin(GameScreen[Any]):
@@ -61,7 +61,7 @@ class SharedGameMixin(GameScreen[Any]):
 
     table: SharedTable
     if TYPE_CHECKING:
-        app = getters.app(ServeApp)  # shared tables are only ever played in a server app
+        app = getters.app(ServeHost)  # shared tables are only ever played in a server app
 
     def minimum_size(self) -> tuple[int, int]:
         """The game's own minimum, and the two lines the table adds: who is here, the chat."""
@@ -255,7 +255,7 @@ class SharedGameMixin(GameScreen[Any]):
 
     def _leave_answer(self, yes: bool | None) -> None:
         if yes:
-            self.app.leave_table(self)
+            self.app.leave_table(self.table)
 
 
 class MuteScreen(ModalScreen[str | None]):

@@ -19,18 +19,19 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from ..games import GAMES
-from ..match import AI, HUMAN
-from ..rules import RuleError
-from ..server.logs import error_line
-from ..widgets.footer import Footer
-from .dialogs import HelpScreen
-from .start import SetupScreen
+from ...games import GAMES
+from ...match import AI, HUMAN, Seat
+from ...rules import RuleError
+from ...screens.dialogs import HelpScreen
+from ...screens.start import SetupScreen
+from ...widgets.footer import Footer
+from ..commands import ratings_text
+from ..logs import error_line
 
 if TYPE_CHECKING:
     from textual import getters
 
-    from ..server.app import ServeApp
+    from .host import ServeHost
 
 
 def describe_seat(table: Any, seat: Any) -> str:
@@ -81,7 +82,7 @@ class LobbyScreen(Screen[None]):
     """Every table the player can resume, join, watch or replay, in one list."""
 
     if TYPE_CHECKING:
-        app = getters.app(ServeApp)  # the lobby is only ever a server app's
+        app = getters.app(ServeHost)  # the lobby is only ever a server app's
 
     DEFAULT_CSS = """
     LobbyScreen { layout: vertical; }
@@ -206,8 +207,6 @@ class LobbyScreen(Screen[None]):
         app.open_table(chosen[1], watch=True)
 
     def action_ratings(self) -> None:
-        from ..server.commands import ratings_text
-
         self.app.push_screen(RatingsScreen(ratings_text(self.app.hub)))
 
     def action_new_table(self) -> None:
@@ -267,7 +266,7 @@ class CreateTableScreen(SetupScreen):
     One more choice than a local game's: rated or casual (rated by default, casual for a guest)."""
 
     if TYPE_CHECKING:
-        app = getters.app(ServeApp)  # only the lobby opens it
+        app = getters.app(ServeHost)  # only the lobby opens it
 
     def on_mount(self) -> None:
         app = self.app
@@ -309,8 +308,6 @@ class CreateTableScreen(SetupScreen):
         return all(seat.kind == HUMAN for seat in self.read_seats())
 
     def read_seats(self) -> list[Any]:
-        from ..match import Seat
-
         seats = []
         for seat in range(self.seat_count()):
             name = self.query_one(f"#seat-name-{seat}", Input).value.strip()

@@ -16,10 +16,13 @@ from typing import Any
 from textual import events
 from textual.message import Message
 
-from ..app import TermgamesApp
-from ..rules import RuleError
-from .hub import Hub
-from .shared import SharedTable
+from ...rules import RuleError
+from ...screens import game_screen_class
+from ..hub import Hub
+from ..shared import SharedTable
+from .host import ServeHost
+from .lobby import LobbyScreen
+from .shared_game import SharedGameMixin, shared_screen_class
 
 log = logging.getLogger("termgames.server")
 
@@ -39,8 +42,10 @@ class RepaintAll(Message):
     """Draw the whole screen again: a spectator joined the ones this app draws for."""
 
 
-class ServeApp(TermgamesApp):
-    CSS_PATH = str(Path(__file__).resolve().parent.parent / "app.tcss")
+class ServeApp(ServeHost):
+    """The app of one SSH player: the lobby, the shared tables' screens, replays (see the module doc)."""
+
+    CSS_PATH = str(Path(__file__).resolve().parents[2] / "app.tcss")
 
     def __init__(
         self,
@@ -56,8 +61,8 @@ class ServeApp(TermgamesApp):
         self.hub = hub
         self.player = player
         self.guest = guest
-        #: The person signed in (see :func:`~.hub.key_owner`): whom her tables and chat lines count against
-        #: (empty: the hub works it out from her name).
+        #: The person signed in (see :func:`~termgames.server.people.key_owner`): whom her tables and chat lines
+        #: count against (empty: the hub works it out from her name).
         self.owner = owner
         self.tables: list[SharedTable] = []
         self._released = False
@@ -85,8 +90,6 @@ class ServeApp(TermgamesApp):
         self._close_messages_no_wait()
 
     def on_following_changed(self, event: FollowingChanged) -> None:
-        from ..screens.shared_game import SharedGameMixin
-
         # The table's screen, also under a screen a key has just put over it.
         for screen in self.screen_stack:
             if isinstance(screen, SharedGameMixin):
@@ -100,8 +103,6 @@ class ServeApp(TermgamesApp):
         self.post_message(LobbyChanged())
 
     def on_mount(self, event: events.Mount) -> None:
-        from ..screens.lobby import LobbyScreen
-
         event.prevent_default()  # not TermgamesApp's start screen: the lobby
 
         if self.ascii:
@@ -116,9 +117,6 @@ class ServeApp(TermgamesApp):
     # -- tables --------------------------------------------------------------------
 
     def open_table(self, table_id: int, watch: bool = False) -> None:
-        from ..screens import game_screen_class
-        from ..screens.shared_game import shared_screen_class
-
         try:
             live = self.hub.table(table_id)
             screen_class = shared_screen_class(game_screen_class(live.game.name))
@@ -155,9 +153,8 @@ class ServeApp(TermgamesApp):
             return
         self.open_replay(live.match, f"table {live.id}")
 
-    def leave_table(self, screen: Any) -> None:
-        """The player leaves the table for the lobby (she is no longer expected back at it)."""
-        shared = screen.table
+    def leave_table(self, shared: SharedTable) -> None:
+        """The player leaves the table of the screen on top for the lobby (she is no longer expected back at it)."""
         shared.close()
         if shared in self.tables:
             self.tables.remove(shared)
@@ -181,8 +178,6 @@ class ServeApp(TermgamesApp):
     # -- news from the hub ---------------------------------------------------------
 
     def on_lobby_changed(self, _event: LobbyChanged) -> None:
-        from ..screens.lobby import LobbyScreen
-
         for screen in self.screen_stack:
             if isinstance(screen, LobbyScreen):
                 screen.lobby_changed()

@@ -1,7 +1,7 @@
-"""What the server asks of its database: one interface, two stores.
+"""What the server asks of its database: the store interface, the records it gives back, its errors.
 
-:class:`~termgames.server.store.Store` is the embedded SQLite file of one
-server process (the default); :class:`~termgames.server.pgstore.PostgresStore`
+:class:`~termgames.server.stores.sqlite.Store` is the embedded SQLite file of one
+server process (the default); :class:`~termgames.server.stores.postgres.PostgresStore`
 is a PostgreSQL database shared by many server processes, on one machine or
 several.  The hub talks to either through :class:`TableStore` only.
 
@@ -11,7 +11,7 @@ commit).  Changes made by *other* processes sharing the database come back
 as :class:`StoreEvent` to the callback given to :meth:`TableStore.listen`,
 on the loop; a store of one process (SQLite) never sends any.
 
-Imports nothing of the server: ``termgames serve --help`` stays light.
+Imports no store and nothing of the server but its log line: the stores import it, never the other way.
 """
 
 from __future__ import annotations
@@ -20,15 +20,12 @@ import json
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
-from ..match import MoveRecord
-from ..rating import Rating
-from .logs import error_line
+from ...match import MoveRecord
+from ...rating import Rating
+from ..logs import error_line
 
-#: Environment variable naming the database when ``--db`` does not.
-DB_ENV = "TERMGAMES_DB"
 #: Chat lines a store keeps per table (the oldest go as new ones come): a flood cannot fill the database.
 CHAT_KEPT = 100
 
@@ -319,25 +316,3 @@ class TableStore(Protocol):
         """Whether this process plays the table's computer seats (one process per table does)."""
         ...
 
-
-def database_url(db: str | None, env: dict[str, str]) -> str | None:
-    """The database named by ``--db`` or ``$TERMGAMES_DB`` (None: the SQLite file of the data folder)."""
-    chosen = db if db else env.get(DB_ENV, "").strip() or None
-    return chosen
-
-
-def is_postgres(url: str | None) -> bool:
-    return bool(url) and str(url).startswith(("postgresql://", "postgres://"))
-
-
-def open_store(url: str | None, sqlite_path: Path) -> TableStore:
-    """The store ``url`` names: PostgreSQL for ``postgresql://...``, else the SQLite file ``sqlite_path``."""
-    if url is not None and is_postgres(url):
-        from .pgstore import PostgresStore
-
-        return PostgresStore(url)
-    if url is not None:
-        raise StoreError(f"--db takes a postgresql://USER@HOST/DB address, not {url!r}")
-    from .store import Store
-
-    return Store(sqlite_path)

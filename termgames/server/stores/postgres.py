@@ -3,14 +3,14 @@
 ``termgames serve --db postgresql://USER@HOST/DB`` (or ``$TERMGAMES_DB``).
 The driver is asyncpg (``pip install 'termgames[postgres]'``) with its own
 connection pool; the schema is created and migrated by the server itself
-(:data:`MIGRATIONS`, the version in ``schema_version``; concurrent starts
-take an advisory lock, so two workers never migrate at once).
+(:mod:`.postgres_schema`: its migrations, the version in ``schema_version``;
+concurrent starts take an advisory lock, so two workers never migrate at once).
 
 **Accepting a move.**  A move is accepted when the transaction that stores
 it commits: the table's row is locked (``FOR NO KEY UPDATE``), the row is
 inserted only if it is the next ply, and ``(table_id, ply)`` is the primary
 key.  Two servers accepting a move for the same ply at the same moment end
-with exactly one accepted: the other gets :class:`~.storage.PlyTaken`.
+with exactly one accepted: the other gets :class:`~.interface.PlyTaken`.
 
 **News between servers.**  Every change is announced with ``pg_notify`` in
 its own transaction (so a change and its news are committed together) on
@@ -25,7 +25,7 @@ a dead server's tables are taken over by another.
 **Losing the database.**  When PostgreSQL restarts or the listening
 connection drops (it is watched: closed, or silent to a ping), the server
 goes *offline*: every change is refused at once with
-:class:`~.storage.StoreUnavailable` (nothing half made; the player's screen
+:class:`~.interface.StoreUnavailable` (nothing half made; the player's screen
 says so in one line) while the listening connection is made again with
 backoff.  The pool makes its own connections again as they are needed.  Once
 back, the server's presence rows and computer-seat locks are taken again under
@@ -33,7 +33,7 @@ its new connection, and the hub hears ``online``: it reads again every table
 that changed meanwhile (news sent while it was away is never relied upon).
 
 **The event loop.**  The hub's store calls answer at once (see
-:mod:`.storage`): asyncpg runs on a loop of its own in one thread
+:mod:`.interface`): asyncpg runs on a loop of its own in one thread
 (``termgames-db``), and the server's loop waits for each answer, a round trip
 to the database (well under a millisecond on a local socket).
 """
@@ -49,10 +49,10 @@ import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..match import MoveRecord, now_iso
-from ..rating import Rating, rate
-from ..untrusted import fold_name
-from .storage import (
+from ...match import MoveRecord, now_iso
+from ...rating import Rating, rate
+from ...untrusted import fold_name
+from .interface import (
     CHAT_KEPT,
     PlayerRating,
     PlyTaken,
@@ -69,9 +69,10 @@ from .storage import (
     require_thread,
     table_from_row,
 )
+from .postgres_schema import migrate
 
 if TYPE_CHECKING:
-    from .storage import TableStore
+    from .interface import TableStore
 
 try:
     import asyncpg
@@ -97,7 +98,7 @@ CHANNEL = "termgames"
 TIMEOUT = 10.0
 #: Moves longer than this travel by their ply only (a NOTIFY payload holds 8000 bytes); the others read them.
 MAX_MOVE_IN_NEWS = 2000
-#: Chat lines a table's history keeps for screens that open later (as the hub's CHAT_LINES).
+#: Chat lines a table's history keeps for screens that open later (as a live table's CHAT_LINES).
 CHAT_HISTORY = 30
 #: Seconds between sweeps of presence rows left by servers that died.
 SWEEP_SECONDS = 5.0
@@ -110,153 +111,10 @@ PING_SECONDS = 5.0
 #: First and longest wait between two attempts to reach a lost database again (doubling in between).
 RECONNECT_FIRST = 0.1
 RECONNECT_LONGEST = 2.0
-#: Advisory lock namespaces (the first key of PostgreSQL's two-key form).
-MIGRATION_LOCK = 0x7467
+#: Advisory lock namespaces (the first key of PostgreSQL's two-key form; 0x7467 is the migrations').
 AI_LOCK = 0x7468
 RATING_LOCK = 0x7469
 
-#: (version, SQL): applied in order to a database older than the version; never edit one once released.
-MIGRATIONS: list[tuple[int, str]] = [
-    (
-        1,
-        """
-        CREATE TABLE players (
-            name TEXT PRIMARY KEY,
-            folded TEXT NOT NULL UNIQUE,
-            key TEXT NOT NULL,
-            since TEXT NOT NULL
-        );
-        CREATE TABLE tables (
-            id BIGSERIAL PRIMARY KEY,
-            game TEXT NOT NULL,
-            options TEXT NOT NULL,
-            seed TEXT NOT NULL,
-            seats TEXT NOT NULL,
-            creator TEXT NOT NULL,
-            created TEXT NOT NULL,
-            finished BOOLEAN NOT NULL DEFAULT FALSE,
-            record TEXT
-        );
-        CREATE TABLE moves (
-            table_id BIGINT NOT NULL REFERENCES tables(id),
-            ply INTEGER NOT NULL,
-            seat INTEGER NOT NULL,
-            move TEXT NOT NULL,
-            time TEXT NOT NULL,
-            PRIMARY KEY (table_id, ply)
-        );
-        CREATE TABLE at_table (
-            player TEXT PRIMARY KEY,
-            table_id BIGINT NOT NULL
-        );
-        CREATE TABLE chat (
-            id BIGSERIAL PRIMARY KEY,
-            table_id BIGINT NOT NULL REFERENCES tables(id),
-            player TEXT NOT NULL,
-            text TEXT NOT NULL,
-            time TEXT NOT NULL
-        );
-        CREATE INDEX chat_by_table ON chat (table_id, id);
-        CREATE TABLE presence (
-            id BIGSERIAL PRIMARY KEY,
-            server INTEGER NOT NULL,
-            table_id BIGINT NOT NULL,
-            player TEXT NOT NULL,
-            seated BOOLEAN NOT NULL
-        );
-        CREATE INDEX presence_by_table ON presence (table_id);
-        """,
-    ),
-    (
-        2,
-        """
-        ALTER TABLE tables ADD COLUMN rated BOOLEAN NOT NULL DEFAULT FALSE;
-        CREATE TABLE ratings (
-            player TEXT NOT NULL,
-            game TEXT NOT NULL,
-            mu DOUBLE PRECISION NOT NULL,
-            sigma DOUBLE PRECISION NOT NULL,
-            games INTEGER NOT NULL,
-            updated TEXT NOT NULL,
-            PRIMARY KEY (player, game)
-        );
-        CREATE TABLE rating_changes (
-            table_id BIGINT NOT NULL REFERENCES tables(id),
-            player TEXT NOT NULL,
-            game TEXT NOT NULL,
-            rank DOUBLE PRECISION NOT NULL,
-            mu_before DOUBLE PRECISION NOT NULL,
-            sigma_before DOUBLE PRECISION NOT NULL,
-            mu_after DOUBLE PRECISION NOT NULL,
-            sigma_after DOUBLE PRECISION NOT NULL,
-            PRIMARY KEY (table_id, player)
-        );
-        """,
-    ),
-    (
-        3,
-        # A move in one round trip (the server's loop waits for it): lock the table's row, check that the ply
-        # is the next one (a VOLATILE function's statements each see what was committed before them), insert,
-        # announce.  The primary key still refuses a second row for one ply.
-        """
-        CREATE FUNCTION termgames_append_move(
-            p_table BIGINT, p_ply INTEGER, p_seat INTEGER, p_move TEXT, p_time TEXT, p_news TEXT
-        ) RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $$
-        BEGIN
-            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
-            IF (SELECT count(*) FROM moves WHERE table_id = p_table) <> p_ply THEN
-                RETURN FALSE;
-            END IF;
-            INSERT INTO moves (table_id, ply, seat, move, time) VALUES (p_table, p_ply, p_seat, p_move, p_time);
-            PERFORM pg_notify('termgames', p_news);
-            RETURN TRUE;
-        END $$;
-        """,
-    ),
-    (
-        4,
-        # Idle tables are closed (once, by one server: the row's lock orders the close and a move), a move or
-        # an undo at a closed table is refused, and start-up reads the unfinished tables only.  The move
-        # function of migration 3 stays for servers of the version before, until they are stopped.
-        """
-        ALTER TABLE tables ADD COLUMN owner TEXT NOT NULL DEFAULT '';
-        ALTER TABLE tables ADD COLUMN closed TEXT NOT NULL DEFAULT '';
-        ALTER TABLE tables ADD COLUMN outcome TEXT NOT NULL DEFAULT '';
-        CREATE INDEX tables_unfinished ON tables (id) WHERE NOT finished;
-        CREATE FUNCTION termgames_play(
-            p_table BIGINT, p_ply INTEGER, p_seat INTEGER, p_move TEXT, p_time TEXT, p_news TEXT
-        ) RETURNS INTEGER LANGUAGE plpgsql VOLATILE AS $$
-        BEGIN
-            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
-            IF (SELECT closed FROM tables WHERE id = p_table) <> '' THEN
-                RETURN -1;
-            END IF;
-            IF (SELECT count(*) FROM moves WHERE table_id = p_table) <> p_ply THEN
-                RETURN 0;
-            END IF;
-            INSERT INTO moves (table_id, ply, seat, move, time) VALUES (p_table, p_ply, p_seat, p_move, p_time);
-            PERFORM pg_notify('termgames', p_news);
-            RETURN 1;
-        END $$;
-        CREATE FUNCTION termgames_close_idle(p_table BIGINT, p_before TEXT, p_reason TEXT, p_news TEXT)
-        RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $$
-        BEGIN
-            -- Waits for a move in flight; the UPDATE's own snapshot then sees it.
-            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
-            UPDATE tables SET finished = TRUE, closed = p_reason, outcome = 'closed: ' || p_reason
-            WHERE id = p_table AND NOT finished AND coalesce(
-                (SELECT m.time FROM moves m WHERE m.table_id = p_table ORDER BY m.ply DESC LIMIT 1), created
-            ) < p_before;
-            IF NOT FOUND THEN
-                RETURN FALSE;
-            END IF;
-            PERFORM pg_notify('termgames', p_news);
-            RETURN TRUE;
-        END $$;
-        """,
-    ),
-]
-SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
 _COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome"
@@ -305,7 +163,7 @@ async def _awaited(work: Awaitable[T]) -> T:
 
 
 class PostgresStore:
-    """A :class:`~.storage.TableStore` in PostgreSQL, shared by every server process that names it."""
+    """A :class:`~.interface.TableStore` in PostgreSQL, shared by every server process that names it."""
 
     shared = True
 
@@ -344,7 +202,8 @@ class PostgresStore:
             raise StoreError(f"cannot reach the database {self.describe()}: {error}") from None
         self.server = self.listener.get_server_pid()
         try:
-            await self._migrate()
+            async with self.pool.acquire() as conn:
+                await migrate(conn)
         except BaseException:
             await self.listener.close()
             await self.pool.close()
@@ -444,22 +303,6 @@ class PostgresStore:
             if not await listener.fetchval("SELECT pg_try_advisory_lock($1, $2)", AI_LOCK, table_id):
                 self._ai_tables.discard(table_id)  # another server took it over meanwhile
         self._ai_asked.clear()
-
-    async def _migrate(self) -> None:
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", MIGRATION_LOCK)
-            await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            version = await conn.fetchval("SELECT max(version) FROM schema_version") or 0
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"the database's schema is version {version}, newer than this termgames knows "
-                    f"({SCHEMA_VERSION}): upgrade termgames"
-                )
-            for number, sql in MIGRATIONS:
-                if number > version:
-                    await conn.execute(sql)
-                    await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
-                    log.info("database schema migrated to version %s", number)
 
     def close(self) -> None:
         if self._closed:

@@ -27,10 +27,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ..match import MoveRecord, now_iso
-from ..rating import Rating, rate
-from ..untrusted import fold_name
-from .storage import (
+from ...match import MoveRecord, now_iso
+from ...rating import Rating, rate
+from ...untrusted import fold_name
+from .interface import (
     PlayerRating,
     PlyTaken,
     RatedResult,
@@ -47,9 +47,7 @@ from .storage import (
 )
 
 if TYPE_CHECKING:
-    from .storage import TableStore
-
-__all__ = ["PlayerRating", "RatedResult", "RatingChange", "Store", "StoredTable", "require_thread"]
+    from .interface import TableStore
 
 #: Seeds are text: SQLite's INTEGER holds 64 bits and seeds have 128.
 _TABLES_SCHEMA = """
@@ -110,7 +108,7 @@ CREATE TABLE IF NOT EXISTS rating_changes (
 
 
 class Store:
-    """One SQLite file; every method is one transaction.  A :class:`~.storage.TableStore` of one process:
+    """One SQLite file; every method is one transaction.  A :class:`~.interface.TableStore` of one process:
     it hears of no other server, keeps chat and presence in the hub's memory, and plays every AI seat."""
 
     shared = False

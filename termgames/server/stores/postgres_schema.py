@@ -1,0 +1,179 @@
+"""The PostgreSQL store's tables, functions and indexes: its migrations, applied by the server itself.
+
+A database older than :data:`SCHEMA_VERSION` is brought up to it at start-up (:func:`migrate`), every
+migration in order, in one transaction; servers starting at once take turns (an advisory lock).  A
+migration is never edited once released: a change of the schema is a new one.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .interface import StoreError
+
+log = logging.getLogger("termgames.server")
+
+#: The advisory lock namespace of migrating (the first key of PostgreSQL's two-key form; see postgres.py's).
+MIGRATION_LOCK = 0x7467
+
+#: (version, SQL): applied in order to a database older than the version; never edit one once released.
+MIGRATIONS: list[tuple[int, str]] = [
+    (
+        1,
+        """
+        CREATE TABLE players (
+            name TEXT PRIMARY KEY,
+            folded TEXT NOT NULL UNIQUE,
+            key TEXT NOT NULL,
+            since TEXT NOT NULL
+        );
+        CREATE TABLE tables (
+            id BIGSERIAL PRIMARY KEY,
+            game TEXT NOT NULL,
+            options TEXT NOT NULL,
+            seed TEXT NOT NULL,
+            seats TEXT NOT NULL,
+            creator TEXT NOT NULL,
+            created TEXT NOT NULL,
+            finished BOOLEAN NOT NULL DEFAULT FALSE,
+            record TEXT
+        );
+        CREATE TABLE moves (
+            table_id BIGINT NOT NULL REFERENCES tables(id),
+            ply INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            move TEXT NOT NULL,
+            time TEXT NOT NULL,
+            PRIMARY KEY (table_id, ply)
+        );
+        CREATE TABLE at_table (
+            player TEXT PRIMARY KEY,
+            table_id BIGINT NOT NULL
+        );
+        CREATE TABLE chat (
+            id BIGSERIAL PRIMARY KEY,
+            table_id BIGINT NOT NULL REFERENCES tables(id),
+            player TEXT NOT NULL,
+            text TEXT NOT NULL,
+            time TEXT NOT NULL
+        );
+        CREATE INDEX chat_by_table ON chat (table_id, id);
+        CREATE TABLE presence (
+            id BIGSERIAL PRIMARY KEY,
+            server INTEGER NOT NULL,
+            table_id BIGINT NOT NULL,
+            player TEXT NOT NULL,
+            seated BOOLEAN NOT NULL
+        );
+        CREATE INDEX presence_by_table ON presence (table_id);
+        """,
+    ),
+    (
+        2,
+        """
+        ALTER TABLE tables ADD COLUMN rated BOOLEAN NOT NULL DEFAULT FALSE;
+        CREATE TABLE ratings (
+            player TEXT NOT NULL,
+            game TEXT NOT NULL,
+            mu DOUBLE PRECISION NOT NULL,
+            sigma DOUBLE PRECISION NOT NULL,
+            games INTEGER NOT NULL,
+            updated TEXT NOT NULL,
+            PRIMARY KEY (player, game)
+        );
+        CREATE TABLE rating_changes (
+            table_id BIGINT NOT NULL REFERENCES tables(id),
+            player TEXT NOT NULL,
+            game TEXT NOT NULL,
+            rank DOUBLE PRECISION NOT NULL,
+            mu_before DOUBLE PRECISION NOT NULL,
+            sigma_before DOUBLE PRECISION NOT NULL,
+            mu_after DOUBLE PRECISION NOT NULL,
+            sigma_after DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (table_id, player)
+        );
+        """,
+    ),
+    (
+        3,
+        # A move in one round trip (the server's loop waits for it): lock the table's row, check that the ply
+        # is the next one (a VOLATILE function's statements each see what was committed before them), insert,
+        # announce.  The primary key still refuses a second row for one ply.
+        """
+        CREATE FUNCTION termgames_append_move(
+            p_table BIGINT, p_ply INTEGER, p_seat INTEGER, p_move TEXT, p_time TEXT, p_news TEXT
+        ) RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            IF (SELECT count(*) FROM moves WHERE table_id = p_table) <> p_ply THEN
+                RETURN FALSE;
+            END IF;
+            INSERT INTO moves (table_id, ply, seat, move, time) VALUES (p_table, p_ply, p_seat, p_move, p_time);
+            PERFORM pg_notify('termgames', p_news);
+            RETURN TRUE;
+        END $$;
+        """,
+    ),
+    (
+        4,
+        # Idle tables are closed (once, by one server: the row's lock orders the close and a move), a move or
+        # an undo at a closed table is refused, and start-up reads the unfinished tables only.  The move
+        # function of migration 3 stays for servers of the version before, until they are stopped.
+        """
+        ALTER TABLE tables ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+        ALTER TABLE tables ADD COLUMN closed TEXT NOT NULL DEFAULT '';
+        ALTER TABLE tables ADD COLUMN outcome TEXT NOT NULL DEFAULT '';
+        CREATE INDEX tables_unfinished ON tables (id) WHERE NOT finished;
+        CREATE FUNCTION termgames_play(
+            p_table BIGINT, p_ply INTEGER, p_seat INTEGER, p_move TEXT, p_time TEXT, p_news TEXT
+        ) RETURNS INTEGER LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            IF (SELECT closed FROM tables WHERE id = p_table) <> '' THEN
+                RETURN -1;
+            END IF;
+            IF (SELECT count(*) FROM moves WHERE table_id = p_table) <> p_ply THEN
+                RETURN 0;
+            END IF;
+            INSERT INTO moves (table_id, ply, seat, move, time) VALUES (p_table, p_ply, p_seat, p_move, p_time);
+            PERFORM pg_notify('termgames', p_news);
+            RETURN 1;
+        END $$;
+        CREATE FUNCTION termgames_close_idle(p_table BIGINT, p_before TEXT, p_reason TEXT, p_news TEXT)
+        RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+            -- Waits for a move in flight; the UPDATE's own snapshot then sees it.
+            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            UPDATE tables SET finished = TRUE, closed = p_reason, outcome = 'closed: ' || p_reason
+            WHERE id = p_table AND NOT finished AND coalesce(
+                (SELECT m.time FROM moves m WHERE m.table_id = p_table ORDER BY m.ply DESC LIMIT 1), created
+            ) < p_before;
+            IF NOT FOUND THEN
+                RETURN FALSE;
+            END IF;
+            PERFORM pg_notify('termgames', p_news);
+            RETURN TRUE;
+        END $$;
+        """,
+    ),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+async def migrate(conn: Any) -> None:
+    """Bring the database ``conn`` reaches to :data:`SCHEMA_VERSION`; StoreError when it is newer than that."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", MIGRATION_LOCK)
+        await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        version = await conn.fetchval("SELECT max(version) FROM schema_version") or 0
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the database's schema is version {version}, newer than this termgames knows "
+                f"({SCHEMA_VERSION}): upgrade termgames"
+            )
+        for number, sql in MIGRATIONS:
+            if number > version:
+                await conn.execute(sql)
+                await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
+                log.info("database schema migrated to version %s", number)
