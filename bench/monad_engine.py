@@ -41,7 +41,7 @@ from termgames.rules.monad import (
     parse_commands,
     resolve_turn,
 )
-from termgames.rules.monad.engine import hex_distance
+from termgames.rules.monad.geometry import hex_distance
 
 
 def scripted_commands(board: Board, seat: int, rng: random.Random) -> list[Command]:

@@ -27,7 +27,7 @@ from termgames.rating import ranks_of
 from termgames.report import view_json, view_text
 from termgames.rules import RuleError
 from termgames.rules.monad import Monad, MonadState, board_from_json
-from termgames.rules.monad.engine import COUNT_DIGITS, MAX_MOVE_TEXT
+from termgames.rules.monad.notation import COUNT_DIGITS, MAX_MOVE_TEXT
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
 from termgames.server.stores.sqlite import Store

@@ -22,7 +22,9 @@ from monad_referee import DIRECTIONS, Referee, neighbour
 
 from termgames.rules import get_game
 from termgames.rules.monad import MonadState
-from termgames.rules.monad.engine import board_from_json, board_json, outcome, parse_commands, resolve_turn
+from termgames.rules.monad.board import board_from_json, board_json, outcome
+from termgames.rules.monad.notation import parse_commands
+from termgames.rules.monad.turn import resolve_turn
 
 
 def crowd(board: dict[str, Any], names: list[str], rng: random.Random) -> dict[str, Any]:

@@ -31,16 +31,9 @@ from termgames.rules.monad import (
     parse_fault,
     resolve_turn,
 )
-from termgames.rules.monad.engine import (
-    COLLISION,
-    FIGHT,
-    HIVE_DESTROYED,
-    HIVE_HELD,
-    NO_EFFECT,
-    PRODUCED,
-    hex_distance,
-    start_cells,
-)
+from termgames.rules.monad.board import start_cells
+from termgames.rules.monad.geometry import hex_distance
+from termgames.rules.monad.turn import COLLISION, FIGHT, HIVE_DESTROYED, HIVE_HELD, NO_EFFECT, PRODUCED
 
 
 def position(
@@ -756,7 +749,7 @@ def test_long_moves_are_cut_in_the_log_text() -> None:
 
 
 def test_counts_may_be_long_but_digits_are_ascii():
-    from termgames.rules.monad.engine import parse_commands
+    from termgames.rules.monad.notation import parse_commands
 
     (command,) = parse_commands(f"1,1 {10**30} BUILD")
     assert command.n == 10**30

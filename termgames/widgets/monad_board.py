@@ -28,7 +28,8 @@ from typing import Any
 from rich.style import Style
 
 from ..rules.base import possessive
-from ..rules.monad.engine import Command, neighbour
+from ..rules.monad.geometry import neighbour
+from ..rules.monad.notation import Command
 from ..rules.numbers import short_count as short_count  # its home before counts had one of their own
 from .board import BoardWidget, Piece
 from .palette import style

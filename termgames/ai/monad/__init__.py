@@ -13,7 +13,8 @@ import random
 from typing import Any
 
 from ...games import GAMES
-from ...rules.monad.engine import Board, board_from_json, format_commands
+from ...rules.monad.board import Board, board_from_json
+from ...rules.monad.notation import format_commands
 from ..budget import Deadline
 from .strategies import STRATEGIES, Strategy
 

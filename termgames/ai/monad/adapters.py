@@ -42,13 +42,8 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]  # msgpack ships no type information
 
-from ...rules.monad.engine import (
-    Board,
-    Command,
-    board_json,
-    coerce_command,
-    parse_commands,
-)
+from ...rules.monad.board import Board, board_json
+from ...rules.monad.notation import Command, coerce_command, parse_commands
 from .process import (
     MAX_MESSAGE,
     BotBacklog,

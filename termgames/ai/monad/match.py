@@ -43,7 +43,7 @@ from ...rules.monad import (
     outcome,
     resolve_turn,
 )
-from ...rules.monad.engine import MAX_MOVE_TEXT, fits_notation
+from ...rules.monad.notation import MAX_MOVE_TEXT, fits_notation
 from ...rules.numbers import short_number
 from .adapters import BotAdapter, Fault, make_adapter, seat_names
 

@@ -36,7 +36,9 @@ import random
 from collections import deque
 from typing import Protocol
 
-from ...rules.monad.engine import DIRECTIONS, HIVE_COST, LARGEST_COUNT, Board, Command, neighbour_table
+from ...rules.monad.board import HIVE_COST, Board
+from ...rules.monad.geometry import DIRECTIONS, neighbour_table
+from ...rules.monad.notation import LARGEST_COUNT, Command
 
 _MOVE = "MOVE"
 #: random and greedy give BUILD to at most this many units of a hive (one command: their matches stay fast).

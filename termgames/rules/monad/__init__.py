@@ -3,8 +3,10 @@
 Turns are simultaneous: every seat submits its commands for the turn
 (one move per seat, in any order) and the turn resolves when the last one
 arrives.  A seat's view never shows another seat's commands of a turn not yet
-resolved.  The fast core is :mod:`.engine`; this module wraps it in the
-contract every game follows (:mod:`termgames.rules.base`).
+resolved.  The fast core is four modules: the hex map's geometry
+(:mod:`.geometry`), the commands' notation (:mod:`.notation`), the position
+and its maps (:mod:`.board`) and one turn's resolution (:mod:`.turn`); this
+module wraps it in the contract every game follows (:mod:`termgames.rules.base`).
 """
 
 from __future__ import annotations
@@ -17,36 +19,22 @@ from typing import Any
 from ...untrusted import printable
 from ..base import ALL, Game, OptionSpec, RuleError, State, View, Viewer, possessive
 from ..numbers import short_number, short_numbers
-from .engine import (
-    ACTIONS,
-    COLLISION,
+from .board import (
     DEFAULT_LIMIT,
     DEFAULT_SIZE,
-    DIRECTIONS,
-    FIGHT,
-    HIVE_BUILT,
-    HIVE_DESTROYED,
-    HIVE_HELD,
     MAX_OBSTACLE_DENSITY,
-    NO_EFFECT,
-    PRODUCED,
     Board,
-    Command,
-    TurnReport,
     board_from_json,
     board_json,
-    coerce_command,
     empty_board,
-    format_commands,
     make_map,
-    neighbour,
-    neighbour_table,
     observation,
     outcome,
-    parse_commands,
-    resolve_turn,
 )
+from .geometry import ACTIONS, DIRECTIONS, neighbour, neighbour_table
+from .notation import Command, coerce_command, format_commands, parse_commands
 from .rules_text import RULES
+from .turn import COLLISION, FIGHT, HIVE_BUILT, HIVE_DESTROYED, HIVE_HELD, NO_EFFECT, PRODUCED, TurnReport, resolve_turn
 
 #: A move that stands for "this seat's commands were lost" (a bot that was late, crashed or sent garbage).
 FAULT = "fault"
@@ -286,7 +274,7 @@ class MonadState(State):
         """Units on the map: what decides at the turn limit.
 
         Exact ints of any size (units fed with BUILD multiply by about 1.2 a turn: past 1.8e308 a float
-        cannot hold them); the notation bounds them (see ``engine.COUNT_DIGITS``).
+        cannot hold them); the notation bounds them (see ``notation.COUNT_DIGITS``).
         """
         return tuple(self.board.unit_totals)
 
