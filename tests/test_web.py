@@ -23,7 +23,14 @@ from termgames.server.ui.driver import share_the_loop_with_textual
 from termgames.web.local import COOKIE, TokenGate, is_loopback, link
 from termgames.web.pages import WebFront
 from termgames.web.screen_info import KEY_SEQUENCES, describe, key_sequence
-from termgames.web.session import CLOSE_ENDED, CLOSE_FLOODED, CLOSE_REFUSED, CLOSE_REPLACED, SessionRegistry
+from termgames.web.session import (
+    CLOSE_ENDED,
+    CLOSE_FLOODED,
+    CLOSE_REFUSED,
+    CLOSE_REPLACED,
+    Refused,
+    SessionRegistry,
+)
 
 TOKEN = "the-token"
 
@@ -218,6 +225,33 @@ async def test_an_unknown_session_id_starts_a_new_session(tmp_path):
         _kind, session_id = await next_message(socket, "session")
         assert session_id != "made-up" and list(registry.sessions) == [session_id]
         await socket.close()
+
+
+class FakeLink:
+    def __init__(self) -> None:
+        self.messages: list = []
+        self.closed: tuple | None = None
+
+    def send_bytes(self, data: bytes) -> None:
+        pass
+
+    def send_json(self, message: list) -> None:
+        self.messages.append(message)
+
+    def close(self, code: int, message: list | None = None) -> None:
+        self.closed = (code, message)
+
+
+async def test_a_session_is_its_owners_only(tmp_path):
+    registry = registry_for(tmp_path, max_per_owner=1)
+    try:
+        alices = registry.open("alice", None, (80, 24), FakeLink())
+        bobs = registry.open("bob", alices.id, (80, 24), FakeLink())  # her session's id does not make it his
+        assert bobs is not alices and alices.owner == "alice" and bobs.owner == "bob"
+        with pytest.raises(Refused, match="you have 1 browser sessions open already"):
+            registry.open("alice", None, (80, 24), FakeLink())
+    finally:
+        await registry.close()
 
 
 async def test_a_session_whose_browser_never_returns_closes(tmp_path):

@@ -110,6 +110,34 @@ function showScreen(info) {
   );
 }
 
+// -- one session, one tab ---------------------------------------------------------------------------------------
+// A duplicated tab starts with a copy of its original's sessionStorage, and so with its session's id: asked
+// whether another tab of this browser has that session, the original answers, and the copy starts its own.
+
+const tabs = new BroadcastChannel("termgames.sessions");
+tabs.addEventListener("message", (event) => {
+  const asked = event.data && event.data.ask;
+  if (asked && asked === sessionStorage.getItem(SESSION)) {
+    tabs.postMessage({ using: asked });
+  }
+});
+
+function heldByAnotherTab(id) {
+  return new Promise((resolve) => {
+    const answer = (event) => {
+      if (event.data && event.data.using === id) {
+        resolve(true);
+      }
+    };
+    tabs.addEventListener("message", answer);
+    tabs.postMessage({ ask: id });
+    setTimeout(() => {
+      tabs.removeEventListener("message", answer);
+      resolve(false);
+    }, 150);
+  });
+}
+
 // -- the connection -------------------------------------------------------------------------------------------
 
 function banner(text) {
@@ -228,5 +256,9 @@ window.termgames = {
   connected: () => socket !== null && socket.readyState === WebSocket.OPEN,
 };
 
+const kept = sessionStorage.getItem(SESSION);
+if (kept && (await heldByAnotherTab(kept))) {
+  sessionStorage.removeItem(SESSION);
+}
 layout();
 connect();
