@@ -82,7 +82,7 @@ class Page:
         while True:
             try:
                 await asyncio.wait_for(self.socket.receive(), 0.3)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return
 
     async def key(self, data: str) -> float:

@@ -266,7 +266,7 @@ class WebFront:
         finally:
             session.detach(link)
             link.close(CLOSE_NORMAL)  # unless it is closing already, with its reason
-            with contextlib.suppress(asyncio.TimeoutError):
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(link.sender), 2)
             await link.stop()
         return socket

@@ -141,7 +141,11 @@ class BrowserSession:
 
     def screen_changed(self, app: App[Any]) -> None:
         """The app's screen or its keys changed (in the app's own context): tell the page what it shows now."""
-        info = self.registry.describe(app)
+        try:
+            info = self.registry.describe(app)
+        except Exception:  # what the page shows beside the terminal must never take the app down
+            log.exception("the page's news could not be read from the app")
+            return
         if info != self.info:
             self.info = info
             if self.link is not None:
