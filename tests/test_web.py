@@ -51,6 +51,17 @@ async def serving(registry):
         await client.close()
 
 
+@asynccontextmanager
+async def one_page(tmp_path, **limits):
+    """A server, a browser signed in to it and one page's websocket: (registry, client, socket, session id)."""
+    registry = registry_for(tmp_path, **limits)
+    async with serving(registry) as client:
+        await signed_in(client)
+        socket = await open_socket(client)
+        _kind, session_id = await next_message(socket, "session")
+        yield registry, client, socket, session_id
+
+
 def origin(client) -> dict[str, str]:
     return {"Origin": f"http://{client.host}:{client.port}"}
 
@@ -178,11 +189,7 @@ async def test_a_websocket_from_another_origin_is_refused(tmp_path):
 
 
 async def test_a_session_comes_back_after_its_connection_drops(tmp_path):
-    registry = registry_for(tmp_path)
-    async with serving(registry) as client:
-        await signed_in(client)
-        socket = await open_socket(client)
-        _kind, session_id = await next_message(socket, "session")
+    async with one_page(tmp_path) as (registry, client, socket, session_id):
         await screen_titled(socket, "termgames - start")
         await socket.send_str(json.dumps(["stdin", "\r"]))  # Copolymer's setup
         await screen_titled(socket, "termgames - Copolymer")
@@ -205,11 +212,7 @@ async def test_a_session_comes_back_after_its_connection_drops(tmp_path):
 
 
 async def test_a_second_connection_takes_the_session_over(tmp_path):
-    registry = registry_for(tmp_path)
-    async with serving(registry) as client:
-        await signed_in(client)
-        first = await open_socket(client)
-        _kind, session_id = await next_message(first, "session")
+    async with one_page(tmp_path) as (registry, client, first, session_id):
         second = await open_socket(client, session_id)
         await next_message(second, "session")
         assert await closed_with(first) == (["replaced"], CLOSE_REPLACED)
@@ -255,11 +258,7 @@ async def test_a_session_is_its_owners_only(tmp_path):
 
 
 async def test_a_session_whose_browser_never_returns_closes(tmp_path):
-    registry = registry_for(tmp_path, grace=0.2)
-    async with serving(registry) as client:
-        await signed_in(client)
-        socket = await open_socket(client)
-        _kind, session_id = await next_message(socket, "session")
+    async with one_page(tmp_path, grace=0.2) as (registry, _client, socket, session_id):
         task = registry.sessions[session_id].app_task
         await socket.close()
         async with asyncio.timeout(10):
@@ -323,11 +322,7 @@ async def test_a_flooding_browser_is_cut_off_and_the_others_are_served(tmp_path,
 
 
 async def test_resizes_are_applied_and_clamped(tmp_path):
-    registry = registry_for(tmp_path)
-    async with serving(registry) as client:
-        await signed_in(client)
-        socket = await open_socket(client)
-        _kind, session_id = await next_message(socket, "session")
+    async with one_page(tmp_path) as (registry, _client, socket, session_id):
         await screen_titled(socket, "termgames - start")
         app = registry.sessions[session_id].app
         for width in range(81, 120):  # a window dragged wider: the last size is the one that stays
