@@ -7,8 +7,9 @@ Routes (relative, so a reverse proxy may serve them under a path):
 * ``/static/NAME``: the page's script, styles, xterm.js and fonts, from this
   package only (the page asks no other host for anything, and its Content
   Security Policy forbids it to);
-* ``/alive``: 204 for a browser signed in, 403 otherwise (the page asks before
-  it reconnects, to tell a server that is away from a sign-in that is over);
+* ``/alive``: 204 for a browser signed in, 403 and the gate's one line
+  otherwise (the page asks before it reconnects, to tell a server that is
+  away from a sign-in that is over);
 * ``/ws``: the websocket.  It speaks textual-serve's protocol: the page sends
   JSON arrays (``["stdin", text]``, ``["resize", {"width": W, "height": H}]``,
   ``["ping", t]``, ``["focus"]``, ``["blur"]``), the server sends the terminal's
@@ -226,8 +227,8 @@ class WebFront:
         return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def alive(self, request: web.Request) -> web.StreamResponse:
-        if self.gate.owner(request) is None:
-            return forbidden(self.gate.refusal(request))
+        if self.gate.owner(request) is None:  # the page shows this line as it is
+            return web.Response(status=403, text=self.gate.refusal(request), headers={"Cache-Control": "no-store"})
         return web.Response(status=204, headers={"Cache-Control": "no-store"})
 
     async def asset(self, request: web.Request) -> web.StreamResponse:

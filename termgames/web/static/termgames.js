@@ -223,18 +223,16 @@ async function reconnectSoon() {
   retries += 1;
   await new Promise((resolve) => setTimeout(resolve, wait));
   let status = 0;
+  let line = "";
   try {
-    status = (await fetch("alive", { cache: "no-store" })).status;
+    const answer = await fetch("alive", { cache: "no-store" });
+    status = answer.status;
+    line = await answer.text();
   } catch {
     // The server cannot be reached yet.
   }
   if (status === 403) {
-    notice(
-      "This browser is no longer signed in (the server has restarted?): open the link it printed again.",
-      [],
-      "",
-      () => {},
-    );
+    notice(`This browser is no longer signed in: ${line}`, [], "", () => {});
   } else if (status >= 200 && status < 300) {
     connect();
   } else {
