@@ -278,6 +278,14 @@ async def test_quitting_ends_the_session_and_says_so(tmp_path):
         assert registry.sessions == {}
 
 
+async def test_a_stopping_server_says_so_to_its_pages(tmp_path):
+    async with one_page(tmp_path) as (registry, _client, socket, _session_id):
+        await screen_titled(socket, "termgames - start")
+        await registry.close()
+        last, code = await closed_with(socket)
+        assert last == ["ended", {"lines": [], "why": "The server has stopped."}] and code == CLOSE_ENDED
+
+
 async def test_sessions_past_the_limit_are_refused_in_one_line(tmp_path):
     registry = registry_for(tmp_path, max_sessions=1)
     async with serving(registry) as client:

@@ -123,7 +123,10 @@ class BrowserSession:
                 lines = self.registry.farewell(self.app)
         self.registry.forget(self)
         if self.link is not None:
-            self.link.close(CLOSE_ENDED, ["ended", {"lines": lines}])
+            ended: dict[str, Any] = {"lines": lines}
+            if self.registry.stopping:
+                ended["why"] = "The server has stopped."
+            self.link.close(CLOSE_ENDED, ["ended", ended])
             self.link = None
 
     def close(self) -> None:
@@ -246,6 +249,8 @@ class SessionRegistry:
         self.max_sessions = max_sessions
         self.max_per_owner = max_per_owner
         self.sessions: dict[str, BrowserSession] = {}
+        #: The server is stopping: the sessions end for that reason, not their players'.
+        self.stopping = False
 
     def open(self, owner: str, session_id: str | None, size: tuple[int, int], link: Link) -> BrowserSession:
         """The session ``session_id`` of ``owner`` with ``link`` attached, or a new one (:class:`Refused`: a limit)."""
@@ -276,6 +281,7 @@ class SessionRegistry:
 
     async def close(self) -> None:
         """Close every session's app and wait (a little) for them to finish."""
+        self.stopping = True
         running = []
         for session in list(self.sessions.values()):
             session.close()

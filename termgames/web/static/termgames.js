@@ -205,7 +205,7 @@ function connect() {
     if (kind === "ended") {
       sessionStorage.removeItem(SESSION);
       document.title = "termgames";
-      notice("The session has ended.", argument.lines, "Start again", () => {
+      notice(argument.why || "The session has ended.", argument.lines, "Start again", () => {
         terminal.reset();
         connect();
       });
