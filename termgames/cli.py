@@ -131,6 +131,20 @@ def _check_playable(game: str) -> None:
         fail(f"{game} has no terminal screen yet; play it with termgames new/move/show")
 
 
+def _check_look(palette: str, pace: str | None) -> str | None:
+    """``--palette`` and ``--pace`` checked (one line and exit 2 when wrong); the pace as the app takes it."""
+    from .preferences import check_pace
+
+    if palette not in ("default", "colourblind", "mono"):
+        fail(f"--palette must be default, colourblind or mono, not {palette!r}")
+    if pace is None:
+        return None
+    try:
+        return check_pace(pace)
+    except ValueError as error:
+        fail(f"--pace: {error}")
+
+
 def _run_tui(launch: Launch, saves: Path | None, ascii_mode: bool, palette: str, pace: str | None = None) -> None:
     """Run the app; once it has closed, say on the terminal where each game it played is saved."""
     from .app import TermgamesApp
@@ -207,15 +221,8 @@ def play(
 ) -> None:
     """Play a game in the terminal. Game options follow the game's name, e.g. termgames play copolymer --small."""
     from .launch import Launch
-    from .preferences import check_pace
 
-    if palette not in ("default", "colourblind", "mono"):
-        fail(f"--palette must be default, colourblind or mono, not {palette!r}")
-    if pace is not None:
-        try:
-            pace = check_pace(pace)
-        except ValueError as error:
-            fail(f"--pace: {error}")
+    pace = _check_look(palette, pace)
     if load is not None:
         if game is not None or ctx.args or player:
             fail("--load resumes a saved game as it was; give no game, options or players with it")
@@ -517,6 +524,27 @@ def _serve_with_workers(workers: int, host: str, port: int, data: Path | None, h
     env = {**os.environ, "TERMGAMES_DB": url}  # not on the command line: ps would show a password
     print(f"termgames serve: {workers} workers on port {port}, one database", file=sys.stderr, flush=True)
     raise typer.Exit(supervise(workers, command, env))
+
+
+@app.command()
+def web(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
+    port: int = typer.Option(8000, "--port", help="TCP port (0: any free one)."),
+    saves: Path | None = SavesOption,
+    ascii_mode: bool = AsciiOption,
+    palette: str = PaletteOption,
+    pace: str | None = PaceOption,
+) -> None:
+    """Play in a browser: prints a link (with a random token) that opens the start screen, one per tab."""
+    pace = _check_look(palette, pace)
+    if not 0 <= port < 65536:
+        fail(f"--port must be between 0 and 65535, not {port}")
+    # Every browser's terminal takes 24-bit colour; one depth for the process (see serve).
+    os.environ.setdefault("TEXTUAL_COLOR_SYSTEM", "truecolor")
+    from .paths import saves_dir
+    from .web.local import run
+
+    run(host, port, saves_dir(saves), ascii=ascii_mode, palette=palette, pace=pace)
 
 
 @app.command()
