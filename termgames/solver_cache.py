@@ -87,7 +87,7 @@ def load(solver: Solver, path: Path | None = None) -> int:
         return 0
 
 
-def save(solver: Solver, path: Path | None = None, limit: int = MAX_SHAPES) -> int:
+def save(solver: Solver, path: Path | None = None, limit: int | None = None) -> int:
     """Merge the solver's shapes into the cache file; the number of shapes written.
 
     Never raises for a file system that refuses (read-only, full disk): the
@@ -96,6 +96,7 @@ def save(solver: Solver, path: Path | None = None, limit: int = MAX_SHAPES) -> i
     path = path if path is not None else default_path()
     if path is None:
         return 0
+    limit = MAX_SHAPES if limit is None else limit
     old = _read(path)
     if old is not None:
         # the solver checks the old entries as it takes them in (a damaged

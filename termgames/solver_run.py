@@ -46,6 +46,11 @@ MEMORY_EVERY = 0.05
 
 Clock = Callable[[], float]
 
+
+def monotonic() -> float:
+    """The budgets' clock (looked up when a budget starts, so that a test can give it another)."""
+    return time.monotonic()
+
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
@@ -137,10 +142,10 @@ class Budget:
     process holds plus what is available, read again as the solve goes.
     """
 
-    def __init__(self, seconds: float | None = None, memory: int | None = None, clock: Clock = time.monotonic) -> None:
+    def __init__(self, seconds: float | None = None, memory: int | None = None, clock: Clock | None = None) -> None:
         self.seconds = seconds
-        self.clock = clock
-        self.start = clock()
+        self.clock = clock if clock is not None else monotonic
+        self.start = self.clock()
         total, _ = machine_memory()
         self.wanted = memory if memory is not None else (int(total * DEFAULT_MEMORY_SHARE) if total else None)
         #: The memory budget in bytes (None: unknown, not checked); :meth:`check` lowers it to what is free.
@@ -261,7 +266,7 @@ def _where(analysis: Analysis) -> str:
     total = len(analysis.components)
     if current is not None:
         where = f"component {analysis.components.index(current) + 1} of {total}, " if total > 1 else ""
-        return f"{where}move {len(current.children)} of {current.moves}"
+        return f"{where}move {min(len(current.children) + 1, current.moves)} of {current.moves}"
     return f"winning moves: {analysis.moves_checked} of {analysis.moves} moves checked"
 
 
