@@ -1,6 +1,6 @@
 """Time the MonUnrail unrailing solver on solid blocks, cold: this tree against an earlier commit, in one run.
 
-    python bench/monunrail_solver.py                         # the issue-28 blocks, before (merge-base with main) and after
+    python bench/monunrail_solver.py                         # issue 28's blocks: main's merge-base, then this tree
     python bench/monunrail_solver.py --before HEAD~3 5x5 2x21
     python bench/monunrail_solver.py --after-only 3x11       # this tree only
     python bench/monunrail_solver.py --python 4x5 2x12       # the pure-Python path (TERMGAMES_PURE_PYTHON=1)

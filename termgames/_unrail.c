@@ -26,7 +26,14 @@
  *
  * solve() runs without the GIL (so a game's screen stays live while its AI
  * thinks), behind a per-core lock; every so often it takes the GIL back for
- * a moment to let Ctrl-C through.
+ * a moment to let Ctrl-C through and to call a progress callable, which may
+ * raise to end the solve.  A table never grows past the core's limit (bytes):
+ * LimitReached instead.  Whatever stops a solve, every class finished stays.
+ *
+ * A shape or position that is its own half turn, where no removal meets its
+ * own image, is 0 at once (see mirror_zero8: the second player mirrors).
+ *
+ * Shapes of two rows have a core of their own, Strip, below.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -367,10 +374,10 @@ static void table_place(Table *t, u128 k, int v)
     }
 }
 
-static int table_grow(Table *t)
+static int table_resize(Table *t, size_t nbuckets)
 {
     Table bigger;
-    if (table_init(&bigger, (t->mask + 1) * 2) < 0)
+    if (table_init(&bigger, nbuckets) < 0)
         return -1;
     for (size_t i = 0; i <= t->mask; i++)
         for (int j = 0; j < PER_BUCKET; j++)
@@ -390,11 +397,27 @@ static int table_put(Table *t, u128 k, int v, size_t limit, size_t other)
     if ((t->used + 1) * 4 > (t->mask + 1) * PER_BUCKET * 3) {
         if (limit && (t->mask + 1) * sizeof(Bucket) * 3 + other > limit)
             return -3;
-        if (table_grow(t) < 0)
+        if (table_resize(t, (t->mask + 1) * 2) < 0)
             return -1;
     }
     table_place(t, k, v);
     return 0;
+}
+
+/* Room for n more keys without growing on the way, as table_put fails.  Keys
+ * taken from another table in its bucket order must go into one at least as
+ * large: into a smaller one, keys of neighbouring buckets pile up in long
+ * runs and every insertion walks them (quadratic). */
+static int table_reserve(Table *t, size_t n, size_t limit, size_t other)
+{
+    size_t want = t->mask + 1;
+    while ((t->used + n) * 4 > want * PER_BUCKET * 3)
+        want *= 2;
+    if (want == t->mask + 1)
+        return 0;
+    if (limit && ((t->mask + 1) + want) * sizeof(Bucket) + other > limit)
+        return -3;
+    return table_resize(t, want);
 }
 
 static inline void prefetch_key(const Table *t, u128 k)
@@ -1172,6 +1195,35 @@ static PyObject *core_load_dump(CoreObject *self, PyObject *arg)
     return PyLong_FromSsize_t(n);
 }
 
+/* Parse reserve()'s argument: a count of classes. */
+static int parse_count(PyObject *arg, size_t *n)
+{
+    Py_ssize_t count = PyLong_AsSsize_t(arg);
+    if (count == -1 && PyErr_Occurred())
+        return -1;
+    if (count < 0) {
+        PyErr_SetString(PyExc_ValueError, "reserve: a negative count");
+        return -1;
+    }
+    *n = (size_t)count;
+    return 0;
+}
+
+static PyObject *core_reserve(CoreObject *self, PyObject *arg)
+{
+    size_t n;
+    if (parse_count(arg, &n) < 0)
+        return NULL;
+    acquire(self);
+    int err = table_reserve(&self->table, n, (size_t)self->watch.limit, self->stack_cap * sizeof(Child));
+    PyThread_release_lock(self->lock);
+    if (err < 0) {
+        self->watch.failed = err;
+        return watch_error(&self->watch, core_bytes(self));
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *core_buckets(CoreObject *self, void *Py_UNUSED(closure))
 {
     return PyLong_FromSize_t(self->table.mask + 1);
@@ -1297,6 +1349,8 @@ static PyMethodDef core_methods[] = {
      "(the canonical key's halves and the value, little-endian)."},
     {"load_dump", (PyCFunction)core_load_dump, METH_O,
      "load_dump(bytes) -> the classes read from what dump_range gave; ValueError for a bad entry."},
+    {"reserve", (PyCFunction)core_reserve, METH_O,
+     "reserve(n): room for n more classes without growing the table again (before loading many)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1426,6 +1480,20 @@ static void stable_place(STable *t, uint64_t k, int v)
     }
 }
 
+static int stable_resize(STable *t, size_t nbuckets)
+{
+    STable bigger;
+    if (stable_init(&bigger, nbuckets) < 0)
+        return -1;
+    for (size_t i = 0; i <= t->mask; i++)
+        for (int j = 0; j < SPER; j++)
+            if (t->buckets[i].keys[j])
+                stable_place(&bigger, t->buckets[i].keys[j], t->buckets[i].vals[j]);
+    free(t->buckets);
+    *t = bigger;
+    return 0;
+}
+
 /* As table_put: -1 out of memory, -3 past the limit. */
 static int stable_put(STable *t, uint64_t k, int v, size_t limit, size_t other)
 {
@@ -1433,18 +1501,24 @@ static int stable_put(STable *t, uint64_t k, int v, size_t limit, size_t other)
         size_t now = (t->mask + 1) * sizeof(SBucket);
         if (limit && now * 3 + other > limit)
             return -3;
-        STable bigger;
-        if (stable_init(&bigger, (t->mask + 1) * 2) < 0)
+        if (stable_resize(t, (t->mask + 1) * 2) < 0)
             return -1;
-        for (size_t i = 0; i <= t->mask; i++)
-            for (int j = 0; j < SPER; j++)
-                if (t->buckets[i].keys[j])
-                    stable_place(&bigger, t->buckets[i].keys[j], t->buckets[i].vals[j]);
-        free(t->buckets);
-        *t = bigger;
     }
     stable_place(t, k, v);
     return 0;
+}
+
+/* As table_reserve. */
+static int stable_reserve(STable *t, size_t n, size_t limit, size_t other)
+{
+    size_t want = t->mask + 1;
+    while ((t->used + n) * 8 > want * SPER * 7)
+        want *= 2;
+    if (want == t->mask + 1)
+        return 0;
+    if (limit && ((t->mask + 1) + want) * sizeof(SBucket) + other > limit)
+        return -3;
+    return stable_resize(t, want);
 }
 
 static inline uint32_t rev32(uint32_t x)
@@ -1943,6 +2017,21 @@ static PyObject *strip_load_dump(StripObject *self, PyObject *arg)
     return PyLong_FromSsize_t(n);
 }
 
+static PyObject *strip_reserve(StripObject *self, PyObject *arg)
+{
+    size_t n;
+    if (parse_count(arg, &n) < 0)
+        return NULL;
+    strip_acquire(self);
+    int err = stable_reserve(&self->table, n, (size_t)self->watch.limit, self->stack_cap * sizeof(uint64_t));
+    PyThread_release_lock(self->lock);
+    if (err < 0) {
+        self->watch.failed = err;
+        return watch_error(&self->watch, strip_bytes(self));
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *strip_buckets(StripObject *self, void *Py_UNUSED(closure))
 {
     return PyLong_FromSize_t(self->table.mask + 1);
@@ -2004,6 +2093,8 @@ static PyMethodDef strip_methods[] = {
      "(the key and the value, little-endian)."},
     {"load_dump", (PyCFunction)strip_load_dump, METH_O,
      "load_dump(bytes) -> the classes read from what dump_range gave; ValueError for a bad entry."},
+    {"reserve", (PyCFunction)strip_reserve, METH_O,
+     "reserve(n): room for n more classes without growing the table again (before loading many)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,7 +16,16 @@ no third-party imports: pure Python, plus the optional compiled core of this
 package (below).  :class:`Solver`
 keeps its results in memory; :meth:`Solver.export_cache` and
 :meth:`Solver.import_cache` hand them over as plain lists of ints for a caller
-that wants to persist them.
+that wants to persist them (:meth:`Solver.dump` and :meth:`Solver.load_dump`,
+everything, raw, for a long solve to go on in a later run).
+
+Before any search, a position the second player wins by mirroring is 0
+(:func:`mirror_wins`: its own half turn about the centre of its box, and no
+removal meets its own image); every core uses the same rule for each shape
+and position it reaches.  Long solves report and can be stopped
+(:meth:`Solver.watching`, :attr:`Solver.memory_limit`, :class:`SolveStopped`);
+:meth:`Solver.analyse` answers move by move, saying how each value was found
+and what is known when a stop comes.
 
 How the pure-Python path is fast enough (``bench/monunrail_solver.py``
 prints the figures):
@@ -57,6 +66,13 @@ table core: any component that fits 8 rows by 16 columns in one of its
 orientations.  It keeps one entry per class of symmetric shapes (the
 canonical form is the least of the images) in a hash table of 128-bit
 shapes, and works on 64-bit 8 x 8 boards for shapes of up to 8 columns.
+Components of two rows (up to 32 columns) go to its strip core instead: a
+2 x N strip has 2.4 times more classes for every column and leaves the 8 x 16
+frame at N = 17, so the strip core keeps a class in 9 bytes (a 64-bit key, a
+byte of value), splits a position into pieces with a few bit operations (the
+runs of columns that share a row with the next) and looks pieces of up to 8
+columns and straight rows up in tables that stay in the processor's cache.
+Both tables are in huge pages where Linux offers them.
 :class:`Solver` uses it unless told otherwise (``Solver(core="python")``, or
 the environment variable ``TERMGAMES_PURE_PYTHON=1``); larger components and
 machines without the extension use the pure-Python cores.  Both paths give the same values (the
@@ -776,6 +792,15 @@ class _CompiledCore:
         except _compiled.LimitReached as error:
             raise _stopped_by_limit(error) from None
 
+    def reserve(self, count: int) -> None:
+        """Room for ``count`` more classes at once: entries that come in another table's order (a dump, the
+        cache file) must not make the table grow on the way (their order makes a smaller table crawl)."""
+        assert _compiled is not None
+        try:
+            self._core.reserve(count)
+        except _compiled.LimitReached as error:
+            raise _stopped_by_limit(error) from None
+
     @property
     def size(self) -> int:
         return self._core.size
@@ -1368,6 +1393,7 @@ class Solver:
             if entries:
                 compiled = self._core_for(*size)
                 assert isinstance(compiled, _CompiledCore)  # the batch holds only shapes this core takes
+                compiled.reserve(len(entries))
                 bad = compiled.load_entries(entries)
                 if bad >= 0:
                     raise ValueError(f"MonUnrail cache: entry {where[bad]} is not a connected shape filling its box")
@@ -1457,6 +1483,8 @@ class Solver:
             entry = _CompiledStrip.dump_entry if kind == b"S" else _CompiledCore.dump_entry
             if length % entry:
                 raise ValueError("not a MonUnrail solver dump")
+            if isinstance(core, _CompiledCore):
+                core.reserve(length // entry)
             step = max(1, chunk // entry) * entry
             while length:
                 want = min(step, length)  # whole entries
