@@ -277,32 +277,12 @@ static inline bool mirror_zero(u128 x)
 }
 
 /* ------------------------------------------------------------------------
- * The hash table: open addressing over buckets of one cache line (three
- * keys and their values), so a probe costs one memory access.  Keys are
- * non-zero shapes; 0 marks a free place.
+ * The hash tables: open addressing over buckets of one cache line (keys and
+ * their values), so a probe costs one memory access.  Keys are non-zero
+ * shapes; 0 marks a free place.  The general core's keys are 128-bit shapes
+ * (3 to a bucket), the strip core's 64-bit ones (7 to a bucket): one
+ * definition, made twice by DEFINE_HASH_TABLE.
  * --------------------------------------------------------------------- */
-
-#define PER_BUCKET 3
-
-typedef struct {
-    u128 keys[PER_BUCKET];
-    uint16_t vals[PER_BUCKET];
-} __attribute__((aligned(64))) Bucket;
-
-typedef struct {
-    Bucket *buckets;
-    size_t mask; /* buckets - 1, a power of two */
-    size_t used;
-} Table;
-
-static inline size_t bucket_of(u128 k, size_t mask)
-{
-    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(k >> 64) * 0xC2B2AE3D27D4EB4FULL;
-    h ^= h >> 31;
-    h *= 0xD6E8FEB86659FD93ULL;
-    h ^= h >> 32;
-    return (size_t)h & mask;
-}
 
 /* Memory for a hash table of the given size (a power of two, at least 64).
  * Its lookups land anywhere in it: in a large table most of them would miss
@@ -322,108 +302,138 @@ static void *alloc_table(size_t bytes)
     return aligned_alloc(64, bytes);
 }
 
-static int table_init(Table *t, size_t nbuckets)
-{
-    t->buckets = alloc_table(nbuckets * sizeof(Bucket));
-    if (!t->buckets)
-        return -1;
-    memset(t->buckets, 0, nbuckets * sizeof(Bucket));
-    t->mask = nbuckets - 1;
-    t->used = 0;
-    return 0;
-}
-
-static void table_free(Table *t)
-{
-    free(t->buckets);
-    t->buckets = NULL;
-}
-
-/* The value stored for k, or -1. */
-static inline int table_get(const Table *t, u128 k)
-{
-    size_t i = bucket_of(k, t->mask);
-    for (;;) {
-        const Bucket *b = &t->buckets[i];
-        for (int j = 0; j < PER_BUCKET; j++) {
-            if (b->keys[j] == k)
-                return b->vals[j];
-            if (!b->keys[j])
-                return -1;
-        }
-        i = (i + 1) & t->mask;
+/* A table of PER keys of type KEY and values of type VAL a bucket, which
+ * grows (doubles) when it is FULL_NUM / FULL_DEN full; HASH(key, mask) is a
+ * bucket.  It defines the types BUCKET and TABLE and, with P the prefix:
+ *
+ * P_init(t, nbuckets), P_free(t);
+ * P_get(t, k): the value stored for k, or -1;
+ * P_put(t, k, v, limit, other): store k -> v unless k is there; -1 when out
+ *   of memory, -3 when the table would have to grow past limit bytes (0: no
+ *   limit) with other bytes held besides (growing holds the old table and
+ *   the new one, twice its size, at once: that is what is checked);
+ * P_reserve(t, n, limit, other): room for n more keys without growing on the
+ *   way, failing as P_put.  Keys taken from another table in its bucket
+ *   order must go into one at least as large: into a smaller one, keys of
+ *   neighbouring buckets pile up in long runs and every insertion walks them
+ *   (quadratic).
+ * PREFETCH(t, k, HASH) starts fetching k's bucket: a macro, as GCC (-O1 and
+ * -O2) deletes a call to a function that does nothing but prefetch. */
+#define DEFINE_HASH_TABLE(BUCKET, TABLE, P, KEY, VAL, PER, FULL_NUM, FULL_DEN, HASH)                           \
+    typedef struct {                                                                                          \
+        KEY keys[PER];                                                                                        \
+        VAL vals[PER];                                                                                        \
+    } __attribute__((aligned(64))) BUCKET;                                                                    \
+                                                                                                              \
+    typedef struct {                                                                                          \
+        BUCKET *buckets;                                                                                      \
+        size_t mask; /* buckets - 1, a power of two */                                                        \
+        size_t used;                                                                                          \
+    } TABLE;                                                                                                  \
+                                                                                                              \
+    static int P##_init(TABLE *t, size_t nbuckets)                                                            \
+    {                                                                                                         \
+        t->buckets = alloc_table(nbuckets * sizeof(BUCKET));                                                  \
+        if (!t->buckets)                                                                                      \
+            return -1;                                                                                        \
+        memset(t->buckets, 0, nbuckets * sizeof(BUCKET));                                                     \
+        t->mask = nbuckets - 1;                                                                               \
+        t->used = 0;                                                                                          \
+        return 0;                                                                                             \
+    }                                                                                                         \
+                                                                                                              \
+    static void P##_free(TABLE *t)                                                                            \
+    {                                                                                                         \
+        free(t->buckets);                                                                                     \
+        t->buckets = NULL;                                                                                    \
+    }                                                                                                         \
+                                                                                                              \
+    static inline int P##_get(const TABLE *t, KEY k)                                                          \
+    {                                                                                                         \
+        size_t i = HASH(k, t->mask);                                                                          \
+        for (;;) {                                                                                            \
+            const BUCKET *b = &t->buckets[i];                                                                 \
+            for (int j = 0; j < PER; j++) {                                                                   \
+                if (b->keys[j] == k)                                                                          \
+                    return b->vals[j];                                                                        \
+                if (!b->keys[j])                                                                              \
+                    return -1;                                                                                \
+            }                                                                                                 \
+            i = (i + 1) & t->mask;                                                                            \
+        }                                                                                                     \
+    }                                                                                                         \
+                                                                                                              \
+    static void P##_place(TABLE *t, KEY k, int v)                                                             \
+    {                                                                                                         \
+        size_t i = HASH(k, t->mask);                                                                          \
+        for (;;) {                                                                                            \
+            BUCKET *b = &t->buckets[i];                                                                       \
+            for (int j = 0; j < PER; j++) {                                                                   \
+                if (b->keys[j] == k)                                                                          \
+                    return;                                                                                   \
+                if (!b->keys[j]) {                                                                            \
+                    b->keys[j] = k;                                                                           \
+                    b->vals[j] = (VAL)v;                                                                      \
+                    t->used++;                                                                                \
+                    return;                                                                                   \
+                }                                                                                             \
+            }                                                                                                 \
+            i = (i + 1) & t->mask;                                                                            \
+        }                                                                                                     \
+    }                                                                                                         \
+                                                                                                              \
+    static int P##_resize(TABLE *t, size_t nbuckets)                                                          \
+    {                                                                                                         \
+        TABLE bigger;                                                                                         \
+        if (P##_init(&bigger, nbuckets) < 0)                                                                  \
+            return -1;                                                                                        \
+        for (size_t i = 0; i <= t->mask; i++)                                                                 \
+            for (int j = 0; j < PER; j++)                                                                     \
+                if (t->buckets[i].keys[j])                                                                    \
+                    P##_place(&bigger, t->buckets[i].keys[j], t->buckets[i].vals[j]);                         \
+        P##_free(t);                                                                                          \
+        *t = bigger;                                                                                          \
+        return 0;                                                                                             \
+    }                                                                                                         \
+                                                                                                              \
+    static int P##_put(TABLE *t, KEY k, int v, size_t limit, size_t other)                                    \
+    {                                                                                                         \
+        if ((t->used + 1) * FULL_DEN > (t->mask + 1) * PER * FULL_NUM) {                                      \
+            if (limit && (t->mask + 1) * sizeof(BUCKET) * 3 + other > limit)                                  \
+                return -3;                                                                                    \
+            if (P##_resize(t, (t->mask + 1) * 2) < 0)                                                         \
+                return -1;                                                                                    \
+        }                                                                                                     \
+        P##_place(t, k, v);                                                                                   \
+        return 0;                                                                                             \
+    }                                                                                                         \
+                                                                                                              \
+    static int P##_reserve(TABLE *t, size_t n, size_t limit, size_t other)                                    \
+    {                                                                                                         \
+        size_t want = t->mask + 1;                                                                            \
+        while ((t->used + n) * FULL_DEN > want * PER * FULL_NUM)                                              \
+            want *= 2;                                                                                        \
+        if (want == t->mask + 1)                                                                              \
+            return 0;                                                                                         \
+        if (limit && ((t->mask + 1) + want) * sizeof(BUCKET) + other > limit)                                 \
+            return -3;                                                                                        \
+        return P##_resize(t, want);                                                                           \
     }
+
+#define PREFETCH(t, k, HASH) __builtin_prefetch(&(t)->buckets[HASH((k), (t)->mask)])
+
+static inline size_t bucket_of(u128 k, size_t mask)
+{
+    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(k >> 64) * 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 31;
+    h *= 0xD6E8FEB86659FD93ULL;
+    h ^= h >> 32;
+    return (size_t)h & mask;
 }
 
-static void table_place(Table *t, u128 k, int v)
-{
-    size_t i = bucket_of(k, t->mask);
-    for (;;) {
-        Bucket *b = &t->buckets[i];
-        for (int j = 0; j < PER_BUCKET; j++) {
-            if (b->keys[j] == k)
-                return;
-            if (!b->keys[j]) {
-                b->keys[j] = k;
-                b->vals[j] = (uint16_t)v;
-                t->used++;
-                return;
-            }
-        }
-        i = (i + 1) & t->mask;
-    }
-}
-
-static int table_resize(Table *t, size_t nbuckets)
-{
-    Table bigger;
-    if (table_init(&bigger, nbuckets) < 0)
-        return -1;
-    for (size_t i = 0; i <= t->mask; i++)
-        for (int j = 0; j < PER_BUCKET; j++)
-            if (t->buckets[i].keys[j])
-                table_place(&bigger, t->buckets[i].keys[j], t->buckets[i].vals[j]);
-    table_free(t);
-    *t = bigger;
-    return 0;
-}
-
-/* Store k -> v unless k is there already; -1 when out of memory, -3 when
- * the table would have to grow past limit bytes (0: no limit) with other
- * bytes held besides.  Growing holds the old table and the new one, twice its
- * size, at once: that is what the limit is checked against. */
-static int table_put(Table *t, u128 k, int v, size_t limit, size_t other)
-{
-    if ((t->used + 1) * 4 > (t->mask + 1) * PER_BUCKET * 3) {
-        if (limit && (t->mask + 1) * sizeof(Bucket) * 3 + other > limit)
-            return -3;
-        if (table_resize(t, (t->mask + 1) * 2) < 0)
-            return -1;
-    }
-    table_place(t, k, v);
-    return 0;
-}
-
-/* Room for n more keys without growing on the way, as table_put fails.  Keys
- * taken from another table in its bucket order must go into one at least as
- * large: into a smaller one, keys of neighbouring buckets pile up in long
- * runs and every insertion walks them (quadratic). */
-static int table_reserve(Table *t, size_t n, size_t limit, size_t other)
-{
-    size_t want = t->mask + 1;
-    while ((t->used + n) * 4 > want * PER_BUCKET * 3)
-        want *= 2;
-    if (want == t->mask + 1)
-        return 0;
-    if (limit && ((t->mask + 1) + want) * sizeof(Bucket) + other > limit)
-        return -3;
-    return table_resize(t, want);
-}
-
-static inline void prefetch_key(const Table *t, u128 k)
-{
-    __builtin_prefetch(&t->buckets[bucket_of(k, t->mask)]);
-}
+#define PER_BUCKET 3
+/* the general core's: 3 keys of 128 bits and their values (up to MAX_VALUE) a bucket, grown 3/4 full */
+DEFINE_HASH_TABLE(Bucket, Table, table, u128, uint16_t, PER_BUCKET, 3, 4, bucket_of)
 
 /* ------------------------------------------------------------------------
  * The core object
@@ -484,12 +494,57 @@ static PyObject *watch_error(Watch *w, Py_ssize_t held)
     return NULL;
 }
 
+/* How both core objects start, so that one set of functions serves both
+ * for what is there. */
+#define WATCHED_HEAD                                                                                             \
+    PyObject_HEAD                                                                                                \
+    Watch watch;                                                                                                 \
+    PyThread_type_lock lock; /* one solve at a time */                                                           \
+    int symmetry;            /* answer 0 at once for a shape the second player wins by mirroring */
+
 typedef struct {
-    PyObject_HEAD
+    WATCHED_HEAD
+} WatchedObject;
+
+/* Parse the symmetry argument and, the first time, make the lock; 0 or -1. */
+static int watched_init(WatchedObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"symmetry", NULL};
+    int symmetry = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$p", kwlist, &symmetry))
+        return -1;
+    self->symmetry = symmetry;
+    if (self->lock)
+        return 0;
+    watch_init(&self->watch);
+    self->lock = PyThread_allocate_lock();
+    if (!self->lock) {
+        PyErr_SetString(PyExc_RuntimeError, "cannot allocate a lock");
+        return -1;
+    }
+    return 0;
+}
+
+static void watched_clear(WatchedObject *self)
+{
+    Py_CLEAR(self->watch.progress);
+    if (self->lock)
+        PyThread_free_lock(self->lock);
+    self->lock = NULL;
+}
+
+static void acquire(PyThread_type_lock lock)
+{
+    if (!PyThread_acquire_lock(lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+}
+
+typedef struct {
+    WATCHED_HEAD
     Table table; /* one entry per class solved or loaded: its canonical form */
-    PyThread_type_lock lock;
-    Watch watch;
-    int symmetry; /* answer 0 at once for a shape the second player wins by mirroring */
     Child *stack; /* children of the shapes being solved */
     size_t stack_top, stack_cap;
 } CoreObject;
@@ -646,7 +701,7 @@ static int solve8(CoreObject *self, uint64_t s, u128 key)
             piece = normalise8(piece);
             ch->piece = piece;
             ch->key = key8(piece);
-            prefetch_key(&self->table, ch->key);
+            PREFETCH(&self->table, ch->key, bucket_of);
         }
     }
     for (i = 0; i < n; i++) {
@@ -727,7 +782,7 @@ static int solve(CoreObject *self, u128 s, u128 key)
             }
             ch->piece = normalise(piece);
             ch->key = canonical(ch->piece);
-            prefetch_key(&self->table, ch->key);
+            PREFETCH(&self->table, ch->key, bucket_of);
         }
     }
     for (i = 0; i < n; i++) {
@@ -777,21 +832,10 @@ static int parse_key(PyObject *lo_obj, PyObject *hi_obj, u128 *out)
 
 static int core_init(CoreObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"symmetry", NULL};
-    int symmetry = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$p", kwlist, &symmetry))
+    if (watched_init((WatchedObject *)self, args, kwds) < 0)
         return -1;
-    self->symmetry = symmetry;
-    if (self->table.buckets)
-        return 0;
-    watch_init(&self->watch);
-    if (table_init(&self->table, 1 << 12) < 0) {
+    if (!self->table.buckets && table_init(&self->table, 1 << 12) < 0) {
         PyErr_NoMemory();
-        return -1;
-    }
-    self->lock = PyThread_allocate_lock();
-    if (!self->lock) {
-        PyErr_SetString(PyExc_RuntimeError, "cannot allocate a lock");
         return -1;
     }
     return 0;
@@ -801,9 +845,7 @@ static void core_dealloc(CoreObject *self)
 {
     table_free(&self->table);
     free(self->stack);
-    Py_CLEAR(self->watch.progress);
-    if (self->lock)
-        PyThread_free_lock(self->lock);
+    watched_clear((WatchedObject *)self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -811,15 +853,6 @@ static void core_dealloc(CoreObject *self)
 static Py_ssize_t core_bytes(CoreObject *self)
 {
     return (Py_ssize_t)((self->table.mask + 1) * sizeof(Bucket) + self->stack_cap * sizeof(Child));
-}
-
-static void acquire(CoreObject *self)
-{
-    if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
-        Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(self->lock, WAIT_LOCK);
-        Py_END_ALLOW_THREADS
-    }
 }
 
 static PyObject *core_lookup(CoreObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -833,7 +866,7 @@ static PyObject *core_lookup(CoreObject *self, PyObject *const *args, Py_ssize_t
         return NULL;
     if (!k)
         return PyLong_FromLong(0);
-    acquire(self);
+    acquire(self->lock);
     int v = 0;
     for (u128 x = k; x && v >= 0;) {
         u128 piece = flood(x & -x, x);
@@ -856,7 +889,7 @@ static PyObject *core_value(CoreObject *self, PyObject *const *args, Py_ssize_t 
     }
     if (parse_key(args[0], args[1], &k) < 0)
         return NULL;
-    acquire(self);
+    acquire(self->lock);
     self->watch.failed = 0;
     self->watch.ticks = 0;
     self->stack_top = 0;
@@ -890,7 +923,7 @@ static PyObject *core_load(CoreObject *self, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_ValueError, "load: the shape is not connected");
         return NULL;
     }
-    acquire(self);
+    acquire(self->lock);
     int err = 0;
     u128 key = canonical(k);
     if (table_get(&self->table, key) < 0)
@@ -927,7 +960,7 @@ static void largest(const size_t *sizes, int max, size_t n, Py_ssize_t limit, in
  * (all for a negative limit), or NULL. */
 static PyObject *table_list(CoreObject *self, PyObject *(*make)(u128 shape, int value), Py_ssize_t limit)
 {
-    acquire(self);
+    acquire(self->lock);
     const Table *t = &self->table;
     size_t sizes[129] = {0};
     for (size_t i = 0; i <= t->mask; i++)
@@ -1078,7 +1111,7 @@ static PyObject *core_load_entries(CoreObject *self, PyObject *list)
             break;
         }
         u128 key = canonical(s);
-        acquire(self);
+        acquire(self->lock);
         int err = table_get(&self->table, key) < 0 ? store_class(self, key, (int)v) : 0;
         PyThread_release_lock(self->lock);
         if (err < 0) {
@@ -1134,7 +1167,7 @@ static int parse_range(PyObject *const *args, Py_ssize_t nargs, size_t n, size_t
 static PyObject *core_dump_range(CoreObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     size_t start, end;
-    acquire(self);
+    acquire(self->lock);
     const Table *t = &self->table;
     PyObject *out = NULL;
     if (parse_range(args, nargs, t->mask + 1, &start, &end) == 0) {
@@ -1170,7 +1203,7 @@ static PyObject *core_load_dump(CoreObject *self, PyObject *arg)
     int err = 0;
     if (view.len % CORE_DUMP_ENTRY)
         bad = n;
-    acquire(self);
+    acquire(self->lock);
     for (Py_ssize_t i = 0; i < n && bad < 0 && !err; i++) {
         const unsigned char *at = (const unsigned char *)view.buf + i * CORE_DUMP_ENTRY;
         u128 key = (u128)get_le(at + 8, 8) << 64 | get_le(at, 8);
@@ -1214,7 +1247,7 @@ static PyObject *core_reserve(CoreObject *self, PyObject *arg)
     size_t n;
     if (parse_count(arg, &n) < 0)
         return NULL;
-    acquire(self);
+    acquire(self->lock);
     int err = table_reserve(&self->table, n, (size_t)self->watch.limit, self->stack_cap * sizeof(Child));
     PyThread_release_lock(self->lock);
     if (err < 0) {
@@ -1241,12 +1274,12 @@ static PyObject *core_memory(CoreObject *self, void *Py_UNUSED(closure))
 
 /* ---- the watch's settings, shared by both core types ---- */
 
-static PyObject *watch_get_limit(Watch *w)
+static PyObject *watch_get_limit(WatchedObject *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromSsize_t(w->limit);
+    return PyLong_FromSsize_t(self->watch.limit);
 }
 
-static int watch_set_limit(Watch *w, PyObject *value)
+static int watch_set_limit(WatchedObject *self, PyObject *value, void *Py_UNUSED(closure))
 {
     Py_ssize_t limit = value && value != Py_None ? PyLong_AsSsize_t(value) : 0;
     if (limit == -1 && PyErr_Occurred())
@@ -1255,16 +1288,16 @@ static int watch_set_limit(Watch *w, PyObject *value)
         PyErr_SetString(PyExc_ValueError, "limit: a number of bytes, 0 or None for no limit");
         return -1;
     }
-    w->limit = limit;
+    self->watch.limit = limit;
     return 0;
 }
 
-static PyObject *watch_get_tick_every(Watch *w)
+static PyObject *watch_get_tick_every(WatchedObject *self, void *Py_UNUSED(closure))
 {
-    return PyLong_FromUnsignedLong(w->tick_every);
+    return PyLong_FromUnsignedLong(self->watch.tick_every);
 }
 
-static int watch_set_tick_every(Watch *w, PyObject *value)
+static int watch_set_tick_every(WatchedObject *self, PyObject *value, void *Py_UNUSED(closure))
 {
     unsigned long every = value ? PyLong_AsUnsignedLong(value) : 0;
     if (every == (unsigned long)-1 && PyErr_Occurred())
@@ -1273,53 +1306,23 @@ static int watch_set_tick_every(Watch *w, PyObject *value)
         PyErr_SetString(PyExc_ValueError, "tick_every: at least 1");
         return -1;
     }
-    w->tick_every = every;
+    self->watch.tick_every = every;
     return 0;
 }
 
-static PyObject *watch_get_progress(Watch *w)
+static PyObject *watch_get_progress(WatchedObject *self, void *Py_UNUSED(closure))
 {
-    return Py_NewRef(w->progress ? w->progress : Py_None);
+    return Py_NewRef(self->watch.progress ? self->watch.progress : Py_None);
 }
 
-static int watch_set_progress(Watch *w, PyObject *value)
+static int watch_set_progress(WatchedObject *self, PyObject *value, void *Py_UNUSED(closure))
 {
     if (value && value != Py_None && !PyCallable_Check(value)) {
         PyErr_SetString(PyExc_TypeError, "progress: a callable or None");
         return -1;
     }
-    Py_XSETREF(w->progress, value && value != Py_None ? Py_NewRef(value) : NULL);
+    Py_XSETREF(self->watch.progress, value && value != Py_None ? Py_NewRef(value) : NULL);
     return 0;
-}
-
-static PyObject *core_get_limit(CoreObject *self, void *Py_UNUSED(closure))
-{
-    return watch_get_limit(&self->watch);
-}
-
-static int core_set_limit(CoreObject *self, PyObject *value, void *Py_UNUSED(closure))
-{
-    return watch_set_limit(&self->watch, value);
-}
-
-static PyObject *core_get_tick_every(CoreObject *self, void *Py_UNUSED(closure))
-{
-    return watch_get_tick_every(&self->watch);
-}
-
-static int core_set_tick_every(CoreObject *self, PyObject *value, void *Py_UNUSED(closure))
-{
-    return watch_set_tick_every(&self->watch, value);
-}
-
-static PyObject *core_get_progress(CoreObject *self, void *Py_UNUSED(closure))
-{
-    return watch_get_progress(&self->watch);
-}
-
-static int core_set_progress(CoreObject *self, PyObject *value, void *Py_UNUSED(closure))
-{
-    return watch_set_progress(&self->watch, value);
 }
 
 #define LIMIT_DOC "Bytes the core may hold (0: no limit): a table that would grow past it raises LimitReached."
@@ -1328,6 +1331,10 @@ static int core_set_progress(CoreObject *self, PyObject *value, void *Py_UNUSED(
     "None, or a callable taking no arguments, called every tick_every shapes solved while the core's lock is "  \
     "held (it must not call the core's methods; size and memory may be read); an exception it raises ends "    \
     "the solve, every class finished before staying in the table."
+#define WATCH_GETSET                                                                                             \
+    {"limit", (getter)watch_get_limit, (setter)watch_set_limit, LIMIT_DOC, NULL},                               \
+        {"tick_every", (getter)watch_get_tick_every, (setter)watch_set_tick_every, TICK_EVERY_DOC, NULL},       \
+        {"progress", (getter)watch_get_progress, (setter)watch_set_progress, PROGRESS_DOC, NULL}
 
 static PyMethodDef core_methods[] = {
     {"lookup", (PyCFunction)(void (*)(void))core_lookup, METH_FASTCALL,
@@ -1358,9 +1365,7 @@ static PyGetSetDef core_getset[] = {
     {"size", (getter)core_size, NULL, "How many classes of shapes have a value.", NULL},
     {"memory", (getter)core_memory, NULL, "Bytes held by the table and the class list.", NULL},
     {"buckets", (getter)core_buckets, NULL, "Buckets of the table (dump_range's range).", NULL},
-    {"limit", (getter)core_get_limit, (setter)core_set_limit, LIMIT_DOC, NULL},
-    {"tick_every", (getter)core_get_tick_every, (setter)core_set_tick_every, TICK_EVERY_DOC, NULL},
-    {"progress", (getter)core_get_progress, (setter)core_set_progress, PROGRESS_DOC, NULL},
+    WATCH_GETSET,
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1416,16 +1421,6 @@ static void compute_line_values(void)
     }
 }
 
-typedef struct {
-    uint64_t keys[SPER];
-    uint8_t vals[SPER];
-} __attribute__((aligned(64))) SBucket;
-
-typedef struct {
-    SBucket *buckets;
-    size_t mask, used;
-} STable;
-
 static inline size_t sbucket_of(uint64_t k, size_t mask)
 {
     uint64_t h = k * 0x9E3779B97F4A7C15ULL;
@@ -1435,91 +1430,8 @@ static inline size_t sbucket_of(uint64_t k, size_t mask)
     return (size_t)h & mask;
 }
 
-static int stable_init(STable *t, size_t nbuckets)
-{
-    t->buckets = alloc_table(nbuckets * sizeof(SBucket));
-    if (!t->buckets)
-        return -1;
-    memset(t->buckets, 0, nbuckets * sizeof(SBucket));
-    t->mask = nbuckets - 1;
-    t->used = 0;
-    return 0;
-}
-
-static inline int stable_get(const STable *t, uint64_t k)
-{
-    size_t i = sbucket_of(k, t->mask);
-    for (;;) {
-        const SBucket *b = &t->buckets[i];
-        for (int j = 0; j < SPER; j++) {
-            if (b->keys[j] == k)
-                return b->vals[j];
-            if (!b->keys[j])
-                return -1;
-        }
-        i = (i + 1) & t->mask;
-    }
-}
-
-static void stable_place(STable *t, uint64_t k, int v)
-{
-    size_t i = sbucket_of(k, t->mask);
-    for (;;) {
-        SBucket *b = &t->buckets[i];
-        for (int j = 0; j < SPER; j++) {
-            if (b->keys[j] == k)
-                return;
-            if (!b->keys[j]) {
-                b->keys[j] = k;
-                b->vals[j] = (uint8_t)v;
-                t->used++;
-                return;
-            }
-        }
-        i = (i + 1) & t->mask;
-    }
-}
-
-static int stable_resize(STable *t, size_t nbuckets)
-{
-    STable bigger;
-    if (stable_init(&bigger, nbuckets) < 0)
-        return -1;
-    for (size_t i = 0; i <= t->mask; i++)
-        for (int j = 0; j < SPER; j++)
-            if (t->buckets[i].keys[j])
-                stable_place(&bigger, t->buckets[i].keys[j], t->buckets[i].vals[j]);
-    free(t->buckets);
-    *t = bigger;
-    return 0;
-}
-
-/* As table_put: -1 out of memory, -3 past the limit. */
-static int stable_put(STable *t, uint64_t k, int v, size_t limit, size_t other)
-{
-    if ((t->used + 1) * 8 > (t->mask + 1) * SPER * 7) { /* 7/8 full */
-        size_t now = (t->mask + 1) * sizeof(SBucket);
-        if (limit && now * 3 + other > limit)
-            return -3;
-        if (stable_resize(t, (t->mask + 1) * 2) < 0)
-            return -1;
-    }
-    stable_place(t, k, v);
-    return 0;
-}
-
-/* As table_reserve. */
-static int stable_reserve(STable *t, size_t n, size_t limit, size_t other)
-{
-    size_t want = t->mask + 1;
-    while ((t->used + n) * 8 > want * SPER * 7)
-        want *= 2;
-    if (want == t->mask + 1)
-        return 0;
-    if (limit && ((t->mask + 1) + want) * sizeof(SBucket) + other > limit)
-        return -3;
-    return stable_resize(t, want);
-}
+/* the strip core's: 7 keys of 64 bits and their byte values a bucket, grown 7/8 full */
+DEFINE_HASH_TABLE(SBucket, STable, stable, uint64_t, uint8_t, SPER, 7, 8, sbucket_of)
 
 static inline uint32_t rev32(uint32_t x)
 {
@@ -1560,11 +1472,8 @@ static inline bool strip_mirror_zero(uint32_t top, uint32_t bottom)
 }
 
 typedef struct {
-    PyObject_HEAD
+    WATCHED_HEAD
     STable table; /* one entry per class solved or loaded: its key */
-    PyThread_type_lock lock;
-    Watch watch;
-    int symmetry;
     /* Children of the shapes being solved: for each, a word with the number
      * of pieces to look up (low byte) and the xor of the values of the
      * others, then the keys of those to look up.  Used by index: a deeper
@@ -1645,7 +1554,7 @@ static void strip_push_pieces(StripObject *self, uint32_t top, uint32_t bottom)
                 continue;
             }
             uint64_t key = strip_key(t, u, w);
-            __builtin_prefetch(&self->table.buckets[sbucket_of(key, self->table.mask)]);
+            PREFETCH(&self->table, key, sbucket_of);
             self->stack[self->stack_top++] = key;
             count++;
         }
@@ -1723,32 +1632,12 @@ static int parse_strip(PyObject *obj, uint32_t *top, uint32_t *bottom)
     return 0;
 }
 
-static void strip_acquire(StripObject *self)
-{
-    if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
-        Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(self->lock, WAIT_LOCK);
-        Py_END_ALLOW_THREADS
-    }
-}
-
 static int strip_init(StripObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"symmetry", NULL};
-    int symmetry = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$p", kwlist, &symmetry))
+    if (watched_init((WatchedObject *)self, args, kwds) < 0)
         return -1;
-    self->symmetry = symmetry;
-    if (self->table.buckets)
-        return 0;
-    watch_init(&self->watch);
-    if (stable_init(&self->table, 1 << 10) < 0) {
+    if (!self->table.buckets && stable_init(&self->table, 1 << 10) < 0) {
         PyErr_NoMemory();
-        return -1;
-    }
-    self->lock = PyThread_allocate_lock();
-    if (!self->lock) {
-        PyErr_SetString(PyExc_RuntimeError, "cannot allocate a lock");
         return -1;
     }
     return 0;
@@ -1756,11 +1645,9 @@ static int strip_init(StripObject *self, PyObject *args, PyObject *kwds)
 
 static void strip_dealloc(StripObject *self)
 {
-    free(self->table.buckets);
+    stable_free(&self->table);
     free(self->stack);
-    Py_CLEAR(self->watch.progress);
-    if (self->lock)
-        PyThread_free_lock(self->lock);
+    watched_clear((WatchedObject *)self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1769,7 +1656,7 @@ static PyObject *strip_lookup(StripObject *self, PyObject *arg)
     uint32_t top, bottom;
     if (parse_strip(arg, &top, &bottom) < 0)
         return NULL;
-    strip_acquire(self);
+    acquire(self->lock);
     self->stack_top = 0;
     int v = 0;
     if (strip_room(self, STRIP_COLUMNS + 1) < 0)
@@ -1796,7 +1683,7 @@ static PyObject *strip_value(StripObject *self, PyObject *arg)
     uint32_t top, bottom;
     if (parse_strip(arg, &top, &bottom) < 0)
         return NULL;
-    strip_acquire(self);
+    acquire(self->lock);
     self->watch.failed = 0;
     self->watch.ticks = 0;
     self->stack_top = 0;
@@ -1838,7 +1725,7 @@ static uint64_t strip_connected_key(uint32_t top, uint32_t bottom)
 
 static int strip_load_one(StripObject *self, uint64_t key, long v)
 {
-    strip_acquire(self);
+    acquire(self->lock);
     int err = stable_get(&self->table, key) < 0 ? strip_store(self, key, (int)v) : 0;
     PyThread_release_lock(self->lock);
     return err < 0 ? err : 0;
@@ -1922,7 +1809,7 @@ static PyObject *strip_export_entries(StripObject *self, PyObject *const *args, 
     }
     if (nargs == 1 && (limit = PyLong_AsSsize_t(args[0])) == -1 && PyErr_Occurred())
         return NULL;
-    strip_acquire(self);
+    acquire(self->lock);
     const STable *t = &self->table;
     size_t sizes[65] = {0}, n = 0;
     for (size_t i = 0; i <= t->mask; i++)
@@ -1968,7 +1855,7 @@ static PyObject *strip_export_entries(StripObject *self, PyObject *const *args, 
 static PyObject *strip_dump_range(StripObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     size_t start, end;
-    strip_acquire(self);
+    acquire(self->lock);
     const STable *t = &self->table;
     PyObject *out = NULL;
     if (parse_range(args, nargs, t->mask + 1, &start, &end) == 0) {
@@ -2022,7 +1909,7 @@ static PyObject *strip_reserve(StripObject *self, PyObject *arg)
     size_t n;
     if (parse_count(arg, &n) < 0)
         return NULL;
-    strip_acquire(self);
+    acquire(self->lock);
     int err = stable_reserve(&self->table, n, (size_t)self->watch.limit, self->stack_cap * sizeof(uint64_t));
     PyThread_release_lock(self->lock);
     if (err < 0) {
@@ -2045,36 +1932,6 @@ static PyObject *strip_size(StripObject *self, void *Py_UNUSED(closure))
 static PyObject *strip_memory(StripObject *self, void *Py_UNUSED(closure))
 {
     return PyLong_FromSsize_t(strip_bytes(self));
-}
-
-static PyObject *strip_get_limit(StripObject *self, void *Py_UNUSED(closure))
-{
-    return watch_get_limit(&self->watch);
-}
-
-static int strip_set_limit(StripObject *self, PyObject *value, void *Py_UNUSED(closure))
-{
-    return watch_set_limit(&self->watch, value);
-}
-
-static PyObject *strip_get_tick_every(StripObject *self, void *Py_UNUSED(closure))
-{
-    return watch_get_tick_every(&self->watch);
-}
-
-static int strip_set_tick_every(StripObject *self, PyObject *value, void *Py_UNUSED(closure))
-{
-    return watch_set_tick_every(&self->watch, value);
-}
-
-static PyObject *strip_get_progress(StripObject *self, void *Py_UNUSED(closure))
-{
-    return watch_get_progress(&self->watch);
-}
-
-static int strip_set_progress(StripObject *self, PyObject *value, void *Py_UNUSED(closure))
-{
-    return watch_set_progress(&self->watch, value);
 }
 
 static PyMethodDef strip_methods[] = {
@@ -2102,9 +1959,7 @@ static PyGetSetDef strip_getset[] = {
     {"size", (getter)strip_size, NULL, "How many classes of shapes have a value.", NULL},
     {"memory", (getter)strip_memory, NULL, "Bytes held by the table and the stack.", NULL},
     {"buckets", (getter)strip_buckets, NULL, "Buckets of the table (dump_range's range).", NULL},
-    {"limit", (getter)strip_get_limit, (setter)strip_set_limit, LIMIT_DOC, NULL},
-    {"tick_every", (getter)strip_get_tick_every, (setter)strip_set_tick_every, TICK_EVERY_DOC, NULL},
-    {"progress", (getter)strip_get_progress, (setter)strip_set_progress, PROGRESS_DOC, NULL},
+    WATCH_GETSET,
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from termgames.rules.monunrail_solver import (
     Solver,
     SolveStopped,
+    _components,
     cell_name,
     compiled_core_available,
     line_nimber,
@@ -780,28 +781,11 @@ def test_symmetric_positions_of_small_boxes_against_the_plain_search(core):
                 value = plain.nimber(shape)
                 if mirror_wins(shape):
                     assert value == 0, sorted(shape)
-                    several += len(_components_of(shape)) > 1
+                    several += len(_components(shape)) > 1
                 assert fast.nimber(shape) == value
                 assert fast.nimber({(r, c) for c, r in shape}) == value
                 checked += 1
     assert checked > (1000 if most == 16 else 400) and several > (100 if most == 16 else 30)
-
-
-def _components_of(shape: frozenset) -> list[set]:
-    left = set(shape)
-    out = []
-    while left:
-        piece = {left.pop()}
-        stack = list(piece)
-        while stack:
-            x, y = stack.pop()
-            for q in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                if q in left:
-                    left.remove(q)
-                    piece.add(q)
-                    stack.append(q)
-        out.append(piece)
-    return out
 
 
 symmetric_positions = st.sets(st.tuples(st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=9).map(

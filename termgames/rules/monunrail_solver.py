@@ -715,6 +715,11 @@ def _stopped_by_limit(error: Exception) -> SolveStopped:
     return SolveStopped("memory", str(error))
 
 
+def _c_side(name: str) -> Any:
+    """An attribute of a compiled core's object on the C side, read and written through."""
+    return property(lambda self: getattr(self._core, name), lambda self, value: setattr(self._core, name, value))
+
+
 class _CompiledCore:
     """``termgames._unrail.Core`` behind the interface of :class:`_Core`.
 
@@ -810,30 +815,10 @@ class _CompiledCore:
         """Bytes the C side holds."""
         return self._core.memory
 
-    # the watch: see _Core
-    @property
-    def progress(self) -> Callable[[], object] | None:
-        return self._core.progress
-
-    @progress.setter
-    def progress(self, callback: Callable[[], object] | None) -> None:
-        self._core.progress = callback
-
-    @property
-    def tick_every(self) -> int:
-        return self._core.tick_every
-
-    @tick_every.setter
-    def tick_every(self, every: int) -> None:
-        self._core.tick_every = every
-
-    @property
-    def limit(self) -> int:
-        return self._core.limit
-
-    @limit.setter
-    def limit(self, limit: int) -> None:
-        self._core.limit = limit
+    # the watch, as _Core's: the C side's attributes
+    progress = _c_side("progress")
+    tick_every = _c_side("tick_every")
+    limit = _c_side("limit")
 
 
 class _CompiledStrip(_CompiledCore):
