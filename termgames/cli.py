@@ -706,7 +706,7 @@ def solve(
 _HOW = {
     "symmetric": "symmetric: the second player mirrors",
     "line": "a straight row",
-    "known": "from the cache",
+    "known": "already known: the cache, or a component alike",
     "solved": "solved",
 }
 
