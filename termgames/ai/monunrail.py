@@ -59,7 +59,7 @@ from ..rules.monunrail_completion import (
     list_completions,
     random_placement,
 )
-from ..rules.monunrail_solver import Solver
+from ..rules.monunrail_solver import Solver, SolveStopped
 from .budget import SEARCH_SHARE, Deadline, deadline_for
 
 Cell = tuple[int, int]
@@ -439,12 +439,18 @@ class Hint:
     lines: tuple[HintLine, ...]
 
 
+class HintUnfinished(Exception):
+    """A hint not worked out within its budget (:data:`~termgames.solver_run.HINT_SECONDS`); what the solver
+    found on the way stays, so asking again goes on from there."""
+
+
 class HintGiver:
     """Hints for one game: one solver, primed from the shapes earlier games solved and keeping what it solves.
 
     ``hint`` is called in a worker thread (a large position takes seconds);
     one lock keeps the solver, whose memory every hint of the game shares,
-    to one thread at a time.
+    to one thread at a time.  A hint has a budget (2 s, and the solve's memory
+    budget): past it, :class:`HintUnfinished`.
     """
 
     def __init__(self) -> None:
@@ -454,10 +460,21 @@ class HintGiver:
 
     def hint(self, view: MonUnrailView) -> Hint:
         """The hint for the player to move in ``view`` (see :func:`hint_for`); blocks while another is worked out."""
+        from ..solver_run import HINT_SECONDS, Budget
+
         with self._lock:
             solver = self._primed_solver()
-            result = hint_for(view, solver)
-            self._keep_solved_shapes(solver)
+            budget = Budget(HINT_SECONDS)
+            try:
+                with solver.watching(lambda: budget.check(solver)):
+                    result = hint_for(view, solver)
+            except SolveStopped as stop:
+                raise HintUnfinished(
+                    f"not worked out within {budget.describe(stop.limit)}; what was solved is kept: ask again to go on"
+                ) from None
+            finally:
+                solver.memory_limit = None
+                self._keep_solved_shapes(solver)
         return result
 
     def _primed_solver(self) -> Solver:
