@@ -212,6 +212,27 @@ def test_the_schema_is_versioned_and_a_newer_one_is_refused(pg_url):
         PostgresStore(pg_url)
 
 
+def test_a_migration_numbered_below_the_newest_applied_is_still_applied(pg_url, monkeypatch):
+    """Two branches took versions N+1 and N+2: a database migrated with N+2 alone gets N+1 once both are merged."""
+    from termgames.server.stores import postgres_schema
+
+    base = list(postgres_schema.MIGRATIONS)
+    top = base[-1][0]
+    later = (top + 2, "CREATE TABLE later_one (x INTEGER)")
+    monkeypatch.setattr(postgres_schema, "MIGRATIONS", [*base, later])
+    monkeypatch.setattr(postgres_schema, "SCHEMA_VERSION", top + 2)
+    PostgresStore(pg_url).close()  # the gap (top + 1) is skipped
+    earlier = (top + 1, "CREATE TABLE earlier_one (x INTEGER)")
+    monkeypatch.setattr(postgres_schema, "MIGRATIONS", [*base, earlier, later])
+    store = PostgresStore(pg_url)
+    try:
+        versions = store._run(lambda c: c.fetch("SELECT version FROM schema_version ORDER BY version"))
+        assert [row[0] for row in versions][-2:] == [top + 1, top + 2]
+        assert store._run(lambda c: c.fetchval("SELECT count(*) FROM earlier_one")) == 0
+    finally:
+        store.close()
+
+
 async def test_a_rated_game_finished_at_one_server_shows_its_ratings_at_the_others(servers):
     a, b, _c = servers
     for name in ("alice", "bob"):
