@@ -158,6 +158,36 @@ MIGRATIONS: list[tuple[int, str]] = [
         END $$;
         """,
     ),
+    (
+        6,
+        # Notices and mail (``notify``): an account's choice, her address and its confirmation, when she was last
+        # mailed and seen connected; the confirmation mails' throttle (per person and per address); the clock
+        # warnings sent.  New tables only (version 5, the clocks', touches none of them).
+        """
+        CREATE TABLE notice_settings (
+            folded TEXT PRIMARY KEY,
+            player TEXT NOT NULL,
+            mode TEXT NOT NULL DEFAULT 'bell',
+            email TEXT NOT NULL DEFAULT '',
+            confirmed BOOLEAN NOT NULL DEFAULT FALSE,
+            code_hash TEXT NOT NULL DEFAULT '',
+            code_expires TEXT NOT NULL DEFAULT '',
+            code_tries INTEGER NOT NULL DEFAULT 0,
+            mailed TEXT NOT NULL DEFAULT '',
+            seen TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE mail_throttle (
+            what TEXT PRIMARY KEY,
+            sent TEXT NOT NULL
+        );
+        CREATE TABLE mail_warnings (
+            folded TEXT NOT NULL,
+            table_id BIGINT NOT NULL,
+            ply INTEGER NOT NULL,
+            PRIMARY KEY (folded, table_id, ply)
+        );
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
