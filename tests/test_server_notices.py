@@ -498,3 +498,51 @@ async def servers(pg_url, tmp_path):
     for hub in hubs:
         hub.close()
         hub.store.close()
+
+
+# -- over SSH: what reaches the players' terminals ------------------------------------------------
+
+
+async def test_over_ssh_the_bell_and_osc_9_reach_her_terminal_and_no_one_watching_with_her(tmp_path):
+    import asyncssh
+    from sshterm import command, connect
+
+    from termgames.server.ssh import start_server
+
+    keys = {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob", "carol", "erin")}
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    port = server.port
+    clients = []
+    try:
+        assert (await command(port, "alice", keys["alice"], "notify desktop")).exit_status == 0
+        await command(port, "alice", keys["alice"], "challenge copolymer --size 5 --casual bob")
+        await command(port, "carol", keys["carol"], "challenge copolymer --size 5 --casual dave")
+        alice = await connect(port, "alice", keys["alice"])
+        erin = await connect(port, "erin", keys["erin"])
+        clients = [alice, erin]
+        # Both watch carol's table, drawn alike: alice's app draws for erin too (she came first).
+        await alice.wait_for("Being played")
+        await alice.press("down", "w")
+        await alice.wait_for("carol  vs  dave")
+        await erin.wait_for("Being played")
+        await erin.press("down", "w")
+        await erin.wait_for("carol  vs  dave")
+        sessions = {session.player: session for session in server.sessions}
+        await until(lambda: server.spectator_groups.followers(sessions["alice"]) == [sessions["erin"]])
+
+        await command(port, "alice", keys["alice"], "move 1 A1")
+        erin_before = len(erin.raw)
+        moved = await command(port, "bob", keys["bob"], "move 1 E5")
+        assert moved.exit_status == 0
+        await alice.wait_for("Your move at table #1")
+        osc = b"\x1b]9;termgames: Your move at table #1, Copolymer (bob moved)\x07"
+        assert osc in alice.raw
+        assert alice.raw.replace(osc, b"").count(b"\x07") >= 1  # the bell, besides the notification's end
+        await asyncio.sleep(0.5)
+        assert b"Your move" not in bytes(erin.raw[erin_before:]) and b"\x1b]9;" not in erin.raw
+        assert "Your move" not in erin.text() and "carol  vs  dave" in erin.text()
+        assert not server.spectator_groups.followers(sessions["alice"])  # she draws for herself from now on
+    finally:
+        for client in clients:
+            await client.close()
+        await server.close()
