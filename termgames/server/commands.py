@@ -1,9 +1,9 @@
 """Correspondence play over SSH, pbmserv's command model: ``ssh -p 2222 alice@host COMMAND``.
 
 ``challenge GAME [options] [--rated|--casual] NAME...``, ``tables``,
-``show TABLE [--json]``, ``move TABLE MOVE`` and ``ratings [GAME]``.  The player is the SSH identity; the output and the
-errors are the CLI's (``termgames show``/``move``): an error is one line on
-stderr and exit status 2.
+``show TABLE [--json]``, ``move TABLE MOVE``, ``ratings [GAME]`` and ``notify`` (:mod:`.notify`).
+The player is the SSH identity; the output and the errors are the CLI's (``termgames show``/``move``):
+an error is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations

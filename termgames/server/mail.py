@@ -249,11 +249,12 @@ def text_of(name: str) -> str:
 
 def confirmation_mail(config: MailConfig, player: str, to: str, code: str, minutes: int) -> EmailMessage:
     body = (
-        f"Someone signed in to a termgames server as {text_of(player)} asked for mail at this address:\n"
-        "a note when it is their move and they are away.\n\n"
+        f"Someone signed in to a termgames server as {text_of(player)} asked for mail\n"
+        "at this address when it is their move and they are away.\n\n"
         f"The code is {code} (good for {minutes} minutes). Confirm it over SSH:\n\n"
         f"    ssh HOST notify --confirm {code}\n\n"
-        "If that was not you, ignore this mail: without the code this address gets nothing more.\n"
+        "If that was not you, ignore this mail: without the code,\n"
+        "this address gets nothing more.\n"
     )
     return new_message(config, to, "termgames: confirm your address", body)
 
@@ -296,9 +297,10 @@ def digest_mail(config: MailConfig, to: str, waiting: list[Waiting], every_hours
     body = (
         f"It is your move at {tables}:\n\n"
         + "\n".join(waiting_line(entry) for entry in waiting)
-        + "\n\nPlay over SSH: the lobby lists them (or: ssh HOST show TABLE, ssh HOST move TABLE MOVE).\n"
-        f"At most one such mail every {every_hours:g} hours, and none while you are connected;\n"
-        "ssh HOST notify --no-email stops them.\n"
+        + "\n\nPlay over SSH: the lobby lists them (or ssh HOST show TABLE,\n"
+        "then ssh HOST move TABLE MOVE). At most one such mail every\n"
+        f"{every_hours:g} hours, none while you are connected; ssh HOST notify --no-email\n"
+        "stops them.\n"
     )
     return new_message(config, to, f"termgames: your move at {tables}", body)
 
