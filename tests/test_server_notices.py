@@ -546,3 +546,92 @@ async def test_over_ssh_the_bell_and_osc_9_reach_her_terminal_and_no_one_watchin
         for client in clients:
             await client.close()
         await server.close()
+
+
+def self_signed(folder) -> tuple[str, str]:
+    """A certificate for 127.0.0.1 and its key, as files (the relay's; the test's client trusts it)."""
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / "relay.pem", folder / "relay.key"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return str(cert_file), str(key_file)
+
+
+def test_starttls_when_offered_and_the_password_only_over_tls(tmp_path, monkeypatch):
+    import ssl
+
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.smtp import AuthResult
+
+    from termgames.server import mail as mail_module
+
+    cert, key = self_signed(tmp_path)
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(cert, key)
+    logins: list[tuple[bytes, bytes, bool]] = []
+
+    def authenticate(server, session, envelope, mechanism, data):
+        logins.append((data.login, data.password, session.ssl is not None))
+        return AuthResult(success=data.password == b"s3cret")
+
+    kept = MailKept()
+    controller = Controller(
+        kept, hostname="127.0.0.1", port=free_port(), tls_context=server_tls, require_starttls=True,
+        authenticator=authenticate, auth_required=True,
+    )
+    controller.start()
+    trusting = ssl.create_default_context(cafile=cert)
+    monkeypatch.setattr(ssl, "create_default_context", lambda *args, **kwargs: trusting)
+    try:
+        config = MailConfig("127.0.0.1", controller.port, "games@example.org", "games", "s3cret")
+        mail_module.send_now(config, new_message(config, "alice@example.org", "termgames: hi", "hello"))
+        assert len(kept.mails) == 1 and logins == [(b"games", b"s3cret", True)]
+    finally:
+        controller.stop()
+
+    plain = MailKept()
+    controller = Controller(plain, hostname="127.0.0.1", port=free_port())  # no STARTTLS offered
+    controller.start()
+    monkeypatch.setattr(mail_module, "_is_loopback", lambda host: False)  # as if the relay were elsewhere
+    try:
+        config = MailConfig("127.0.0.1", controller.port, "games@example.org", "games", "s3cret")
+        with pytest.raises(mail_module.MailError, match="not sent in the clear"):
+            mail_module.send_now(config, new_message(config, "alice@example.org", "termgames: hi", "hello"))
+        assert plain.mails == []
+    finally:
+        controller.stop()
+
+
+def test_serve_refuses_a_half_given_relay_or_a_bad_sender_in_one_line():
+    from typer.testing import CliRunner
+
+    from termgames.cli import app
+
+    runner = CliRunner()
+    for args, said in (
+        (["--smtp", "localhost:25"], "go together"),
+        (["--mail-from", "games@example.org"], "go together"),
+        (["--smtp", "localhost", "--mail-from", "games@example.org"], "--smtp takes HOST:PORT"),
+        (["--smtp", "localhost:25", "--mail-from", "Games <games@example.org>"], "is not one plain address"),
+        (["--smtp", "localhost:25", "--mail-from", "games@example.org", "--mail-every", "0"], "--mail-every"),
+    ):
+        result = runner.invoke(app, ["serve", *args])
+        assert result.exit_code == 2 and said in result.output and result.output.count("\n") == 1, args
