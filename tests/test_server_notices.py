@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hubkit import pg_servers, until
 
 from termgames.match import Seat
 from termgames.rules import RuleError
@@ -225,14 +226,6 @@ def relay():
         yield MailConfig("127.0.0.1", controller.port, "games@example.org"), kept
     finally:
         controller.stop()
-
-
-async def until(condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("it never happened")
-        await asyncio.sleep(0.02)
 
 
 def code_in(mail) -> str:
@@ -487,17 +480,8 @@ async def test_one_server_of_two_sends_a_digest(servers, relay):
 @pytest.fixture
 async def servers(pg_url, tmp_path):
     """Two hubs (two servers) on one PostgreSQL database."""
-    from termgames.server.stores.postgres import PostgresStore
-
-    hubs = []
-    for number in range(2):
-        hub = Hub(PostgresStore(pg_url), tmp_path / f"records{number}")
-        hub.start()
-        hubs.append(hub)
-    yield hubs
-    for hub in hubs:
-        hub.close()
-        hub.store.close()
+    async with pg_servers(pg_url, tmp_path, 2) as hubs:
+        yield hubs
 
 
 # -- over SSH: what reaches the players' terminals ------------------------------------------------

@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from hubkit import Listener
+from hubkit import Listener, pg_servers, until
 
 from termgames.match import AI, MoveRecord, Seat
 from termgames.rules import RuleError
@@ -23,26 +23,11 @@ from termgames.server.stores.interface import PlyTaken
 from termgames.server.stores.postgres import PostgresStore
 
 
-async def until(condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("the news never arrived")
-        await asyncio.sleep(0.02)
-
-
 @pytest.fixture
 async def servers(pg_url, tmp_path):
     """Three hubs (three servers) on one database."""
-    hubs = []
-    for number in range(3):
-        hub = Hub(PostgresStore(pg_url), tmp_path / f"records{number}")
-        hub.start()
-        hubs.append(hub)
-    yield hubs
-    for hub in hubs:
-        hub.close()
-        hub.store.close()
+    async with pg_servers(pg_url, tmp_path, 3) as hubs:
+        yield hubs
 
 
 async def test_moves_seats_presence_and_chat_reach_every_server(servers):
