@@ -446,7 +446,7 @@ async def test_a_clock_low_warning_goes_once_per_move_and_not_while_connected(tm
     mails = len(kept.mails)
     app = Heard()
     hub.notices.attach("alice", app)
-    hub.notices.clock_low(table, 1)
+    hub.players_news(table, "clock", [1])  # what the clocks call (LiveTable's hub), once per move
     assert app.kinds() == ["clock"]
     await asyncio.sleep(0.2)
     assert len(kept.mails) == mails  # she is here: the notice is enough

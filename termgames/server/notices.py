@@ -184,8 +184,12 @@ class Notices:
         return f"table #{table.id}, {table.game.title}"
 
     def table_news(self, table: LiveTable, kind: str, seats: Collection[int]) -> None:
-        """``seats`` of ``table`` have news: it became their move (``move``), or an undo waits for them."""
+        """``seats`` of ``table`` have news: it became their move (``move``), an undo waits for them (``undo``),
+        their clock fell below a fifth of its time (``clock``: see :meth:`clock_low`)."""
         for seat in seats:
+            if kind == CLOCK:
+                self.clock_low(table, seat)
+                continue
             player = table.seats[seat].name
             if table.seats[seat].kind != HUMAN or not player:
                 continue

@@ -87,7 +87,8 @@ class TableHost(Protocol):
 
     def players_news(self, table: LiveTable, kind: str, seats: Collection[int]) -> None:
         """News for the players of ``seats`` wherever they are connected: it became their move (``move``), an
-        undo waits for their answer (``undo``)."""
+        undo waits for their answer (``undo``), their clock fell below a fifth of its time (``clock``: once per
+        move; mail too for a player who is away)."""
         ...
 
 
