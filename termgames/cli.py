@@ -452,6 +452,15 @@ def serve(
         None, "--host-key", metavar="FILE",
         help="The SSH host key (made if missing): give every server behind one address the same file.",
     ),
+    smtp: str | None = typer.Option(
+        None, "--smtp", metavar="HOST:PORT",
+        help="A mail relay: players away get a mail listing the tables where it is their move (STARTTLS when "
+        "offered; the relay's password from $TERMGAMES_SMTP_PASSWORD, its user from $TERMGAMES_SMTP_USER).",
+    ),
+    mail_from: str | None = typer.Option(None, "--mail-from", metavar="ADDR", help="The sender of the mail (--smtp)."),
+    mail_every: float = typer.Option(
+        limits.MAIL_EVERY_HOURS, "--mail-every", metavar="HOURS", help="Hours between two mails to one player."
+    ),
     reuse_port: bool = typer.Option(False, "--reuse-port", hidden=True, help="A worker of --workers."),
 ) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST."""
@@ -465,6 +474,19 @@ def serve(
     for flag, days in (("--idle-days", idle_days), ("--guest-idle-days", guest_idle_days)):
         if not 0 < days <= limits.MAX_IDLE_DAYS:
             fail(f"{flag} must be more than 0 and at most {limits.MAX_IDLE_DAYS} (100 years), not {days:g}")
+    mail = None
+    if (smtp is None) != (mail_from is None):
+        fail("--smtp HOST:PORT and --mail-from ADDR go together: mail needs a relay and a sender")
+    if not 1 <= mail_every <= limits.MAX_MAIL_EVERY_HOURS:
+        fail(f"--mail-every must be at least 1 and at most {limits.MAX_MAIL_EVERY_HOURS:g} hours, not {mail_every:g}")
+    if smtp is not None and mail_from is not None:
+        from .rules import RuleError
+        from .server.mail import mail_config
+
+        try:
+            mail = mail_config(smtp, mail_from, dict(os.environ))
+        except RuleError as error:
+            fail(str(error))
     if colors not in ("256", "truecolor", "standard"):
         fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
     if not 0 < port < 65536:
@@ -493,7 +515,7 @@ def serve(
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
                 "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
                 "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads},
-        db=url, host_key=host_key, reuse_port=reuse_port,
+        db=url, host_key=host_key, reuse_port=reuse_port, mail=mail, mail_every=mail_every,
     )
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -51,13 +51,16 @@ from .limits import (
     CHAT_PER_MINUTE,
     GUEST_IDLE_DAYS,
     IDLE_DAYS,
+    MAIL_EVERY_HOURS,
     MAX_BOT_TABLES_PER_PLAYER,
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
     RateLimit,
 )
 from .logs import error_line
+from .mail import MailConfig
 from .news import OtherServers
+from .notices import Notices
 from .people import (
     GUEST_PREFIX,
     check_rated_seat,
@@ -105,6 +108,8 @@ class Hub:
         idle_days: float = IDLE_DAYS,
         guest_idle_days: float = GUEST_IDLE_DAYS,
         chat_per_minute: float = CHAT_PER_MINUTE,
+        mail: MailConfig | None = None,
+        mail_every: float = MAIL_EVERY_HOURS,
     ) -> None:
         self.store = store
         #: Limits on unfinished tables, so that one person (or all) cannot fill the server's memory and disk.
@@ -129,6 +134,8 @@ class Hub:
         self.set_aside: dict[int, str] = {}
         #: The other servers sharing the store: their news, and what a lost database leaves to read again.
         self.others = OtherServers(self)
+        #: Who is connected here and what each hears of her tables; mail for those who are not (``mail``).
+        self.notices = Notices(self, mail, mail_every)
         #: Closes the tables without a move for idle_days (a guest's table: guest_idle_days).
         self.idle = IdleTables(self, idle_days, guest_idle_days)
         # Start-up replays the unfinished tables only, once the idle ones are closed (without replaying them).
@@ -191,6 +198,7 @@ class Hub:
         if self.store.shared:
             self._watch_task = loop.create_task(self.others.take_over_forever())
         self._idle_task = loop.create_task(self.idle.close_forever())
+        self.notices.start()
 
     def close_idle(self, now: datetime | None = None) -> list[int]:
         """Close the tables idle for too long (see :meth:`~.idle.IdleTables.close`); the ids of those closed."""
@@ -207,6 +215,7 @@ class Hub:
             if task is not None:
                 task.cancel()
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.notices.close()
 
     # -- tables --------------------------------------------------------------------
 
@@ -305,6 +314,7 @@ class Hub:
         self.tables[table_id] = table
         self.lobby_changed()
         table.runner.start()
+        self.notices.challenged(table)
         return table
 
     def _rated_choice(self, seats: list[Seat], creator: str, rated: bool | None) -> bool:
@@ -523,6 +533,15 @@ class Hub:
     def unwatch_lobby(self, callback: Callable[[], None]) -> None:
         if callback in self.lobby_watchers:
             self.lobby_watchers.remove(callback)
+
+    def players_news(self, table: LiveTable, kind: str, seats: Collection[int]) -> None:
+        self.notices.table_news(table, kind, seats)
+
+    def challenged(self, table_id: int) -> None:
+        """A table made at another server: its players connected here hear they are challenged."""
+        table = self.tables.get(table_id)
+        if table is not None and not table.over:
+            self.notices.challenged(table)
 
     def lobby_changed(self) -> None:
         """Tell every lobby, once per burst of changes (every move changes some lobby line)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -84,6 +84,12 @@ class TableHost(Protocol):
         ...
 
     def lobby_changed(self) -> None: ...
+
+    def players_news(self, table: LiveTable, kind: str, seats: Collection[int]) -> None:
+        """News for the players of ``seats`` wherever they are connected: it became their move (``move``), an
+        undo waits for their answer (``undo``), their clock fell below a fifth of its time (``clock``: once per
+        move; mail too for a player who is away)."""
+        ...
 
 
 class Subscriber(Protocol):
@@ -348,6 +354,7 @@ class LiveTable(TableFacts):
         require_thread(self.hub.store.thread, "a move at a shared table")
         self._refuse_closed()
         ply = len(self.match.moves)
+        before = self.to_move()
         self.match.record(prepared)
         try:
             self.hub.store.append_move(self.id, ply, self.match.moves[-1])
@@ -374,6 +381,7 @@ class LiveTable(TableFacts):
         self.runner.moved()
         self.broadcast("moved", "")
         self.hub.lobby_changed()
+        self.tell_whose_move(before)
         if self.match.over:
             self.hub.finished(self)
 
@@ -436,6 +444,7 @@ class LiveTable(TableFacts):
         # The other players may sit at other servers: theirs hold the same request.
         self._announce("undo-request", {"seat": seat, "ply": ply, "waiting": sorted(others),
                                         "moves": len(self.match.moves)})
+        self.hub.players_news(self, "undo", sorted(others))
         return f"Asked {waiting} to accept the undo"
 
     def answer_undo(self, seat: int, accept: bool, *, remote: bool = False) -> None:
@@ -575,6 +584,7 @@ class LiveTable(TableFacts):
             return False
         if not records:
             return False
+        before = self.to_move()
         try:
             for record in records:
                 self.match.play(record.seat, self.game.stored_move(record.move), time=record.time)
@@ -582,14 +592,27 @@ class LiveTable(TableFacts):
             log.warning("table %s: the stored moves do not follow ours (%s): reloading", self.id, error)
             self.reload()
             return True
-        self.moved_elsewhere()
+        self.moved_elsewhere(before)
         return True
 
-    def moved_elsewhere(self) -> None:
+    def moved_elsewhere(self, before: Collection[int] = ()) -> None:
+        """Moves made at another server were played here (``before``: the seats that were to move)."""
         self.undo_request = None
         self.runner.moved()
         self.broadcast("moved", "")
         self.hub.lobby_changed()
+        self.tell_whose_move(before)
+
+    def tell_whose_move(self, before: Collection[int]) -> None:
+        """The players whose move it has just become (it was not theirs in ``before``) hear of it wherever they
+        are; not the one who made the last move (it stays hers: Copolymer's extra claim, a correspondence move)."""
+        moves = self.match.moves
+        if self.over or not moves:
+            return
+        last = moves[-1].seat
+        seats = [seat for seat in self.to_move() if seat not in before and seat != last]
+        if seats:
+            self.hub.players_news(self, "move", seats)
 
     def reload(self) -> None:
         """Seats and moves again from the store (another server changed them in a way we cannot follow)."""
@@ -599,6 +622,7 @@ class LiveTable(TableFacts):
         if stored.closed:
             self.was_closed(stored.closed)
         before = self.seats
+        was_to_move, had = self.to_move(), len(self.match.moves)
         self.seats = [Seat.from_dict(seat) for seat in stored.seats]
         try:
             match = Match.replay(self.game, self.options, self.match_seats(), self.seed, stored.moves)
@@ -611,6 +635,8 @@ class LiveTable(TableFacts):
         self.broadcast("seats", "")
         self.broadcast("moved", "")
         self.hub.lobby_changed()
+        if len(self.match.moves) > had:  # moves missed (the database was away): whose move it is now
+            self.tell_whose_move(was_to_move)
 
     def remote_event(self, event: StoreEvent) -> None:
         data = event.data
@@ -620,12 +646,13 @@ class LiveTable(TableFacts):
             if have > ply:
                 return  # we know that move already (we read it when ours came second)
             if have == ply and isinstance(data.get("move"), str):
+                before = self.to_move()
                 try:
                     self.match.play(int(data["seat"]), data["move"], time=str(data.get("time", "")))
                 except RuleError:
                     self.reload()
                     return
-                self.moved_elsewhere()
+                self.moved_elsewhere(before)
             else:
                 self.catch_up()
         elif event.kind == "truncate":
@@ -658,6 +685,7 @@ class LiveTable(TableFacts):
             self.undo_request = UndoRequest(seat, int(data["ply"]), {int(s) for s in data["waiting"]},
                                             self.generation)
             self.broadcast("undo-request", f"{self.names[seat]} asks to take back their last move")
+            self.hub.players_news(self, "undo", sorted(self.undo_request.waiting))
         elif event.kind == "finished":  # the server that stored the last move finished (and rated) the table
             if self.rated:
                 self.rating_changes = self.hub.store.rating_changes(self.id)
