@@ -6,7 +6,7 @@ import random
 import threading
 
 import pytest
-from tui import panel_text
+from tui import Terminal, panel_text
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -547,3 +547,30 @@ def test_a_board_whose_inputs_are_unchanged_draws_the_same(players):
                     look = Look(recent=frozenset())
                     assert board_lines(board, before[viewer], shown, look) == board_lines(board, view, shown, look)
                 before[viewer] = view
+
+
+async def test_the_captions_kept_over_scrolled_boards_follow_the_score(tmp_path, monkeypatch):
+    """At 50x20 the boards scroll and their captions are kept at the window's top: they say the score and the
+    cells still hidden after each turn, not what they said when the board first scrolled (issue 25, 1)."""
+    monkeypatch.setattr(Mono, "ai_move_seconds", 0.0)
+    app, match = mono_app(tmp_path, seats=("me", "bot"), moves=[(0, EXAMPLE), (1, OTHER)])
+    async with app.run_test(size=(50, 20)) as pilot:
+        terminal = Terminal(app)
+        for _ in range(3):
+            await pilot.pause()
+        screen = app.screen
+        assert board_slot(screen, 1).visible_window() is not None  # the captions are scrolled off and kept
+        await pilot.press("enter", "e")  # probe e3, end the turn; the computer plays its own
+        for _ in range(40):
+            await pilot.pause(0.02)
+            if len(match.moves) >= 4 and not screen.table.thinking:
+                break
+        await pilot.pause()
+        view = screen.table.view(None)
+        assert len(view.turns) == 2
+        caption = terminal.lines()[1]
+        assert caption == screen_text(app).splitlines()[1]
+        for seat, name in enumerate(view.players):
+            hidden = view.grid.cells - len(view.uncovered[seat])
+            assert hidden < 45
+            assert f"{name} = {int(view.scores[seat])}" in caption and f"{hidden} hidden" in caption, caption

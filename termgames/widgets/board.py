@@ -282,8 +282,18 @@ class BoardWidget(StylePerPass, Board[ViewT]):
             return
         for y in changed:
             self._strips.pop(y, None)
+        if self.label_changed(changed) and self.visible_window() is not None:
+            # A label kept in sight is drawn at the window's edge, not where its line lies (off the window):
+            # repainting only its own line would leave the copy on screen as it was (a stale score).
+            self.refresh()
+            return
         span = max(1, self.size.width)
         self.refresh(*(Region(0, y, span, 1) for y in changed))
+
+    def label_changed(self, lines: list[int]) -> bool:
+        """Whether any of these lines is one of the label lines kept at the window's top or bottom."""
+        below = len(self._lines) - self.label_lines_below
+        return any(y < self.label_lines or y >= below for y in lines)
 
     # -- for subclasses ----------------------------------------------------
 
