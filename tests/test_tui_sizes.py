@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from textual.geometry import Region
 from textual.widgets import Static
-from tui import settle
+from tui import settle, snake_layout
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -52,23 +52,6 @@ def game_app(tmp_path: Path, game: str, ascii: bool = False) -> TermgamesApp:
         match.play(0, layout)
         match.play(1, layout)
     return TermgamesApp(saves_dir=tmp_path, ascii=ascii, launch=Launch("play", match=match, save_path=None))
-
-
-def snake_layout(regions: int) -> str:
-    """A Mono layout: regions 1, 2, ... laid along the rows, each row the other way (so each is connected)."""
-    from termgames.rules.mono import grid_for, label
-
-    grid = grid_for(regions)
-    values = [value for value in range(1, regions + 1) for _ in range(value)]
-    cells = [
-        row * grid.width + (column if row % 2 == 0 else grid.width - 1 - column)
-        for row in range(grid.height)
-        for column in range(grid.width)
-    ]
-    layout = [""] * len(cells)
-    for cell, value in zip(cells, values):
-        layout[cell] = label(value)
-    return "".join(layout)
 
 
 def screen_lines(app) -> list[str]:

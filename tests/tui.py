@@ -14,6 +14,23 @@ async def settle(pilot, rounds: int = 20):
         await pilot.pause(0.02)
 
 
+def snake_layout(regions: int) -> str:
+    """A Mono layout: regions 1, 2, ... laid along the rows, each row the other way (so each is connected)."""
+    from termgames.rules.mono import grid_for, label
+
+    grid = grid_for(regions)
+    values = [value for value in range(1, regions + 1) for _ in range(value)]
+    cells = [
+        row * grid.width + (column if row % 2 == 0 else grid.width - 1 - column)
+        for row in range(grid.height)
+        for column in range(grid.width)
+    ]
+    layout = [""] * len(cells)
+    for cell, value in zip(cells, values):
+        layout[cell] = label(value)
+    return "".join(layout)
+
+
 def panel_text(screen, name: str) -> str:
     """One of the side panel's texts (status, legend, scores, last-action) of a game screen, as plain text."""
     from termgames.widgets.panel import PanelTexts
