@@ -21,7 +21,6 @@ from typing import Any, ClassVar, Generic, cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.geometry import Spacing
 from textual.message import Message
 from textual.widget import Widget
@@ -36,7 +35,7 @@ from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
 from ..widgets.footer import Footer
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import PanelTexts, SidePanel, update_if_changed
-from .base import NARROW_WIDTH, AppScreen, SizedScreen, title_line
+from .base import AppScreen, GameBody, SizedScreen, fit_side_panel, set_narrow, title_line
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import key_name, keys_markdown
 
@@ -55,6 +54,10 @@ def home_short(path: Path) -> str:
 
 
 WidgetT = typing.TypeVar("WidgetT", bound=Widget)
+
+
+#: What the arrow keys do, in the help.
+CURSOR_KEYS = "move the cursor (where there is none, as at the end of a game, scroll the board)"
 
 
 class TableNews(Message):
@@ -94,10 +97,10 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     #: The keys every game has.  The footer shows the ``description``s; the ``?`` help lists every
     #: binding with its ``tooltip`` (``screens/keys.py``): the keys are written here and nowhere else.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left,h", "cursor('left')", "Left", show=False, tooltip="move the cursor"),
-        Binding("right,l", "cursor('right')", "Right", show=False, tooltip="move the cursor"),
-        Binding("up,k", "cursor('up')", "Up", show=False, tooltip="move the cursor"),
-        Binding("down,j", "cursor('down')", "Down", show=False, tooltip="move the cursor"),
+        Binding("left,h", "cursor('left')", "Left", show=False, tooltip=CURSOR_KEYS),
+        Binding("right,l", "cursor('right')", "Right", show=False, tooltip=CURSOR_KEYS),
+        Binding("up,k", "cursor('up')", "Up", show=False, tooltip=CURSOR_KEYS),
+        Binding("down,j", "cursor('down')", "Down", show=False, tooltip=CURSOR_KEYS),
         Binding("enter,space", "act", "Act", key_display="Enter", tooltip="act: play the move at the cursor"),
         Binding("u", "undo", "Undo", tooltip="undo (against the AI: your last move and its replies)"),
         Binding("m", "move_now", "Move now", show=False, tooltip="the computer plays its best move so far, now"),
@@ -157,7 +160,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     def compose(self) -> ComposeResult:
         title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
-        with Horizontal(id="game-body"):
+        with GameBody(id="game-body"):
             # The cursor's line sits under the scrolling area, not in it: it stays in sight with any board.
             with BoardColumn(id="board-column"):
                 with BoardArea(id="board-area"):
@@ -240,10 +243,18 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
 
     def on_resize(self) -> None:
         # Narrow terminals put the panel under the board; boards pick their spacing from the width.
-        self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
+        set_narrow(self)
         self.board.redraw()
+        self.fit_panel()
         # A smaller board area must still show the cursor.
         self.call_after_refresh(self.scroll_to_cursor)
+
+    def on_game_body_resized(self, _message: GameBody.Resized) -> None:
+        self.fit_panel()
+
+    def fit_panel(self) -> None:
+        """Under the board (narrow layout), the panel takes the lines the board can spare, never the board's own."""
+        fit_side_panel(self, self.board, under=1)  # the cursor's line under the board
 
     def size_restored(self) -> None:
         self.call_after_refresh(self.scroll_to_cursor)
@@ -463,9 +474,14 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         raise NotImplementedError
 
     def action_cursor(self, direction: str) -> None:
+        board = self.board
+        if not board.has_cursor():
+            # No cursor (every board at a game's end, a spectator's view): the arrows scroll a board too big to show.
+            self.scroll_board(direction)
+            return
         # What was said was about the last key at the last cell: once the cursor moves on, it no longer holds.
         self.message = ""
-        self.board.move_cursor(direction)
+        board.move_cursor(direction)
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
 
@@ -482,6 +498,15 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     def on_panel_changed(self, _message: PanelChanged) -> None:
         self.update_panel()
 
+    def scroll_board(self, direction: str) -> None:
+        """Scroll the board area a line (a few columns) the arrow's way."""
+        areas = self.query("#board-area").results(BoardArea)
+        area = next(iter(areas), None)
+        if area is None:
+            return
+        dx, dy = {"left": (-4, 0), "right": (4, 0), "up": (0, -1), "down": (0, 1)}.get(direction, (0, 0))
+        area.scroll_relative(dx, dy, animate=False, immediate=True)
+
     def scroll_to_cursor(self) -> None:
         """Big boards scroll: keep the cursor in sight, clear of the labels kept at the area's edges."""
         board = self.board
@@ -490,9 +515,14 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             return
         area = self.query_one("#board-area", BoardArea)
         labels = board.pinned_labels()
+        # The rows either side of the cursor's too, as the screen leaves the board the room for them (the lines
+        # beyond the cursor's own block: a row drawn three lines tall has its cursor on its middle line).
+        around = board.ROWS_AROUND_CURSOR * board.row_lines() + (board.row_lines() - region.height + 1) // 2
+        around = max(1, min(around, (area.scrollable_content_region.height - labels.top - labels.bottom
+                                     - region.height) // 2))
         area.scroll_to_region(
             region.translate(board.virtual_region.offset + board.content_offset),
-            spacing=Spacing(1 + labels.top, 2, 1 + labels.bottom, 2 + labels.left),
+            spacing=Spacing(around + labels.top, 2, around + labels.bottom, 2 + labels.left),
             animate=False,
             immediate=True,
         )

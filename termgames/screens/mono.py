@@ -111,7 +111,8 @@ class MonoScreen(GameScreen[MonoView]):
                 tooltip="layout: confirm the layout once it is valid"),
         *[
             Binding(keys, f"cursor('{direction}')", direction.capitalize(), show=False,
-                    tooltip="move on the board under the cursor, and off its edge onto the next opponent's")
+                    tooltip="move on the board under the cursor, and off its edge onto the next opponent's (at "
+                    "the end of the game, with every board shown and no cursor: scroll the boards)")
             for keys, direction in (("left,h", "left"), ("right,l", "right"), ("up,k", "up"), ("down,j", "down"))
         ],
         Binding("e", "end_turn", "End turn", tooltip="end the turn (pbmserv's `end`)"),

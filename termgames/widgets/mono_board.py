@@ -537,6 +537,20 @@ class MonoBoards(Board[MonoView]):
         if (self.per_row, self.compact) != arranged:
             self.refresh(layout=True)
 
+    def whole_lines(self) -> int:
+        view = self.view
+        if view is None or view.grid is None:
+            return 0
+        rows = -(-len(view.players) // max(1, self.per_row))
+        return rows * board_height(view.grid) + (rows - 1)  # the boards, a line between their rows
+
+    def least_lines(self) -> int:
+        view = self.view
+        if view is None or view.grid is None:
+            return 0
+        # The caption and letters above, the letters below, the cursor's row and two either side.
+        return 3 + min(view.grid.height, 2 * self.ROWS_AROUND_CURSOR + 1)
+
     def has_cursor(self) -> bool:
         """A seat at the keyboard has a cursor; a spectator, a replay or the finished game's every-board view none."""
         view = self.view

@@ -137,6 +137,15 @@ class PanelTexts(StylePerPass, Widget):
         #: The component styles (status, last action) for the widget's style in ``_strips_key``.
         self._looks: dict[str, Style] = {}
         self._lines: list[Strip] = []
+        #: Under the board (the narrow layout) the panel is short and the log stands beside the texts: each
+        #: text as tall as it is, no blank line after it.
+        self.compact = False
+
+    def set_compact(self, compact: bool) -> None:
+        if compact != self.compact:
+            self.compact = compact
+            self._strips_key = None  # every line again
+            self.refresh(layout=True)
 
     def text(self, name: str) -> str:
         """One text as plain text (what tests and screen readers look at)."""
@@ -191,6 +200,9 @@ class PanelTexts(StylePerPass, Widget):
             wrapped = self._wrapped.get(name)
             if wrapped is None:
                 wrapped = self._wrapped[name] = self._wrap(name, console, base, width)
+            if self.compact:
+                lines.extend(wrapped)
+                continue
             height = max(self._tallest[name], self.reserved.get(name, 0))
             if len(wrapped) > max(height, 1):
                 # Shown before at this width: growing lays the screen out again, so the last action (its
