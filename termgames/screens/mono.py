@@ -448,6 +448,7 @@ seen.
         if not self.overlay:
             self._deducing = None
             self.mono_board.set_beliefs(None)
+            self.found("#panel-info", PanelTexts).release_height("legend")  # the candidates' lines go with it
             self.say("Deduction overlay off", error=False)
             return
         self.say("Deduction overlay on: guesses are marked ?", error=False)

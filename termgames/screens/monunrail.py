@@ -26,7 +26,7 @@ from ..ai.monunrail import Hint, HintGiver
 from ..rules.base import possessive
 from ..rules.monunrail import Cell, MonUnrailView, cell_name
 from ..widgets.monunrail_board import KINDS, MonUnrailBoard, kind_of
-from ..widgets.panel import update_if_changed
+from ..widgets.panel import PanelTexts, update_if_changed
 from .dialogs import ConfirmScreen
 from .game import GameScreen
 
@@ -394,6 +394,7 @@ whose opening move it is after a swap.
         if not self.hinting:
             self._hint_wanted = None
             self.rail_board.set_hint(frozenset(), [])
+            self.found("#panel-info", PanelTexts).release_height("legend")  # its lines go with the hint
             self.say("Hint off", error=False)
             return
         self.message = ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from typing import Any, ClassVar
 
@@ -72,6 +73,32 @@ _WRAPPED: OrderedDict[tuple[object, ...], list[Strip]] = OrderedDict()
 _WRAPPED_MOST = 1024
 
 
+LONG_WORD = re.compile(r"\S+")
+
+
+def break_after_commas(text: Text, width: int) -> Text:
+    """``text`` with a line break after a comma in each word too long for ``width``, where the word's pieces fit.
+
+    Rich folds such a word wherever the width ends (a move of three tiles became ``F6:S-`` then ``h``): a list
+    written without spaces (a move's tiles, ``C4:T-ne,D4:S-h``) breaks between its items instead.
+    """
+    plain = text.plain
+    offsets: list[int] = []
+    for word in LONG_WORD.finditer(plain):
+        if word.end() - word.start() <= width or "," not in word.group():
+            continue
+        start = word.start()
+        while word.end() - start > width:
+            cut = plain.rfind(",", start, start + width)
+            if cut < 0:
+                break  # a piece with no comma to break after: rich folds it
+            offsets.append(cut + 1)
+            start = cut + 1
+    if not offsets:
+        return text
+    return Text("\n").join(text.divide(offsets))
+
+
 def wrap_strips(
     text: Text, console: Console, width: int, look: Style, base: Style, max_lines: int | None = None
 ) -> list[Strip]:
@@ -92,7 +119,7 @@ def wrap_strips(
     strips = [
         Strip(line.render(console)).apply_style(own).extend_cell_length(width).crop(0, width)
         .apply_style(look).apply_style(base)
-        for line in text.wrap(console, width)[:max_lines]
+        for line in break_after_commas(text, width).wrap(console, width)[:max_lines]
     ]
     _WRAPPED[key] = strips
     if len(_WRAPPED) > _WRAPPED_MOST:
@@ -140,6 +167,13 @@ class PanelTexts(StylePerPass, Widget):
         #: Under the board (the narrow layout) the panel is short and the log stands beside the texts: each
         #: text as tall as it is, no blank line after it.
         self.compact = False
+
+    def release_height(self, name: str) -> None:
+        """Let text ``name`` shrink to its own height (it keeps its tallest otherwise): what made it tall is gone
+        (a hint turned off), and the lines under it come back up."""
+        if self._tallest.get(name):
+            self._tallest[name] = 0
+            self.refresh(layout=True)  # the lines again, at this height
 
     def set_compact(self, compact: bool) -> None:
         if compact != self.compact:
