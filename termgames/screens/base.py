@@ -135,6 +135,13 @@ class ScreenHost(App[Any]):
     def cycle_pace(self) -> str:
         """The next pace (instant, normal, slow, round again); the pace now."""
 
+    def start_screen_under(self) -> bool:
+        """Whether the start screen lies under the screen on top (a game opened from it, maybe through a setup)."""
+        return False
+
+    def back_to_start(self) -> None:
+        """Close the screens above the start screen (``start_screen_under``): back to it."""
+
 
 class AppScreen(Screen[ResultT]):
     """A screen of the termgames app: ``self.app`` is a :class:`ScreenHost`.

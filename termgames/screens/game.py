@@ -56,6 +56,17 @@ def home_short(path: Path) -> str:
 WidgetT = typing.TypeVar("WidgetT", bound=Widget)
 
 
+#: The ways out: back to the start screen for a game opened there (q or Esc), else out of termgames (q; Esc too
+#: at this keyboard, not at a shared table, where Esc closes the chat line).  A screen that binds Esc to a key of
+#: its own lists ``LEAVING`` after it (a subclass's binding of a key replaces its base's): Esc leaves when its
+#: own action has nothing to do (``check_action``).
+LEAVE_FOR_START = Binding("q,escape", "back", "Back", key_display="q",
+                          tooltip="back to the start screen, for a game opened there (asks first while the game "
+                          "goes on: it is saved after every move)")
+LEAVE_FOR_GOOD = Binding("q", "quit_game", "Quit", tooltip="quit (asks first; the game is saved after every move)")
+ESCAPE_QUITS = Binding("escape", "quit_here", "Quit", show=False,
+                       tooltip="quit as q does, for a game opened from the command line")
+LEAVING = (LEAVE_FOR_START, LEAVE_FOR_GOOD, ESCAPE_QUITS)
 #: What the arrow keys do, in the help.
 CURSOR_KEYS = "move the cursor (where there is none, as at the end of a game, scroll the board)"
 
@@ -121,7 +132,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
                 tooltip="game over: a rematch, same players and options (seats swapped when moving first helps)"),
         Binding("ctrl+n", "new_game", "New game",
                 tooltip="game over: set up a new game of this kind, filled in as this one"),
-        Binding("q", "quit_game", "Quit", tooltip="quit (asks first; the game is saved after every move)"),
+        *LEAVING,
     ]
     #: What the board's marks mean, after the keys in the ``?`` help (Markdown).
     HELP_NOTES: ClassVar[str] = ""
@@ -305,7 +316,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         self.message = ""
         self.board.show(None)
         self.app.push_screen(
-            PrivacyScreen(self.table.names[seat], result, ask_quit=self.action_quit_game), self._privacy_done
+            PrivacyScreen(self.table.names[seat], result, ask_quit=self.leave), self._privacy_done
         )
 
     def _privacy_done(self, _result: None) -> None:
@@ -365,6 +376,11 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             return not view.over and view.viewer is not None and view.viewer in view.to_move
         if action in ("rematch", "new_game"):
             return self.finished_here() is not None
+        if action in ("back", "quit_game", "quit_here"):
+            # One way out at a time: the footer says which, and q (or Esc) takes it.
+            if action == "quit_here" and not isinstance(self.table, LocalTable):
+                return False
+            return self.app.start_screen_under() == (action == "back")
         if action == "pace":
             return isinstance(self.table, LocalTable)  # a shared table's pace is the server's
         return True
@@ -388,7 +404,8 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         else:
             rematch = "rematch, seats swapped" if len(seats) == 2 else "rematch, seats rotated"
         separator = "  -  " if self.ascii_only else "  ·  "
-        keys = separator.join((f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", "q: quit"))
+        leave = "q: start screen" if self.app.start_screen_under() else "q: quit"
+        keys = separator.join((f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", leave))
         return printable(saved) + "\n" + keys  # the status says the game is over, and who won
 
     def show_game_over(self) -> None:
@@ -539,7 +556,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             self.hand_over()
             return
         if view.over:
-            self.say("The game is over: u undoes, q quits")
+            self.say("The game is over: u undoes, q leaves")
             return
         seat = view.viewer
         if seat is None or seat not in view.to_move:
@@ -597,6 +614,35 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         """From a worker thread: run ``callback`` on the loop (nothing if the app has closed meanwhile)."""
         with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
             self.app.call_from_thread(callback, *args)
+
+    def leave(self) -> None:
+        """The way out (q, Esc; the privacy screen's q): back to the start screen, or out of termgames."""
+        if self.app.start_screen_under():
+            self.action_back()
+        else:
+            self.action_quit_game()
+
+    def action_back(self) -> None:
+        """Back to the start screen the game was opened from: at once once it is over, else once asked."""
+        if self.table.over or not self.table.view(None).moves:
+            self._back_answer(True)
+            return
+        path = self.table.save_path
+        detail = (
+            "This game is not saved: leaving loses it."
+            if path is None
+            else f"The game is saved in\n{path}\n\nResume it from the start screen's saved games, or with\n"
+            f"termgames play --load {path}"
+        )
+        self.app.push_screen(ConfirmScreen("Back to the start screen?", detail), self._back_answer)
+
+    def _back_answer(self, yes: bool | None) -> None:
+        if yes:
+            self.table.close()  # no AI move after this
+            self.app.back_to_start()
+
+    def action_quit_here(self) -> None:
+        self.action_quit_game()
 
     def action_quit_game(self) -> None:
         path = self.table.save_path

@@ -24,7 +24,7 @@ from ..rules.base import ALL, possessive
 from ..rules.mono import MonoView, label, random_layout
 from ..widgets.mono_board import Candidates, MonoBoards, check_draft
 from ..widgets.panel import PanelTexts, update_if_changed
-from .game import GameScreen
+from .game import LEAVING, GameScreen
 
 #: Samples of the deduction overlay's inference: enough for steady odds, quick on a small machine.
 BELIEF_SAMPLES = 200
@@ -148,6 +148,7 @@ class MonoScreen(GameScreen[MonoView]):
                 tooltip="layout: preview a random layout (R again: another one; Enter confirms it)"),
         Binding("escape", "layout_back", "Back", key_display="Esc",
                 tooltip="layout: leave the random preview for the layout you were typing"),
+        *LEAVING,  # Esc with no preview to leave
         Binding("u", "undo", "Undo", show=False, tooltip="undo: not in Mono (a probe's value has been seen)"),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
     ]
