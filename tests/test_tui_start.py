@@ -188,3 +188,34 @@ async def test_flag_options_and_seat_count(tmp_path):
     match = app.calls[0][1]
     assert match.options["no_auto"] and match.options["take_min"]
     assert match.names == ("p1", "p2", "p3")
+
+
+async def test_every_saved_game_shows_whole_at_80_columns(tmp_path, monkeypatch):
+    """With enough saves for a scroll bar, an entry whose title wraps lost its last line: a finished game its result,
+    another "in progress: move 50, erin to"; and Monad's entries counted moves where its screen counts turns
+    (issue 25, 7)."""
+    from termgames.ai import make_bot
+
+    # The samples (more than the list shows at 80x24: a scroll bar), and one of Monad's in progress.
+    monad = Match("monad", {"turns": 30}, [Seat("me"), Seat("cpu", "ai", "greedy")], 3)
+    bots = [make_bot("monad", "random", seed=seat) for seat in range(2)]
+    for _ in range(50):  # 25 turns: two seats' commands each
+        seat = monad.view(None).to_move[0]
+        monad.play(seat, bots[seat].choose(monad.view(seat)))
+    save(tmp_path / "monad.json", monad)
+    app = RecordingApp(tmp_path, StartScreen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        listing = await saved_listing(app, pilot)
+        await pilot.pause()
+        summaries = [game.summary() for game in app.screen.saved]
+        assert "in progress: turn 26, me and cpu to move" in summaries
+        seen = ""
+        for index in range(listing.option_count):
+            listing.highlighted = index  # scrolls it into sight
+            await pilot.pause()
+            region = listing.content_region
+            lines = [strip.text[region.x : region.right] for strip in app.screen._compositor.render_strips()]
+            seen += " ".join(" ".join(lines[region.y : region.bottom]).split()) + "\n"
+        for game, summary in zip(app.screen.saved, summaries):
+            assert summary in seen, summary
+            assert game.title() in seen, game.title()

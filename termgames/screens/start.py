@@ -74,7 +74,7 @@ class SavedGame:
                 return f"finished: tie {score}"
             return f"finished: {match.names[winners[0]]} won {score}"
         movers = " and ".join(match.names[s] for s in state.to_move())
-        return f"in progress: move {len(match.moves) + 1}, {movers} to move"
+        return f"in progress: {state.progress()}, {movers} to move"
 
     def title(self) -> str:
         if self.match is None:
@@ -118,7 +118,9 @@ class StartScreen(AppScreen[None]):
     StartScreen #start-body { height: 1fr; }
     StartScreen .start-column { width: 1fr; height: 1fr; padding: 0 1; }
     StartScreen .start-heading { text-style: bold; color: $text-muted; padding: 0 1; }
-    StartScreen OptionList { height: 1fr; border: round $primary-darken-1; }
+    /* The scroll bar's room kept from the start: entries are measured at the width they are drawn at (a bar
+       that came later narrowed them, and a wrapped title took its entry's last line). */
+    StartScreen OptionList { height: 1fr; border: round $primary-darken-1; scrollbar-gutter: stable; }
     StartScreen OptionList:focus { border: round $accent; }
     StartScreen #start-hint { height: 1; color: $text-muted; padding: 0 2; }
     """
