@@ -219,3 +219,43 @@ async def test_every_saved_game_shows_whole_at_80_columns(tmp_path, monkeypatch)
         for game, summary in zip(app.screen.saved, summaries):
             assert summary in seen, summary
             assert game.title() in seen, game.title()
+
+
+async def test_keys_typed_quickly_into_a_field_land_in_order_and_the_summary_agrees(tmp_path):
+    """Backspace then 3 arriving together (a quick typist, a paste, SSH) left the field empty while the summary said
+    --max-routines 3: Backspace went round the app after the 3 was typed (issue 25, 9)."""
+    from textual import events
+
+    app = RecordingApp(tmp_path, lambda: SetupScreen("mosaic"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        field = app.screen.query_one("#option-max_routines", Input)
+        field.focus()
+        await pilot.pause()
+        assert field.value == "0"
+        field.action_end()
+        for key, character in (("backspace", None), ("3", "3")):  # in one read from the terminal
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        await pilot.pause()
+        assert field.value == "3"
+        summary = str(app.screen.query_one("#setup-summary", Static).render())
+        assert "--max-routines 3" in summary
+        # And a field that makes no game: the summary says so, not what the field said before.
+        field.value = ""
+        await pilot.pause()
+        summary = str(app.screen.query_one("#setup-summary", Static).render())
+        assert "--max-routines" not in summary and "needs a number" in summary
+
+
+async def test_setup_labels_stand_apart_from_their_fields_and_the_first_tab_lands_on_one(tmp_path):
+    """"Max routines0": the label ran into the field; the first Tab went to the scrolling body, which shows no
+    focus (issue 25, 9 and 10)."""
+    app = RecordingApp(tmp_path, lambda: SetupScreen("mosaic"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = [strip.text for strip in app.screen._compositor.render_strips()]
+        assert any("Max routines 0" in " ".join(line.split("  ")) or "Max routines  " in line for line in lines)
+        assert not any("Max routines0" in line for line in lines)
+        await pilot.press("tab")
+        assert app.screen.focused is app.screen.query_one("#option-max_routines", Input)
