@@ -181,7 +181,9 @@ async def test_deduction_overlay_on_off_in_a_thread(tmp_path, monkeypatch):
         await app.workers.wait_for_complete()
         await pilot.pause()
         text = "\n".join(board_slot(screen, 1).text_lines())
-        assert text.count("7?") == 44  # every hidden cell
+        # Every hidden cell but the cursor's, whose brackets stay brackets (they turned into "?": issue 25, 10) and
+        # cover the guess mark of the cell before; the line under the boards gives the cursor's guess.
+        assert text.count("7?") == 42 and "7[·]7?" in text.splitlines()[4]
         assert text.splitlines()[6].startswith("1 8 ")  # a1 still shows its true value, unmarked
         assert "c3: hidden, probably 7 (62 %)" in str(screen.query_one("#cursor-line").render())
         assert calls and all(name != "MainThread" for name, _, _ in calls) and calls[0][1:] == (0, 1)
