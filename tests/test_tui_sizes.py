@@ -580,3 +580,21 @@ async def test_a_small_terminal_shows_the_cursors_row_and_two_either_side(tmp_pa
             assert len(labels) >= min(rows, 5)
         if game == "monunrail":
             assert labels == [str(n) for n in range(1, 8)]  # the whole board, a line a row
+
+
+@pytest.mark.parametrize("key", ["question_mark", "q"])
+async def test_the_help_and_quit_dialogs_hide_the_game_around_them(tmp_path, key):
+    """The game showed through around a dialog, its lines cut off at the dialog's edges (issue 25, 10)."""
+    from tui import Terminal
+
+    app = game_app(tmp_path, "copolymer")
+    async with app.run_test(size=(50, 20)) as pilot:
+        terminal = Terminal(app)
+        await start(pilot, "copolymer")
+        await pilot.press(key)
+        await settle(pilot, 3)
+        dialog = app.screen.query_one(".dialog").region
+        lines = terminal.lines()
+        for y, line in enumerate(lines):
+            outside = "".join(char for x, char in enumerate(line) if not dialog.contains(x, y))
+            assert not outside.strip(), (y, line)
