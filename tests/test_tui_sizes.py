@@ -59,7 +59,8 @@ def screen_lines(app) -> list[str]:
 
 
 def notice(app) -> str:
-    return str(app.screen.query_one("#too-small", Static).render())
+    """The too-small notice, its lines joined (it breaks between its phrases where the terminal is narrow)."""
+    return " ".join(str(app.screen.query_one("#too-small", Static).render()).split())
 
 
 async def start(pilot, game: str) -> GameScreen:
@@ -598,3 +599,15 @@ async def test_the_help_and_quit_dialogs_hide_the_game_around_them(tmp_path, key
         for y, line in enumerate(lines):
             outside = "".join(char for x, char in enumerate(line) if not dialog.contains(x, y))
             assert not outside.strip(), (y, line)
+
+
+@pytest.mark.parametrize("size", [(40, 15), (30, 10), (20, 8)])
+async def test_the_too_small_notice_breaks_between_its_phrases(tmp_path, size):
+    """At 40x15 the notice wrapped inside its numbers ("is 40" / "x 15"): it breaks between phrases (issue 25, 10)."""
+    app = game_app(tmp_path, "copolymer", ascii=True)
+    async with app.run_test(size=size) as pilot:
+        await start(pilot, "copolymer")
+        lines = [line.strip() for line in screen_lines(app) if line.strip()]
+        assert " ".join(lines) == f"terminal too small: needs 50 x 20, is {size[0]} x {size[1]}"
+        whole_phrases = r"(terminal too small:)?( ?needs \d+ x \d+,)?( ?is \d+ x \d+)?"
+        assert all(re.fullmatch(whole_phrases, line) for line in lines), lines

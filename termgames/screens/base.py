@@ -162,6 +162,19 @@ class AppModalScreen(ModalScreen[ResultT]):
         app = getters.app(ScreenHost)
 
 
+def too_small_text(need: tuple[int, int], size: tuple[int, int]) -> str:
+    """"terminal too small: needs W x H, is w x h", on as many lines as the width asks, broken between its
+    phrases (never inside "40 x 15")."""
+    phrases = ["terminal too small:", f"needs {need[0]} x {need[1]},", f"is {size[0]} x {size[1]}"]
+    lines = [phrases[0]]
+    for phrase in phrases[1:]:
+        if len(lines[-1]) + 1 + len(phrase) <= size[0]:
+            lines[-1] += " " + phrase
+        else:
+            lines.append(phrase)
+    return "\n".join(lines)
+
+
 class TooSmallNotice(Static):
     """Stands in for a whole screen while the terminal is smaller than the screen needs (see :class:`SizedScreen`)."""
 
@@ -225,7 +238,7 @@ class SizedScreen(Screen[ResultT]):
         small = width < need_width or height < need_height
         for notice in self.query("#too-small"):
             if isinstance(notice, Static):
-                notice.update(f"terminal too small: needs {need_width} x {need_height}, is {width} x {height}")
+                notice.update(too_small_text((need_width, need_height), (width, height)))
         if small != self.too_small():
             self.set_class(small, "-too-small")
             if not small:
