@@ -611,3 +611,15 @@ async def test_the_too_small_notice_breaks_between_its_phrases(tmp_path, size):
         assert " ".join(lines) == f"terminal too small: needs 50 x 20, is {size[0]} x {size[1]}"
         whole_phrases = r"(terminal too small:)?( ?needs \d+ x \d+,)?( ?is \d+ x \d+)?"
         assert all(re.fullmatch(whole_phrases, line) for line in lines), lines
+
+
+async def test_monads_panel_keeps_its_ten_lines_under_the_map_at_50x20(tmp_path):
+    """Monad's panel holds what a turn is made of (the units typed, the queue): under the map it keeps its lines
+    while the map still shows the cursor's row and two either side."""
+    app = game_app(tmp_path, "monad")
+    async with app.run_test(size=(50, 20)) as pilot:
+        screen = await start(pilot, "monad")
+        await settle(pilot, 3)
+        assert screen.query_one("#side-panel").region.height == 10
+        area = screen.query_one("#board-area", BoardArea).scrollable_content_region
+        assert area.height >= screen.board.least_lines()

@@ -36,13 +36,13 @@ PANEL_LINES_LEAST = 5
 PANEL_LINES_MIN = 3
 
 
-def panel_lines_under(body: int, whole: int, least: int) -> int:
+def panel_lines_under(body: int, whole: int, least: int, wanted: int = PANEL_LINES_LEAST) -> int:
     """The side panel's lines under a board, out of the ``body`` lines they share: the board whole if the panel
-    keeps ``PANEL_LINES_LEAST``, else the board its ``least`` lines (the cursor's row, two either side, its
-    labels) and the panel what is left; a board is never cut for the panel's sake."""
-    if body - whole >= PANEL_LINES_LEAST:
+    keeps ``wanted`` lines, else the board its ``least`` lines (the cursor's row, two either side, its labels)
+    and the panel what is left up to ``wanted``; a board is never cut for the panel's sake."""
+    if body - whole >= wanted:
         return min(PANEL_LINES_UNDER, body - whole)
-    return max(PANEL_LINES_MIN, min(PANEL_LINES_LEAST, body - least))
+    return max(PANEL_LINES_MIN, min(wanted, body - least))
 
 
 def set_narrow(screen: Screen[Any]) -> None:
@@ -53,7 +53,7 @@ def set_narrow(screen: Screen[Any]) -> None:
         texts.set_compact(narrow)
 
 
-def fit_side_panel(screen: Screen[Any], board: Board[Any], under: int = 0) -> None:
+def fit_side_panel(screen: Screen[Any], board: Board[Any], under: int = 0, wanted: int = PANEL_LINES_LEAST) -> None:
     """Under the board (the narrow layout), give the side panel the lines the board can spare (with the ``under``
     lines below it): the board keeps its cursor's row and two either side in sight at any size the screen takes.
     Beside the board, the stylesheet's height."""
@@ -69,7 +69,7 @@ def fit_side_panel(screen: Screen[Any], board: Board[Any], under: int = 0) -> No
     body = bodies.first().size.height
     if body <= 0:
         return
-    lines = panel_lines_under(body, board.whole_lines() + under, board.least_lines() + under)
+    lines = panel_lines_under(body, board.whole_lines() + under, board.least_lines() + under, wanted)
     if panel.styles.inline.height != Scalar.from_number(lines):
         panel.styles.height = lines
 

@@ -35,7 +35,7 @@ from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
 from ..widgets.footer import Footer
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import PanelTexts, SidePanel, update_if_changed
-from .base import AppScreen, GameBody, SizedScreen, fit_side_panel, set_narrow, title_line
+from .base import PANEL_LINES_LEAST, AppScreen, GameBody, SizedScreen, fit_side_panel, set_narrow, title_line
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import key_name, keys_markdown
 
@@ -158,6 +158,9 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         #: Widgets looked up once (``found``).
         self._found: dict[str, Widget] = {}
 
+    #: Under the board (narrow layout), the lines the panel keeps before the board scrolls (``panel_lines_under``).
+    PANEL_LINES_WANTED: ClassVar[int] = PANEL_LINES_LEAST
+
     #: Lines a panel text takes from the start (``PanelTexts.reserved``).
     PANEL_RESERVED: ClassVar[dict[str, int]] = {}
 
@@ -265,7 +268,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
 
     def fit_panel(self) -> None:
         """Under the board (narrow layout), the panel takes the lines the board can spare, never the board's own."""
-        fit_side_panel(self, self.board, under=1)  # the cursor's line under the board
+        fit_side_panel(self, self.board, under=1, wanted=self.PANEL_LINES_WANTED)  # the cursor's line: under it
 
     def size_restored(self) -> None:
         self.call_after_refresh(self.scroll_to_cursor)

@@ -13,7 +13,7 @@ while the human builds, and the turn resolves when the last seat has sent.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -32,6 +32,7 @@ from ..widgets.footer import Footer
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard
 from ..widgets.move_log import MoveLog, TurnKey, log_line
 from ..widgets.panel import update_if_changed
+from .base import PANEL_LINES_UNDER
 from .game import LEAVING, GameScreen
 from .monad_watch import (
     MONAD_CSS,
@@ -169,6 +170,10 @@ class MonadScreen(GameScreen):
                 tooltip="cursor to the next cell of your units not yet commanded (Shift+Tab: back)"),
         Binding("u", "undo", "Undo", show=False, tooltip="take back your last turn (the bots answer again)"),
     ]
+
+    #: Under the map the panel keeps its ten lines (the turn, the totals, the units typed, the queue, the log):
+    #: the map keeps the cursor's row and two either side at 50x20 all the same.
+    PANEL_LINES_WANTED: ClassVar[int] = PANEL_LINES_UNDER
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
