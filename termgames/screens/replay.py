@@ -142,7 +142,8 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
     def viewer_name(self) -> str:
         viewer = self.viewer
         if viewer == ALL:
-            return "every board"
+            # A game without hidden boards shows every seat the same board: there is no "every board" to see.
+            return "every board" if self.match.game.descriptor.hidden_information else "everyone (nothing is hidden)"
         if viewer is None:
             return "a spectator"
         return self.match.names[viewer]
