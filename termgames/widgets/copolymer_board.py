@@ -89,7 +89,8 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         name = view.board.names[cell]
         owner = view.owners[cell]
         if owner is not None:
-            return f"cursor {name}: {possessive(view.players[owner], standing=True, addressed=True)}"
+            whose = "yours" if owner == view.viewer else possessive(view.players[owner], standing=True, addressed=True)
+            return f"cursor {name}: {whose}"
         if cell in view.obliging and not view.over:
             return f"cursor {name}: empty, earns another claim"
         return f"cursor {name}: empty"
