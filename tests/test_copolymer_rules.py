@@ -709,3 +709,16 @@ def test_the_text_board_names_every_cell_it_draws(shape, size):
     for (line, column), name in names.items():
         owner = view.owners[view.board.index[name]]
         assert lines[line][column] == ("." if owner is None else "xo"[owner]), (name, text)
+
+
+def test_the_rules_name_the_seats_marks_as_the_screens_draw_them():
+    """The rules said the first seat is x where the board draws a filled disc (issue 25, 10): they name the
+    screen's marks, the ASCII ones and show's."""
+    from termgames.widgets.palette import ASCII, UNICODE
+
+    text = " ".join(Copolymer().rules_text().split())
+    assert "first seat (x)" not in text
+    assert UNICODE.seats[0] == "●" and "filled discs on the screen" in text
+    assert f"({ASCII.seats[0]} with `--ascii`, x in `termgames show`)" in text
+    assert f"the open ones ({ASCII.seats[1]}, o)" in text and UNICODE.seats[1] == "○"
+    assert text.isascii()  # shown as it is under LANG=C

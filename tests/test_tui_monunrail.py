@@ -156,8 +156,9 @@ async def test_the_hint_shows_the_nimber_and_marks_winning_moves(tmp_path):
         await pilot.pause()
         await pilot.press("n")
         await settle(pilot, 30)
-        legend = panel_text(app.screen, "legend")
-        assert "Nimber 2: ann wins" in legend  # a 2 x 5 block
+        legend = " ".join(panel_text(app.screen, "legend").split())
+        # A forecast for the player to move, not a result ("ann wins." read as one: issue 25, 10); a 2 x 5 block.
+        assert "Nimber 2: ann (to move) can win with best play" in legend and "wins" not in legend
         assert "D2,D3" in legend
         assert "!" in board_text(app)
         await pilot.press("n")
@@ -309,7 +310,7 @@ async def test_a_replay_shows_the_hint_of_the_position_on_screen(tmp_path):
         await pilot.press("G", "n")  # the end: unrailing, ann to remove
         await settle(pilot, 30)
         legend = " ".join(panel_text(app.screen, "legend").split())
-        assert "Nimber 2: ann wins" in legend and "D2,D3" in legend
+        assert "Nimber 2: ann (to move) can win" in legend and "D2,D3" in legend
         assert "!" in board_text(app)  # the winning moves marked, as in the game
         await pilot.press("h")  # one move back: building, the moves that complete the track
         await settle(pilot, 30)

@@ -322,7 +322,8 @@ cells, rows A-L). Options:
 
 ## Rulings you may notice
 
-* The first seat (x) claims first.
+* The first seat claims first. Its cells are the filled discs on the screen (X
+  with `--ascii`, x in `termgames show`); the second seat's the open ones (O, o).
 * If the board fills during an obligation, the game ends at once.
 * Neighbours of a cell: the two beside it in its row, two in the row above and
   two in the row below.
