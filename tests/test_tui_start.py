@@ -259,3 +259,23 @@ async def test_setup_labels_stand_apart_from_their_fields_and_the_first_tab_land
         assert not any("Max routines0" in line for line in lines)
         await pilot.press("tab")
         assert app.screen.focused is app.screen.query_one("#option-max_routines", Input)
+
+
+async def test_a_checkbox_that_is_off_shows_an_empty_box(tmp_path):
+    """"▐X▌ off" read as ticked: the X told on from off by its colour alone (issue 25, 10)."""
+    from textual.widgets import Checkbox
+
+    app = RecordingApp(tmp_path, lambda: SetupScreen("mono"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one("#option-no_auto", Checkbox)
+
+        def drawn() -> str:
+            region = box.region
+            line = [strip.text for strip in app.screen._compositor.render_strips()][region.y]
+            return line[region.x : region.right].strip()
+
+        assert "X" not in drawn() and drawn().endswith("off")
+        box.value = True
+        await pilot.pause()
+        assert "X" in drawn() and drawn().endswith("on")

@@ -37,7 +37,7 @@ from ..records import RecordError, load, new_save_path, save
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
 from ..widgets.footer import Footer
-from ..widgets.form import OrderedInput
+from ..widgets.form import OrderedInput, TickBox
 from ..widgets.palette import use_ascii_scrollbars
 from .base import AppScreen
 
@@ -369,8 +369,7 @@ class SetupScreen(AppScreen[None]):
                 )
                 help_text = spec.help
             elif spec.kind == "flag":
-                # The word says the state: the box's X alone differs only by colour.
-                yield Checkbox("on" if value else "off", value=bool(value), id=widget_id, compact=True)
+                yield TickBox(bool(value), id=widget_id, compact=True)
                 help_text = spec.help
             else:
                 kind: Literal["number", "integer"] = "number" if spec.kind == "float" else "integer"
@@ -447,8 +446,6 @@ class SetupScreen(AppScreen[None]):
     @on(Select.Changed)
     @on(Checkbox.Changed)
     def form_changed(self, event: Select.Changed | Checkbox.Changed) -> None:
-        if isinstance(event, Checkbox.Changed):
-            event.checkbox.label = "on" if event.value else "off"
         if getattr(event, "control", None) is not None and event.control.id == "seat-count":
             count = self.seat_count()
             for seat in range(self.game.max_seats):

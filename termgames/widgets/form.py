@@ -1,9 +1,12 @@
-"""Form fields whose keys land in the order they were typed."""
+"""Form fields: keys that land in the order they were typed, a checkbox whose box says its state."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
-from textual.widgets import Input
+from textual.content import Content
+from textual.widgets import Checkbox, Input
 
 
 class OrderedInput(Input):
@@ -22,3 +25,23 @@ class OrderedInput(Input):
                     event.prevent_default()
                     return
         await super()._on_key(event)
+
+
+class TickBox(Checkbox):
+    """A checkbox whose box is empty when it is off: Textual's draws an X in both states, told apart by colour
+    alone (an "X off" read as ticked).  The label says "on" or "off" too."""
+
+    def __init__(self, value: bool = False, **kwargs: Any) -> None:
+        super().__init__(self.word(value), value=value, **kwargs)
+
+    @staticmethod
+    def word(value: bool) -> str:
+        return "on" if value else "off"
+
+    @property
+    def _button(self) -> Content:
+        self.BUTTON_INNER = "X" if self.value else " "
+        return super()._button
+
+    def watch_value(self) -> None:
+        self.label = self.word(self.value)
