@@ -383,7 +383,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             # One way out at a time: the footer says which, and q (or Esc) takes it.
             if action == "quit_here" and not isinstance(self.table, LocalTable):
                 return False
-            return self.app.start_screen_under() == (action == "back")
+            return self.opened_from_start() == (action == "back")
         if action == "pace":
             return isinstance(self.table, LocalTable)  # a shared table's pace is the server's
         return True
@@ -407,7 +407,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         else:
             rematch = "rematch, seats swapped" if len(seats) == 2 else "rematch, seats rotated"
         separator = "  -  " if self.ascii_only else "  ·  "
-        leave = "q: start screen" if self.app.start_screen_under() else "q: quit"
+        leave = "q: start screen" if self.opened_from_start() else "q: quit"
         keys = separator.join((f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", leave))
         return printable(saved) + "\n" + keys  # the status says the game is over, and who won
 
@@ -618,9 +618,14 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
             self.app.call_from_thread(callback, *args)
 
+    def opened_from_start(self) -> bool:
+        """Whether the start screen lies under this game (q and Esc go back to it)."""
+        under = getattr(self.app, "start_screen_under", None)  # a test's stand-in App has no start screen
+        return bool(under is not None and under())
+
     def leave(self) -> None:
         """The way out (q, Esc; the privacy screen's q): back to the start screen, or out of termgames."""
-        if self.app.start_screen_under():
+        if self.opened_from_start():
             self.action_back()
         else:
             self.action_quit_game()
