@@ -471,3 +471,17 @@ async def test_esc_asks_to_quit_a_game_opened_from_the_command_line_and_clears_a
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen) and app.screen.question == "Quit termgames?"
+
+
+@pytest.mark.parametrize("width", [50, 60, 80])
+async def test_the_end_lines_keep_each_key_whole(tmp_path, width):
+    """At 50 columns the end line wrapped inside a key ("Ctrl+N: new" / "game"): each stays whole on its line."""
+    match, path = finished_save(tmp_path, "copolymer", [Seat("ann"), Seat("bob")])
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=path))
+    async with app.run_test(size=(width, 20)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one("#game-over")
+        lines = [strip.text for strip in app.screen._compositor.render_strips()][panel.region.y : panel.region.bottom]
+        shown = "\n".join(line.strip() for line in lines)
+        for key in ("Ctrl+R: rematch, seats swapped", "Ctrl+N: new game", "q: quit"):
+            assert any(key in line for line in lines), shown

@@ -258,6 +258,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     def on_resize(self) -> None:
         # Narrow terminals put the panel under the board; boards pick their spacing from the width.
         set_narrow(self)
+        self.show_game_over()  # its lines break at the width
         self.board.redraw()
         self.fit_panel()
         # A smaller board area must still show the cursor.
@@ -408,8 +409,16 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             rematch = "rematch, seats swapped" if len(seats) == 2 else "rematch, seats rotated"
         separator = "  -  " if self.ascii_only else "  ·  "
         leave = "q: start screen" if self.opened_from_start() else "q: quit"
-        keys = separator.join((f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", leave))
-        return printable(saved) + "\n" + keys  # the status says the game is over, and who won
+        keys = [f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", leave]
+        # On as many lines as the width asks, each key whole ("Ctrl+N: new" / "game" read badly at 50 columns).
+        room = self.app.size.width - 2  # the panel's padding
+        lines = [keys[0]]
+        for key in keys[1:]:
+            if len(lines[-1]) + len(separator) + len(key) <= room:
+                lines[-1] += separator + key
+            else:
+                lines.append(key)
+        return printable(saved) + "\n" + "\n".join(lines)  # the status says the game is over, and who won
 
     def show_game_over(self) -> None:
         """Show or hide the game-over panel (above the footer) as the game is over or not (an undo reopens it)."""
