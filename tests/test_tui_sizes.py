@@ -623,3 +623,18 @@ async def test_monads_panel_keeps_its_ten_lines_under_the_map_at_50x20(tmp_path)
         assert screen.query_one("#side-panel").region.height == 10
         area = screen.query_one("#board-area", BoardArea).scrollable_content_region
         assert area.height >= screen.board.least_lines()
+
+
+@pytest.mark.parametrize("size", [(60, 20), (50, 20)])
+async def test_the_panels_texts_keep_clear_of_the_logs_line(tmp_path, size):
+    """Under the board a text that filled its half of the panel ran into the log's line beside it ("change▏")."""
+    app = game_app(tmp_path, "monunrail")
+    async with app.run_test(size=size) as pilot:
+        screen = await start(pilot, "monunrail")
+        await settle(pilot, 3)
+        texts = screen.query_one("#panel-info").region
+        log = screen.query_one("#move-log").region
+        lines = screen_lines(app)
+        assert any(lines[y][texts.x : log.x].strip() for y in range(texts.y, texts.bottom))
+        for y in range(texts.y, texts.bottom):
+            assert lines[y][log.x - 1] == " ", lines[y]
