@@ -70,7 +70,8 @@ def test_monad_and_mono_say_whose_hive_and_board_in_good_english():
     assert describe_cell({"hive": "chris", "production": 2}).startswith("chris's hive")
     # Read by the player named me: her own hive and units are hers (it said "me"'s hive: issue 25, 10).
     mine = {"hive": "me", "production": 2, "owner": "me", "units": 3}
-    assert describe_cell(mine, reader="me") == "your hive (2 production), 3 of your units, 0 resources"
+    assert describe_cell(mine, reader="me") == "your hive (2 production), your 3 units, 0 resources"
+    assert describe_cell({"owner": "me", "units": 1}, reader="me") == "your 1 unit, 0 resources"
     assert describe_cell(mine, reader="chris").startswith('"me"\'s hive')
 
 

@@ -333,7 +333,7 @@ def describe_cell(cell: dict[str, Any], reader: str | None = None) -> str:
         units = int(cell["units"])
         noun = "unit" if units == 1 else "units"
         if cell["owner"] == reader:
-            parts.append(f"{short_count(units)} of your {noun}")
+            parts.append(f"your {short_count(units)} {noun}")
         else:
             parts.append(f"{short_count(units)} {noun} of {cell['owner']}")
     parts.append(f"{cell.get('resources', 0)} resources")
