@@ -648,8 +648,8 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         detail = (
             "This game is not saved: leaving loses it."
             if path is None
-            else f"The game is saved in\n{path}\n\nResume it from the start screen's saved games, or with\n"
-            f"termgames play --load {path}"
+            else f"The game is saved in\n{home_short(path)}\n\nResume it from the start screen's saved games, or "
+            f"with\ntermgames play --load {home_short(path)}"
         )
         self.app.push_screen(ConfirmScreen("Back to the start screen?", detail), self._back_answer)
 
