@@ -407,18 +407,22 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             rematch = "rematch"
         else:
             rematch = "rematch, seats swapped" if len(seats) == 2 else "rematch, seats rotated"
-        separator = "  -  " if self.ascii_only else "  ·  "
         leave = "q: start screen" if self.opened_from_start() else "q: quit"
         keys = [f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", leave]
-        # On as many lines as the width asks, each key whole ("Ctrl+N: new" / "game" read badly at 50 columns).
-        room = self.app.size.width - 2  # the panel's padding
+        return printable(saved) + "\n" + self.keys_lines(keys)  # the status says the game is over, and who won
+
+    def keys_lines(self, keys: list[str]) -> str:
+        """``keys`` ("Ctrl+N: new game") on as many lines as the terminal's width asks, each whole ("Ctrl+N: new"
+        / "game" read badly at 50 columns), for the game-over panel (its padding taken off)."""
+        separator = "  -  " if self.ascii_only else "  ·  "
+        room = self.app.size.width - 2
         lines = [keys[0]]
         for key in keys[1:]:
             if len(lines[-1]) + len(separator) + len(key) <= room:
                 lines[-1] += separator + key
             else:
                 lines.append(key)
-        return printable(saved) + "\n" + "\n".join(lines)  # the status says the game is over, and who won
+        return "\n".join(lines)
 
     def show_game_over(self) -> None:
         """Show or hide the game-over panel (above the footer) as the game is over or not (an undo reopens it)."""
