@@ -512,10 +512,12 @@ def hint_for(view: MonUnrailView, solver: Solver) -> Hint:
     cells: set[Cell] = set()
     if view.phase == "unrailing":
         value, texts = view.unrail_hint(solver)
+        # The player to move, and what best play gives her from here: a forecast, never the game's result.
         if value == 0:
-            lines += [("Nimber 0: ", bold), (f"{who} loses against best play\n", plain)]
+            lines += [("Nimber 0: ", bold), (f"{who} (to move) loses against best play\n", plain)]
             return Hint(frozenset(), tuple(lines))
-        lines += [(f"Nimber {value}: ", bold), (f"{who} wins.\n", plain), ("Winning: ", bold)]
+        lines += [(f"Nimber {value}: ", bold), (f"{who} (to move) can win with best play\n", plain)]
+        lines += [("Winning: ", bold)]
         shown = "  ".join(texts[:HINT_SHOWN])
         more = f" +{len(texts) - HINT_SHOWN}" if len(texts) > HINT_SHOWN else ""
         lines += [(shown, good), (f"{more}\n", plain)]
