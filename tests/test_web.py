@@ -300,10 +300,10 @@ async def test_sessions_past_the_limit_are_refused_in_one_line(tmp_path):
 
 
 async def test_a_flooding_browser_is_cut_off_and_the_others_are_served(tmp_path, monkeypatch):
-    import termgames.server.ssh as ssh
+    import termgames.server.input_budget as budget
 
-    monkeypatch.setattr(ssh, "BYTES_PER_SECOND", 2000)
-    monkeypatch.setattr(ssh, "FLOOD_SECONDS", 0.5)
+    monkeypatch.setattr(budget, "BYTES_PER_SECOND", 2000)
+    monkeypatch.setattr(budget, "FLOOD_SECONDS", 0.5)
     registry = registry_for(tmp_path)
     async with serving(registry) as client:
         await signed_in(client)

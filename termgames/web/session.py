@@ -10,7 +10,7 @@ session that has one takes it over (the first page says so).
 The session is the app's terminal for :class:`~.driver.BrowserDriver`: it has
 the ``write``, ``size``, ``input_budget`` and ``driver`` the SSH server's
 channel driver uses (:class:`~termgames.server.ui.driver.Channel`).  Input is bounded as an SSH channel's is
-(:class:`~termgames.server.ssh.InputBudget`): every message costs its bytes,
+(:class:`~termgames.server.input_budget.InputBudget`): every message costs its bytes,
 keys past the key budget are dropped, and a connection that stays over its
 budget for ``FLOOD_SECONDS`` is closed.  Nothing here knows aiohttp: a
 connection is a :class:`Link`.
@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from textual.app import App
 
-from ..server.ssh import INPUT_CHUNK, InputBudget, clamp_size
+from ..server.input_budget import INPUT_CHUNK, InputBudget, clamp_size
 from ..server.ui.driver import ChannelDriver
 from .driver import BrowserDriver
 from .screen_info import ScreenInfo
