@@ -212,6 +212,26 @@ def test_the_schema_is_versioned_and_a_newer_one_is_refused(pg_url):
         PostgresStore(pg_url)
 
 
+def test_a_migration_the_database_lacks_is_applied_though_a_later_one_was(pg_url, monkeypatch):
+    """Branches number their migrations at the same time: a database that went through a later one (from one
+    branch) still gets an earlier one (from another) once both are merged."""
+    from termgames.server.stores import postgres_schema as schema
+
+    later = schema.SCHEMA_VERSION + 2
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, (later, "CREATE TABLE from_later (x INTEGER)")])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", later)
+    PostgresStore(pg_url).close()
+    earlier = (later - 1, "CREATE TABLE from_earlier (x INTEGER)")
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS[:-1], earlier, schema.MIGRATIONS[-1]])
+    store = PostgresStore(pg_url)
+    try:
+        versions = store._run(lambda c: c.fetch("SELECT version FROM schema_version ORDER BY version"))
+        assert [row[0] for row in versions][-2:] == [later - 1, later]
+        assert store._run(lambda c: c.fetchval("SELECT count(*) FROM from_earlier")) == 0
+    finally:
+        store.close()
+
+
 async def test_a_rated_game_finished_at_one_server_shows_its_ratings_at_the_others(servers):
     a, b, _c = servers
     for name in ("alice", "bob"):

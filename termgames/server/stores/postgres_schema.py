@@ -1,8 +1,9 @@
 """The PostgreSQL store's tables, functions and indexes: its migrations, applied by the server itself.
 
 A database older than :data:`SCHEMA_VERSION` is brought up to it at start-up (:func:`migrate`), every
-migration in order, in one transaction; servers starting at once take turns (an advisory lock).  A
-migration is never edited once released: a change of the schema is a new one.
+migration it has not been through in order (versions may have gaps), in one transaction; servers starting
+at once take turns (an advisory lock).  A migration is never edited once released: a change of the schema
+is a new one.
 """
 
 from __future__ import annotations
@@ -166,14 +167,17 @@ async def migrate(conn: Any) -> None:
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", MIGRATION_LOCK)
         await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        version = await conn.fetchval("SELECT max(version) FROM schema_version") or 0
+        # Every migration this database lacks, not only those above its newest: one written on another
+        # branch at the same time may have a lower number than one a database went through already.
+        applied = {row[0] for row in await conn.fetch("SELECT version FROM schema_version")}
+        version = max(applied, default=0)
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"the database's schema is version {version}, newer than this termgames knows "
                 f"({SCHEMA_VERSION}): upgrade termgames"
             )
         for number, sql in MIGRATIONS:
-            if number > version:
+            if number not in applied:
                 await conn.execute(sql)
                 await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
                 log.info("database schema migrated to version %s", number)
