@@ -30,13 +30,14 @@ from termgames.web.session import (
     CLOSE_REPLACED,
     Refused,
     SessionRegistry,
+    Visitor,
 )
 
 TOKEN = "the-token"
 
 
 def registry_for(tmp_path, **limits) -> SessionRegistry:
-    return SessionRegistry(lambda owner: TermgamesApp(saves_dir=tmp_path), describe, **limits)
+    return SessionRegistry(lambda session: TermgamesApp(saves_dir=tmp_path), describe, **limits)
 
 
 @asynccontextmanager
@@ -248,11 +249,12 @@ class FakeLink:
 async def test_a_session_is_its_owners_only(tmp_path):
     registry = registry_for(tmp_path, max_per_owner=1)
     try:
-        alices = registry.open("alice", None, (80, 24), FakeLink())
-        bobs = registry.open("bob", alices.id, (80, 24), FakeLink())  # her session's id does not make it his
+        alice, bob = Visitor("alice", "alice"), Visitor("bob", "bob")
+        alices = registry.open(alice, None, (80, 24), FakeLink())
+        bobs = registry.open(bob, alices.id, (80, 24), FakeLink())  # her session's id does not make it his
         assert bobs is not alices and alices.owner == "alice" and bobs.owner == "bob"
         with pytest.raises(Refused, match="you have 1 browser sessions open already"):
-            registry.open("alice", None, (80, 24), FakeLink())
+            registry.open(alice, None, (80, 24), FakeLink())
     finally:
         await registry.close()
 
