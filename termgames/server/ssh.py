@@ -27,12 +27,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
 from .collector import CollectorPolicy
-from .commands import run_command
+from .commands import WebSignIn, run_command
 from .drawing import SpectatorGroups
 from .hub import Hub
 from .input_budget import DEFAULT_SIZE, INPUT_CHUNK, MAX_PENDING_INPUT, InputBudget, clamp_size
@@ -125,7 +125,9 @@ class GameSession(asyncssh.SSHServerSession):
         self.app_task = asyncio.get_running_loop().create_task(self._run_app())
 
     def _run_command(self, command: str) -> None:
-        result = run_command(self.service.hub, self.player, command, owner=self.owner or None)
+        result = run_command(
+            self.service.hub, self.player, command, owner=self.owner or None, web=self.service.web
+        )
         newline = "\r\n" if self.pty else "\n"
         if result.stdout:
             self.write(result.stdout.replace("\n", newline))
@@ -469,6 +471,17 @@ def load_host_key(folder: Path, path: Path | None = None) -> asyncssh.SSHKey:
     return key
 
 
+class WebFront(WebSignIn, Protocol):
+    """The server's browser front (``termgames serve --web``: :mod:`termgames.web.serve`), as the server holds it."""
+
+    #: The page's address, as the links give it.
+    url: str
+
+    async def close(self) -> None:
+        """Close every browser session (its app leaves its tables) and stop listening."""
+        ...
+
+
 @dataclass
 class TermgamesServer:
     """A running ``termgames serve``: its store, hub and listening socket."""
@@ -483,6 +496,8 @@ class TermgamesServer:
     max_auth_tries: int = MAX_AUTH_TRIES
     auth_throttle: AuthThrottle = field(default_factory=AuthThrottle)
     max_startups: int = MAX_STARTUPS
+    #: The lobby and tables in browsers too (``--web``), set once it listens; None: SSH only.
+    web: WebFront | None = None
 
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
@@ -498,6 +513,9 @@ class TermgamesServer:
     async def close(self) -> None:
         if self.acceptor is not None:
             self.acceptor.close()  # no one new comes in; waiting for it to be closed comes last (see below)
+        if self.web is not None:
+            # Its sessions' screens leave their tables as they close, as the SSH ones do: before the store closes.
+            await self.web.close()
         running = []
         for session in list(self.sessions):
             if session.app is not None:
