@@ -165,6 +165,12 @@ def test_a_phone_gets_buttons_for_the_keys_it_has_not(link, browser):
     assert page.evaluate("() => window.termgames.terminal.cols") >= 60
     scrolls = "() => { const t = document.getElementById('terminal'); return t.scrollWidth > t.clientWidth; }"
     assert page.evaluate(scrolls)
+    # Its last row (the footer) is not under the key rows, which filled in after the terminal was first sized.
+    footer_shown = (
+        "() => document.querySelector('.xterm-screen').getBoundingClientRect().bottom"
+        " <= document.getElementById('keys').getBoundingClientRect().top + 1"
+    )
+    page.wait_for_function(footer_shown, timeout=5_000)
     page.locator("#pad button", has_text="Enter").first.tap()
     wait_for_title(page, "termgames - Copolymer")
     page.locator("#screen-keys button", has_text="Esc Back").tap()

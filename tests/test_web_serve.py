@@ -17,6 +17,7 @@ import asyncssh
 import pytest
 from aiohttp import WSMsgType
 from sshterm import command, connect
+from webserve import ALICE, link_for, web_server
 
 from termgames.server.commands import run_command
 from termgames.server.people import key_owner
@@ -26,29 +27,12 @@ from termgames.web import serve as web_serve
 from termgames.web.serve import COOKIE, SIGNED_OUT, WebSettings, digest, iso_in, start_web
 from termgames.web.session import CLOSE_ENDED, CLOSE_REFUSED
 
-ALICE = key_owner("SHA256:alice")
-
-
-@asynccontextmanager
-async def web_server(tmp_path, db_url=None, *, allow_guests=True, **settings):
-    """An SSH server on a free port with its browser front on another: the server (``server.web`` the front)."""
-    server = await start_server(tmp_path, "127.0.0.1", 0, db=db_url, allow_guests=allow_guests)
-    try:
-        server.web = await start_web(server, WebSettings(0, **settings))
-        yield server
-    finally:
-        await server.close()
-
 
 @asynccontextmanager
 async def browser(server, **options):
     """A browser's cookie jar and connections (a fresh one is a browser never signed in)."""
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True), **options) as http:
         yield http
-
-
-def link_for(server, player: str = "alice", table: int | None = None, owner: str = ALICE) -> str:
-    return server.web.link(player, owner, table)
 
 
 def base(server) -> str:
@@ -345,10 +329,12 @@ async def test_browser_spectators_draw_once_and_a_session_that_ends_leaves_its_t
             assert {leader, *groups.followers(leader)} == {sessions["carol"], sessions["dan"]}  # one app draws both
             assert not groups.following(sessions["alice"])  # a player's page is her own
 
+            watching_lobbies = len(server.hub.lobby_watchers)
             leader.close()  # its grace period is over, say: its app leaves the table, the other draws itself
             async with asyncio.timeout(10):
-                while leader.visitor.name in live.spectators():
+                while leader.visitor.name in live.spectators() or not leader.ended:
                     await asyncio.sleep(0.05)
+            assert len(server.hub.lobby_watchers) == watching_lobbies - 1  # nor does it hear the lobby's news
             other = sessions["dan" if leader is sessions["carol"] else "carol"]
             assert groups.followers(other) == [] and not groups.following(other)
             for page in (alice, carol, dan):
