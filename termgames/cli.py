@@ -455,7 +455,7 @@ def serve(
     web_port: int | None = typer.Option(
         None, "--web", metavar="PORT",
         help="Serve the lobby and tables to browsers too, on this port (0: any free one): "
-        "ssh -p PORT NAME@HOST web prints a link that signs a browser in.",
+        "ssh NAME@HOST web prints a link that signs a browser in.",
     ),
     web_host: str | None = typer.Option(
         None, "--web-host", metavar="ADDRESS", help="Address the browser page listens on (default: --host's)."

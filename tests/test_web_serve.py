@@ -22,7 +22,7 @@ from webserve import ALICE, link_for, web_server
 from termgames.server.commands import run_command
 from termgames.server.people import key_owner
 from termgames.server.ssh import start_server
-from termgames.server.stores.interface import WebPass
+from termgames.server.stores.interface import StoreUnavailable, WebPass
 from termgames.web import serve as web_serve
 from termgames.web.serve import COOKIE, SIGNED_OUT, WebSettings, digest, iso_in, start_web
 from termgames.web.session import CLOSE_ENDED, CLOSE_REFUSED
@@ -177,8 +177,23 @@ async def test_the_websocket_opens_for_the_cookie_and_the_pages_own_origin_only(
             await titled(page, "termgames - alice - lobby")
             other = await open_page(http, server, table="1")  # a link to a table: her seat there
             await titled(other, "termgames - alice - Copolymer, table 1")
-            await page.close()
-            await other.close()
+            odd = await open_page(http, server, table="²")  # a digit, but not a table's number: the lobby
+            await titled(odd, "termgames - alice - lobby")
+            for socket in (page, other, odd):
+                await socket.close()
+
+
+async def test_while_the_database_is_away_a_page_is_told_to_wait_not_that_it_is_signed_out(tmp_path, monkeypatch):
+    async with web_server(tmp_path) as server, browser(server) as http:
+        await http.get(link_for(server))
+        assert (await http.get(base(server) + "alive")).status == 204
+
+        def away(digest: str) -> None:
+            raise StoreUnavailable("the database cannot be reached")
+
+        monkeypatch.setattr(server.store, "web_cookie", away)
+        answer = await http.get(base(server) + "alive")  # the page reconnecting goes on asking (not 403)
+        assert answer.status == 503 and "database cannot be reached" in await answer.text()
 
 
 async def test_limits_are_refused_in_one_line(tmp_path):
@@ -301,6 +316,47 @@ async def test_over_tls_and_behind_a_trusted_proxy_the_cookie_is_secure(tmp_path
     ):
         signed = await http.get(link_for(server), headers=forwarded)  # not from the proxy: not believed
         assert "Secure" not in signed.headers["Set-Cookie"]
+
+
+async def test_several_servers_on_one_database_share_sign_ins_and_a_page_comes_back_at_another(
+    tmp_path, pg_url, monkeypatch
+):
+    monkeypatch.setattr(web_serve, "SIGN_OUT_CHECK", 0.1)
+    async with web_server(tmp_path / "a", pg_url) as first, web_server(tmp_path / "b", pg_url) as second:
+        run_command(first.hub, "alice", "challenge copolymer --size 3 bob", owner=ALICE)
+        async with browser(first) as http:
+            signed = await http.get(link_for(first).replace(base(first), base(second)))  # made at one, taken at another
+            assert signed.status == 200
+            page = await open_page(http, first, table="1")  # the cookie works at every server
+            await titled(page, "termgames - alice - Copolymer, table 1")
+            await page.close()
+            # Her page reconnects at the other server: a new session there, back at the table she was at.
+            again = await open_page(http, second)
+            await titled(again, "termgames - alice - Copolymer, table 1")
+            result = run_command(first.hub, "alice", "web --sign-out-all", owner=ALICE, web=first.web)
+            assert "(1 signed in)" in result.stdout
+            last, _code = await closed_with(again)  # closed at the other server within a check
+            assert last == ["ended", {"lines": [], "why": SIGNED_OUT}]
+
+
+def test_the_web_options_mistakes_are_one_line_each(tmp_path):
+    from typer.testing import CliRunner
+
+    from termgames.cli import app
+
+    runner = CliRunner()
+    for arguments, line in (
+        (["--web", "70000"], "--web must be a port between 0 and 65535, not 70000"),
+        (["--web", "0", "--web-cert", str(tmp_path / "c.pem")], "--web-cert and --web-key go together"),
+        (["--web", "0", "--web-cert", str(tmp_path / "c.pem"), "--web-key", str(tmp_path / "k.pem")],
+         "make no TLS certificate"),
+        (["--web", "0", "--web-url", "games.example.org"], "--web-url takes the page's address"),
+        (["--web", "0", "--web-proxy", "proxy.example.org"], "--web-proxy takes the proxies' IP addresses"),
+        (["--web", "0", "--web-max-sessions", "0"], "--web-max-sessions must be at least 1, not 0"),
+    ):
+        result = runner.invoke(app, ["serve", "--data", str(tmp_path), *arguments])
+        assert result.exit_code == 2, (arguments, result.output)
+        assert line in result.output and result.output.count("\n") == 1, (arguments, result.output)
 
 
 # -- sessions at the server's tables ---------------------------------------------------------------------------

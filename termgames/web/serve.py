@@ -103,6 +103,15 @@ prints a link that signs this browser in.</p>
 """
 
 
+def database_away(error: StoreError) -> web.HTTPServiceUnavailable:
+    """The answer while the database cannot be reached: not a refusal (a page that asks goes on asking)."""
+    log.warning("a browser's sign-in not read: %s", error)
+    return web.HTTPServiceUnavailable(
+        text="termgames: the database cannot be reached just now: try again in a moment",
+        headers={"Cache-Control": "no-store"},
+    )
+
+
 def digest(token: str) -> str:
     """What the store keeps of a token (a link's, a cookie's): whoever reads the database cannot sign in with it."""
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
@@ -193,9 +202,7 @@ class AccountGate:
         try:
             found = self.store.web_cookie(key)
         except StoreError as error:
-            log.warning("a browser's sign-in not read: %s", error)
-            self._refuse(request, "the database cannot be reached just now: try again in a moment")
-            return None
+            raise database_away(error) from None
         if found is None or past(found.expires):
             self._refuse(request, f"this browser is signed out: {self._how_to_sign_in(request)}")
             return None
@@ -208,9 +215,7 @@ class AccountGate:
         try:
             found = self.store.take_web_link(digest(token))
         except StoreError as error:
-            log.warning("a sign-in link not read: %s", error)
-            self._refuse(request, "the database cannot be reached just now: open the link again in a moment")
-            return None
+            raise database_away(error) from None
         if found is None or past(found.expires):
             what = "has expired (a link works for 10 minutes)" if found else "was used already (a link works once)"
             self._refuse(request, f"this sign-in link {what}: {self._how_to_sign_in(request)}")
@@ -219,7 +224,7 @@ class AccountGate:
         lasting = WEB_SIGN_IN_DAYS * 86400
         try:
             self.store.add_web_cookie(digest(cookie), WebPass(found.player, found.owner, False, iso_in(lasting)))
-        except StoreError as error:
+        except StoreError as error:  # the link is used up, and signed nobody in: she asks for another
             log.warning("%s not signed in to a browser: %s", found.player, error)
             self._refuse(request, "the database cannot be reached just now: ask for a new link in a moment")
             return None
@@ -325,7 +330,7 @@ class BrowserFront:
 
     def _make_app(self, session: BrowserSession) -> ServeApp:
         visitor, service = session.visitor, self.service
-        opening = int(session.opening) if session.opening.isdigit() else None
+        opening = int(session.opening) if session.opening.isascii() and session.opening.isdigit() else None
         app = ServeApp(
             hub=service.hub, player=visitor.name, guest=visitor.guest, ascii=service.ascii, owner=visitor.owner,
             opening=opening,
