@@ -175,10 +175,10 @@ async def test_the_websocket_opens_for_the_cookie_and_the_pages_own_origin_only(
                     await open_page(http, server, origin=origin)
             page = await open_page(http, server)
             await titled(page, "termgames - alice - lobby")
-            other = await open_page(http, server, table="1")  # a link to a table: her seat there
-            await titled(other, "termgames - alice - Copolymer, table 1")
             odd = await open_page(http, server, table="²")  # a digit, but not a table's number: the lobby
             await titled(odd, "termgames - alice - lobby")
+            other = await open_page(http, server, table="1")  # a link to a table: her seat there
+            await titled(other, "termgames - alice - Copolymer, table 1")
             for socket in (page, other, odd):
                 await socket.close()
 
