@@ -17,6 +17,7 @@ from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient, TestServer
 from textual._xterm_parser import XTermParser
 from textual.events import Key
+from webtools import closed_with, next_message, screen_titled
 
 from termgames.app import TermgamesApp
 from termgames.server.ui.driver import share_the_loop_with_textual
@@ -74,36 +75,6 @@ async def signed_in(client) -> None:
 
 async def open_socket(client, session: str = "", width: int = 100, height: int = 30):
     return await client.ws_connect(f"/ws?session={session}&width={width}&height={height}", headers=origin(client))
-
-
-async def next_message(socket, kind: str, timeout: float = 10.0):
-    """The next JSON message of ``kind`` (terminal output and other messages skipped)."""
-    async with asyncio.timeout(timeout):
-        while True:
-            message = await socket.receive()
-            if message.type == WSMsgType.TEXT:
-                envelope = json.loads(message.data)
-                if envelope[0] == kind:
-                    return envelope
-            elif message.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING):
-                raise AssertionError(f"closed ({socket.close_code}) before {kind!r}")
-
-
-async def screen_titled(socket, title: str) -> dict:
-    while True:
-        _kind, info = await next_message(socket, "screen")
-        if info["title"] == title:
-            return info
-
-
-async def closed_with(socket) -> tuple[list, int | None]:
-    """The last message before the server closed the socket, and the close code."""
-    last = None
-    async with asyncio.timeout(10):
-        async for message in socket:
-            if message.type == WSMsgType.TEXT:
-                last = json.loads(message.data)
-    return last, socket.close_code
 
 
 # -- keys the page's buttons send --------------------------------------------------------------------------

@@ -17,22 +17,11 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
+from webtools import CHROMIUM, CHROMIUM_ARGS, skip_without_chromium
 
-CHROMIUM = "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium): the browser tests need it",
-                allow_module_level=True)
+skip_without_chromium()
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright (the test extra)")
 
-#: Without the background-networking flags Chromium keeps trying hosts a test machine cannot (and must not) reach.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="module")

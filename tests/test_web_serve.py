@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import json
 from contextlib import asynccontextmanager
 
 import aiohttp
 import asyncssh
 import pytest
-from aiohttp import WSMsgType
 from sshterm import command, connect
-from webserve import ALICE, link_for, web_server
+from webtools import ALICE, closed_with, link_for, next_message, screen_titled, web_server
 
 from termgames.server.commands import run_command
 from termgames.server.people import key_owner
@@ -46,31 +44,9 @@ async def open_page(http, server, *, session: str = "", table: str = "", origin:
     )
 
 
-async def next_message(socket, kind: str, timeout: float = 15.0):
-    async with asyncio.timeout(timeout):
-        while True:
-            message = await socket.receive()
-            if message.type == WSMsgType.TEXT:
-                envelope = json.loads(message.data)
-                if envelope[0] == kind:
-                    return envelope
-            elif message.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING):
-                raise AssertionError(f"closed ({socket.close_code}) before {kind!r}")
-
-
 async def titled(socket, title: str, timeout: float = 15.0) -> None:
     async with asyncio.timeout(timeout):
-        while (await next_message(socket, "screen"))[1]["title"] != title:
-            pass
-
-
-async def closed_with(socket) -> tuple[list | None, int | None]:
-    last = None
-    async with asyncio.timeout(15):
-        async for message in socket:
-            if message.type == WSMsgType.TEXT:
-                last = json.loads(message.data)
-    return last, socket.close_code
+        await screen_titled(socket, title)
 
 
 # -- the store's rows ----------------------------------------------------------------------------------------

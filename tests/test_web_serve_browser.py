@@ -9,7 +9,6 @@ text is read from xterm.js's buffer (``window.termgames.screenText()``), the way
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import re
 import time
@@ -19,27 +18,15 @@ import pytest
 import pytest_asyncio
 from sshterm import command, connect
 from test_server_ssh import ALICE_LAYOUT, ANSI, BOB_LAYOUT, board_rows
-from webserve import link_for, web_server
+from webtools import CHROMIUM, CHROMIUM_ARGS, link_for, skip_without_chromium, web_server
 
 from termgames.server.commands import run_command
 from termgames.server.stores.interface import WebPass
 from termgames.web.serve import SIGNED_OUT, digest, iso_in
 
-CHROMIUM = "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium): the browser tests need it",
-                allow_module_level=True)
+skip_without_chromium()
 async_api = pytest.importorskip("playwright.async_api", reason="the browser tests need playwright (the test extra)")
 
-#: Without the background-networking flags Chromium keeps trying hosts a test machine cannot (and must not) reach.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

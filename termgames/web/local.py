@@ -16,7 +16,6 @@ import asyncio
 import hmac
 import ipaddress
 import secrets
-import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +27,7 @@ from ..app import TermgamesApp
 from ..launch import exit_lines
 from ..paths import preferences_path
 from ..server.ui.driver import share_the_loop_with_textual
-from .pages import STATIC, WebFront, forbidden
+from .pages import STATIC, WebFront, forbidden, page_address
 from .screen_info import describe
 from .session import BrowserSession, SessionRegistry, Visitor
 
@@ -87,11 +86,7 @@ def is_loopback(host: str) -> bool:
 
 def link(host: str, port: int, token: str) -> str:
     """The address to open: the host as given (the machine's name for a wildcard), the port, the token."""
-    if host in ("", "0.0.0.0", "::"):
-        host = socket.gethostname()
-    if ":" in host:
-        host = f"[{host}]"
-    return f"http://{host}:{port}/?token={token}"
+    return f"{page_address(host, port)}?token={token}"
 
 
 def make_registry(

@@ -31,6 +31,7 @@ import contextlib
 import html
 import json
 import logging
+import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -140,6 +141,15 @@ def trust_forwarded(proxies: frozenset[str]) -> Middleware:
         return await handler(request)
 
     return forwarded
+
+
+def page_address(host: str, port: int, tls: bool = False) -> str:
+    """The page's address at this server: the host as given (the machine's name for a wildcard), the port."""
+    if host in ("", "0.0.0.0", "::"):
+        host = socket.gethostname()
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{'https' if tls else 'http'}://{host}:{port}/"
 
 
 def same_origin(request: web.Request) -> bool:

@@ -36,7 +36,6 @@ import hashlib
 import html
 import logging
 import secrets
-import socket
 import ssl
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -59,7 +58,7 @@ from ..server.limits import (
 from ..server.people import guest_name, guest_owner
 from ..server.stores.interface import StoreError, WebPass
 from ..server.ui.app import ServeApp
-from .pages import STATIC, WebFront, forbidden, same_origin
+from .pages import STATIC, WebFront, forbidden, page_address, same_origin
 from .screen_info import ScreenInfo, game_title, key_buttons, minimum_size
 from .session import BrowserSession, SessionRegistry, Visitor
 
@@ -150,15 +149,6 @@ def tls_context(cert: Path, key: Path) -> ssl.SSLContext:
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(str(cert), str(key))
     return context
-
-
-def page_address(host: str, port: int, tls: bool) -> str:
-    """The page's address at this server: the host as given (the machine's name for a wildcard)."""
-    if host in ("", "0.0.0.0", "::"):
-        host = socket.gethostname()
-    if ":" in host:
-        host = f"[{host}]"
-    return f"{'https' if tls else 'http'}://{host}:{port}/"
 
 
 def table_number(screens: list[Any]) -> int | None:
