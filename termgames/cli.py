@@ -462,13 +462,42 @@ def serve(
         limits.MAIL_EVERY_HOURS, "--mail-every", metavar="HOURS", help="Hours between two mails to one player."
     ),
     reuse_port: bool = typer.Option(False, "--reuse-port", hidden=True, help="A worker of --workers."),
+    web_port: int | None = typer.Option(
+        None, "--web", metavar="PORT",
+        help="Serve the lobby and tables to browsers too, on this port (0: any free one): "
+        "ssh NAME@HOST web prints a link that signs a browser in.",
+    ),
+    web_host: str | None = typer.Option(
+        None, "--web-host", metavar="ADDRESS", help="Address the browser page listens on (default: --host's)."
+    ),
+    web_cert: Path | None = typer.Option(
+        None, "--web-cert", metavar="FILE", help="TLS certificate chain (PEM) for the page: served over https."
+    ),
+    web_key: Path | None = typer.Option(None, "--web-key", metavar="FILE", help="The certificate's private key (PEM)."),
+    web_url: str | None = typer.Option(
+        None, "--web-url", metavar="URL",
+        help="The page's address as players open it (a reverse proxy's), in the links web prints.",
+    ),
+    web_proxy: str | None = typer.Option(
+        None, "--web-proxy", metavar="ADDRESS[,ADDRESS]",
+        help="Reverse proxies in front of the page: their X-Forwarded-Proto and X-Forwarded-For are believed.",
+    ),
+    web_max_sessions: int = typer.Option(
+        limits.WEB_MAX_SESSIONS, "--web-max-sessions", help="Browser sessions open at once (each is an app)."
+    ),
+    web_max_sessions_per_player: int = typer.Option(
+        limits.WEB_MAX_SESSIONS_PER_PLAYER, "--web-max-sessions-per-player",
+        help="Browser sessions one player may have open (one SSH key; the guests of one address together).",
+    ),
 ) -> None:
-    """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST."""
+    """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST (and browsers, with --web)."""
     for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
                         ("--max-startups", max_startups),
                         ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables),
                         ("--max-bot-tables-per-player", max_bot_tables_per_player),
-                        ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads)):
+                        ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads),
+                        ("--web-max-sessions", web_max_sessions),
+                        ("--web-max-sessions-per-player", web_max_sessions_per_player)):
         if value < 1:
             fail(f"{flag} must be at least 1, not {value}")
     for flag, days in (("--idle-days", idle_days), ("--guest-idle-days", guest_idle_days)):
@@ -502,6 +531,8 @@ def serve(
         fail("--workers above 1 needs a shared database (--db postgresql://...): SQLite is one process's file")
     if host_key is not None and host_key.is_dir():
         fail(f"--host-key names a file, not the folder {host_key}")
+    if web_port is not None:
+        _check_web_options(web_port, web_host or host, web_cert, web_key, web_url, web_proxy)
     # One colour depth for the whole process: Rich caches each style's codes, so players cannot differ.
     os.environ["TEXTUAL_COLOR_SYSTEM"] = colors
     if workers > 1 and url is not None:
@@ -509,14 +540,57 @@ def serve(
         return
     from .server.run import serve_forever
 
+    web = None
+    if web_port is not None:
+        from functools import partial
+
+        from .web.serve import WebSettings, start_web
+
+        proxies = frozenset(word.strip() for word in (web_proxy or "").split(",") if word.strip())
+        web = partial(start_web, settings=WebSettings(
+            web_port, web_host or host, web_cert, web_key, web_url, proxies, web_max_sessions,
+            web_max_sessions_per_player, reuse_port,
+        ))
     serve_forever(
         host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
         limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
                 "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
                 "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads},
-        db=url, host_key=host_key, reuse_port=reuse_port, mail=mail, mail_every=mail_every,
+        db=url, host_key=host_key, reuse_port=reuse_port, mail=mail, mail_every=mail_every, web=web,
     )
+
+
+def _check_web_options(
+    port: int, host: str, cert: Path | None, key: Path | None, url: str | None, proxies: str | None
+) -> None:
+    """``serve --web``'s options, each mistake one line; a warning when the page crosses a network in clear."""
+    import ipaddress
+    import ssl
+
+    if not 0 <= port < 65536:
+        fail(f"--web must be a port between 0 and 65535, not {port}")
+    if (cert is None) != (key is None):
+        fail("--web-cert and --web-key go together (the certificate and its private key)")
+    if cert is not None and key is not None:
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(str(cert), str(key))
+        except (OSError, ssl.SSLError) as error:
+            fail(f"--web-cert {cert} and --web-key {key} make no TLS certificate: {error}")
+    if url is not None and not url.startswith(("http://", "https://")):
+        fail(f"--web-url takes the page's address, http://... or https://..., not {url!r}")
+    for address in (proxies or "").split(","):
+        if address.strip():
+            try:
+                ipaddress.ip_address(address.strip())
+            except ValueError:
+                fail(f"--web-proxy takes the proxies' IP addresses, not {address.strip()!r}")
+    if host not in ("127.0.0.1", "::1", "localhost") and cert is None and not proxies:
+        print(
+            f"termgames: warning: the browser page listens on {host} over plain HTTP: sign-in links and cookies "
+            "cross the network in clear (--web-cert and --web-key serve https; or put a TLS proxy in front)",
+            file=sys.stderr,
+        )
 
 
 def _serve_with_workers(workers: int, host: str, port: int, data: Path | None, host_key: Path | None, url: str) -> None:
