@@ -16,7 +16,7 @@ import typer
 from .cli_base import fail
 
 if TYPE_CHECKING:
-    from .rules.monunrail_solver import Analysis
+    from .rules.monunrail.solver import Analysis
 
 
 def add_commands(app: typer.Typer) -> None:
@@ -65,7 +65,7 @@ def solve(
     except ValueError as error:
         fail(str(error))
     from .records import RecordError, read_bytes
-    from .rules.monunrail_solver import Solver, SolveStopped, cell_name, parse_shape
+    from .rules.monunrail.solver import Solver, SolveStopped, cell_name, parse_shape
 
     try:
         # A regular file of at most 8 MB, like a record: a FIFO must not hang, /dev/zero not fill memory.

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgames.rules.monunrail_solver import (
+from termgames.rules.monunrail.solver import (
     Solver,
     SolveStopped,
     _components,

@@ -123,7 +123,7 @@ PURE_PYTHON_ENV = "TERMGAMES_PURE_PYTHON"
 
 _compiled: ModuleType | None
 try:
-    from .. import _unrail as _compiled  # typed by _unrail.pyi
+    from ... import _unrail as _compiled  # typed by _unrail.pyi
 except ImportError:  # built without a C compiler: the pure-Python cores do it all
     _compiled = None
 

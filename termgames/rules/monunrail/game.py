@@ -6,7 +6,7 @@ monunrail``) gives the rules and the rulings a player would notice.
 
 Board
     Columns A-H, rows 1-7, ``A1`` top left.  A cell is ``(column, row)``,
-    0-based, exactly as :mod:`termgames.rules.monunrail_solver` takes it:
+    0-based, exactly as :mod:`termgames.rules.monunrail.solver` takes it:
     ``A1`` is ``(0, 0)``, ``D4`` is ``(3, 3)``.  The two starting tiles are
     vertical straights at ``D4`` and ``E4`` (:data:`START_CELLS`).
 
@@ -60,7 +60,7 @@ sees everything):
     :meth:`completions` (all ways to complete the track, when few remain).
 
 The completion search that decides Impossible (ruling 5), and the
-enumeration of placements, live in :mod:`termgames.rules.monunrail_completion`.
+enumeration of placements, live in :mod:`termgames.rules.monunrail.completion`.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, possessive, seeded_rng
+from ..base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, possessive, seeded_rng
 
 # --------------------------------------------------------------------------
 # Geometry and tiles
@@ -580,7 +580,7 @@ class MonUnrailView(View):
         if self.phase != "building":
             return []
         # The search module imports this one at its top: it is imported here, when first needed.
-        from .monunrail_completion import finishing_placements
+        from .completion import finishing_placements
 
         return [placement_text(items) for items in finishing_placements(self.grid, self.supply)]
 
@@ -589,13 +589,13 @@ class MonUnrailView(View):
 
         The other player removes first after a completion, so a finishing
         move worth 0 wins for the player who makes it.  ``solver`` is a
-        :class:`~termgames.rules.monunrail_solver.Solver` (a new one if None).
+        :class:`~termgames.rules.monunrail.solver.Solver` (a new one if None).
         """
         if solver is None:
-            from .monunrail_solver import Solver
+            from .solver import Solver
 
             solver = Solver()
-        from .monunrail_completion import finishing_placements
+        from .completion import finishing_placements
 
         result = []
         for items in finishing_placements(self.grid, self.supply) if self.phase == "building" else []:
@@ -610,7 +610,7 @@ class MonUnrailView(View):
         the UI thread.  ``solver`` as for :meth:`finishing_nimbers`.
         """
         if solver is None:
-            from .monunrail_solver import Solver
+            from .solver import Solver
 
             solver = Solver()
         cells = self.unrail_cells()
@@ -626,7 +626,7 @@ class MonUnrailView(View):
         are more than ``limit`` or the search would take longer than ``node_limit`` nodes."""
         if self.phase != "building":
             return []
-        from .monunrail_completion import SearchLimit, list_completions
+        from .completion import SearchLimit, list_completions
 
         try:
             found = list_completions(self.grid, self.supply, limit, node_limit)
@@ -766,7 +766,7 @@ class MonUnrailState(State):
         return ",".join(map(str, self.initial_supply)) if self.options.get("random_supply") else None
 
     def random_move(self, seat: int, rng: random.Random) -> str:
-        from .monunrail_completion import SearchLimit, find_completion, random_placement, steps_towards
+        from .completion import SearchLimit, find_completion, random_placement, steps_towards
 
         if self.phase == "building":
             if self.pie_offer and rng.random() < 0.25:
@@ -827,7 +827,7 @@ class MonUnrailState(State):
                 ),
             )
         if parsed.kind == IMPOSSIBLE:
-            from .monunrail_completion import find_completion
+            from .completion import find_completion
 
             found = find_completion(self.grid, self.supply)
             if found is None:
