@@ -47,10 +47,11 @@ this list, and :mod:`termgames.rules.base`):
 * :mod:`.completion`: the completion search that decides Impossible (ruling
   5), and the legal placements of a position (for bots and hints);
 * :mod:`.solver`: the nimbers of the removal phase;
+* :mod:`.text`: the rules as text, and the board drawn in characters;
 * :mod:`.game`: :class:`MonUnrail`, its states and the view a seat gets (it
   calls the completion search, and the solver for the hints).
 
-Every public name of the board, the notation and the game is handed on
+Every public name of the board, the notation, the text and the game is handed on
 here: ``from termgames.rules.monunrail import MonUnrailView``.
 """
 
@@ -98,10 +99,6 @@ from .board import (
 from .game import (
     DEFAULT_SUPPLY,
     MIN_TURNS,
-    RULES,
-    START_GLYPHS,
-    TILE_GLYPHS,
-    TILE_GLYPHS_ASCII,
     ImpossibleOutcome,
     MonUnrail,
     MonUnrailState,
@@ -117,6 +114,7 @@ from .notation import (
     placement_text,
     tile_code,
 )
+from .text import RULES, START_GLYPHS, TILE_GLYPHS, TILE_GLYPHS_ASCII
 
 __all__ = [
     "CELLS",
