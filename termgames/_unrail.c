@@ -1,6 +1,6 @@
 /* termgames._unrail: the compiled core of the MonUnrail unrailing solver.
  *
- * The same game as termgames/rules/monunrail/solver.py (which documents it and
+ * The same game as termgames/rules/monunrail/cores.py (which documents it and
  * is the pure-Python fallback): a position is a set of grid cells, a move
  * removes 1 to 3 cells in a line of one row or column, the value of a
  * position is the XOR of the values of its orthogonally connected components

@@ -46,7 +46,9 @@ this list, and :mod:`termgames.rules.base`):
 * :mod:`.notation`: moves as text (:func:`parse_move`, :func:`placement_text`);
 * :mod:`.completion`: the completion search that decides Impossible (ruling
   5), and the legal placements of a position (for bots and hints);
-* :mod:`.solver`: the nimbers of the removal phase;
+* :mod:`.shapes`, :mod:`.analysis`, :mod:`.cores`, :mod:`.solver`: the
+  nimbers of the removal phase (positions as sets of cells, what a solve
+  reports, the searches on bits, the :class:`~.solver.Solver`);
 * :mod:`.text`: the rules as text, and the board drawn in characters;
 * :mod:`.game`: :class:`MonUnrail`, its states and the view a seat gets (it
   calls the completion search, and the solver for the hints).
