@@ -57,8 +57,8 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Callable, Iterable
-from functools import reduce
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial, reduce
 from itertools import compress, repeat
 from operator import and_, eq, or_, rshift, xor
 from types import ModuleType
@@ -88,16 +88,16 @@ PYTHON_TICK_EVERY = 1000
 # --------------------------------------------------------------------------
 
 
-class _Lazy(dict):
+class _Lazy(dict[int, tuple[int, ...]]):
     """A dict that builds a missing entry with ``fn(key)``."""
 
     __slots__ = ("fn",)
 
-    def __init__(self, fn):
+    def __init__(self, fn: Callable[[int], tuple[int, ...]]) -> None:
         super().__init__()
         self.fn = fn
 
-    def __missing__(self, key):
+    def __missing__(self, key: int) -> tuple[int, ...]:
         v = self[key] = self.fn(key)
         return v
 
@@ -137,7 +137,9 @@ class PythonCore:
     (:func:`mirror_wins`) is given 0 at once.
     """
 
-    def __init__(self, height: int, width: int, table: bool, line_table: bool = True, symmetry: bool = True):
+    def __init__(
+        self, height: int, width: int, table: bool, line_table: bool = True, symmetry: bool = True
+    ) -> None:
         self.height = H = height
         self.width = W = width
         self.table = table
@@ -170,7 +172,7 @@ class PythonCore:
         solved_vals = bytearray() if table else []
 
         # ---- tables built on demand ------------------------------------
-        def window_moves(key, r):
+        def window_moves(key: int, r: int) -> tuple[int, ...]:
             p0 = key & RM
             p1 = (key >> W) & RM
             p2 = (key >> (2 * W)) & RM
@@ -183,7 +185,7 @@ class PythonCore:
             out += [V3 << c for c in range(W) if q >> c & 1]
             return tuple(m << (r * W) for m in out)
 
-        def row_moves(p, r, unit):
+        def row_moves(p: int, r: int, unit: int) -> tuple[int, ...]:
             # unit 1: horizontal moves in a row with pattern p; unit V2 or
             # V3: vertical moves starting at the columns set in p
             if unit == 1:
@@ -196,7 +198,7 @@ class PythonCore:
 
         last = W - 1
 
-        def img_row(p, r):
+        def img_row(p: int, r: int) -> tuple[int, ...]:
             # the 8 transforms of the W x W frame, applied to row r, pattern p
             out = [0] * 8
             for c in range(W):
@@ -221,16 +223,16 @@ class PythonCore:
         # lot).  Wider frames: tables per row pattern, as windows of wide
         # shapes hardly ever repeat.
         windows = W <= 6
-        moves = [_Lazy(lambda key, r=r: window_moves(key, r)) for r in range(rows_max)]
-        hmoves = [_Lazy(lambda p, r=r: row_moves(p, r, 1)) for r in range(rows_max)]
-        v2moves = [_Lazy(lambda p, r=r: row_moves(p, r, V2)) for r in range(rows_max)]
-        v3moves = [_Lazy(lambda p, r=r: row_moves(p, r, V3)) for r in range(rows_max)]
-        img = [_Lazy(lambda p, r=r: img_row(p, r)) for r in range(rows_max)]
+        moves = [_Lazy(partial(window_moves, r=r)) for r in range(rows_max)]
+        hmoves = [_Lazy(partial(row_moves, r=r, unit=1)) for r in range(rows_max)]
+        v2moves = [_Lazy(partial(row_moves, r=r, unit=V2)) for r in range(rows_max)]
+        v3moves = [_Lazy(partial(row_moves, r=r, unit=V3)) for r in range(rows_max)]
+        img = [_Lazy(partial(img_row, r=r)) for r in range(rows_max)]
         # per (h, w): right shifts that bring each frame image to the origin
         shifts = {}
         offs = {}
 
-        def trans(hh, ww):
+        def trans(hh: int, ww: int) -> tuple[int, ...]:
             # offsets of every translation of an hh x ww shape inside the box
             if hh > H or ww > W:
                 return ()
@@ -255,7 +257,7 @@ class PythonCore:
         lane_bytes = [((h + 1) * W + 64) // 64 * 8 for h in range(rows_max + 1)]
         consts: dict[tuple[int, int], tuple[int, int, int, int]] = {}
 
-        def lane_consts(n, nb):
+        def lane_consts(n: int, nb: int) -> tuple[int, int, int, int]:
             v = consts.get((n, nb))
             if v is None:
                 unit = b"\1" + bytes(nb - 1)
@@ -269,7 +271,7 @@ class PythonCore:
             return v
 
         # ---- storing a solved class --------------------------------------
-        def store(S, g, rows=None):
+        def store(S: int, g: int, rows: list[int] | None = None) -> None:
             if rows is None:
                 rows = [(S >> (r * W)) & RM for r in range((S.bit_length() - 1) // W + 1)]
             h = len(rows)
@@ -286,7 +288,7 @@ class PythonCore:
             solved_vals.append(g)
 
         # ---- a piece found at an absolute position -------------------------
-        def piece(x):
+        def piece(x: int) -> int:
             lo = (x & -x).bit_length() - 1
             y = x >> (lo - lo % W)
             f = y
@@ -303,14 +305,14 @@ class PythonCore:
                 tab[x] = g
             return g
 
-        def unpack(X, n, nb):
+        def unpack(X: int, n: int, nb: int) -> Sequence[int]:
             if nb == 8:
                 return array("Q", X.to_bytes(8 * n, "little"))
             b = X.to_bytes(nb * n, "little")
             return [int.from_bytes(b[i : i + nb], "little") for i in range(0, nb * n, nb)]
 
         # ---- values of positions not in the cache, in one batch ------------
-        def split(cs, h):
+        def split(cs: Sequence[int], h: int) -> list[int]:
             n = len(cs)
             nb = lane_bytes[h]
             REP, TOP, NC0, NCL = lane_consts(n, nb)
@@ -357,7 +359,7 @@ class PythonCore:
 
         ticks = [0]
 
-        def tick():
+        def tick() -> None:
             ticks[0] = 0
             if self.limit and self.memory > self.limit:
                 raise SolveStopped("memory", f"the solver's tables hold about {self.memory} bytes, past the limit")
@@ -365,7 +367,7 @@ class PythonCore:
                 self.progress()
 
         # ---- solving one class ---------------------------------------------
-        def solve(S):
+        def solve(S: int) -> int:
             ticks[0] += 1
             if ticks[0] >= self.tick_every:
                 tick()
@@ -404,17 +406,17 @@ class PythonCore:
             store(S, g, rows)
             return g
 
-        def value(key):
+        def value(key: int) -> int:
             g = look(key)
             if g == UNK:
                 g = solve(key)
             return g
 
-        def lookup(key):
+        def lookup(key: int) -> int | None:
             g = look(key)
             return None if g == UNK else g
 
-        def load(key, g):
+        def load(key: int, g: int) -> None:
             if look(key) == UNK:
                 store(key, g)
 

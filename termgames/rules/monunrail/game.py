@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, possessive, seeded_rng
 from .board import (
@@ -68,6 +68,9 @@ from .completion import (
 )
 from .notation import IMPOSSIBLE, SWAP, ParsedMove, parse_move, placement_text
 from .text import RULES, draw_board
+
+if TYPE_CHECKING:
+    from .solver import Solver
 
 DEFAULT_SUPPLY = (8, 8, 8)
 
@@ -205,7 +208,7 @@ class MonUnrailView(View):
             return []
         return [placement_text(items) for items in finishing_placements(self.grid, self.supply)]
 
-    def finishing_nimbers(self, solver: Any = None) -> list[tuple[str, int]]:
+    def finishing_nimbers(self, solver: Solver | None = None) -> list[tuple[str, int]]:
         """Each finishing placement with the nimber of the removal position it leaves.
 
         The other player removes first after a completion, so a finishing
@@ -213,7 +216,7 @@ class MonUnrailView(View):
         :class:`~termgames.rules.monunrail.solver.Solver` (a new one if None).
         """
         if solver is None:
-            from .solver import Solver
+            from .solver import Solver  # here, not at the top: the rules load no solver until a hint asks
 
             solver = Solver()
 
@@ -223,7 +226,7 @@ class MonUnrailView(View):
             result.append((placement_text(items), solver.nimber(cells)))
         return result
 
-    def unrail_hint(self, solver: Any = None) -> tuple[int, list[str]]:
+    def unrail_hint(self, solver: Solver | None = None) -> tuple[int, list[str]]:
         """The nimber of the removal position and the removals that leave 0 (none when it is 0).
 
         Whole tracks can take seconds in the pure Python solver: run it off
