@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from tui import panel_text
 
 from termgames.match import Seat
@@ -191,3 +193,53 @@ async def test_after_a_restart_a_player_is_back_at_her_table_until_she_leaves_it
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(again.screen, LobbyScreen)
+
+
+def footer_descriptions(app) -> list[str]:
+    from termgames.widgets.footer import Footer
+
+    return [item.description for item in app.screen.query_one(Footer).items]
+
+
+async def test_a_shared_game_ends_with_its_record_a_rematch_and_the_way_back_to_the_lobby(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    live = hub.create_table("copolymer", {"size": 3}, [Seat(name="alice"), Seat(name="bob")], "alice", rated=False)
+    alice, carol = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="carol")
+    async with alice.run_test(size=SIZE) as pilot, carol.run_test(size=SIZE) as watching:
+        await pilot.press("enter")
+        await watching.press("w")
+        await settle(pilot, watching)
+        assert "Undo" not in footer_descriptions(carol)  # a spectator has no undo to ask for
+        assert "Undo" in footer_descriptions(alice)
+        rng = random.Random(5)
+        while not live.over:
+            seat = live.match.state.to_move()[0]
+            live.play(seat, live.match.state.random_move(seat, rng))
+        await settle(pilot, watching)
+        ending = str(alice.screen.query_one("#game-over").render())
+        assert f"record {live.id} >" in ending and "rematch, seats swapped" in ending
+        assert "q: back to the lobby" in ending
+        assert "Rematch" in footer_descriptions(alice) and "New game" not in footer_descriptions(alice)
+        watched = str(carol.screen.query_one("#game-over").render())
+        assert "rematch" not in watched and "q: back to the lobby" in watched
+        await watching.press("q")  # over: no question, straight back
+        await settle(watching)
+        assert isinstance(carol.screen, LobbyScreen)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        again = hub.table(live.id + 1)
+        assert again.names == ("bob", "alice") and dict(again.match.options) == dict(live.match.options)
+        assert isinstance(alice.screen, SharedGameMixin) and alice.screen.table.live is again
+        assert alice.screen.table.seat == 1
+
+
+async def test_the_lobby_marks_the_seat_to_move_before_its_name(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    for name in ("alice", "bob"):
+        assert hub.store.claim(name, f"SHA256:{name}")
+    table = hub.create_table("copolymer", {"size": 3}, [Seat(name="alice"), Seat(name="bob")], "alice", rated=True)
+    app = ServeApp(hub=hub, player="carol")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        line = str(app.screen.query_one("#tables").get_option(f"watch:{table.id}").prompt)
+        assert "▸ alice, bob" in line and "*" not in line

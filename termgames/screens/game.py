@@ -39,7 +39,8 @@ from .base import PANEL_LINES_LEAST, AppScreen, GameBody, SizedScreen, fit_side_
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import key_name, keys_markdown
 
-if typing.TYPE_CHECKING:  # only its type: the replay module defines and uses it
+if typing.TYPE_CHECKING:  # only their types: the replay module defines and uses ReplayAnalysis
+    from ..match import Match
     from .replay_analysis import ReplayAnalysis
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -398,18 +399,24 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             return None
         return None if self._privacy_open or self._handover_to is not None else table
 
-    def game_over_text(self, table: LocalTable) -> str:
-        """The game-over panel: where the record is, and the keys that lead to the next game."""
+    def game_over_text(self) -> str | None:
+        """The game-over panel's text while it is shown (where the record is, and the keys that lead on), else
+        None.  At this keyboard: once the game here is over (:meth:`finished_here`)."""
+        table = self.finished_here()
+        if table is None:
+            return None
         path = table.save_path
         saved = f"Saved: {home_short(path)}" if path is not None and path.exists() else "Not saved: no move was played."
-        seats = table.match.rematch_seats()
-        if seats == table.seats:
-            rematch = "rematch"
-        else:
-            rematch = "rematch, seats swapped" if len(seats) == 2 else "rematch, seats rotated"
         leave = "q: start screen" if self.opened_from_start() else "q: quit"
-        keys = [f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", leave]
+        keys = [f"{key_name('ctrl+r')}: {self.rematch_words(table.match)}", f"{key_name('ctrl+n')}: new game", leave]
         return printable(saved) + "\n" + self.keys_lines(keys)  # the status says the game is over, and who won
+
+    @staticmethod
+    def rematch_words(match: Match) -> str:
+        """What a rematch of ``match`` does to its seats, as the game-over panel names it."""
+        if match.rematch_seats() == match.seats:
+            return "rematch"
+        return "rematch, seats swapped" if len(match.seats) == 2 else "rematch, seats rotated"
 
     def keys_lines(self, keys: list[str]) -> str:
         """``keys`` ("Ctrl+N: new game") on as many lines as the terminal's width asks, each whole ("Ctrl+N: new"
@@ -426,20 +433,20 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
 
     def show_game_over(self) -> None:
         """Show or hide the game-over panel (above the footer) as the game is over or not (an undo reopens it)."""
-        table = self.finished_here()
-        if table is None and not self._game_over_shown:
+        if not self._game_over_shown and (self.view is None or not self.view.over):
             return  # every move of a game in progress: no panel to look for
+        text = self.game_over_text()
         panels = self.query("#game-over").results(Static)
         panel = next(iter(panels), None)
-        if table is None:
+        if text is None:
             if panel is not None:
                 panel.remove()
         elif panel is None:
-            self.mount(Static(self.game_over_text(table), id="game-over", markup=False), before=self.query_one(Footer))
+            self.mount(Static(text, id="game-over", markup=False), before=self.query_one(Footer))
         else:
-            update_if_changed(panel, self.game_over_text(table))
-        if (table is not None) != self._game_over_shown:
-            self._game_over_shown = table is not None
+            update_if_changed(panel, text)
+        if (text is not None) != self._game_over_shown:
+            self._game_over_shown = text is not None
             self.refresh_bindings()
 
     def action_rematch(self) -> None:

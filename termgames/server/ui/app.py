@@ -214,6 +214,15 @@ class ServeApp(ServeHost):
             return
         self.open_replay(live.match, f"table {live.id}")
 
+    def rematch_table(self, shared: SharedTable) -> None:
+        live = shared.live
+        table = self.hub.create_table(
+            live.game.name, dict(live.match.options), list(live.match.rematch_seats()), creator=self.player,
+            rated=live.rated, owner=self.owner or None,
+        )
+        self.leave_table(shared)
+        self.open_table(table.id)
+
     def leave_table(self, shared: SharedTable) -> None:
         """The player leaves the table of the screen on top for the lobby (she is no longer expected back at it)."""
         shared.close()

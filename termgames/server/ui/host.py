@@ -44,5 +44,10 @@ class ServeHost(TermgamesApp):
         """Replay the finished table ``table_id``."""
 
     @abstractmethod
+    def rematch_table(self, shared: SharedTable) -> None:
+        """A new table of the finished ``shared`` one's game, options and players, seats swapped or rotated as a
+        rematch has them, and sit down at it (RuleError says why not)."""
+
+    @abstractmethod
     def leave_table(self, shared: SharedTable) -> None:
         """Leave the table of the screen on top for the lobby (she is no longer expected back at it)."""

@@ -48,11 +48,11 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     watchers, whose turn."""
     seats = []
     to_move = set(table.to_move())
+    to_move_mark = "> " if ascii_only else "▸ "
     for index, seat in enumerate(table.seats):
         text = describe_seat(table, seat)
-        if index in to_move:
-            text += "*"
-        seats.append(text)
+        # The mark of the seat to move stands before the name: after it, it ran into a rating ("22?*").
+        seats.append(to_move_mark + text if index in to_move else text)
     dot = " - " if ascii_only else " · "
     options = table.describe_options()
     parts: list[Any] = [(f"#{table.id} ", "bold"), (table.game.title, "bold")]

@@ -238,6 +238,41 @@ class SharedGameMixin(GameScreen[Any]):
         box.remove_class("open")
         self.set_focus(None)
 
+    # -- the footer, and the end of the game ---------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A spectator has no undo to ask for; at the end a seated player may ask for a rematch (a new table at
+        the server, not a new game at this keyboard)."""
+        if action == "undo" and self.table.seat is None:
+            return False
+        if action == "rematch":
+            return self._game_over_shown and self.table.seat is not None
+        if action == "new_game":
+            return False
+        return super().check_action(action, parameters)
+
+    def game_over_text(self) -> str | None:
+        """At a shared table's end: where its record is (``record TABLE`` prints it for ``termgames replay``) and
+        the keys that lead on: a rematch for a seated player, back to the lobby for everyone."""
+        view = self.view
+        if view is None or not view.over or self._privacy_open:
+            return None
+        number = self.table.live.id
+        lines = [f"Record: ssh HOST record {number} > table-{number}.json (termgames replay plays it)"]
+        keys = []
+        if self.table.seat is not None:
+            keys.append(f"{key_name('ctrl+r')}: {self.rematch_words(self.table.live.match)}")
+        keys.append("q: back to the lobby")
+        return "\n".join(lines) + "\n" + self.keys_lines(keys)
+
+    def action_rematch(self) -> None:
+        if not self._game_over_shown or self.table.seat is None:
+            return
+        try:
+            self.app.rematch_table(self.table)
+        except RuleError as error:  # a limit, a seat no longer allowed at a rated table
+            self.say(str(error))
+
     # -- undo and leaving --------------------------------------------------------------
 
     def ask_undo(self, question: str) -> None:
@@ -250,6 +285,9 @@ class SharedGameMixin(GameScreen[Any]):
         self.table.answer_undo(bool(yes))
 
     def action_quit_game(self) -> None:
+        if self.view is not None and self.view.over:
+            self.app.leave_table(self.table)  # nothing left to come back to: no question
+            return
         detail = "The game goes on: come back to it from the lobby." if self.table.seat is not None else ""
         self.app.push_screen(ConfirmScreen("Leave the table?", detail), self._leave_answer)
 
