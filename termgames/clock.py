@@ -109,7 +109,7 @@ class ClockSpec:
     @property
     def warning_seconds(self) -> float:
         """Under this many seconds left a running clock is marked (and rings the bell once)."""
-        return self.base / 5 if self.correspondence else min(LIVE_WARNING_SECONDS, self.base / 5)
+        return self.base / 5 if self.correspondence else LIVE_WARNING_SECONDS
 
 
 def parse_clock(text: str | None) -> ClockSpec | None:

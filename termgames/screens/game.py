@@ -36,7 +36,7 @@ from ..rules.base import possessive
 from ..table import LocalTable, Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
-from ..widgets.clock import ClockLines
+from ..widgets.clock import ClockLines, out_note
 from ..widgets.footer import Footer
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import PanelTexts, SidePanel, update_if_changed
@@ -471,7 +471,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             lines = self.found("#clocks", ClockLines)
         except NoMatches:  # not mounted yet: its first drawing comes with the screen's
             return
-        lines.show(clocks, now, self.table.names, self.out_note())
+        lines.show(clocks, now, self.table.names, out_note(len(self.table.names), self.table.game.timeout_move))
         mine = {seat for seat in self.table.local_humans() if seat not in clocks.out}
         warning = {
             seat for seat in clocks.running
@@ -492,15 +492,6 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             if left >= clocks.spec.warning_seconds:
                 waits.append(left - clocks.spec.warning_seconds + 1e-3)
         self._clock_timer = self.set_timer(max(0.01, min(waits)), self.update_clocks)
-
-    def out_note(self) -> str:
-        """What the clock of a seat out of time says."""
-        if len(self.table.names) == 2:
-            return "out of time"
-        move = self.table.game.timeout_move
-        if move is None:
-            return "out: AI plays"
-        return "out: passes" if move == "pass" else f"out: plays {move}"
 
     def _tick(self) -> None:
         if not self.table.thinking:

@@ -26,6 +26,15 @@ RUNNING = "▶"
 ASCII_RUNNING = ">"
 
 
+def out_note(seats: int, timeout_move: str | None) -> str:
+    """What the clock of a seat out of time says: the game ended (two seats), or who plays it now."""
+    if seats == 2:
+        return "out of time"
+    if timeout_move is None:
+        return "out: AI plays"
+    return "out: passes" if timeout_move == "pass" else f"out: plays {timeout_move}"
+
+
 def clock_lines(
     clocks: Clocks, now: float, names: tuple[str, ...], width: int, ascii_only: bool = False,
     out_note: str = "out of time",
@@ -52,6 +61,8 @@ def clock_lines(
 class ClockLines(StylePerPass, Widget):
     """The seats' clocks; the screen calls :meth:`show` at each change and at each tick."""
 
+    #: Its rule for the narrow layout names the screen's class, outside the widget.
+    SCOPED_CSS = False
     DEFAULT_CSS = """
     ClockLines { height: auto; margin-bottom: 1; }
     .narrow ClockLines { width: 22; height: 100%; margin: 0 1 0 0; }

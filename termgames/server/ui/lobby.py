@@ -19,13 +19,13 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from ...clock import clock_text
 from ...games import GAMES
 from ...match import AI, HUMAN, Seat
 from ...rules import RuleError
 from ...screens.dialogs import HelpScreen
 from ...screens.start import SetupScreen
 from ...widgets.footer import Footer
-from ...clock import clock_text
 from ..commands import ratings_text, time_left_for
 from ..logs import error_line
 
