@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from termgames import records
-from termgames.clock import ClockSpec, Clocks, clock_text, next_change, parse_clock
+from termgames.clock import Clocks, ClockSpec, clock_text, next_change, parse_clock
 from termgames.match import AI, Match, Seat
 from termgames.records import RecordError
 from termgames.report import view_json

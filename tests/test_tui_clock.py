@@ -5,8 +5,6 @@ a shared table sees them too.  Time is made up: each test moves the table's cloc
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from termgames.app import TermgamesApp
 from termgames.clock import Clocks, ClockSpec
 from termgames.launch import Launch
