@@ -321,11 +321,11 @@ class Match:
 
         out = self.out_of_time
         scores = self.state.scores()
-        ranks = ranks_of(self.winners(), scores, len(self.seats))
-        if not out:
-            return ranks
-        last = max((rank for seat, rank in enumerate(ranks) if seat not in out), default=-1.0) + 1
-        return [last if seat in out else rank for seat, rank in enumerate(ranks)]
+        kept = [seat for seat in range(len(self.seats)) if seat not in out]
+        winners = [kept.index(seat) for seat in self.winners() if seat in kept]
+        ranked = ranks_of(winners, [scores[seat] for seat in kept], len(kept))
+        last = max(ranked, default=-1.0) + 1
+        return [ranked[kept.index(seat)] if seat in kept else last for seat in range(len(self.seats))]
 
     def clocks_at(self, ply: int) -> tuple[float, ...] | None:
         """What each seat had left after ``ply`` moves, as the record says (a replay's clocks); None untimed."""

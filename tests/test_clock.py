@@ -216,6 +216,25 @@ def test_three_seats_the_computer_takes_the_seat_and_it_ranks_last():
     assert records.loads(records.dumps(match)).ranks() == ranks
 
 
+def test_a_seat_out_of_time_never_wins_and_ranks_last_even_with_the_best_score():
+    match = timed("mono", 3, size=3)
+    match.flag(0, at=T0 + 61)
+
+    class Ended:  # the rules' last position, as if seat 0 had scored best
+        def is_over(self) -> bool:
+            return True
+
+        def winners(self) -> tuple[int, ...]:
+            return (0,)
+
+        def scores(self) -> tuple[int, ...]:
+            return (9, 5, 7)
+
+    match.states[-1] = Ended()  # type: ignore[call-overload]  # a stand-in state
+    assert match.winners() == (2,)  # the best score among the seats that kept their time
+    assert match.ranks() == [2.0, 1.0, 0.0]
+
+
 def test_monad_a_seat_out_of_time_passes_every_turn():
     match = timed("monad", 3, width=8, height=8, turns=3)
     match.flag(2, at=T0 + 61)

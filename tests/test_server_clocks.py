@@ -204,19 +204,21 @@ async def test_monad_a_seat_out_of_time_passes_and_the_turns_stop_waiting_for_it
 def test_of_two_servers_exactly_one_flags_and_a_late_move_at_the_other_is_refused(tmp_path, pg_url):
     from termgames.server.stores.postgres import PostgresStore
 
-    now = FakeTime()
+    now, behind = FakeTime(), FakeTime()  # b's machine's clock is a little behind a's
     a = make_hub(PostgresStore(pg_url), tmp_path / "a", now, "alice", "bob")
-    b = make_hub(PostgresStore(pg_url), tmp_path / "b", now)
+    b = make_hub(PostgresStore(pg_url), tmp_path / "b", behind)
     try:
         table = a.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", clock=one_minute())
         at_b = b.table(table.id)
-        now.at = T0 + 61
+        now.at, behind.at = T0 + 61, T0 + 59.5
         a.tables[table.id].check_clocks(now.at)  # a flags first: stored
-        # b has not heard of it (no loop runs its news here): alice's late move there is refused by the store.
+        # b has not heard of it (no loop runs its news here) and its clock says alice has time left: her move
+        # there is refused by the store all the same.
         with pytest.raises(RuleError, match="alice ran out of time"):
             at_b.play_prepared(prepare_move(at_b.match.state, 0, "A1"))
         assert at_b.over and at_b.match.ended_by == "time" and len(at_b.match.flags) == 1
-        at_b.check_clocks(now.at)  # its own timer comes too: nothing more is stored
+        behind.at = T0 + 61
+        at_b.check_clocks(behind.at)  # its own timer comes too: nothing more is stored
         stored = a.store.table_clock(table.id)
         assert len(read_clock(stored, 2)[1]) == 1 and a.store.moves_from(table.id, 0) == []
         assert len(a.store.rating_changes(table.id)) == 2  # rated once
