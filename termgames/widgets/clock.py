@@ -98,8 +98,14 @@ class ClockLines(StylePerPass, Widget):
             self.refresh(layout=True)
             return
         for y, (before, after) in enumerate(zip(old, self._lines)):
-            if before != after:
+            if before == after:
+                continue
+            if before[1] != after[1]:
                 self.refresh(Region(0, y, width, 1))
+                continue
+            # A tick changes a digit or two at the line's end: only those cells are drawn and sent again.
+            same = next((i for i, (a, b) in enumerate(zip(before[0], after[0])) if a != b), len(after[0]))
+            self.refresh(Region(same, y, width - same, 1))
 
     def on_resize(self) -> None:
         if self._shown is not None:

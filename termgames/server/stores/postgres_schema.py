@@ -191,15 +191,19 @@ MIGRATIONS: list[tuple[int, str]] = [
             p_table BIGINT, p_ply INTEGER, p_seat INTEGER, p_move TEXT, p_time TEXT, p_left DOUBLE PRECISION,
             p_clock_before TEXT, p_clock TEXT, p_news TEXT
         ) RETURNS INTEGER LANGUAGE plpgsql VOLATILE AS $$
+        DECLARE
+            v_closed TEXT;
+            v_clock TEXT;
         BEGIN
-            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
-            IF (SELECT closed FROM tables WHERE id = p_table) <> '' THEN
+            -- The row's lock, and what it holds once locked (a move, an undo or a flag in flight came first).
+            SELECT closed, clock INTO v_closed, v_clock FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            IF v_closed <> '' THEN
                 RETURN -1;
             END IF;
             IF (SELECT count(*) FROM moves WHERE table_id = p_table) <> p_ply THEN
                 RETURN 0;
             END IF;
-            IF (SELECT clock FROM tables WHERE id = p_table) <> p_clock_before THEN
+            IF v_clock <> p_clock_before THEN
                 RETURN -2;
             END IF;
             INSERT INTO moves (table_id, ply, seat, move, time, clock)
