@@ -146,3 +146,27 @@ async def test_a_spectator_at_a_shared_table_sees_the_clocks(tmp_path, new_store
             await pilot.pause()
         assert clock_lines(carol)[1].startswith("▶ bob")
     hub.close()
+
+
+async def test_the_lobbys_new_table_form_makes_a_timed_table(tmp_path, new_store):
+    from termgames.server.ui.lobby import CreateTableScreen
+
+    hub = Hub(new_store(), tmp_path / "records")
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("enter")  # the first game: Copolymer
+        for _ in range(3):
+            await pilot.pause()
+        assert isinstance(alice.screen, CreateTableScreen)
+        alice.screen.query_one("#seat-name-1").value = "bob"
+        alice.screen.query_one("#setup-clock").value = "3d/move"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        for _ in range(3):
+            await pilot.pause()
+        table = hub.table(1)
+        assert table.match.clock == ClockSpec.parse("3d/move") and clock_lines(alice)[0].endswith("3d 0h")
+    hub.close()
