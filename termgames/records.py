@@ -142,30 +142,23 @@ def from_dict(data: Any) -> Match:
             except RuleError as error:
                 raise RecordError(f"seat {number}: {error}") from None
         seats.append(Seat(name, kind, level if kind == AI else None))
-    names = [seat.name for seat in seats]
+    names = [seat.name or "" for seat in seats]
     moves: list[MoveRecord] = []
-    for number, move in enumerate(_need(data, "moves", list), start=1):
-        if not isinstance(move, dict):
-            raise RecordError(f"move {number} is not an object")
+    for number, entry in enumerate(_need(data, "moves", list), start=1):
         where = f"move {number}"
-        seat_name = _need(move, "seat", str, where)
-        if seat_name not in names:
-            raise RecordError(f"move {number} is by {seat_name!r}, who has no seat")
+        move, seat, time = _seat_entry(entry, where, names, "by")
         text = _need(move, "move", str, where)
-        time = move.get("time", "")
-        if not isinstance(time, str):
-            raise RecordError(f"'time' in move {number} has the wrong type")
         drawn = move.get("drawn")
         if drawn is not None and not isinstance(drawn, str):
             raise RecordError(f"'drawn' in move {number} has the wrong type")
         left = move.get("clock")
         if left is not None and not _seconds(left):
             raise RecordError(f"'clock' in move {number} is not a number of seconds")
-        moves.append(MoveRecord(names.index(seat_name), text, time, drawn, None if left is None else float(left)))
+        moves.append(MoveRecord(seat, text, time, drawn, None if left is None else float(left)))
     setup = data.get("drawn")
     if setup is not None and not isinstance(setup, str):
         raise RecordError("'drawn' in the record has the wrong type")
-    clock, flags, saved = _clock(data, [seat.name or "" for seat in seats])
+    clock, flags, saved = _clock(data, names)
     try:
         match = Match.replay(game, options, seats, seed, moves, clock=clock, flags=flags)
     except RuleError as error:
@@ -189,6 +182,19 @@ def from_dict(data: Any) -> Match:
             raise RecordError("the record claims a result but its moves do not finish the game")
         raise RecordError("the record's result does not match its moves (tampered?)")
     return match
+
+
+def _seat_entry(entry: Any, where: str, names: list[str], verb: str) -> tuple[dict[str, Any], int, str]:
+    """An entry of a record's list that names a seat and a time (a move, a flag): the entry, its seat, its time."""
+    if not isinstance(entry, dict):
+        raise RecordError(f"{where} is not an object")
+    name = _need(entry, "seat", str, where)
+    if name not in names:
+        raise RecordError(f"{where} is {verb} {name!r}, who has no seat")
+    time = entry.get("time", "")
+    if not isinstance(time, str):
+        raise RecordError(f"'time' in {where} has the wrong type")
+    return entry, names.index(name), time
 
 
 def _seconds(value: Any) -> bool:
@@ -216,18 +222,10 @@ def _clock(
     listed = data.get("flags", [])
     if not isinstance(listed, list):
         raise RecordError("'flags' in the record is not a list")
-    for number, flag in enumerate(listed, start=1):
+    for number, entry in enumerate(listed, start=1):
         where = f"flag {number}"
-        if not isinstance(flag, dict):
-            raise RecordError(f"{where} is not an object")
-        name = _need(flag, "seat", str, where)
-        if name not in names:
-            raise RecordError(f"{where} is for {name!r}, who has no seat")
-        ply = _need(flag, "ply", int, where)
-        stamp = flag.get("time", "")
-        if not isinstance(stamp, str):
-            raise RecordError(f"'time' in {where} has the wrong type")
-        flags.append(Flag(names.index(name), ply, stamp))
+        flag, seat, stamp = _seat_entry(entry, where, names, "for")
+        flags.append(Flag(seat, _need(flag, "ply", int, where), stamp))
     left_by_name, running_names = found.get("left", {}), found.get("running", [])
     if not isinstance(left_by_name, dict) or not isinstance(running_names, list):
         raise RecordError("the record's clock has no time left per seat")
