@@ -249,7 +249,7 @@ def _show(hub: Hub, player: str, args: list[str]) -> Result:
     table.check_clocks(hub.now())  # a clock that ran out a moment ago is shown out
     if as_json:
         return _ok(safe_json(view_json(table.match, viewer, hub.now())))
-    return _ok(view_text(table.match, viewer, now=hub.now()))
+    return _ok(view_text(table.match, viewer))
 
 
 def _record(hub: Hub, args: list[str]) -> Result:

@@ -599,6 +599,7 @@ class LiveTable(TableFacts):
         if started is not None:
             self.clock_text = started
             self.clock_changed()
+        if not self.open_seats():  # the table is full: whoever is to move is on turn now
             self._tell_turns(())
         return seat
 
