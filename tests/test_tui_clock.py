@@ -170,3 +170,16 @@ async def test_the_lobbys_new_table_form_makes_a_timed_table(tmp_path, new_store
         table = hub.table(1)
         assert table.match.clock == ClockSpec.parse("3d/move") and clock_lines(alice)[0].endswith("3d 0h")
     hub.close()
+
+
+def test_the_start_screen_lists_a_game_won_on_time(tmp_path):
+    from termgames.records import save
+    from termgames.screens.start import read_saved_games
+
+    match = Match("copolymer", {"size": 5}, [Seat("ann"), Seat("bob")], 3, clock=ClockSpec.parse("1m"))
+    match.start_clocks(T0)
+    match.play(0, "A1", at=T0 + 5)
+    match.flag(1, at=T0 + 70)
+    save(tmp_path / "g.json", match)
+    [listed] = read_saved_games(tmp_path, None)
+    assert listed.summary() == "finished: ann won on time"

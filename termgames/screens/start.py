@@ -66,7 +66,9 @@ class SavedGame:
             return self.error
         state = match.state
         if match.over:
-            winners = state.winners()
+            winners = match.winners()
+            if match.ended_by == "time":
+                return f"finished: {match.names[winners[0]]} won on time"
             scores = state.scores()
             best = int(scores[winners[0]])
             others = sorted((int(s) for i, s in enumerate(scores) if i not in winners), reverse=True)
