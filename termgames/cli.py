@@ -363,7 +363,7 @@ def move(
                 fail(str(error))
             try:
                 if as_name is None:
-                    to_move = match.state.to_move()
+                    to_move = match.to_move()
                     if len(to_move) != 1:
                         fail("the game is over" if not to_move else "several players are to move; say who: --as NAME")
                     seat = to_move[0]
