@@ -228,6 +228,35 @@ def test_of_two_servers_exactly_one_flags_and_a_late_move_at_the_other_is_refuse
             hub.store.close()
 
 
+async def test_the_other_servers_hear_each_move_s_clock_and_the_flag(tmp_path, pg_url):
+    from termgames.server.stores.postgres import PostgresStore
+
+    now = FakeTime()
+    a = make_hub(PostgresStore(pg_url), tmp_path / "a", now)
+    b = make_hub(PostgresStore(pg_url), tmp_path / "b", now)
+    for hub in (a, b):
+        hub.start()
+    try:
+        table = a.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", clock=one_minute())
+        await until(lambda: table.id in b.tables)
+        at_b = b.tables[table.id]
+        bob = Listener("bob", 1)
+        at_b.subscribe(bob)
+        now.at = T0 + 12
+        table.play(0, "A1")
+        await until(lambda: len(at_b.match.moves) == 1)
+        assert at_b.clock_text == table.clock_text and at_b.match.moves[0].clock == 48
+        now.at = T0 + 12 + 60
+        table.check_clocks(now.at)  # a flags bob (b's own timer would too: a is first here)
+        await until(lambda: at_b.over)
+        assert at_b.match.ended_by == "time" and ("notice", "bob ran out of time: alice wins on time") in bob.events
+        assert at_b.clock_text == table.clock_text
+    finally:
+        for hub in (a, b):
+            hub.close()
+            hub.store.close()
+
+
 def test_two_connections_flagging_at_the_same_moment_store_one_flag(pg_url):
     """Two stores in two threads flag one seat at once: the database decides, exactly one is stored."""
     from termgames.server.stores.postgres import PostgresStore
