@@ -163,6 +163,7 @@ def test_three_seats_the_computer_plays_the_seat_out_of_time_and_it_ranks_last(t
     assert ("notice", f"{name} ran out of time: the computer (normal) plays for {name} from now on") in watcher.events
     with pytest.raises(RuleError, match="ran out of time"):
         table.play(slow, "random")  # the player came back: the seat is the computer's now
+    assert table.presence()[slow] == (name, "ai")  # every screen's line of who is here says so
     while not table.over:  # (no loop runs here: the moves the runner would make for the seat, made by hand)
         mover = table.to_move()[0]
         now.at += 1

@@ -309,7 +309,8 @@ class LiveTable(TableFacts):
         here = self.connected()
         out = []
         for number, seat in enumerate(self.seats, start=1):
-            if seat.kind == AI:
+            # A seat out of time that the computer plays now shows as the computer's.
+            if seat.kind == AI or (seat.name is not None and self.match.computer_plays(number - 1)):
                 out.append((seat.name or f"ai{number}", "ai"))
             elif seat.name is None:
                 out.append((f"{OPEN_PREFIX}{number}", "open"))
