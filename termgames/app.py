@@ -101,6 +101,19 @@ class TermgamesApp(ScreenHost):
         else:
             self.switch_screen(setup)
 
+    def start_screen_under(self) -> bool:
+        from .screens.start import StartScreen
+
+        return any(isinstance(screen, StartScreen) for screen in self.screen_stack[:-1])
+
+    def back_to_start(self) -> None:
+        from .screens.start import StartScreen
+
+        if not self.start_screen_under():
+            return
+        while not isinstance(self.screen, StartScreen):
+            self.pop_screen()
+
     # -- the player's pace and what is told at exit --------------------------------
 
     def set_pace(self, pace: str) -> None:

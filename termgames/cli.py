@@ -25,6 +25,7 @@ from .terminal import wants_ascii
 
 if TYPE_CHECKING:
     from .launch import Launch
+    from .rules.monunrail_solver import Analysis
 
 GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -131,6 +132,20 @@ def _check_playable(game: str) -> None:
         fail(f"{game} has no terminal screen yet; play it with termgames new/move/show")
 
 
+def _check_look(palette: str, pace: str | None) -> str | None:
+    """``--palette`` and ``--pace`` checked (one line and exit 2 when wrong); the pace as the app takes it."""
+    from .preferences import check_pace
+
+    if palette not in ("default", "colourblind", "mono"):
+        fail(f"--palette must be default, colourblind or mono, not {palette!r}")
+    if pace is None:
+        return None
+    try:
+        return check_pace(pace)
+    except ValueError as error:
+        fail(f"--pace: {error}")
+
+
 def _run_tui(launch: Launch, saves: Path | None, ascii_mode: bool, palette: str, pace: str | None = None) -> None:
     """Run the app; once it has closed, say on the terminal where each game it played is saved."""
     from .app import TermgamesApp
@@ -216,16 +231,9 @@ def play(
     """Play a game in the terminal. Game options follow the game's name, e.g. termgames play copolymer --small."""
     from .clock import parse_clock
     from .launch import Launch
-    from .preferences import check_pace
     from .rules import RuleError
 
-    if palette not in ("default", "colourblind", "mono"):
-        fail(f"--palette must be default, colourblind or mono, not {palette!r}")
-    if pace is not None:
-        try:
-            pace = check_pace(pace)
-        except ValueError as error:
-            fail(f"--pace: {error}")
+    pace = _check_look(palette, pace)
     try:
         spec = parse_clock(clock) if clock is not None else None
     except RuleError as error:
@@ -460,6 +468,15 @@ def serve(
         None, "--host-key", metavar="FILE",
         help="The SSH host key (made if missing): give every server behind one address the same file.",
     ),
+    smtp: str | None = typer.Option(
+        None, "--smtp", metavar="HOST:PORT",
+        help="A mail relay: players away get a mail listing the tables where it is their move (STARTTLS when "
+        "offered; the relay's password from $TERMGAMES_SMTP_PASSWORD, its user from $TERMGAMES_SMTP_USER).",
+    ),
+    mail_from: str | None = typer.Option(None, "--mail-from", metavar="ADDR", help="The sender of the mail (--smtp)."),
+    mail_every: float = typer.Option(
+        limits.MAIL_EVERY_HOURS, "--mail-every", metavar="HOURS", help="Hours between two mails to one player."
+    ),
     reuse_port: bool = typer.Option(False, "--reuse-port", hidden=True, help="A worker of --workers."),
 ) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST."""
@@ -473,6 +490,19 @@ def serve(
     for flag, days in (("--idle-days", idle_days), ("--guest-idle-days", guest_idle_days)):
         if not 0 < days <= limits.MAX_IDLE_DAYS:
             fail(f"{flag} must be more than 0 and at most {limits.MAX_IDLE_DAYS} (100 years), not {days:g}")
+    mail = None
+    if (smtp is None) != (mail_from is None):
+        fail("--smtp HOST:PORT and --mail-from ADDR go together: mail needs a relay and a sender")
+    if not 1 <= mail_every <= limits.MAX_MAIL_EVERY_HOURS:
+        fail(f"--mail-every must be at least 1 and at most {limits.MAX_MAIL_EVERY_HOURS:g} hours, not {mail_every:g}")
+    if smtp is not None and mail_from is not None:
+        from .rules import RuleError
+        from .server.mail import mail_config
+
+        try:
+            mail = mail_config(smtp, mail_from, dict(os.environ))
+        except RuleError as error:
+            fail(str(error))
     if colors not in ("256", "truecolor", "standard"):
         fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
     if not 0 < port < 65536:
@@ -501,7 +531,7 @@ def serve(
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
                 "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
                 "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads},
-        db=url, host_key=host_key, reuse_port=reuse_port,
+        db=url, host_key=host_key, reuse_port=reuse_port, mail=mail, mail_every=mail_every,
     )
 
 
@@ -536,6 +566,27 @@ def _serve_with_workers(workers: int, host: str, port: int, data: Path | None, h
 
 
 @app.command()
+def web(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
+    port: int = typer.Option(8000, "--port", help="TCP port (0: any free one)."),
+    saves: Path | None = SavesOption,
+    ascii_mode: bool = AsciiOption,
+    palette: str = PaletteOption,
+    pace: str | None = PaceOption,
+) -> None:
+    """Play in a browser: prints a link (with a random token) that opens the start screen, one per tab."""
+    pace = _check_look(palette, pace)
+    if not 0 <= port < 65536:
+        fail(f"--port must be between 0 and 65535, not {port}")
+    # Every browser's terminal takes 24-bit colour; one depth for the process (see serve).
+    os.environ.setdefault("TEXTUAL_COLOR_SYSTEM", "truecolor")
+    from .paths import saves_dir
+    from .web.local import run
+
+    run(host, port, saves_dir(saves), ascii=ascii_mode, palette=palette, pace=pace)
+
+
+@app.command()
 def solve(
     game: str = typer.Argument(..., help="The game whose position to solve: monunrail."),
     file: str = typer.Argument("-", metavar="[FILE|-]", help="The position; - or nothing reads standard input."),
@@ -545,16 +596,39 @@ def solve(
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Neither read nor update the solver's cache of solved shapes."
     ),
+    explain: bool = typer.Option(
+        False, "--explain", help="Also say how each component's value was found (with --json: an \"explain\" key)."
+    ),
+    time_limit: str | None = typer.Option(
+        None, "--time-limit", metavar="TIME", help="Stop after this long (90, 90s, 2m, 1h); no limit by default."
+    ),
+    max_memory: str | None = typer.Option(
+        None,
+        "--max-memory",
+        metavar="SIZE",
+        help="Stop before holding more memory than this (500M, 2G); by default half the machine's, "
+        "and never more than it has free.",
+    ),
 ) -> None:
     """Solve a MonUnrail unrailing position: its nimber and every winning move.
 
     The position is rows of # (tile) and . (empty), top row first; A1 is the
-    top-left character, columns are letters and rows numbers.
+    top-left character, columns are letters and rows numbers.  A solve that
+    reaches --time-limit or --max-memory stops with one line saying how far it
+    got and exit status 3; what it solved stays in the cache, so the next run
+    goes further.
     """
     if game.lower() != "monunrail":
         fail(f"only monunrail positions can be solved, not {game!r}")
+    from .solver_run import parse_seconds, parse_size
+
+    try:
+        seconds = None if time_limit is None else parse_seconds(time_limit)
+        memory = None if max_memory is None else parse_size(max_memory)
+    except ValueError as error:
+        fail(str(error))
     from .records import RecordError, read_bytes
-    from .rules.monunrail_solver import Solver, cell_name, parse_shape
+    from .rules.monunrail_solver import Solver, SolveStopped, cell_name, parse_shape
 
     try:
         # A regular file of at most 8 MB, like a record: a FIFO must not hang, /dev/zero not fill memory.
@@ -569,27 +643,60 @@ def solve(
     except ValueError as error:
         fail(f"{'standard input' if file == '-' else file}: {error}")
     from . import solver_cache
+    from .solver_run import EXIT_BUDGET, Budget, ProgressLine, human_bytes, stop_report
 
+    budget = Budget(seconds, memory)  # the time limit counts from here, reading the caches included
     solver = Solver()
+    tag = solver_cache.position_tag(cells)
     if not no_cache:
         solver_cache.load(solver)
+        solver_cache.load_resume(solver, tag)
     known = solver.cache_size
+    progress = ProgressLine(sys.stderr.isatty() and not as_json, solver, budget)
+
+    def watch(analysis: Analysis) -> None:
+        budget.check(solver)
+        progress.update(analysis)
+
     try:
-        nimber = solver.nimber(cells)
-        moves = solver.winning_moves(cells)
+        budget.check(solver)
+        analysis = solver.analyse(cells, watch)
     except ValueError as error:  # a component too large for any core
         fail(str(error))
+    except SolveStopped as stop:
+        progress.close()
+        report = stop_report(stop, budget, solver, known)
+        if not no_cache:
+            solver.memory_limit = None  # what it solved must reach the files, even if the tables are at the budget
+            solver_cache.save(solver)
+            kept = solver_cache.save_resume(solver, tag)
+            if kept:
+                report += f" (kept for the next run: {human_bytes(kept)})"
+        print(f"termgames: {report}", file=sys.stderr)
+        raise typer.Exit(EXIT_BUDGET) from None
     except KeyboardInterrupt:
+        progress.close()
         print("termgames: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None
-    if not no_cache and solver.cache_size > known:
-        solver_cache.save(solver)
+    finally:
+        progress.close()
+    if not no_cache:
+        if solver.cache_size > known:
+            solver.memory_limit = None
+            solver_cache.save(solver)
+        solver_cache.discard_resume(tag)
+    assert analysis.nimber is not None and analysis.winning_moves is not None
+    nimber = analysis.nimber
     # Cells in board order, column then row number (A9 before A10, which sorting the names would swap);
     # the moves in the order of their sorted cells.
-    ordered = sorted(sorted(move) for move in moves)
+    ordered = sorted(sorted(move) for move in analysis.winning_moves)
     named = [[cell_name(cell) for cell in move] for move in ordered]
+    reasons = _solve_explanation(analysis)
     if as_json:
-        print(json.dumps({"nimber": nimber, "winning_moves": named}))
+        answer: dict[str, Any] = {"nimber": nimber, "winning_moves": named}
+        if explain:
+            answer["explain"] = reasons
+        print(json.dumps(answer))
         return
     tiles = len(cells)
     print(f"{tiles} tile{'' if tiles == 1 else 's'}, nimber {nimber}.")
@@ -602,6 +709,35 @@ def solve(
         print("The player to move loses against perfect play: no move wins.")
     else:
         print("No tiles: the player who removed the last one has won.")
+    if analysis.symmetric:
+        print(f"Symmetric: the second player mirrors every move (a half turn about the centre of {reasons['box']}).")
+    if explain and reasons["components"]:
+        print("Components, smallest first:")
+        for part in reasons["components"]:
+            print(f"  {part['box']}, {part['tiles']} tile{'' if part['tiles'] == 1 else 's'}: {part['nimber']} "
+                  f"({_HOW[part['how']]})")
+
+
+_HOW = {
+    "symmetric": "symmetric: the second player mirrors",
+    "line": "a straight row",
+    "known": "already known: the cache, or a component alike",
+    "solved": "solved",
+}
+
+
+def _solve_explanation(analysis: Analysis) -> dict[str, Any]:
+    """How ``termgames solve`` found its answer: the whole position's symmetry and each component's value."""
+    from .solver_run import box_name
+
+    return {
+        "box": box_name(analysis.cells) if analysis.cells else "",
+        "symmetric": analysis.symmetric,
+        "components": [
+            {"box": box_name(k.cells), "tiles": len(k.cells), "nimber": k.value, "how": k.how}
+            for k in analysis.components
+        ],
+    }
 
 
 def main() -> None:

@@ -108,8 +108,13 @@ class ClockSpec:
 
     @property
     def warning_seconds(self) -> float:
-        """Under this many seconds left a running clock is marked (and rings the bell once)."""
+        """Under this many seconds left a running clock is marked on screen (and rings the bell once)."""
         return self.base / 5 if self.correspondence else LIVE_WARNING_SECONDS
+
+    @property
+    def low_seconds(self) -> float:
+        """Under a fifth of BASE (or N) a player's clock is low: her notice (and mail, if she is away) says so."""
+        return self.base / 5
 
 
 def parse_clock(text: str | None) -> ClockSpec | None:
@@ -167,10 +172,10 @@ class Clocks:
             return None
         return self.since + max(0.0, min(self.left[s] for s in seats))
 
-    def warning_time(self, seat: int) -> float | None:
-        """When ``seat``'s running clock falls under :attr:`ClockSpec.warning_seconds` (None: it does not run)."""
+    def low_time(self, seat: int) -> float | None:
+        """When ``seat``'s running clock falls under :attr:`ClockSpec.low_seconds` (None: it does not run)."""
         deadline = self.deadline(seat)
-        return None if deadline is None else deadline - self.spec.warning_seconds
+        return None if deadline is None else deadline - self.spec.low_seconds
 
     # -- changes ---------------------------------------------------------------
 

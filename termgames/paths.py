@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 SAVES_ENV = "TERMGAMES_SAVES"
 PREFERENCES_ENV = "TERMGAMES_PREFERENCES"
@@ -43,11 +45,12 @@ def bundled_saves() -> Path:
     return Path(__file__).resolve().parent.parent / "saves"
 
 
-def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
+def write_atomically(path: Path, data: bytes | Callable[[BinaryIO], object], mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` whole: the old file stays intact until the new one is complete.
 
-    ``mode`` None keeps mkstemp's 0600 (private files: caches, keys).  A symlink is written through: its
-    target is replaced and the link stays a link.
+    ``data`` is the bytes, or a function that writes them to the file it is given (for contents too
+    large to hold twice in memory).  ``mode`` None keeps mkstemp's 0600 (private files: caches, keys).
+    A symlink is written through: its target is replaced and the link stays a link.
     """
     path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -57,7 +60,10 @@ def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
         with os.fdopen(handle, "wb") as out:
             if mode is not None:
                 os.chmod(temporary, mode)
-            out.write(data)
+            if callable(data):
+                data(out)
+            else:
+                out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, path)

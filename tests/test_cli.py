@@ -160,7 +160,8 @@ def test_help_and_list_import_neither_textual_nor_any_game(command):
         f"sys.argv = ['termgames', {command!r}]\n"
         "from termgames.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "heavy = ('textual', 'termgames.rules', 'termgames.ai', 'termgames.screens', 'termgames.widgets')\n"
+        "heavy = ('textual', 'termgames.rules', 'termgames.ai', 'termgames.screens', 'termgames.widgets',\n"
+        "         'aiohttp', 'termgames.web')\n"
         "bad = [m for m in sys.modules if m.startswith(heavy)]\n"
         "assert not bad, bad\n"
     )
@@ -172,6 +173,27 @@ def test_help_and_list_import_neither_textual_nor_any_game(command):
         assert done.stdout.splitlines() == [
             f"{name:<{max(map(len, GAMES))}}  {descriptor.blurb}" for name, descriptor in GAMES.items()
         ]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [(["--port", "70000"], "--port must be between 0 and 65535"), (["--palette", "pink"], "--palette must be"),
+     (["--pace", "fast"], "--pace")],
+)
+def test_web_option_mistakes_are_one_line(args, said):
+    assert said in one_line_error(run("web", *args))
+
+
+def test_web_warns_off_loopback_and_says_in_one_line_when_it_cannot_listen(tmp_path):
+    # 192.0.2.1 (TEST-NET-1) is no address of this machine: binding it fails at once, nothing is sent anywhere.
+    done = subprocess.run(
+        [sys.executable, "-m", "termgames", "web", "--host", "192.0.2.1", "--saves", str(tmp_path)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    warning, error = done.stderr.strip().splitlines()
+    assert warning.startswith("termgames: warning: listening on 192.0.2.1, not loopback")
+    assert error.startswith("termgames: cannot listen on 192.0.2.1:8000")
 
 
 @pytest.mark.parametrize("args", [["play", "--load", "x.json", "copolymer"], ["play", "-p", "a"]])

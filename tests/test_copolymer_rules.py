@@ -10,6 +10,7 @@ the game at once.
 from __future__ import annotations
 
 import random
+import re
 import textwrap
 from dataclasses import replace
 
@@ -296,9 +297,9 @@ def figure_owners(figure: str) -> tuple[int | None, ...]:
 
 
 def board_rows(view) -> str:
-    """The board part of board_text() without the row letters, for comparison with a figure."""
-    lines = view.board_text().splitlines()
-    rows = [line[2:] for line in lines[: len(view.board.rows)]]
+    """The board part of board_text() without the row letters and diagonal numbers, for comparison with a figure."""
+    lines = view.board_text().splitlines()[1:]  # the first line numbers the top row's diagonals
+    rows = [re.sub(r" \d+$", "", line[2:]) for line in lines[: len(view.board.rows)]]
     for line, (letter, _, _) in zip(lines, view.board.rows):
         assert line.startswith(letter + " ")
     return "\n".join(rows)
@@ -669,3 +670,55 @@ def test_views_agree_on_the_board(board, chooser_seed, game_seed):
             )
     final = match.view(ALL)
     assert final.owners == match.state.owners
+
+
+def cell_names_read_off(text: str) -> dict[tuple[int, int], str]:
+    """Each mark of ``board_text``'s drawing (line, column) with the name a player reads off it: the row's letter at
+    the line's start, the diagonal's number up and to the right of the diagonal's top cell (as in the rules'
+    Figure 1)."""
+    lines = text.split("\n\n")[0].splitlines()
+    rows = {index: line.split()[0] for index, line in enumerate(lines) if re.match(r"^[A-Z] ", line)}
+    marks = {(index, column) for index in rows for column, char in enumerate(lines[index]) if char in "xo." and column}
+    first_row = min(rows)
+    row_marks = sorted(column for line, column in marks if line == first_row)
+    step = (row_marks[1] - row_marks[0]) // 2  # a half cell, in characters
+    names = {}
+    for line, column in marks:
+        up, right = line, column
+        while (up - 1, right + step) in marks:  # up the diagonal to its top cell
+            up, right = up - 1, right + step
+        label = lines[up - 1][right + step :].split()[0] if up >= 1 else ""
+        names[line, column] = rows[line] + (label if label.isdigit() else "?")
+    return names
+
+
+@pytest.mark.parametrize(("shape", "size"), [("hexagon", 3), ("hexagon", 11), ("hexagon", 19), ("rhombus", 5),
+                                            ("rhombus", 11), ("hexagon", 25)])
+def test_the_text_board_names_every_cell_it_draws(shape, size):
+    """``termgames show`` drew Copolymer's rows lettered but without the diagonals' numbers: a player could not
+    tell which cell was E5 (issue 25, 8). Every mark's name can be read off the drawing, and it is that cell's."""
+    state = Copolymer().new({"shape": shape, "size": size}, ("ann", "bob"), 1)
+    rng = random.Random(2)
+    for _ in range(size):
+        state = state.apply(state.to_move()[0], state.random_move(state.to_move()[0], rng))
+    view = state.view(0)
+    text = view.board_text()
+    names = cell_names_read_off(text)
+    assert sorted(names.values()) == sorted(view.board.names), text
+    lines = text.splitlines()
+    for (line, column), name in names.items():
+        owner = view.owners[view.board.index[name]]
+        assert lines[line][column] == ("." if owner is None else "xo"[owner]), (name, text)
+
+
+def test_the_rules_name_the_seats_marks_as_the_screens_draw_them():
+    """The rules said the first seat is x where the board draws a filled disc (issue 25, 10): they name the
+    screen's marks, the ASCII ones and show's."""
+    from termgames.widgets.palette import ASCII, UNICODE
+
+    text = " ".join(Copolymer().rules_text().split())
+    assert "first seat (x)" not in text
+    assert UNICODE.seats[0] == "●" and "filled discs on the screen" in text
+    assert f"({ASCII.seats[0]} with `--ascii`, x in `termgames show`)" in text
+    assert f"the open ones ({ASCII.seats[1]}, o)" in text and UNICODE.seats[1] == "○"
+    assert text.isascii()  # shown as it is under LANG=C

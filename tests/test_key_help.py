@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from termgames.screens.copolymer import CopolymerScreen
-from termgames.screens.game import GameScreen
+from termgames.screens.game import CURSOR_KEYS, GameScreen
 from termgames.screens.keys import key_name, key_rows, keys_markdown
 from termgames.screens.mono import MonoScreen
 from termgames.screens.monunrail import MonUnrailScreen
@@ -35,7 +35,7 @@ def test_a_subclass_binding_hides_the_base_binding_of_its_key():
     # GameScreen's "enter,space: act" is replaced by MonUnrail's own Enter and Space.
     assert not any("act: play the move" in text for text in rows)
     assert rows["unrailing: pick a tile to remove, or unpick it"].keys == ["space"]
-    assert "move the cursor" in rows  # the common keys MonUnrail keeps
+    assert CURSOR_KEYS in rows  # the common keys MonUnrail keeps ("move the cursor ...")
 
 
 def test_rows_group_bindings_of_one_explanation_and_name_keys_in_ascii():

@@ -117,3 +117,22 @@ def test_bot_against_bot_games_end():
 def test_unknown_level_is_refused():
     with pytest.raises(ValueError):
         make_bot("monunrail", "expert")
+
+
+def test_a_hint_has_a_budget_and_asking_again_goes_on(monkeypatch):
+    """The game screen's hint stops at its time budget (2 s) with a message instead of running on; what it
+    solved stays, so the next request goes further (here: with the budget back, it finishes)."""
+    from termgames import solver_run
+    from termgames.ai.monunrail import HintGiver, HintUnfinished
+
+    view = unrailing([(c, r) for c in range(5) for r in range(4)]).view(0)  # a 4 x 5 block: 7
+    giver = HintGiver()
+    monkeypatch.setattr(solver_run, "HINT_SECONDS", 0.0)
+    with pytest.raises(HintUnfinished, match=r"not worked out within the time limit \(0\.0 s\)"):
+        giver.hint(view)
+    solved = giver._solver.cache_size
+    assert solved > 0 and giver._solver.memory_limit is None
+    monkeypatch.setattr(solver_run, "HINT_SECONDS", 60.0)  # not 2 s: a loaded test machine must not fail it
+    hint = giver.hint(view)
+    assert hint.lines[0][0] == "Nimber 7: "
+    assert giver._solver.cache_size > solved

@@ -18,7 +18,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgames.rules.monunrail_solver import Solver, cell_name, compiled_core_available, line_nimber, parse_shape
+from termgames.rules.monunrail_solver import (
+    Solver,
+    SolveStopped,
+    _components,
+    cell_name,
+    compiled_core_available,
+    line_nimber,
+    mirror_wins,
+    parse_shape,
+)
 
 # --------------------------------------------------------------------------
 # Helpers and the reference solver
@@ -578,3 +587,425 @@ def test_threads_share_a_compiled_solver():
     for thread in threads:
         thread.join()
     assert got == shapes
+
+
+# --------------------------------------------------------------------------
+# The second player's mirror strategy (issue 28)
+# --------------------------------------------------------------------------
+
+
+def half_turn_images(cells: frozenset) -> frozenset:
+    """The half turn of ``cells`` about the centre of their bounding box (written here, not taken from the module)."""
+    cols = [c for c, _ in cells]
+    rows = [r for _, r in cells]
+    return frozenset((min(cols) + max(cols) - c, min(rows) + max(rows) - r) for c, r in cells)
+
+
+def a_removal_meets_its_image(cells: frozenset) -> bool:
+    """The condition of the claim, checked removal by removal rather than through the central cells."""
+    image = half_turn_images(cells)
+    assert image == cells
+    cols = [c for c, _ in cells]
+    rows = [r for _, r in cells]
+    turn = {cell: (min(cols) + max(cols) - cell[0], min(rows) + max(rows) - cell[1]) for cell in cells}
+    return any(set(move) & {turn[c] for c in move} for move in ref_moves(cells))
+
+
+@pytest.mark.parametrize(
+    "picture,wins",
+    [
+        ("##/##", True),  # O4: even sides
+        ("######/######", True),  # 2x6
+        ("###/###", False),  # 2x3: the middle column's domino is its own image
+        ("###/#.#/###", True),  # the 3x3 ring: the centre is empty
+        ("###/###/###", False),  # the centre cell is its own image
+        ("##./.##", False),  # S4: the middle column's domino again (S4 is worth 1)
+        ("#.#", True),  # two single tiles in a row, the centre empty
+        ("##.##", True),
+        ("###", False),
+        ("##/#.", False),  # not symmetric
+        ("#..#/####/#..#", False),  # 3 rows: the middle row's two central cells are both there
+        ("#..#/#..#/#..#", True),  # ... and here they are not
+        ("##../..##", True),  # two dominoes, a half turn apart
+        ("#", False),
+        ("", False),
+    ],
+)
+def test_mirror_wins_says_when_the_second_player_mirrors(picture, wins):
+    shape = parse_shape(picture.replace("/", "\n"))
+    assert mirror_wins(shape) is wins
+    if wins:
+        assert ref_nimber(shape) == 0
+    if shape and half_turn_images(shape) == shape:
+        assert wins is not a_removal_meets_its_image(shape)
+
+
+@cache
+def symmetric_polyominoes(max_cells: int) -> tuple[frozenset, ...]:
+    """Every polyomino of at most ``max_cells`` cells that is its own half turn, once up to translation.
+
+    A half turn has its centre at a cell's centre, an edge's middle or a
+    corner; around each, the cells pair off into orbits {p, image of p}.  A
+    symmetric polyomino is a set of orbits that touch one another (Redelmeier's
+    enumeration of connected subgraphs of the graph of orbits, each found once
+    from its least orbit), whose cells are connected: touching orbits may
+    still leave two pieces that are images of each other.  A cell p of such a
+    polyomino lies on a path to its image, so |p - image| < max_cells.
+    """
+    found = []
+    for cx2 in (0, 1):
+        for cy2 in (0, 1):  # the centre is (cx2 / 2, cy2 / 2); the image of (x, y) is (cx2 - x, cy2 - y)
+            orbits = {}
+            for x in range(-max_cells, max_cells + 2):
+                for y in range(-max_cells, max_cells + 2):
+                    if abs(2 * x - cx2) + abs(2 * y - cy2) < max_cells:
+                        orbit = frozenset(((x, y), (cx2 - x, cy2 - y)))
+                        orbits[orbit] = min(orbit)
+            order = sorted(orbits, key=orbits.get)
+            index = {cell: i for i, orbit in enumerate(order) for cell in orbit}
+            cells = [tuple(orbit) for orbit in order]
+            near = [
+                sorted({index[q] for x, y in orbit for q in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+                        if q in index and index[q] != i})
+                for i, orbit in enumerate(order)
+            ]
+
+            for root in range(len(order)):
+                first = [u for u in near[root] if u > root]
+                for chosen in _grow(cells, near, max_cells, root, cells[root], first, set(first) | {root}):
+                    left = set(chosen)
+                    stack = [left.pop()]
+                    while stack:
+                        x, y = stack.pop()
+                        for q in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                            if q in left:
+                                left.remove(q)
+                                stack.append(q)
+                    if not left:
+                        found.append(frozenset(chosen))
+    return tuple(found)
+
+
+def _grow(cells, near, max_cells, root, chosen, untried, seen):
+    """Redelmeier's step: the sets of orbits grown from ``chosen`` by orbits after ``root``."""
+    yield chosen
+    while untried:
+        v = untried.pop()
+        if len(chosen) + len(cells[v]) > max_cells:
+            continue
+        new = [u for u in near[v] if u > root and u not in seen]
+        yield from _grow(cells, near, max_cells, root, chosen + cells[v], untried + new, seen.union(new))
+
+
+def test_the_enumeration_of_symmetric_polyominoes():
+    # per size: 1, 2 (the dominoes), 2 (I3), 7 (O4, two I4, two S4, two Z4), then the known counts of
+    # fixed polyominoes with a half-turn symmetry (checked against a brute force over all fixed
+    # polyominoes up to 10 cells)
+    sizes = [len(shape) for shape in symmetric_polyominoes(10)]
+    assert [sizes.count(n) for n in range(1, 11)] == [1, 2, 2, 7, 7, 24, 24, 85, 86, 310]
+    assert all(half_turn_images(shape) == shape for shape in symmetric_polyominoes(10))
+
+
+def fixed_polyominoes(n: int) -> set[frozenset]:
+    """Every fixed polyomino of n cells, at the origin (grown cell by cell: a check of the enumeration above)."""
+    shapes = {frozenset([(0, 0)])}
+    for _ in range(n - 1):
+        grown = set()
+        for shape in shapes:
+            for x, y in shape:
+                for q in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                    if q not in shape:
+                        bigger = shape | {q}
+                        c0 = min(c for c, _ in bigger)
+                        r0 = min(r for _, r in bigger)
+                        grown.add(frozenset((c - c0, r - r0) for c, r in bigger))
+        shapes = grown
+    return shapes
+
+
+def test_the_enumeration_agrees_with_a_brute_force():
+    for n in range(1, 9):
+        symmetric = {s for s in fixed_polyominoes(n) if half_turn_images(s) == s}
+        enumerated = set()
+        for shape in symmetric_polyominoes(8):
+            if len(shape) == n:
+                c0 = min(c for c, _ in shape)
+                r0 = min(r for _, r in shape)
+                enumerated.add(frozenset((c - c0, r - r0) for c, r in shape))
+        assert enumerated == symmetric, n
+
+
+def test_every_symmetric_polyomino_up_to_16_tiles_against_the_plain_search():
+    """The claim, shape by shape: each polyomino of up to 16 tiles that is its own half turn and meets the
+    condition (even sides, or the central cells not all there) is worth 0 by the plain search (no symmetry
+    rule); and the solver with the rule gives every symmetric polyomino the plain search's value.  Up to
+    14 tiles where the compiled core is not built (the pure-Python search takes ~20 s more for 15-16)."""
+    most = 16 if compiled_core_available() else 14
+    plain = Solver(symmetry=False)
+    fast = shared_solver("c" if compiled_core_available() else "python")
+    zero_by_rule = nonzero = 0
+    for shape in sorted(symmetric_polyominoes(most), key=len):
+        value = plain.nimber(shape)
+        if mirror_wins(shape):
+            assert value == 0, sorted(shape)
+            assert not a_removal_meets_its_image(shape)
+            zero_by_rule += 1
+        else:
+            assert a_removal_meets_its_image(shape)
+            nonzero += value != 0
+        assert fast.nimber(shape) == value
+    # the rule is used, and its condition is needed: symmetric shapes it leaves out are often not 0
+    assert zero_by_rule > (4000 if most == 16 else 1000) and nonzero > 4000
+
+
+def symmetric_subsets(rows: int, cols: int):
+    """Every set of cells of the box that is its own half turn about the box's centre (connected or not)."""
+    cells = [(c, r) for r in range(rows) for c in range(cols)]
+    orbits = sorted({frozenset(((c, r), (cols - 1 - c, rows - 1 - r))) for c, r in cells}, key=sorted)
+    for mask in range(1 << len(orbits)):
+        yield frozenset(cell for i, orbit in enumerate(orbits) if mask >> i & 1 for cell in orbit)
+
+
+@pytest.mark.parametrize("core", CORES)
+def test_symmetric_positions_of_small_boxes_against_the_plain_search(core):
+    """Whole positions, of one component or several: every symmetric set of cells in a box of up to 16
+    cells (up to 12 in pure Python).  A position symmetric as a whole is 0 under the condition, whatever
+    its components."""
+    most = 16 if core == "c" else 12
+    plain = Solver(core=core, symmetry=False)
+    fast = shared_solver(core)
+    checked = several = 0
+    for rows in range(1, most + 1):
+        for cols in range(rows, most // rows + 1):
+            for shape in symmetric_subsets(rows, cols):
+                value = plain.nimber(shape)
+                if mirror_wins(shape):
+                    assert value == 0, sorted(shape)
+                    several += len(_components(shape)) > 1
+                assert fast.nimber(shape) == value
+                assert fast.nimber({(r, c) for c, r in shape}) == value
+                checked += 1
+    assert checked > (1000 if most == 16 else 400) and several > (100 if most == 16 else 30)
+
+
+symmetric_positions = st.sets(st.tuples(st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=9).map(
+    lambda half: frozenset(half) | {(9 - c, 9 - r) for c, r in half}
+)
+
+
+@pytest.mark.parametrize("core", CORES)
+@settings(max_examples=120, deadline=None)
+@given(symmetric_positions, st.integers(0, 1), st.integers(0, 1))
+def test_random_symmetric_positions_against_the_plain_search(core, shape, trim_col, trim_row):
+    # symmetric about (4.5, 4.5) in the 10 x 10 box; trimming a column and a row moves the centre to
+    # a cell's centre or an edge's middle, so that odd sides come up too
+    shape = frozenset((c, r) for c, r in shape if c >= trim_col and r >= trim_row)
+    shape = shape & half_turn_images(shape) if shape else shape  # symmetric about its own box's centre
+    if not shape:
+        return
+    plain = Solver(core=core, symmetry=False)
+    value = plain.nimber(shape)
+    if mirror_wins(shape):
+        assert value == 0
+    assert shared_solver(core).nimber(shape) == value
+    assert shared_solver(core).winning_moves(shape) == plain.winning_moves(shape)
+
+
+@pytest.mark.parametrize("core", CORES)
+def test_symmetric_blocks_answer_at_once(core):
+    solver = Solver(core=core)
+    for rows, cols in ((6, 6), (2, 20), (8, 8), (4, 30), (2, 200), (6, 7 * 2)):
+        assert solver.nimber(block(rows, cols)) == 0
+        assert solver.winning_moves(block(rows, cols)) == []
+    # two components a half turn apart, each far too large to search: the whole is 0 at once
+    big = parse_shape("######\n#####.\n######\n######\n######\n######")
+    turned = {(30 - c, 20 - r) for c, r in big}
+    assert solver.nimber(big | turned) == 0 and solver.winning_moves(big | turned) == []
+    assert solver.cache_size == 0  # nothing was searched
+
+
+# --------------------------------------------------------------------------
+# The strip core (2 rows, up to 32 columns)
+# --------------------------------------------------------------------------
+
+strip_shapes = st.sets(st.tuples(st.integers(0, 23), st.integers(0, 1)), min_size=1, max_size=17).map(frozenset)
+
+
+@needs_c
+@settings(max_examples=80, deadline=None)
+@given(strip_shapes, st.booleans(), st.booleans())
+def test_the_strip_core_agrees_with_the_pure_python_search(shape, turned, symmetry):
+    if turned:
+        shape = frozenset((r, c) for c, r in shape)
+    c_solver = Solver(core="c", symmetry=symmetry)
+    assert c_solver.nimber(shape) == shared_solver("python").nimber(shape)
+    assert c_solver.winning_moves(shape) == shared_solver("python").winning_moves(shape)
+
+
+@needs_c
+def test_strips_past_the_compiled_frame():
+    solver = Solver(core="c")
+    assert [solver.nimber(block(2, n)) for n in (15, 16)] == [2, 0]
+    assert solver.nimber(block(15, 2)) == 2
+    assert ("strip", 0) in solver._cores and ("c", 0) not in solver._cores
+    # a comb 20 columns wide (past the 16 columns of the general frame) and a strip of 2 x 24 cut into
+    # pieces: the strip core against pure Python
+    comb = {(c, 0) for c in range(20)} | {(c, 1) for c in (0, 5, 10, 11, 15, 19)}
+    holes = block(2, 24) - {(6, 0), (6, 1), (13, 0), (13, 1), (19, 0), (19, 1), (2, 0), (16, 1)}
+    for shape in (comb, holes, {(r, c) for c, r in comb}):
+        assert solver.nimber(shape) == Solver(core="python").nimber(shape)
+    data = solver.export_cache()
+    assert all(entry[0] == 2 or entry[1] == 2 or min(entry[:2]) == 1 for entry in data["shapes"])
+    fresh = Solver(core="c")
+    fresh.import_cache(data)
+    size = fresh.cache_size
+    assert fresh.nimber(block(2, 15)) == 2 and fresh.nimber(comb) == solver.nimber(comb)
+    assert fresh.cache_size == size
+
+
+@needs_c
+def test_the_strip_core_refuses_bad_input():
+    from termgames import _unrail
+
+    strip = _unrail.Strip()
+    with pytest.raises(ValueError):
+        strip.load(0b101, 1)  # two pieces
+    with pytest.raises(ValueError):
+        strip.load(0, 1)
+    assert strip.lookup(0b11) == 2  # a row of two: the line table
+    assert strip.lookup(0b11 | 0b11 << 32) is None
+    assert strip.value(0b11 | 0b11 << 32) == 0
+    assert strip.lookup(0b11 << 3 | 0b11 << 35) == 0  # anywhere in the strip
+    with pytest.raises(ValueError):
+        strip.load_dump(b"\x05" + bytes(8))  # not a connected shape
+    with pytest.raises(TypeError):
+        strip.load_entries("nope")
+    assert strip.load_entries([[2, 2, 0b1111, 0], [2, 3, 0b100001, 3]]) == 1  # the second is not connected
+
+
+# --------------------------------------------------------------------------
+# Limits, progress, analyse() and dumps
+# --------------------------------------------------------------------------
+
+
+class Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("core", CORES)
+def test_progress_is_called_and_a_stop_keeps_what_was_solved(core):
+    solver = Solver(core=core, tick_every=200)
+    calls = []
+
+    def progress():
+        calls.append(solver.cache_size)
+        if len(calls) == 3:
+            raise Stop
+
+    shape = block(4, 5)
+    with pytest.raises(Stop), solver.watching(progress):
+        solver.nimber(shape)
+    assert len(calls) == 3 and calls == sorted(calls) and solver.cache_size >= calls[-1] > 0
+    kept = solver.cache_size
+    assert solver.nimber(shape) == 7  # goes on from there, no callback any more
+    assert solver.cache_size > kept
+
+
+@needs_c
+def test_a_memory_limit_stops_the_compiled_tables_before_they_grow():
+    for small, large, kind in ((block(3, 4), block(4, 5), "c"), (block(2, 9), block(2, 15), "strip")):
+        solver = Solver(core="c")
+        solver.nimber(small)
+        held = solver.memory
+        solver.memory_limit = held + 1000
+        with pytest.raises(SolveStopped) as stopped:
+            solver.nimber(large)
+        assert stopped.value.limit == "memory" and "limit" in str(stopped.value)
+        assert solver.memory == held and list(solver._cores) == [(kind, 0)]
+        solver.memory_limit = None
+        assert solver.nimber(large) == (7 if kind == "c" else 2)
+
+
+def test_a_memory_limit_stops_the_python_cores_too():
+    solver = Solver(core="python", tick_every=100)
+    solver.memory_limit = 1
+    with pytest.raises(SolveStopped) as stopped:
+        solver.nimber(block(3, 5))
+    assert stopped.value.limit == "memory"
+
+
+@pytest.mark.parametrize("core", CORES)
+@settings(max_examples=60, deadline=None)
+@given(small_shapes)
+def test_analyse_answers_as_nimber_and_winning_moves(core, shape):
+    solver = shared_solver(core)
+    analysis = solver.analyse(shape)
+    assert analysis.nimber == solver.nimber(shape) == ref_nimber(shape)
+    assert analysis.winning_moves == solver.winning_moves(shape)
+    assert analysis.sure_winning_moves() == analysis.winning_moves
+    assert analysis.symmetric == mirror_wins(shape)
+    for part in analysis.components:
+        assert part.value == ref_nimber(part.cells)
+        assert part.how in ("symmetric", "line", "known", "solved")
+        if part.how == "solved":
+            assert len(part.children) == part.moves and part.floor == part.value
+
+
+@pytest.mark.parametrize("core", CORES)
+def test_a_stopped_analysis_says_what_it_knows(core):
+    solver = Solver(core=core, tick_every=50)
+    shape = block(3, 3) | {(c + 5, r) for c, r in block(3, 4)}  # 3x3 (worth 1) and 3x4 (2), the larger last
+    seen = []
+
+    def progress(analysis):
+        seen.append(analysis.moves_checked)
+        if analysis.components[0].value is not None and analysis.working_on() is analysis.components[1] and len(
+            analysis.components[1].children
+        ) > 2:
+            raise SolveStopped("time", "enough")
+
+    with pytest.raises(SolveStopped) as stopped:
+        solver.analyse(shape, progress)
+    partial = stopped.value.analysis
+    assert partial is not None and partial.nimber is None
+    assert partial.components[0].value == 1
+    assert len(partial.components[1].cells) == 12 and partial.components[1].value is None
+    # each child valued is right; the value is at least their mex
+    for move, value in partial.components[1].children.items():
+        assert value == ref_nimber(partial.components[1].cells - set(move))
+    assert partial.components[1].floor <= 2
+    # a move that leaves the 3x4 worth the 3x3's value leaves 0, and is known to win already
+    assert all(ref_nimber(shape - set(m)) == 0 for m in partial.sure_winning_moves())
+    full = solver.analyse(shape)
+    assert full.nimber == 3 and full.winning_moves == solver.winning_moves(shape)
+    assert set(partial.sure_winning_moves()) <= set(full.winning_moves)
+
+
+@pytest.mark.parametrize("source", CORES)
+@pytest.mark.parametrize("target", CORES)
+def test_dumps_hand_everything_on(source, target):
+    import io
+
+    solver = Solver(core=source)
+    shapes = [block(3, 5), block(2, 9), parse_shape("####\n#.#.\n###.")]
+    values = [solver.nimber(s) for s in shapes]
+    buffer = io.BytesIO()
+    written = solver.dump(buffer.write, tag="a position")
+    assert written == len(buffer.getvalue()) > 0
+    buffer.seek(0)
+    fresh = Solver(core=target)
+    assert Solver.dump_tag(buffer.read) == "a position"
+    fresh.load_dump(buffer.read)
+    size = fresh.cache_size
+    assert [fresh.nimber(s) for s in shapes] == values
+    if source == "python" or target == "c":  # a pure-Python solver skips the compiled cores' raw entries
+        assert fresh.cache_size == size  # nothing solved again
+    # cut short, or not a dump at all
+    data = buffer.getvalue()
+    first_line = data.index(b"\n") + 1
+    for bad in (data[: first_line + 20], data[:first_line] + b"X" + bytes(8)):
+        stream = io.BytesIO(bad)
+        assert Solver.dump_tag(stream.read) == "a position"
+        with pytest.raises(ValueError):
+            Solver(core=target).load_dump(stream.read)
+    assert Solver.dump_tag(io.BytesIO(b"something else\n").read) is None

@@ -324,23 +324,27 @@ def test_another_server_running_meanwhile_means_no_credit(tmp_path, pg_url):
             hub.store.close()
 
 
-# -- hooks for notices -------------------------------------------------------------------------------
+# -- notices -----------------------------------------------------------------------------------------
 
 
-def test_the_hub_tells_who_comes_on_turn_with_the_deadline_and_a_clock_under_its_warning(tmp_path, new_store):
+def test_a_clock_falling_below_a_fifth_of_its_time_is_news_for_its_player_once(tmp_path, new_store):
     now = FakeTime()
     hub = make_hub(new_store(), tmp_path, now)
-    turns, warnings = [], []
-    hub.on_turn.append(turns.append)
-    hub.on_clock_warning.append(warnings.append)
-    table = hub.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", clock=one_minute())
-    assert [(t.player, t.deadline) for t in turns] == [("alice", T0 + 60)]
+    heard: list = []
+    hub.notices.attach("bob", heard.append)
+    table = hub.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice",
+                             clock=ClockSpec.parse("10m+0s"))
     now.at = T0 + 10
     table.play(0, "A1")
-    assert [(t.table_id, t.player, t.deadline) for t in turns[1:]] == [(table.id, "bob", T0 + 70)]
-    now.at = T0 + 10 + 50  # under 20 s left: the timekeeper's warning entry comes up
+    assert [notice.kind for notice in heard] == ["challenge", "move"]
+    now.at = T0 + 10 + 481  # 119 s left of bob's 10 minutes: under a fifth; the timekeeper's entry comes up
     hub.timekeeper._fire()
-    assert [(w.player, w.seat) for w in warnings] == [("bob", 1)]
+    hub.timekeeper._fire()
+    assert [notice.kind for notice in heard] == ["challenge", "move", "clock"]
+    assert "Under a fifth of your time" in heard[-1].text
+    from termgames.server.notices import time_left
+
+    assert time_left(table, 1) == 119
 
 
 # -- a database made before clocks ---------------------------------------------------------------------

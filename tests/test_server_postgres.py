@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from hubkit import Listener
+from hubkit import Listener, pg_servers, until
 
 from termgames.match import AI, MoveRecord, Seat
 from termgames.rules import RuleError
@@ -23,26 +23,11 @@ from termgames.server.stores.interface import PlyTaken
 from termgames.server.stores.postgres import PostgresStore
 
 
-async def until(condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("the news never arrived")
-        await asyncio.sleep(0.02)
-
-
 @pytest.fixture
 async def servers(pg_url, tmp_path):
     """Three hubs (three servers) on one database."""
-    hubs = []
-    for number in range(3):
-        hub = Hub(PostgresStore(pg_url), tmp_path / f"records{number}")
-        hub.start()
-        hubs.append(hub)
-    yield hubs
-    for hub in hubs:
-        hub.close()
-        hub.store.close()
+    async with pg_servers(pg_url, tmp_path, 3) as hubs:
+        yield hubs
 
 
 async def test_moves_seats_presence_and_chat_reach_every_server(servers):
@@ -210,6 +195,27 @@ def test_the_schema_is_versioned_and_a_newer_one_is_refused(pg_url):
     again.close()
     with pytest.raises(StoreError, match="version 99, newer than this termgames knows"):
         PostgresStore(pg_url)
+
+
+def test_a_migration_numbered_below_the_newest_applied_is_still_applied(pg_url, monkeypatch):
+    """Two branches took versions N+1 and N+2: a database migrated with N+2 alone gets N+1 once both are merged."""
+    from termgames.server.stores import postgres_schema
+
+    base = list(postgres_schema.MIGRATIONS)
+    top = base[-1][0]
+    later = (top + 2, "CREATE TABLE later_one (x INTEGER)")
+    monkeypatch.setattr(postgres_schema, "MIGRATIONS", [*base, later])
+    monkeypatch.setattr(postgres_schema, "SCHEMA_VERSION", top + 2)
+    PostgresStore(pg_url).close()  # the gap (top + 1) is skipped
+    earlier = (top + 1, "CREATE TABLE earlier_one (x INTEGER)")
+    monkeypatch.setattr(postgres_schema, "MIGRATIONS", [*base, earlier, later])
+    store = PostgresStore(pg_url)
+    try:
+        versions = store._run(lambda c: c.fetch("SELECT version FROM schema_version ORDER BY version"))
+        assert [row[0] for row in versions][-2:] == [top + 1, top + 2]
+        assert store._run(lambda c: c.fetchval("SELECT count(*) FROM earlier_one")) == 0
+    finally:
+        store.close()
 
 
 async def test_a_rated_game_finished_at_one_server_shows_its_ratings_at_the_others(servers):

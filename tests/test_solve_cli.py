@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from termgames.cli import app
+from termgames.rules.monunrail_solver import SolveStopped
 
 runner = CliRunner()
 
@@ -138,9 +139,221 @@ def test_help_imports_neither_the_solver_nor_textual():
         "from termgames.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "bad = [m for m in ('textual', 'termgames.rules.monunrail_solver', 'termgames._unrail',"
-        " 'termgames.solver_cache') if m in sys.modules]\n"
+        " 'termgames.solver_cache', 'termgames.solver_run', 'rich.progress') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "solve" in done.stdout
+
+
+# --------------------------------------------------------------------------
+# Symmetry, budgets and progress (issue 28)
+# --------------------------------------------------------------------------
+
+SIX_BY_SIX = "######\n" * 6
+
+
+def test_a_symmetric_position_is_answered_at_once_and_says_why():
+    result = solve(stdin=SIX_BY_SIX)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "36 tiles, nimber 0."
+    assert "loses" in lines[1]
+    assert lines[2].startswith("Symmetric: the second player mirrors")
+    # the JSON contract is as it was; --explain adds a key
+    assert json.loads(solve("--json", stdin=SIX_BY_SIX).stdout) == {"nimber": 0, "winning_moves": []}
+    explained = json.loads(solve("--json", "--explain", stdin=SIX_BY_SIX).stdout)
+    assert explained["explain"] == {"box": "A1-F6", "symmetric": True, "components": []}
+    assert "Symmetric" not in solve(stdin=DM1).stdout  # only where it applies
+
+
+def test_explain_says_how_each_component_was_found():
+    position = "##...#\n##..##\n....#.\n"  # O4 (symmetric: 0), and an S4 standing (1)
+    result = solve("--explain", stdin=position)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "8 tiles, nimber 1."
+    tail = result.stdout.split("Components, smallest first:\n")[1].splitlines()
+    assert [line.strip() for line in tail] == [
+        "A1-B2, 4 tiles: 0 (symmetric: the second player mirrors)",
+        "E1-F3, 4 tiles: 1 (solved)",
+    ]
+    data = json.loads(solve("--json", "--explain", stdin=position).stdout)
+    assert [(k["box"], k["nimber"], k["how"]) for k in data["explain"]["components"]] == [
+        ("A1-B2", 0, "symmetric"), ("E1-F3", 1, "known")  # the first run put the S4 in the cache
+    ]
+    assert data["winning_moves"] == json.loads(solve("--json", stdin=position).stdout)["winning_moves"]
+
+
+@pytest.mark.parametrize(
+    "option,value,where",
+    [("--time-limit", "soon", "not a time"), ("--time-limit", "0", "more than nothing"),
+     ("--max-memory", "lots", "not a size"), ("--max-memory", "0M", "more than nothing")],
+)
+def test_bad_budgets_are_one_line_errors(option, value, where):
+    assert where in one_line_error(solve(option, value, stdin="##\n"))
+
+
+def test_the_memory_budget_stops_with_one_line_and_status_3():
+    result = solve("--max-memory", "1M", "--json", stdin="#####\n" * 5)
+    assert result.exit_code == 3, result.output
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("termgames: stopped at the memory budget (1.0 MB)")
+
+
+@pytest.fixture
+def work_clock(monkeypatch):
+    """The budgets' clock, made of work instead of time: a second per 10,000 positions solved in the run.
+
+    Deterministic where seconds are not: a run with --time-limit 1 solves about 10,000 positions (to the
+    solver's next look at its budget) wherever the tests run.
+    """
+    from termgames import solver_run
+
+    state: dict = {}
+    check = solver_run.Budget.check
+
+    def watched_check(self, solver):
+        if state.get("solver") is not solver:
+            state.update(solver=solver, base=solver.cache_size)
+        return check(self, solver)
+
+    def clock():
+        solver = state.get("solver")
+        return 0.0 if solver is None else (solver.cache_size - state["base"]) / 10_000
+
+    monkeypatch.setattr(solver_run.Budget, "check", watched_check)
+    monkeypatch.setattr(solver_run, "monotonic", clock)
+    return state
+
+
+def test_a_time_limit_stops_and_the_next_run_goes_on_from_there(work_clock, private_cache, monkeypatch):
+    from termgames import solver_cache
+
+    # the cache file keeps the largest shapes only, far fewer than a long search solves: here 500 of 24,000
+    monkeypatch.setattr(solver_cache, "MAX_SHAPES", 500)
+    block = "#####\n" * 4  # 4 x 5: value 7, about 24,000 positions
+    want = json.loads(solve("--json", "--no-cache", stdin=block).stdout)
+    assert want["nimber"] == 7
+    work_clock.clear()
+    cold = solve("--json", "--no-cache", "--time-limit", "1", stdin=block)
+    assert cold.exit_code == 3 and cold.stdout == ""
+    runs = []
+    while True:
+        work_clock.clear()
+        result = solve("--json", "--time-limit", "1", stdin=block)
+        runs.append(result)
+        if result.exit_code == 0:
+            break
+        assert result.exit_code == 3, result.output
+        assert result.stdout == ""
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("termgames: stopped at the time limit (1.0 s) after ")
+        assert "positions solved" in lines[0] and "kept for the next run" in lines[0]
+        assert "the 20-tile component at A1-E4" in lines[0]
+        assert (private_cache.parent / "monunrail-resume.bin").exists()
+        assert len(runs) < 8, "no progress from one run to the next"
+    assert len(runs) >= 2
+    assert json.loads(runs[-1].stdout) == want
+    assert not (private_cache.parent / "monunrail-resume.bin").exists()  # done: the resume file goes
+
+
+def test_a_stop_says_what_it_knows(work_clock):
+    # a single tile (1) and a 4 x 5 block: the tile is valued, the block stops part way
+    result = solve("--time-limit", "1", "--no-cache", stdin="#.#####\n..#####\n..#####\n..#####\n")
+    assert result.exit_code == 3
+    line = result.stderr.strip()
+    assert "1 of 2 components valued (A1 = 1)" in line
+    assert "the 20-tile component at C1-G4: " in line and "moves valued" in line
+
+
+def test_no_progress_line_on_a_pipe(work_clock):
+    result = solve("--time-limit", "1", "--no-cache", stdin="#####\n" * 4)
+    assert "solving" not in result.stderr
+
+
+def test_the_progress_line_shows_on_a_terminal(tmp_path):
+    """A real pseudo-terminal on standard error: rich's progress line appears while the solve runs (it
+    needs half a second to show), and goes when it stops."""
+    import os
+    import pty
+    import time
+
+    position = tmp_path / "five-by-six.txt"
+    position.write_text("######\n" * 5)
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "xterm-256color", "TERMGAMES_SOLVER_CACHE": "off", "COLUMNS": "160"}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "termgames", "solve", "monunrail", str(position), "--time-limit", "2.5"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env,
+    )
+    os.close(slave)
+    seen = b""
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        child.kill() if child.poll() is None else None
+        child.wait()
+        os.close(master)
+    assert child.returncode == 3, seen
+    assert b"solving: move" in seen and b"positions solved" in seen
+    assert b"termgames: stopped at the time limit (2.5 s)" in seen
+    assert child.stdout is not None and child.stdout.read() == b""
+
+
+def test_sizes_and_times_of_the_budgets():
+    from termgames.solver_run import parse_seconds, parse_size
+
+    assert parse_size("2G") == parse_size("2 GB") == parse_size("2GiB") == 2 << 30
+    assert parse_size("1.5g") == 3 << 29 and parse_size("500M") == 500 << 20 and parse_size("4096") == 4096
+    assert parse_seconds("90") == parse_seconds("90s") == parse_seconds("1.5m") == 90
+    assert parse_seconds("2h") == 7200 and parse_seconds(".5") == 0.5
+
+
+def test_the_memory_budget_is_never_more_than_the_machine_has_free(monkeypatch):
+    from termgames import solver_run
+    from termgames.rules.monunrail_solver import Solver
+
+    monkeypatch.setattr(solver_run, "machine_memory", lambda: (8 << 30, 100 << 20))
+    monkeypatch.setattr(solver_run, "process_memory", lambda: 50 << 20)
+    budget = solver_run.Budget(memory=1 << 30)
+    assert budget.memory == 150 << 20 and budget.capped
+    assert budget.describe("memory") == "the memory budget (150 MB, what the machine had free)"
+    monkeypatch.setattr(solver_run, "machine_memory", lambda: (8 << 30, 6 << 30))
+    budget = solver_run.Budget()
+    assert budget.memory == 4 << 30 and not budget.capped  # half the machine's by default
+    assert budget.describe("memory") == "the memory budget (4.0 GB)"
+    solver = Solver()
+    budget.check(solver)
+    assert solver.memory_limit == (4 << 30) - (50 << 20)  # the tables may have what the rest does not hold
+    # past the budget
+    monkeypatch.setattr(solver_run, "process_memory", lambda: 5 << 30)
+    with pytest.raises(SolveStopped) as stopped:
+        solver_run.Budget().check(solver)
+    assert stopped.value.limit == "memory"
+    # where nothing can be read, only the time limit and the solver's own tables bound a solve
+    monkeypatch.setattr(solver_run, "machine_memory", lambda: (None, None))
+    monkeypatch.setattr(solver_run, "process_memory", lambda: None)
+    budget = solver_run.Budget()
+    assert budget.memory is None
+    budget.check(solver)
+
+
+def test_the_machine_figures_are_read():
+    from termgames import solver_run
+
+    total, available = solver_run.machine_memory()
+    held = solver_run.process_memory()
+    assert held is None or held > 1 << 20
+    if sys.platform == "linux":
+        assert total and available and total >= available > 0 and held

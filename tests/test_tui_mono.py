@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+import re
 import threading
 
 import pytest
-from tui import panel_text
+from tui import Terminal, panel_text, snake_layout
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -180,7 +181,9 @@ async def test_deduction_overlay_on_off_in_a_thread(tmp_path, monkeypatch):
         await app.workers.wait_for_complete()
         await pilot.pause()
         text = "\n".join(board_slot(screen, 1).text_lines())
-        assert text.count("7?") == 44  # every hidden cell
+        # Every hidden cell but the cursor's, whose brackets stay brackets (they turned into "?": issue 25, 10) and
+        # cover the guess mark of the cell before; the line under the boards gives the cursor's guess.
+        assert text.count("7?") == 42 and "7[·]7?" in text.splitlines()[4]
         assert text.splitlines()[6].startswith("1 8 ")  # a1 still shows its true value, unmarked
         assert "c3: hidden, probably 7 (62 %)" in str(screen.query_one("#cursor-line").render())
         assert calls and all(name != "MainThread" for name, _, _ in calls) and calls[0][1:] == (0, 1)
@@ -547,3 +550,35 @@ def test_a_board_whose_inputs_are_unchanged_draws_the_same(players):
                     look = Look(recent=frozenset())
                     assert board_lines(board, before[viewer], shown, look) == board_lines(board, view, shown, look)
                 before[viewer] = view
+
+
+async def test_the_captions_kept_over_scrolled_boards_follow_the_score(tmp_path, monkeypatch):
+    """At 80x24 the boards of 35 regions scroll and their captions are kept at the window's top: they say the
+    score and the cells still hidden after each turn, not what they said when the board first scrolled (issue 25,
+    1)."""
+    monkeypatch.setattr(Mono, "ai_move_seconds", 0.0)
+    layout = snake_layout(35)
+    app, match = mono_app(tmp_path, seats=("me", "bot"), options={"size": 35}, moves=[(0, layout), (1, layout)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        terminal = Terminal(app)
+        for _ in range(3):
+            await pilot.pause()
+        screen = app.screen
+        for _ in range(9):  # the bottom row: the board scrolls past its caption, which is kept in sight
+            await pilot.press("down")
+        await pilot.pause()
+        slot = board_slot(screen, 1)
+        assert slot.visible_window() is not None and slot.visible_window().y > 0
+        await pilot.press("enter", "e")  # probe a cell, end the turn; the computer plays its own
+        for _ in range(40):
+            await pilot.pause(0.02)
+            if len(match.moves) >= 4 and not screen.table.thinking:
+                break
+        await pilot.pause()
+        view = screen.table.view(None)
+        assert len(view.turns) == 2
+        shown = terminal.text()
+        assert shown.splitlines() == screen_text(app).splitlines()
+        # The board in sight, its caption kept at the window's top (its right end, the cells hidden, is cut
+        # off with the board's last columns): the score of the turn just played.
+        assert re.search(rf"\bbot = {int(view.scores[1])}\b", shown.splitlines()[1]) and view.scores[1] > 0, shown

@@ -156,8 +156,9 @@ async def test_the_hint_shows_the_nimber_and_marks_winning_moves(tmp_path):
         await pilot.pause()
         await pilot.press("n")
         await settle(pilot, 30)
-        legend = panel_text(app.screen, "legend")
-        assert "Nimber 2: ann wins" in legend  # a 2 x 5 block
+        legend = " ".join(panel_text(app.screen, "legend").split())
+        # A forecast for the player to move, not a result ("ann wins." read as one: issue 25, 10); a 2 x 5 block.
+        assert "Nimber 2: ann (to move) can win with best play" in legend and "wins" not in legend
         assert "D2,D3" in legend
         assert "!" in board_text(app)
         await pilot.press("n")
@@ -309,7 +310,7 @@ async def test_a_replay_shows_the_hint_of_the_position_on_screen(tmp_path):
         await pilot.press("G", "n")  # the end: unrailing, ann to remove
         await settle(pilot, 30)
         legend = " ".join(panel_text(app.screen, "legend").split())
-        assert "Nimber 2: ann wins" in legend and "D2,D3" in legend
+        assert "Nimber 2: ann (to move) can win" in legend and "D2,D3" in legend
         assert "!" in board_text(app)  # the winning moves marked, as in the game
         await pilot.press("h")  # one move back: building, the moves that complete the track
         await settle(pilot, 30)
@@ -416,3 +417,37 @@ async def test_a_replay_offers_the_hint_only_where_the_position_has_one(tmp_path
         await pilot.press("h")
         await pilot.pause()
         assert "Hint" in footer()
+
+
+async def test_turning_the_hint_off_gives_its_lines_back(tmp_path):
+    """The hint's lines stayed as blank lines once n turned it off: the last action and the log stayed pushed down
+    for the rest of the game (issue 25, 4)."""
+    app, _match, _ = new_app(tmp_path, moves=LOOP)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        log = app.screen.query_one("#move-log")
+        before = log.region.y
+        await pilot.press("n")
+        await settle(pilot, 30)
+        assert "Nimber" in panel_text(app.screen, "legend") and log.region.y > before
+        await pilot.press("n")
+        await settle(pilot, 3)
+        assert log.region.y == before
+        assert "E5:S-v,E6:T-nw" in "\n".join(shown_lines(app, "#panel-info"))  # the last action in sight again
+
+
+async def test_the_hint_breaks_a_move_between_its_tiles_never_inside_one(tmp_path):
+    """A move longer than the panel is wide broke mid-tile ("F6:S-" then "h"): it breaks after a comma."""
+    import re
+
+    app, _match, _ = new_app(tmp_path, moves=LOOP[:3])
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#side-panel").styles.width = 15  # 12 columns of text: no whole move fits
+        await pilot.press("n")
+        await settle(pilot, 30)
+        lines = shown_lines(app, "#panel-info")
+        assert any("E6:T-nw" in line for line in lines)
+        for line in lines:
+            for tile in re.findall(r"\b[A-H][1-7]:\S*", line):
+                assert re.fullmatch(r"[A-H][1-7]:(S-[hv]|T-(ne|nw|se|sw)|X),?", tile), lines

@@ -208,3 +208,19 @@ async def test_a_mismatch_subroutine_is_asked_and_marked(tmp_path):
         await pilot.pause()
         assert len(match.moves) == played + 1 and match.moves[-1].move.startswith("take ")
         assert match.moves[-1].seat == step.player
+
+
+async def test_placing_back_in_an_alteration_routine_is_not_called_building(tmp_path):
+    """Step SH/P comes in both phases: in an alteration routine the status said "Building, Step SH/P: ... next to
+    the board" while tiles went back into it (issue 25, 5)."""
+    from termgames.rules.mosaic.view import PLACE_KIND
+
+    app, match, _ = new_app(
+        tmp_path, until=lambda state: state.phase == "alteration" and state.step().kind == PLACE_KIND
+    )
+    assert match.state.phase == "alteration"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 3)
+        status = " ".join(panel_text(app.screen, "status").split())
+        assert "Step SH/P" in status and "Building" not in status and "back" in status, status
+        assert "alteration" in status.lower(), status

@@ -402,3 +402,86 @@ async def test_monads_footer_at_the_end_has_the_next_game_and_no_turn_keys(tmp_p
         footer = footer_text(app)
         assert "Rematch" in footer and "New game" in footer and "Quit" in footer
         assert "Mine" not in footer and "Build" not in footer and "Move" not in footer
+
+
+# -- back to the start screen ---------------------------------------------------------------------------------
+
+
+async def test_a_game_opened_from_the_start_screen_goes_back_to_it(tmp_path, illegal_bots):
+    """q or Esc in a game opened from the start screen (through its setup) goes back there, asking first while the
+    game goes on; the game just played is in its list. Before, q asked "Quit termgames?" and Esc did nothing (issue
+    25, 6)."""
+    from termgames.screens.dialogs import ConfirmScreen
+
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("start"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")  # Copolymer's setup
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        game = app.screen
+        assert isinstance(game, GameScreen)
+        assert "q Back" in footer_text(app) and "Quit" not in footer_text(app)
+        await pilot.press("enter")  # a move: the game is saved
+        await wait_for(pilot, lambda: game.table.save_path is not None and game.table.save_path.exists())
+        for key in ("escape", "q"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen) and "start screen" in str(app.screen.question)
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.screen is game
+        await pilot.press("escape", "y")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen) and len(app.screen_stack) == 2  # the setup went too
+        assert app.return_value is None and app.is_running
+        await wait_for(pilot, lambda: any(saved.path == game.table.save_path for saved in app.screen.saved))
+
+
+async def test_a_finished_game_from_the_start_screen_goes_back_at_once_and_says_so(tmp_path):
+    match, path = finished_save(tmp_path, "copolymer", [Seat("ann"), Seat("bob")])
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("start"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.open_game(match, path)  # as the start screen resumes a saved game
+        await pilot.pause()
+        assert "q: start screen" in panel_text(app)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+
+
+async def test_esc_asks_to_quit_a_game_opened_from_the_command_line_and_clears_a_move_first(tmp_path):
+    from termgames.screens.dialogs import ConfirmScreen
+
+    match = Match("monunrail", {}, [Seat("ann"), Seat("bob")], 5)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "g.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert "q Quit" in footer_text(app)
+        await pilot.press("space")  # a tile into the move being assembled
+        await pilot.pause()
+        assert screen.rail_board.pending
+        await pilot.press("escape")  # clears it, and no more
+        await pilot.pause()
+        assert app.screen is screen and not screen.rail_board.pending
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.question == "Quit termgames?"
+
+
+@pytest.mark.parametrize("width", [50, 60, 80])
+async def test_the_end_lines_keep_each_key_whole(tmp_path, width):
+    """At 50 columns the end line wrapped inside a key ("Ctrl+N: new" / "game"): each stays whole on its line."""
+    match, path = finished_save(tmp_path, "copolymer", [Seat("ann"), Seat("bob")])
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=path))
+    async with app.run_test(size=(width, 20)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one("#game-over")
+        lines = [strip.text for strip in app.screen._compositor.render_strips()][panel.region.y : panel.region.bottom]
+        shown = "\n".join(line.strip() for line in lines)
+        for key in ("Ctrl+R: rematch, seats swapped", "Ctrl+N: new game", "q: quit"):
+            assert any(key in line for line in lines), shown

@@ -124,7 +124,8 @@ async def test_view_cycles_through_every_board_each_seat_and_a_spectator(tmp_pat
         # Every board (a perfect-information game shows it as a spectator sees it), each seat, a spectator.
         assert seen == [(ALL, None), (0, 0), (1, 1), (None, None)]
         status = panel_text(screen, "status")
-        assert "viewing as every board" in status
+        # Copolymer hides nothing: not "every board" (issue 25, 10), which only a game with hidden boards has.
+        assert "viewing as everyone (nothing is hidden)" in " ".join(status.split())
         for _ in range(6):
             await pilot.press("minus")
         assert screen.speed_index == 0  # 4 s a move, the slowest

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from textual.geometry import Region
 from textual.widgets import Static
-from tui import settle
+from tui import settle, snake_layout
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -54,29 +54,13 @@ def game_app(tmp_path: Path, game: str, ascii: bool = False) -> TermgamesApp:
     return TermgamesApp(saves_dir=tmp_path, ascii=ascii, launch=Launch("play", match=match, save_path=None))
 
 
-def snake_layout(regions: int) -> str:
-    """A Mono layout: regions 1, 2, ... laid along the rows, each row the other way (so each is connected)."""
-    from termgames.rules.mono import grid_for, label
-
-    grid = grid_for(regions)
-    values = [value for value in range(1, regions + 1) for _ in range(value)]
-    cells = [
-        row * grid.width + (column if row % 2 == 0 else grid.width - 1 - column)
-        for row in range(grid.height)
-        for column in range(grid.width)
-    ]
-    layout = [""] * len(cells)
-    for cell, value in zip(cells, values):
-        layout[cell] = label(value)
-    return "".join(layout)
-
-
 def screen_lines(app) -> list[str]:
     return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
 def notice(app) -> str:
-    return str(app.screen.query_one("#too-small", Static).render())
+    """The too-small notice, its lines joined (it breaks between its phrases where the terminal is narrow)."""
+    return " ".join(str(app.screen.query_one("#too-small", Static).render()).split())
 
 
 async def start(pilot, game: str) -> GameScreen:
@@ -378,7 +362,8 @@ async def test_a_resize_under_a_dialog_is_seen_when_the_dialog_closes(tmp_path):
 
 async def test_a_click_on_the_labels_kept_in_sight_is_no_cells(tmp_path):
     app = game_app(tmp_path, "monunrail")
-    async with app.run_test(size=minimum("monunrail")) as pilot:
+    # 80x20: the compact board (three lines a row) scrolls; at 50x20 the board is drawn a line a row and fits whole.
+    async with app.run_test(size=(80, 20)) as pilot:
         screen = await start(pilot, "monunrail")
         await visit_corners(pilot, "monunrail", corners=3)  # the bottom right: the board scrolled down
         board = screen.board
@@ -486,3 +471,170 @@ async def test_a_narrow_replay_keeps_quit_in_its_footer(tmp_path):
         await settle(pilot, 3)
         shown = footer_keys(app)
         assert "leave" in {key.action for key in shown}
+
+
+def finished(game: str, options: dict) -> Match:
+    """A game of ``game`` played to its end by random moves (the rules' own), both seats human."""
+    import random
+
+    match = Match(game, options, [SeatInfo("me"), SeatInfo("you")], 3)
+    rng = random.Random(3)
+    while not match.over:
+        seat = match.view(None).to_move[0]
+        match.play(seat, match.state.random_move(seat, rng))
+    return match
+
+
+def rows_in_sight(screen: GameScreen) -> dict[int, set[int]]:
+    """For each board widget on the screen (by its index), its lines the board area shows now, in their place or
+    kept at the window's edges (its labels); a line under a label kept in sight is not shown."""
+    area = screen.query_one("#board-area", BoardArea)
+    seen: dict[int, set[int]] = {}
+    for index, widget in enumerate(board_widgets(screen)):
+        top = widget.styles.padding.top
+        window = widget.visible_window()
+        if window is None:
+            whole = widget.region.overlaps(area.scrollable_content_region)
+            seen[index] = set(range(len(widget.text_lines()))) if whole else set()
+            continue
+        pin_lines, _columns, pin_below = widget._pins(window)
+        count = len(widget.text_lines())
+        rows = set(range(window.y + pin_lines - top, window.bottom - pin_below - top))
+        seen[index] = (rows | set(range(pin_lines)) | set(range(count - pin_below, count))) & set(range(count))
+    return seen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (50, 20)])  # 60x20: the lines of 50x20, the panel under the board
+@pytest.mark.parametrize(("game", "options"), [("mono", {"size": 14}), ("copolymer", {"size": 9}),
+                                               ("copolymer", {})])
+async def test_the_final_position_is_in_sight_or_scrolls_into_it(tmp_path, game, options, size):
+    """At a game's end the whole final position can be seen: every line of every board is on screen, or comes on
+    screen as the arrows scroll the board (issue 25, 2)."""
+    match = finished(game, options)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=tmp_path / "g.json"))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, 5)
+        screen = app.screen
+        assert isinstance(screen, GameScreen) and screen.view.over
+        seen = rows_in_sight(screen)
+        lines = {index: len(widget.text_lines()) for index, widget in enumerate(board_widgets(screen))}
+        for key in ["up"] * 14 + ["down"] * 28:  # the far rows of each board (11 at most) and back
+            await pilot.press(key)
+            for index, rows in rows_in_sight(screen).items():
+                seen[index] |= rows
+            if all(len(seen[index]) >= count for index, count in lines.items()):
+                break
+        for index, count in lines.items():
+            assert seen[index] >= set(range(count)), (index, count, sorted(seen[index]))
+
+
+#: The smallest terminals the README promises, and a board of each game that does not fit them whole (the
+#: keys that bring its cursor to a far row), with the row labels each game draws at its rows' left.
+SMALL_BOARDS = {
+    "mono": ({"size": 14}, (), r"^\s*(\d+) [·\d a-z_\[\]]"),
+    "copolymer": ({}, ("down",) * 4, r"^\s*([A-HJ-N])  "),
+    "monunrail": ({}, ("down",) * 3, r"^\s*(\d) "),
+}
+
+
+def row_labels_in_sight(app, screen: GameScreen, pattern: str) -> list[str]:
+    area = screen.query_one("#board-area", BoardArea).scrollable_content_region
+    # Mono: the opponent's board, the cursor's (the player's own is above it)
+    board = screen.board if isinstance(screen.board, BoardWidget) else screen.board.active_slot()
+    shown = area.intersection(board.content_region)
+    lines = screen_lines(app)[shown.y : shown.bottom]
+    return [m.group(1) for line in lines if (m := re.match(pattern, line[shown.x :]))]
+
+
+@pytest.mark.parametrize("size", [(60, 20), (50, 20)])
+@pytest.mark.parametrize("game", list(SMALL_BOARDS))
+async def test_a_small_terminal_shows_the_cursors_row_and_two_either_side(tmp_path, game, size):
+    """At 60x20 and 50x20 the panel under the board gives way: the cursor's row and two rows either side are on
+    screen with the board's labels (issue 25, 3), wherever the cursor goes."""
+    options, keys, pattern = SMALL_BOARDS[game]
+    seats = [SeatInfo("me"), SeatInfo("cpu", "ai", "easy")] if game == "mono" else [SeatInfo("me"), SeatInfo("you")]
+    match = Match(game, options, seats, 4)
+    if game == "mono":
+        layout = snake_layout(options["size"])
+        match.play(0, layout)
+        match.play(1, layout)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, 5)
+        screen = app.screen
+        assert not screen.too_small()
+        for step in (*keys, "up", "up", "up", "up", "up", "up", "up"):
+            await pilot.press(step)
+            await settle(pilot, 2)
+            name = screen.board.cursor_name()
+            labels = row_labels_in_sight(app, screen, pattern)
+            row = name[0] if game == "copolymer" else name.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGH")
+            if game == "monunrail":
+                row = name[1:]
+            assert row in labels, (name, labels)
+            index = labels.index(row)
+            rows = {"mono": 7, "copolymer": 11, "monunrail": 7}[game]
+            edge = {"mono": ("7", "1"), "copolymer": ("A", "L"), "monunrail": ("1", "7")}[game]
+            # Two rows either side of the cursor's, unless the board ends there.
+            assert index >= 2 or labels[0] == edge[0], (name, labels)
+            assert len(labels) - index - 1 >= 2 or labels[-1] == edge[1], (name, labels)
+            assert len(labels) >= min(rows, 5)
+        if game == "monunrail":
+            assert labels == [str(n) for n in range(1, 8)]  # the whole board, a line a row
+
+
+@pytest.mark.parametrize("key", ["question_mark", "q"])
+async def test_the_help_and_quit_dialogs_hide_the_game_around_them(tmp_path, key):
+    """The game showed through around a dialog, its lines cut off at the dialog's edges (issue 25, 10)."""
+    from tui import Terminal
+
+    app = game_app(tmp_path, "copolymer")
+    async with app.run_test(size=(50, 20)) as pilot:
+        terminal = Terminal(app)
+        await start(pilot, "copolymer")
+        await pilot.press(key)
+        await settle(pilot, 3)
+        dialog = app.screen.query_one(".dialog").region
+        lines = terminal.lines()
+        for y, line in enumerate(lines):
+            outside = "".join(char for x, char in enumerate(line) if not dialog.contains(x, y))
+            assert not outside.strip(), (y, line)
+
+
+@pytest.mark.parametrize("size", [(40, 15), (30, 10), (20, 8)])
+async def test_the_too_small_notice_breaks_between_its_phrases(tmp_path, size):
+    """At 40x15 the notice wrapped inside its numbers ("is 40" / "x 15"): it breaks between phrases (issue 25, 10)."""
+    app = game_app(tmp_path, "copolymer", ascii=True)
+    async with app.run_test(size=size) as pilot:
+        await start(pilot, "copolymer")
+        lines = [line.strip() for line in screen_lines(app) if line.strip()]
+        assert " ".join(lines) == f"terminal too small: needs 50 x 20, is {size[0]} x {size[1]}"
+        whole_phrases = r"(terminal too small:)?( ?needs \d+ x \d+,)?( ?is \d+ x \d+)?"
+        assert all(re.fullmatch(whole_phrases, line) for line in lines), lines
+
+
+async def test_monads_panel_keeps_its_ten_lines_under_the_map_at_50x20(tmp_path):
+    """Monad's panel holds what a turn is made of (the units typed, the queue): under the map it keeps its lines
+    while the map still shows the cursor's row and two either side."""
+    app = game_app(tmp_path, "monad")
+    async with app.run_test(size=(50, 20)) as pilot:
+        screen = await start(pilot, "monad")
+        await settle(pilot, 3)
+        assert screen.query_one("#side-panel").region.height == 10
+        area = screen.query_one("#board-area", BoardArea).scrollable_content_region
+        assert area.height >= screen.board.least_lines()
+
+
+@pytest.mark.parametrize("size", [(60, 20), (50, 20)])
+async def test_the_panels_texts_keep_clear_of_the_logs_line(tmp_path, size):
+    """Under the board a text that filled its half of the panel ran into the log's line beside it ("change▏")."""
+    app = game_app(tmp_path, "monunrail")
+    async with app.run_test(size=size) as pilot:
+        screen = await start(pilot, "monunrail")
+        await settle(pilot, 3)
+        texts = screen.query_one("#panel-info").region
+        log = screen.query_one("#move-log").region
+        lines = screen_lines(app)
+        assert any(lines[y][texts.x : log.x].strip() for y in range(texts.y, texts.bottom))
+        for y in range(texts.y, texts.bottom):
+            assert lines[y][log.x - 1] == " ", lines[y]

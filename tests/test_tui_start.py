@@ -188,3 +188,94 @@ async def test_flag_options_and_seat_count(tmp_path):
     match = app.calls[0][1]
     assert match.options["no_auto"] and match.options["take_min"]
     assert match.names == ("p1", "p2", "p3")
+
+
+async def test_every_saved_game_shows_whole_at_80_columns(tmp_path, monkeypatch):
+    """With enough saves for a scroll bar, an entry whose title wraps lost its last line: a finished game its result,
+    another "in progress: move 50, erin to"; and Monad's entries counted moves where its screen counts turns
+    (issue 25, 7)."""
+    from termgames.ai import make_bot
+
+    # The samples (more than the list shows at 80x24: a scroll bar), and one of Monad's in progress.
+    monad = Match("monad", {"turns": 30}, [Seat("me"), Seat("cpu", "ai", "greedy")], 3)
+    bots = [make_bot("monad", "random", seed=seat) for seat in range(2)]
+    for _ in range(50):  # 25 turns: two seats' commands each
+        seat = monad.view(None).to_move[0]
+        monad.play(seat, bots[seat].choose(monad.view(seat)))
+    save(tmp_path / "monad.json", monad)
+    app = RecordingApp(tmp_path, StartScreen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        listing = await saved_listing(app, pilot)
+        await pilot.pause()
+        summaries = [game.summary() for game in app.screen.saved]
+        assert "in progress: turn 26, me and cpu to move" in summaries
+        seen = ""
+        for index in range(listing.option_count):
+            listing.highlighted = index  # scrolls it into sight
+            await pilot.pause()
+            region = listing.content_region
+            lines = [strip.text[region.x : region.right] for strip in app.screen._compositor.render_strips()]
+            seen += " ".join(" ".join(lines[region.y : region.bottom]).split()) + "\n"
+        for game, summary in zip(app.screen.saved, summaries):
+            assert summary in seen, summary
+            assert game.title() in seen, game.title()
+
+
+async def test_keys_typed_quickly_into_a_field_land_in_order_and_the_summary_agrees(tmp_path):
+    """Backspace then 3 arriving together (a quick typist, a paste, SSH) left the field empty while the summary said
+    --max-routines 3: Backspace went round the app after the 3 was typed (issue 25, 9)."""
+    from textual import events
+
+    app = RecordingApp(tmp_path, lambda: SetupScreen("mosaic"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        field = app.screen.query_one("#option-max_routines", Input)
+        field.focus()
+        await pilot.pause()
+        assert field.value == "0"
+        field.action_end()
+        for key, character in (("backspace", None), ("3", "3")):  # in one read from the terminal
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        await pilot.pause()
+        assert field.value == "3"
+        summary = str(app.screen.query_one("#setup-summary", Static).render())
+        assert "--max-routines 3" in summary
+        # And a field that makes no game: the summary says so, not what the field said before.
+        field.value = ""
+        await pilot.pause()
+        summary = str(app.screen.query_one("#setup-summary", Static).render())
+        assert "--max-routines" not in summary and "needs a number" in summary
+
+
+async def test_setup_labels_stand_apart_from_their_fields_and_the_first_tab_lands_on_one(tmp_path):
+    """"Max routines0": the label ran into the field; the first Tab went to the scrolling body, which shows no
+    focus (issue 25, 9 and 10)."""
+    app = RecordingApp(tmp_path, lambda: SetupScreen("mosaic"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = [strip.text for strip in app.screen._compositor.render_strips()]
+        assert any("Max routines 0" in " ".join(line.split("  ")) or "Max routines  " in line for line in lines)
+        assert not any("Max routines0" in line for line in lines)
+        await pilot.press("tab")
+        assert app.screen.focused is app.screen.query_one("#option-max_routines", Input)
+
+
+async def test_a_checkbox_that_is_off_shows_an_empty_box(tmp_path):
+    """"▐X▌ off" read as ticked: the X told on from off by its colour alone (issue 25, 10)."""
+    from textual.widgets import Checkbox
+
+    app = RecordingApp(tmp_path, lambda: SetupScreen("mono"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one("#option-no_auto", Checkbox)
+
+        def drawn() -> str:
+            region = box.region
+            line = [strip.text for strip in app.screen._compositor.render_strips()][region.y]
+            return line[region.x : region.right].strip()
+
+        assert "X" not in drawn() and drawn().endswith("off")
+        box.value = True
+        await pilot.pause()
+        assert "X" in drawn() and drawn().endswith("on")

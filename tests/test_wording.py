@@ -68,6 +68,35 @@ def test_monad_and_mono_say_whose_hive_and_board_in_good_english():
     assert describe_cell({"hive": "me", "production": 2}).startswith('"me"\'s hive')
     assert describe_cell({"hive": "you", "production": 2}).startswith('"you"\'s hive')  # not the reader's
     assert describe_cell({"hive": "chris", "production": 2}).startswith("chris's hive")
+    # Read by the player named me: her own hive and units are hers (it said "me"'s hive: issue 25, 10).
+    mine = {"hive": "me", "production": 2, "owner": "me", "units": 3}
+    assert describe_cell(mine, reader="me") == "your hive (2 production), your 3 units, 0 resources"
+    assert describe_cell({"owner": "me", "units": 1}, reader="me") == "your 1 unit, 0 resources"
+    assert describe_cell(mine, reader="chris").startswith('"me"\'s hive')
+
+
+async def test_the_reader_s_own_hive_and_cell_on_the_cursor_line(tmp_path):
+    from termgames.app import TermgamesApp
+    from termgames.launch import Launch
+    from termgames.match import Match, Seat
+
+    for game, options in (("monad", {}), ("copolymer", {"size": 3})):
+        match = Match(game, options, [Seat("me"), Seat("cpu", "ai", "greedy" if game == "monad" else "easy")], 3)
+        if game == "copolymer":
+            match.play(0, "B2")
+        app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            if game == "monad":
+                screen.board.cursor = screen.board.initial_cursor()  # my start cell: my units
+                screen.update_panel()
+            else:
+                screen.board.cursor = screen.view.board.index["B2"]
+                screen.update_panel()
+            await pilot.pause()
+            line = str(screen.query_one("#cursor-line").render())
+            assert "your" in line and '"me"' not in line, line
 
 
 async def test_an_opponent_named_you_is_never_the_reader_on_the_screen(tmp_path):

@@ -59,7 +59,7 @@ from ..rules.monunrail_completion import (
     list_completions,
     random_placement,
 )
-from ..rules.monunrail_solver import Solver
+from ..rules.monunrail_solver import Solver, SolveStopped
 from .budget import SEARCH_SHARE, Deadline, deadline_for
 
 Cell = tuple[int, int]
@@ -439,12 +439,18 @@ class Hint:
     lines: tuple[HintLine, ...]
 
 
+class HintUnfinished(Exception):
+    """A hint not worked out within its budget (:data:`~termgames.solver_run.HINT_SECONDS`); what the solver
+    found on the way stays, so asking again goes on from there."""
+
+
 class HintGiver:
     """Hints for one game: one solver, primed from the shapes earlier games solved and keeping what it solves.
 
     ``hint`` is called in a worker thread (a large position takes seconds);
     one lock keeps the solver, whose memory every hint of the game shares,
-    to one thread at a time.
+    to one thread at a time.  A hint has a budget (2 s, and the solve's memory
+    budget): past it, :class:`HintUnfinished`.
     """
 
     def __init__(self) -> None:
@@ -454,10 +460,21 @@ class HintGiver:
 
     def hint(self, view: MonUnrailView) -> Hint:
         """The hint for the player to move in ``view`` (see :func:`hint_for`); blocks while another is worked out."""
+        from ..solver_run import HINT_SECONDS, Budget
+
         with self._lock:
             solver = self._primed_solver()
-            result = hint_for(view, solver)
-            self._keep_solved_shapes(solver)
+            budget = Budget(HINT_SECONDS)
+            try:
+                with solver.watching(lambda: budget.check(solver)):
+                    result = hint_for(view, solver)
+            except SolveStopped as stop:
+                raise HintUnfinished(
+                    f"not worked out within {budget.describe(stop.limit)}; what was solved is kept: ask again to go on"
+                ) from None
+            finally:
+                solver.memory_limit = None
+                self._keep_solved_shapes(solver)
         return result
 
     def _primed_solver(self) -> Solver:
@@ -495,10 +512,12 @@ def hint_for(view: MonUnrailView, solver: Solver) -> Hint:
     cells: set[Cell] = set()
     if view.phase == "unrailing":
         value, texts = view.unrail_hint(solver)
+        # The player to move, and what best play gives her from here: a forecast, never the game's result.
         if value == 0:
-            lines += [("Nimber 0: ", bold), (f"{who} loses against best play\n", plain)]
+            lines += [("Nimber 0: ", bold), (f"{who} (to move) loses against best play\n", plain)]
             return Hint(frozenset(), tuple(lines))
-        lines += [(f"Nimber {value}: ", bold), (f"{who} wins.\n", plain), ("Winning: ", bold)]
+        lines += [(f"Nimber {value}: ", bold), (f"{who} (to move) can win with best play\n", plain)]
+        lines += [("Winning: ", bold)]
         shown = "  ".join(texts[:HINT_SHOWN])
         more = f" +{len(texts) - HINT_SHOWN}" if len(texts) > HINT_SHOWN else ""
         lines += [(shown, good), (f"{more}\n", plain)]

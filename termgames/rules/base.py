@@ -287,6 +287,11 @@ class State(ABC):
     @abstractmethod
     def view(self, viewer: Viewer) -> View: ...
 
+    def progress(self) -> str:
+        """How far a game in progress has come, as its screen counts: "move 12" (Monad, whose seats command
+        together: "turn 6")."""
+        return f"move {self.ply + 1}"
+
     def view_all(self) -> View:
         """Everything, hidden information included: for replays of finished games.
 

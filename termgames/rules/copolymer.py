@@ -124,20 +124,47 @@ class CopolymerView(View):
         }
 
     def board_text(self, ascii: bool = False) -> str:
-        """The honeycomb as in the rules' figures: x for the first seat, o for the second (ASCII either way)."""
+        """The honeycomb as in the rules' figures: x for the first seat, o for the second (ASCII either way).
+
+        Every cell can be named from the drawing, as the screen names it: its row's letter at the left, its
+        diagonal's number up and to the right of the diagonal's top cell.  Cells are two characters apart, or
+        four where the numbers over the top row have two digits (one character between them is none).
+        """
         assert self.board is not None
+        board = self.board
         marks = "xo"
-        lines = []
-        width = self.board.width
-        for letter, first, last in self.board.rows:
-            row = [" "] * width
-            for d in range(first, last + 1):
-                cell = self.board.index[f"{letter}{d}"]
+        left = 2  # the row letter and a space
+        for step in (1, 2):
+            lines = [[" "] * (left + step * board.width + 3) for _ in range(len(board.rows) + 1)]
+            for cell, (r, _d) in enumerate(board.coords):
                 owner = self.owners[cell]
-                row[self.board.column(cell)] = "." if owner is None else marks[owner]
-            lines.append(f"{letter} " + "".join(row).rstrip())
+                lines[r + 1][left + step * board.column(cell)] = "." if owner is None else marks[owner]
+            if self._number_diagonals(lines, left, step):
+                break
+        for r, (letter, _first, _last) in enumerate(board.rows):
+            lines[r + 1][0] = letter
+        drawing = ["".join(line).rstrip() for line in lines]
         legend = f"x = {self.players[0]}, o = {self.players[1]}"
-        return "\n".join([*lines, "", legend, self.status])
+        return "\n".join([*drawing, "", legend, self.status])
+
+    def _number_diagonals(self, lines: list[list[str]], left: int, step: int) -> bool:
+        """Write each diagonal's number up and to the right of its top cell; False if two would touch."""
+        assert self.board is not None
+        board = self.board
+        tops: dict[int, int] = {}
+        for cell, (r, d) in enumerate(board.coords):
+            if d not in tops or board.coords[tops[d]][0] > r:
+                tops[d] = cell
+        for d, cell in sorted(tops.items()):
+            line = lines[board.coords[cell][0]]  # the line above the top cell's (the first is the numbers')
+            x = left + step * (board.column(cell) + 1)
+            text = str(d)
+            if x + len(text) > len(line):
+                line.extend([" "] * (x + len(text) - len(line)))
+            if any(char != " " for char in line[x - 1 : x + len(text) + 1]):
+                return False
+            line[x : x + len(text)] = list(text)
+        return True
 
 
 # --------------------------------------------------------------------------
@@ -295,7 +322,8 @@ cells, rows A-L). Options:
 
 ## Rulings you may notice
 
-* The first seat (x) claims first.
+* The first seat claims first. Its cells are the filled discs on the screen (X
+  with `--ascii`, x in `termgames show`); the second seat's the open ones (O, o).
 * If the board fills during an obligation, the game ends at once.
 * Neighbours of a cell: the two beside it in its row, two in the row above and
   two in the row below.

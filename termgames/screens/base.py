@@ -9,12 +9,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual.app import App
-from textual.events import Key
+from textual.containers import Horizontal
+from textual.css.scalar import Scalar
+from textual.events import Key, Resize
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from ..match import Match, Seat
 from ..untrusted import printable
+from ..widgets.board import Board
+from ..widgets.panel import PanelTexts
 
 if TYPE_CHECKING:
     from textual import getters
@@ -23,6 +28,64 @@ ResultT = TypeVar("ResultT")
 
 #: Below this many columns the side panel moves under the board.
 NARROW_WIDTH = 72
+#: Under the board (narrow layout) the side panel takes at most this many lines (its border line included) ...
+PANEL_LINES_UNDER = 10
+#: ... and gives the board lines down to this many before the board scrolls (the status, a text or two, the log).
+PANEL_LINES_LEAST = 5
+#: A panel shorter than this is no use: the board has its least lines, and the panel what is left, this at least.
+PANEL_LINES_MIN = 3
+
+
+def panel_lines_under(body: int, whole: int, least: int, wanted: int = PANEL_LINES_LEAST) -> int:
+    """The side panel's lines under a board, out of the ``body`` lines they share: the board whole if the panel
+    keeps ``wanted`` lines, else the board its ``least`` lines (the cursor's row, two either side, its labels)
+    and the panel what is left up to ``wanted``; a board is never cut for the panel's sake."""
+    if body - whole >= wanted:
+        return min(PANEL_LINES_UNDER, body - whole)
+    return max(PANEL_LINES_MIN, min(wanted, body - least))
+
+
+def set_narrow(screen: Screen[Any]) -> None:
+    """The narrow layout (the panel under the board) below ``NARROW_WIDTH`` columns, its texts compact there."""
+    narrow = screen.app.size.width < NARROW_WIDTH
+    screen.set_class(narrow, "narrow")
+    for texts in screen.query("#panel-info").results(PanelTexts):
+        texts.set_compact(narrow)
+
+
+def fit_side_panel(screen: Screen[Any], board: Board[Any], under: int = 0, wanted: int = PANEL_LINES_LEAST) -> None:
+    """Under the board (the narrow layout), give the side panel the lines the board can spare (with the ``under``
+    lines below it): the board keeps its cursor's row and two either side in sight at any size the screen takes.
+    Beside the board, the stylesheet's height."""
+    panels = screen.query("#side-panel")
+    bodies = screen.query("#game-body")
+    if not panels or not bodies:
+        return
+    panel = panels.first()
+    if not screen.has_class("narrow"):
+        if panel.styles.inline.has_rule("height"):
+            panel.styles.height = None
+        return
+    body = bodies.first().size.height
+    if body <= 0:
+        return
+    lines = panel_lines_under(body, board.whole_lines() + under, board.least_lines() + under, wanted)
+    if panel.styles.inline.height != Scalar.from_number(lines):
+        panel.styles.height = lines
+
+
+class GameBody(Horizontal):
+    """The board and the side panel, beside each other (under each other in the narrow layout).
+
+    When its size changes (the terminal's, or a game's end taking lines under it) it says so: the screen
+    shares its lines out between the board and the panel again (``panel_lines_under``).
+    """
+
+    class Resized(Message):
+        """The body's size changed."""
+
+    def on_resize(self, _event: Resize) -> None:
+        self.post_message(self.Resized())
 
 
 def title_line(title: str, seats: Sequence[Seat], ascii_only: bool = False) -> str:
@@ -72,6 +135,13 @@ class ScreenHost(App[Any]):
     def cycle_pace(self) -> str:
         """The next pace (instant, normal, slow, round again); the pace now."""
 
+    def start_screen_under(self) -> bool:
+        """Whether the start screen lies under the screen on top (a game opened from it, maybe through a setup)."""
+        return False
+
+    def back_to_start(self) -> None:
+        """Close the screens above the start screen (``start_screen_under``): back to it."""
+
 
 class AppScreen(Screen[ResultT]):
     """A screen of the termgames app: ``self.app`` is a :class:`ScreenHost`.
@@ -90,6 +160,19 @@ class AppModalScreen(ModalScreen[ResultT]):
 
     if TYPE_CHECKING:
         app = getters.app(ScreenHost)
+
+
+def too_small_text(need: tuple[int, int], size: tuple[int, int]) -> str:
+    """"terminal too small: needs W x H, is w x h", on as many lines as the width asks, broken between its
+    phrases (never inside "40 x 15")."""
+    phrases = ["terminal too small:", f"needs {need[0]} x {need[1]},", f"is {size[0]} x {size[1]}"]
+    lines = [phrases[0]]
+    for phrase in phrases[1:]:
+        if len(lines[-1]) + 1 + len(phrase) <= size[0]:
+            lines[-1] += " " + phrase
+        else:
+            lines.append(phrase)
+    return "\n".join(lines)
 
 
 class TooSmallNotice(Static):
@@ -155,7 +238,7 @@ class SizedScreen(Screen[ResultT]):
         small = width < need_width or height < need_height
         for notice in self.query("#too-small"):
             if isinstance(notice, Static):
-                notice.update(f"terminal too small: needs {need_width} x {need_height}, is {width} x {height}")
+                notice.update(too_small_text((need_width, need_height), (width, height)))
         if small != self.too_small():
             self.set_class(small, "-too-small")
             if not small:

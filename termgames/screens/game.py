@@ -21,7 +21,6 @@ from typing import Any, ClassVar, Generic, cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.geometry import Spacing
 from textual.message import Message
@@ -40,7 +39,7 @@ from ..widgets.clock import ClockLines, out_note
 from ..widgets.footer import Footer
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import PanelTexts, SidePanel, update_if_changed
-from .base import NARROW_WIDTH, AppScreen, SizedScreen, title_line
+from .base import PANEL_LINES_LEAST, AppScreen, GameBody, SizedScreen, fit_side_panel, set_narrow, title_line
 from .dialogs import ConfirmScreen, HelpScreen, PrivacyScreen
 from .keys import key_name, keys_markdown
 
@@ -59,6 +58,21 @@ def home_short(path: Path) -> str:
 
 
 WidgetT = typing.TypeVar("WidgetT", bound=Widget)
+
+
+#: The ways out: back to the start screen for a game opened there (q or Esc), else out of termgames (q; Esc too
+#: at this keyboard, not at a shared table, where Esc closes the chat line).  A screen that binds Esc to a key of
+#: its own lists ``LEAVING`` after it (a subclass's binding of a key replaces its base's): Esc leaves when its
+#: own action has nothing to do (``check_action``).
+LEAVE_FOR_START = Binding("q,escape", "back", "Back", key_display="q",
+                          tooltip="back to the start screen, for a game opened there (asks first while the game "
+                          "goes on: it is saved after every move)")
+LEAVE_FOR_GOOD = Binding("q", "quit_game", "Quit", tooltip="quit (asks first; the game is saved after every move)")
+ESCAPE_QUITS = Binding("escape", "quit_here", "Quit", show=False,
+                       tooltip="quit as q does, for a game opened from the command line")
+LEAVING = (LEAVE_FOR_START, LEAVE_FOR_GOOD, ESCAPE_QUITS)
+#: What the arrow keys do, in the help.
+CURSOR_KEYS = "move the cursor (where there is none, as at the end of a game, scroll the board)"
 
 
 class TableNews(Message):
@@ -98,10 +112,10 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     #: The keys every game has.  The footer shows the ``description``s; the ``?`` help lists every
     #: binding with its ``tooltip`` (``screens/keys.py``): the keys are written here and nowhere else.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left,h", "cursor('left')", "Left", show=False, tooltip="move the cursor"),
-        Binding("right,l", "cursor('right')", "Right", show=False, tooltip="move the cursor"),
-        Binding("up,k", "cursor('up')", "Up", show=False, tooltip="move the cursor"),
-        Binding("down,j", "cursor('down')", "Down", show=False, tooltip="move the cursor"),
+        Binding("left,h", "cursor('left')", "Left", show=False, tooltip=CURSOR_KEYS),
+        Binding("right,l", "cursor('right')", "Right", show=False, tooltip=CURSOR_KEYS),
+        Binding("up,k", "cursor('up')", "Up", show=False, tooltip=CURSOR_KEYS),
+        Binding("down,j", "cursor('down')", "Down", show=False, tooltip=CURSOR_KEYS),
         Binding("enter,space", "act", "Act", key_display="Enter", tooltip="act: play the move at the cursor"),
         Binding("u", "undo", "Undo", tooltip="undo (against the AI: your last move and its replies)"),
         Binding("m", "move_now", "Move now", show=False, tooltip="the computer plays its best move so far, now"),
@@ -122,7 +136,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
                 tooltip="game over: a rematch, same players and options (seats swapped when moving first helps)"),
         Binding("ctrl+n", "new_game", "New game",
                 tooltip="game over: set up a new game of this kind, filled in as this one"),
-        Binding("q", "quit_game", "Quit", tooltip="quit (asks first; the game is saved after every move)"),
+        *LEAVING,
     ]
     #: What the board's marks mean, after the keys in the ``?`` help (Markdown).
     HELP_NOTES: ClassVar[str] = ""
@@ -151,6 +165,9 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         self._clock_timer: Timer | None = None
         self._warned: set[int] = set()
 
+    #: Under the board (narrow layout), the lines the panel keeps before the board scrolls (``panel_lines_under``).
+    PANEL_LINES_WANTED: ClassVar[int] = PANEL_LINES_LEAST
+
     #: Lines a panel text takes from the start (``PanelTexts.reserved``).
     PANEL_RESERVED: ClassVar[dict[str, int]] = {}
 
@@ -164,7 +181,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     def compose(self) -> ComposeResult:
         title = title_line(self.table.game.title, self.table.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
-        with Horizontal(id="game-body"):
+        with GameBody(id="game-body"):
             # The cursor's line sits under the scrolling area, not in it: it stays in sight with any board.
             with BoardColumn(id="board-column"):
                 with BoardArea(id="board-area"):
@@ -252,10 +269,19 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
 
     def on_resize(self) -> None:
         # Narrow terminals put the panel under the board; boards pick their spacing from the width.
-        self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
+        set_narrow(self)
+        self.show_game_over()  # its lines break at the width
         self.board.redraw()
+        self.fit_panel()
         # A smaller board area must still show the cursor.
         self.call_after_refresh(self.scroll_to_cursor)
+
+    def on_game_body_resized(self, _message: GameBody.Resized) -> None:
+        self.fit_panel()
+
+    def fit_panel(self) -> None:
+        """Under the board (narrow layout), the panel takes the lines the board can spare, never the board's own."""
+        fit_side_panel(self, self.board, under=1, wanted=self.PANEL_LINES_WANTED)  # the cursor's line: under it
 
     def size_restored(self) -> None:
         self.call_after_refresh(self.scroll_to_cursor)
@@ -307,7 +333,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         self.message = ""
         self.board.show(None)
         self.app.push_screen(
-            PrivacyScreen(self.table.names[seat], result, ask_quit=self.action_quit_game), self._privacy_done
+            PrivacyScreen(self.table.names[seat], result, ask_quit=self.leave), self._privacy_done
         )
 
     def _privacy_done(self, _result: None) -> None:
@@ -367,6 +393,11 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             return not view.over and view.viewer is not None and view.viewer in view.to_move
         if action in ("rematch", "new_game"):
             return self.finished_here() is not None
+        if action in ("back", "quit_game", "quit_here"):
+            # One way out at a time: the footer says which, and q (or Esc) takes it.
+            if action == "quit_here" and not isinstance(self.table, LocalTable):
+                return False
+            return self.opened_from_start() == (action == "back")
         if action == "pace":
             return isinstance(self.table, LocalTable)  # a shared table's pace is the server's
         return True
@@ -389,9 +420,22 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             rematch = "rematch"
         else:
             rematch = "rematch, seats swapped" if len(seats) == 2 else "rematch, seats rotated"
+        leave = "q: start screen" if self.opened_from_start() else "q: quit"
+        keys = [f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", leave]
+        return printable(saved) + "\n" + self.keys_lines(keys)  # the status says the game is over, and who won
+
+    def keys_lines(self, keys: list[str]) -> str:
+        """``keys`` ("Ctrl+N: new game") on as many lines as the terminal's width asks, each whole ("Ctrl+N: new"
+        / "game" read badly at 50 columns), for the game-over panel (its padding taken off)."""
         separator = "  -  " if self.ascii_only else "  ·  "
-        keys = separator.join((f"{key_name('ctrl+r')}: {rematch}", f"{key_name('ctrl+n')}: new game", "q: quit"))
-        return printable(saved) + "\n" + keys  # the status says the game is over, and who won
+        room = self.app.size.width - 2
+        lines = [keys[0]]
+        for key in keys[1:]:
+            if len(lines[-1]) + len(separator) + len(key) <= room:
+                lines[-1] += separator + key
+            else:
+                lines.append(key)
+        return "\n".join(lines)
 
     def show_game_over(self) -> None:
         """Show or hide the game-over panel (above the footer) as the game is over or not (an undo reopens it)."""
@@ -511,9 +555,14 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         raise NotImplementedError
 
     def action_cursor(self, direction: str) -> None:
+        board = self.board
+        if not board.has_cursor():
+            # No cursor (every board at a game's end, a spectator's view): the arrows scroll a board too big to show.
+            self.scroll_board(direction)
+            return
         # What was said was about the last key at the last cell: once the cursor moves on, it no longer holds.
         self.message = ""
-        self.board.move_cursor(direction)
+        board.move_cursor(direction)
         self.update_panel()
         self.call_after_refresh(self.scroll_to_cursor)
 
@@ -530,6 +579,15 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     def on_panel_changed(self, _message: PanelChanged) -> None:
         self.update_panel()
 
+    def scroll_board(self, direction: str) -> None:
+        """Scroll the board area a line (a few columns) the arrow's way."""
+        areas = self.query("#board-area").results(BoardArea)
+        area = next(iter(areas), None)
+        if area is None:
+            return
+        dx, dy = {"left": (-4, 0), "right": (4, 0), "up": (0, -1), "down": (0, 1)}.get(direction, (0, 0))
+        area.scroll_relative(dx, dy, animate=False, immediate=True)
+
     def scroll_to_cursor(self) -> None:
         """Big boards scroll: keep the cursor in sight, clear of the labels kept at the area's edges."""
         board = self.board
@@ -538,9 +596,14 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             return
         area = self.query_one("#board-area", BoardArea)
         labels = board.pinned_labels()
+        # The rows either side of the cursor's too, as the screen leaves the board the room for them (the lines
+        # beyond the cursor's own block: a row drawn three lines tall has its cursor on its middle line).
+        around = board.ROWS_AROUND_CURSOR * board.row_lines() + (board.row_lines() - region.height + 1) // 2
+        around = max(1, min(around, (area.scrollable_content_region.height - labels.top - labels.bottom
+                                     - region.height) // 2))
         area.scroll_to_region(
             region.translate(board.virtual_region.offset + board.content_offset),
-            spacing=Spacing(1 + labels.top, 2, 1 + labels.bottom, 2 + labels.left),
+            spacing=Spacing(around + labels.top, 2, around + labels.bottom, 2 + labels.left),
             animate=False,
             immediate=True,
         )
@@ -557,7 +620,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             self.hand_over()
             return
         if view.over:
-            self.say("The game is over: u undoes, q quits")
+            self.say("The game is over: u undoes, q leaves")
             return
         seat = view.viewer
         if seat is None or seat not in view.to_move:
@@ -615,6 +678,40 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         """From a worker thread: run ``callback`` on the loop (nothing if the app has closed meanwhile)."""
         with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
             self.app.call_from_thread(callback, *args)
+
+    def opened_from_start(self) -> bool:
+        """Whether the start screen lies under this game (q and Esc go back to it)."""
+        under = getattr(self.app, "start_screen_under", None)  # a test's stand-in App has no start screen
+        return bool(under is not None and under())
+
+    def leave(self) -> None:
+        """The way out (q, Esc; the privacy screen's q): back to the start screen, or out of termgames."""
+        if self.opened_from_start():
+            self.action_back()
+        else:
+            self.action_quit_game()
+
+    def action_back(self) -> None:
+        """Back to the start screen the game was opened from: at once once it is over, else once asked."""
+        if self.table.over or not self.table.view(None).moves:
+            self._back_answer(True)
+            return
+        path = self.table.save_path
+        detail = (
+            "This game is not saved: leaving loses it."
+            if path is None
+            else f"The game is saved in\n{home_short(path)}\n\nResume it from the start screen's saved games, or "
+            f"with\ntermgames play --load {home_short(path)}"
+        )
+        self.app.push_screen(ConfirmScreen("Back to the start screen?", detail), self._back_answer)
+
+    def _back_answer(self, yes: bool | None) -> None:
+        if yes:
+            self.table.close()  # no AI move after this
+            self.app.back_to_start()
+
+    def action_quit_here(self) -> None:
+        self.action_quit_game()
 
     def action_quit_game(self) -> None:
         path = self.table.save_path

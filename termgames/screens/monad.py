@@ -13,7 +13,7 @@ while the human builds, and the turn resolves when the last seat has sent.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -32,7 +32,8 @@ from ..widgets.footer import Footer
 from ..widgets.monad_board import KEY_DIRECTIONS, MonadBoard
 from ..widgets.move_log import MoveLog, TurnKey, log_line
 from ..widgets.panel import update_if_changed
-from .game import GameScreen
+from .base import PANEL_LINES_UNDER
+from .game import LEAVING, GameScreen
 from .monad_watch import (
     MONAD_CSS,
     WATCH_KEYS,
@@ -138,6 +139,7 @@ class MonadScreen(GameScreen):
         Binding("backspace,delete", "unqueue", "Take back", key_display="Bksp",
                 tooltip="take back the last queued command on the cursor's cell (else the last one)"),
         Binding("escape", "clear", "Clear", show=False, tooltip="clear the units typed and the move mode"),
+        *LEAVING,  # Esc with nothing typed to clear
         *[
             # Off the footer (the ? help lists them): with them the footer ran past 80 columns.
             Binding(str(n), f"digit({n})", "Units", key_display="0-9", show=False,
@@ -168,6 +170,10 @@ class MonadScreen(GameScreen):
                 tooltip="cursor to the next cell of your units not yet commanded (Shift+Tab: back)"),
         Binding("u", "undo", "Undo", show=False, tooltip="take back your last turn (the bots answer again)"),
     ]
+
+    #: Under the map the panel keeps its ten lines (the turn, the totals, the units typed, the queue, the log):
+    #: the map keeps the cursor's row and two either side at 50x20 all the same.
+    PANEL_LINES_WANTED: ClassVar[int] = PANEL_LINES_UNDER
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -300,12 +306,14 @@ class MonadScreen(GameScreen):
         """Once the game is over the footer keeps the keys that still do something (rematch, new game, undo)."""
         if action in self.TURN_ACTIONS and self.is_mounted and self.view is not None and self.view.over:
             return False
+        if action == "clear":
+            return self.count is not None or self.moving  # else Esc is the way out
         return super().check_action(action, parameters)
 
     def _can_command(self) -> bool:
         view = self.view
         if view is None or view.over:
-            self.say("The game is over: u undoes, q quits")
+            self.say("The game is over: u undoes, q leaves")
             return False
         if self.my_seat() is None:
             self.say("You are watching this game")

@@ -24,7 +24,7 @@ from ..rules.base import ALL, possessive
 from ..rules.mono import MonoView, label, random_layout
 from ..widgets.mono_board import Candidates, MonoBoards, check_draft
 from ..widgets.panel import PanelTexts, update_if_changed
-from .game import GameScreen
+from .game import LEAVING, GameScreen
 
 #: Samples of the deduction overlay's inference: enough for steady odds, quick on a small machine.
 BELIEF_SAMPLES = 200
@@ -111,7 +111,8 @@ class MonoScreen(GameScreen[MonoView]):
                 tooltip="layout: confirm the layout once it is valid"),
         *[
             Binding(keys, f"cursor('{direction}')", direction.capitalize(), show=False,
-                    tooltip="move on the board under the cursor, and off its edge onto the next opponent's")
+                    tooltip="move on the board under the cursor, and off its edge onto the next opponent's (at "
+                    "the end of the game, with every board shown and no cursor: scroll the boards)")
             for keys, direction in (("left,h", "left"), ("right,l", "right"), ("up,k", "up"), ("down,j", "down"))
         ],
         Binding("e", "end_turn", "End turn", tooltip="end the turn (pbmserv's `end`)"),
@@ -147,6 +148,7 @@ class MonoScreen(GameScreen[MonoView]):
                 tooltip="layout: preview a random layout (R again: another one; Enter confirms it)"),
         Binding("escape", "layout_back", "Back", key_display="Esc",
                 tooltip="layout: leave the random preview for the layout you were typing"),
+        *LEAVING,  # Esc with no preview to leave
         Binding("u", "undo", "Undo", show=False, tooltip="undo: not in Mono (a probe's value has been seen)"),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
     ]
@@ -447,6 +449,7 @@ seen.
         if not self.overlay:
             self._deducing = None
             self.mono_board.set_beliefs(None)
+            self.found("#panel-info", PanelTexts).release_height("legend")  # the candidates' lines go with it
             self.say("Deduction overlay off", error=False)
             return
         self.say("Deduction overlay on: guesses are marked ?", error=False)

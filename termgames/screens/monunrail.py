@@ -26,9 +26,9 @@ from ..ai.monunrail import Hint, HintGiver
 from ..rules.base import possessive
 from ..rules.monunrail import Cell, MonUnrailView, cell_name
 from ..widgets.monunrail_board import KINDS, MonUnrailBoard, kind_of
-from ..widgets.panel import update_if_changed
+from ..widgets.panel import PanelTexts, update_if_changed
 from .dialogs import ConfirmScreen
-from .game import GameScreen
+from .game import LEAVING, GameScreen
 
 BUILD_ACTIONS = {"tile_kind", "rotate", "impossible"}
 
@@ -72,6 +72,7 @@ class MonUnrailScreen(GameScreen[MonUnrailView]):
                 "cell first"),
         Binding("r", "rotate", "Rotate", show=False, tooltip="building: turn the tile (the ways round that fit first)"),
         Binding("escape", "clear", "Clear", show=False, tooltip="clear the move being assembled"),
+        *LEAVING,  # Esc with no move being assembled
         Binding("s", "swap", "Swap", tooltip="swap: the pie rule, when offered (asks first)"),
         Binding("i", "impossible", "Impossible", tooltip="call Impossible (asks first)"),
         Binding("n", "hint", "Hint",
@@ -139,6 +140,8 @@ whose opening move it is after a swap.
             return self.view.pie_offer and self.my_turn()
         if action == "hint":
             return phase != "over"
+        if action == "clear":
+            return bool(self.rail_board.pending)  # else Esc is the way out
         return super().check_action(action, parameters)
 
     def footer_state(self) -> tuple[object, ...]:
@@ -155,7 +158,7 @@ whose opening move it is after a swap.
             self.say("Wait: the search for a completion is running")
             return None
         if view.over:
-            self.say("The game is over: u undoes, q quits")
+            self.say("The game is over: u undoes, q leaves")
             return None
         if not self.my_turn() or view.viewer is None:
             names = " and ".join(view.players[s] for s in view.to_move)
@@ -394,6 +397,7 @@ whose opening move it is after a swap.
         if not self.hinting:
             self._hint_wanted = None
             self.rail_board.set_hint(frozenset(), [])
+            self.found("#panel-info", PanelTexts).release_height("legend")  # its lines go with the hint
             self.say("Hint off", error=False)
             return
         self.message = ""

@@ -21,7 +21,7 @@ from ..rules.base import possessive
 from ..rules.mosaic import MosaicView
 from ..rules.mosaic.notation import Edge, Pass, Place, Take
 from ..rules.mosaic.tiles import pos_text, tile_text
-from ..rules.mosaic.view import EDGE_KIND, LAST_PLACE_KIND, PLACE_KIND, REPLACE_KIND
+from ..rules.mosaic.view import BUILDING, EDGE_KIND, LAST_PLACE_KIND, PLACE_KIND, REPLACE_KIND
 from ..widgets.footer import Footer
 from ..widgets.mosaic_board import MosaicBoard, MosaicHands, Picture
 from ..widgets.panel import SidePanel
@@ -56,7 +56,10 @@ def step_words(picture: Picture, selected: str | None) -> str:
         return f"{name} has no legal move: Enter passes"
     if picture.kind == PLACE_KIND:
         tile = f" {selected}" if selected else ""
-        return f"Building, Step SH/P: {name} places{tile or ' a hand tile'} next to the board"
+        if picture.phase == BUILDING:
+            return f"Building, Step SH/P: {name} places{tile or ' a hand tile'} next to the board"
+        # Step SH/P of an alteration routine: the tiles taken out go back into the board.
+        return f"Alteration, Step SH/P: {name} places{tile or ' a hand tile'} back into the board"
     if picture.kind == EDGE_KIND:
         return f"Step SE: {name} selects an edge to turn to {possessive(name, addressed=True)} colour"
     if picture.kind == REPLACE_KIND:

@@ -10,7 +10,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
@@ -26,7 +25,7 @@ from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import SidePanel
 from . import game_screen_class
-from .base import NARROW_WIDTH, AppScreen, SizedScreen, title_line
+from .base import AppScreen, GameBody, SizedScreen, fit_side_panel, set_narrow, title_line
 from .dialogs import GoToMoveScreen, HelpScreen, leave_screen
 from .keys import keys_markdown
 
@@ -118,7 +117,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         board_class = self.screen_class.board_class
         title = title_line(f"Replay: {self.match.game.title}", self.match.seats, self.ascii_only)
         yield Static(title, id="game-title", markup=False)
-        with Horizontal(id="game-body"):
+        with GameBody(id="game-body"):
             with BoardArea(id="board-area"):
                 yield board_class(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
             yield SidePanel(id="side-panel")
@@ -133,13 +132,22 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         self.show()
 
     def on_resize(self) -> None:
-        self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
+        set_narrow(self)
         self.board.redraw()
+        fit_side_panel(self, self.board)
+
+    def on_game_body_resized(self, _message: GameBody.Resized) -> None:
+        fit_side_panel(self, self.board)
+
+    def on_board_area_resized(self, _message: BoardArea.Resized) -> None:
+        # The lines the board has: boards that draw roomier or tighter by them (MonUnrail's, Copolymer's) choose.
+        self.board.set_room(self.query_one("#board-area", BoardArea).size.height)
 
     def viewer_name(self) -> str:
         viewer = self.viewer
         if viewer == ALL:
-            return "every board"
+            # A game without hidden boards shows every seat the same board: there is no "every board" to see.
+            return "every board" if self.match.game.descriptor.hidden_information else "everyone (nothing is hidden)"
         if viewer is None:
             return "a spectator"
         return self.match.names[viewer]

@@ -38,6 +38,7 @@ from ..records import RecordError, load, new_save_path, save
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
 from ..widgets.footer import Footer
+from ..widgets.form import OrderedInput, TickBox
 from ..widgets.palette import use_ascii_scrollbars
 from .base import AppScreen
 
@@ -77,7 +78,7 @@ class SavedGame:
                 return f"finished: tie {score}"
             return f"finished: {match.names[winners[0]]} won {score}"
         movers = " and ".join(match.names[s] for s in state.to_move())
-        return f"in progress: move {len(match.moves) + 1}, {movers} to move"
+        return f"in progress: {state.progress()}, {movers} to move"
 
     def title(self) -> str:
         if self.match is None:
@@ -121,7 +122,9 @@ class StartScreen(AppScreen[None]):
     StartScreen #start-body { height: 1fr; }
     StartScreen .start-column { width: 1fr; height: 1fr; padding: 0 1; }
     StartScreen .start-heading { text-style: bold; color: $text-muted; padding: 0 1; }
-    StartScreen OptionList { height: 1fr; border: round $primary-darken-1; }
+    /* The scroll bar's room kept from the start: entries are measured at the width they are drawn at (a bar
+       that came later narrowed them, and a wrapped title took its entry's last line). */
+    StartScreen OptionList { height: 1fr; border: round $primary-darken-1; scrollbar-gutter: stable; }
     StartScreen OptionList:focus { border: round $accent; }
     StartScreen #start-hint { height: 1; color: $text-muted; padding: 0 2; }
     """
@@ -278,7 +281,7 @@ class SetupScreen(AppScreen[None]):
     SetupScreen #setup-body { height: 1fr; padding: 0 1; }
     SetupScreen .setup-section { border: round $primary-darken-1; height: auto; padding: 0 1; margin-bottom: 0; }
     SetupScreen .setup-row { height: auto; margin: 0 0 1 0; }
-    SetupScreen .setup-label { width: 12; }
+    SetupScreen .setup-label { width: 14; }
     SetupScreen .setup-help { color: $text-muted; padding: 0 0 0 2; width: 1fr; }
     SetupScreen Input { width: 18; margin-right: 2; }
     SetupScreen Select { width: 22; }
@@ -311,7 +314,9 @@ class SetupScreen(AppScreen[None]):
         game = self.game
         yield Static(f"New game of {game.title}", id="setup-title")
         yield Static("", id="setup-summary")
-        with VerticalScroll(id="setup-body"):
+        # Not a stop of its own on the way round the fields (it shows no focus): the mouse wheel scrolls it, and
+        # it scrolls to the focused field.
+        with VerticalScroll(id="setup-body", can_focus=False):
             if game.option_specs:
                 with Vertical(classes="setup-section") as options:
                     options.border_title = "Options"
@@ -350,7 +355,7 @@ class SetupScreen(AppScreen[None]):
                     hidden = "" if seat < count else " seat-hidden"
                     with Horizontal(classes="setup-row seat-row" + hidden, id=f"seat-row-{seat}"):
                         yield Label(f"Seat {seat + 1}", classes="setup-label")
-                        yield Input(names[seat], id=f"seat-name-{seat}", max_length=24, compact=True)
+                        yield OrderedInput(names[seat], id=f"seat-name-{seat}", max_length=24, compact=True)
                         yield Select(kinds, value=default_kind, allow_blank=False, id=f"seat-kind-{seat}", compact=True)
             with Vertical(classes="setup-section") as timing:
                 timing.border_title = "Clock"
@@ -378,12 +383,11 @@ class SetupScreen(AppScreen[None]):
                 )
                 help_text = spec.help
             elif spec.kind == "flag":
-                # The word says the state: the box's X alone differs only by colour.
-                yield Checkbox("on" if value else "off", value=bool(value), id=widget_id, compact=True)
+                yield TickBox(bool(value), id=widget_id, compact=True)
                 help_text = spec.help
             else:
                 kind: Literal["number", "integer"] = "number" if spec.kind == "float" else "integer"
-                yield Input(value, type=kind, id=widget_id, compact=True)
+                yield OrderedInput(value, type=kind, id=widget_id, compact=True)
                 bounds = f"{spec.minimum}-{spec.maximum}" if spec.minimum is not None else ""
                 help_text = f"{spec.help} ({bounds})" if bounds else spec.help
             yield Static(help_text, classes="setup-help")
@@ -444,6 +448,8 @@ class SetupScreen(AppScreen[None]):
             clock = self.read_clock()
         except RuleError as problem:
             error.update(f"! {problem}")
+            # The summary says what the form makes now: no game, not the last one it made.
+            summary.update(f"not a game yet: {problem}")
             self.query_one("#setup-start", Button).disabled = True
             return False
         error.update("")
@@ -460,8 +466,6 @@ class SetupScreen(AppScreen[None]):
     @on(Select.Changed)
     @on(Checkbox.Changed)
     def form_changed(self, event: Select.Changed | Checkbox.Changed) -> None:
-        if isinstance(event, Checkbox.Changed):
-            event.checkbox.label = "on" if event.value else "off"
         if getattr(event, "control", None) is not None and event.control.id == "seat-count":
             count = self.seat_count()
             for seat in range(self.game.max_seats):

@@ -9,7 +9,9 @@ From the bottom up:
   requests; :mod:`.hub` holds every table (with :mod:`.news`, the other servers sharing its store, and
   :mod:`.idle`, closing idle tables);
 * :mod:`.shared`: :class:`~.shared.SharedTable`, a hub table seen from one seat, a ``termgames.table.Table``;
-* :mod:`.commands`: the correspondence commands (``challenge``, ``tables``, ``show``, ``move``);
+* :mod:`.notices`: a notice of her move wherever a player is connected, and :mod:`.mail` when she is not;
+* :mod:`.commands`: the correspondence commands (``challenge``, ``tables``, ``show``, ``move``; ``notify``:
+  :mod:`.notify`);
 * :mod:`.ui`: the server's Textual app, its lobby and shared-table screens, and Textual over SSH;
 * :mod:`.ssh`: the asyncssh server, identities and one app per SSH channel; :mod:`.run` runs it.
 

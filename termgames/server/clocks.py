@@ -8,13 +8,15 @@ change, and only if the clock is still what this server held: a flag and a late
 move cannot both be accepted, and of several servers exactly one flags.
 
 :class:`Timekeeper` is the hub's one timer: a heap of the moments a running
-clock runs out (or falls under its warning), so a thousand running clocks cost
-an idle server one timer.  It also writes the heartbeat that lets the next
+clock runs out (or falls below a fifth of its time), so a thousand running
+clocks cost an idle server one timer.  It also writes the heartbeat that lets the next
 start-up measure how long no server ran: that time is not charged (to within
 :data:`HEARTBEAT_SECONDS` and :data:`STALE_SECONDS`).
 
-The hooks for notices (``Hub.on_turn``, ``Hub.on_clock_warning``) get a
-:class:`TurnNotice`.
+A clock falling below a fifth of its time is news for its player
+(``Hub.players_news``, kind ``clock``: her notices, and mail if she is away),
+told by every server holding the table to the players connected to it (the
+mail is sent once).
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ import heapq
 import json
 import logging
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from ..clock import Clocks
@@ -38,18 +38,6 @@ log = logging.getLogger("termgames.server")
 HEARTBEAT_SECONDS = 5.0
 #: A heartbeat older than this at start-up means no server ran since: the gap is credited to every clock.
 STALE_SECONDS = 10.0
-
-
-@dataclass(frozen=True)
-class TurnNotice:
-    """A human seat came on turn (``Hub.on_turn``) or its clock fell under its warning (``Hub.on_clock_warning``)."""
-
-    table_id: int
-    game: str
-    seat: int
-    player: str
-    #: When the seat's clock runs out if it does not move (seconds since the epoch); None when untimed.
-    deadline: float | None
 
 
 # -- the stored clock ------------------------------------------------------------------------
@@ -126,7 +114,7 @@ class ClockHost(Protocol):
     def now(self) -> float: ...
 
     def clock_warning(self, table: ClockedTable, seat: int) -> None:
-        """``seat``'s running clock at ``table`` just fell under its warning."""
+        """``seat``'s running clock at ``table`` just fell below a fifth of its time (once a turn)."""
         ...
 
 
@@ -147,7 +135,7 @@ class Timekeeper:
     # -- scheduling ------------------------------------------------------------------------------
 
     def schedule(self, table: ClockedTable) -> None:
-        """``table``'s clock changed: when its first running clock runs out, and when each falls under its warning."""
+        """``table``'s clock changed: when its first running clock runs out, and when each falls below a fifth."""
         self._count += 1
         entry = self._entries[table.id] = self._count
         clocks = table.match.clocks
@@ -157,9 +145,9 @@ class Timekeeper:
                 heapq.heappush(self._heap, (deadline, table.id, entry, -1))
                 now = self.hub.now()
                 for seat in clocks.running:
-                    warning = clocks.warning_time(seat)
-                    if warning is not None and warning > now:
-                        heapq.heappush(self._heap, (warning, table.id, entry, seat))
+                    low = clocks.low_time(seat)
+                    if low is not None and low > now:
+                        heapq.heappush(self._heap, (low, table.id, entry, seat))
         if len(self._heap) > 4 * len(self._entries) + 64:  # stale entries pile up: keep the live ones only
             self._heap = [item for item in self._heap if self._entries.get(item[1]) == item[2]]
             heapq.heapify(self._heap)
@@ -218,7 +206,7 @@ class Timekeeper:
         clocks = table.match.clocks
         if clocks is None or table.over or seat not in clocks.running or not clocks.counting:
             return
-        if clocks.left_at(seat, now) < clocks.spec.warning_seconds:
+        if clocks.left_at(seat, now) < clocks.spec.low_seconds:
             self.hub.clock_warning(table, seat)
 
     # -- running -----------------------------------------------------------------------------------
@@ -259,12 +247,3 @@ class Timekeeper:
         if gap:
             log.info("no server ran for %.0f s: not charged to any clock", gap)
         return gap
-
-
-def tell(callbacks: list[Callable[[TurnNotice], None]], notice: TurnNotice) -> None:
-    """Hand ``notice`` to each callback; one that fails is logged, the others still hear."""
-    for callback in list(callbacks):
-        try:
-            callback(notice)
-        except Exception:
-            log.exception("a turn callback failed")

@@ -1,9 +1,9 @@
 """Correspondence play over SSH, pbmserv's command model: ``ssh -p 2222 alice@host COMMAND``.
 
 ``challenge GAME [options] [--rated|--casual] NAME...``, ``tables``,
-``show TABLE [--json]``, ``move TABLE MOVE`` and ``ratings [GAME]``.  The player is the SSH identity; the output and the
-errors are the CLI's (``termgames show``/``move``): an error is one line on
-stderr and exit status 2.
+``show TABLE [--json]``, ``move TABLE MOVE``, ``ratings [GAME]`` and ``notify`` (:mod:`.notify`).
+The player is the SSH identity; the output and the errors are the CLI's (``termgames show``/``move``):
+an error is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ..rules.base import ALL
 from ..untrusted import printable, safe_json
 from .hub import Hub
 from .logs import error_line
+from .notify import notify_command
 from .stores.interface import StoreError
 from .tables import FinishedTable, LiveTable
 
@@ -40,9 +41,11 @@ termgames over SSH: commands (or no command for the game screens)
   move TABLE MOVE                    play one move
   record TABLE                       a finished game's record (save it; termgames replay FILE plays it)
   ratings [GAME]                     the rated accounts of GAME (of every game without one)
+  notify [off|bell|desktop]          how you hear of your move at other tables (--email ADDR, --confirm CODE,
+                                     --no-email: mail while you are away, where the server sends it)
   help                               this text"""
 
-COMMANDS = ("challenge", "tables", "show", "move", "record", "ratings", "help")
+COMMANDS = ("challenge", "tables", "show", "move", "record", "ratings", "notify", "help")
 
 
 @dataclass
@@ -99,6 +102,8 @@ def run_command(hub: Hub, player: str, line: str, owner: str | None = None) -> R
             return _record(hub, args)
         if command == "ratings":
             return _ratings(hub, args)
+        if command == "notify":
+            return _ok(notify_command(hub, player, args, owner))
     except RuleError as error:
         return _fail(str(error))
     except StoreError as error:  # the database restarts: nothing was done, the player tries again

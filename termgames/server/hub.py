@@ -34,7 +34,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -46,7 +46,7 @@ from ..paths import write_atomically
 from ..records import dumps, save
 from ..rules import RuleError, get_game
 from ..untrusted import fold_name
-from .clocks import ClockedTable, Timekeeper, TurnNotice, clock_text, stored_clock, tell
+from .clocks import ClockedTable, Timekeeper, clock_text, stored_clock
 from .idle import IdleTables, closed_record_text
 from .limits import (
     AI_THREADS,
@@ -54,13 +54,16 @@ from .limits import (
     CHAT_PER_MINUTE,
     GUEST_IDLE_DAYS,
     IDLE_DAYS,
+    MAIL_EVERY_HOURS,
     MAX_BOT_TABLES_PER_PLAYER,
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
     RateLimit,
 )
 from .logs import error_line
+from .mail import MailConfig
 from .news import OtherServers
+from .notices import Notices
 from .people import (
     GUEST_PREFIX,
     check_rated_seat,
@@ -108,6 +111,8 @@ class Hub:
         idle_days: float = IDLE_DAYS,
         guest_idle_days: float = GUEST_IDLE_DAYS,
         chat_per_minute: float = CHAT_PER_MINUTE,
+        mail: MailConfig | None = None,
+        mail_every: float = MAIL_EVERY_HOURS,
         now: Callable[[], float] = time.time,
     ) -> None:
         """``now``: the time in seconds since the epoch, what the clocks count with (a test passes its own)."""
@@ -135,14 +140,12 @@ class Hub:
         self.set_aside: dict[int, str] = {}
         #: The other servers sharing the store: their news, and what a lost database leaves to read again.
         self.others = OtherServers(self)
+        #: Who is connected here and what each hears of her tables; mail for those who are not (``mail``).
+        self.notices = Notices(self, mail, mail_every)
         #: Closes the tables without a move for idle_days (a guest's table: guest_idle_days).
         self.idle = IdleTables(self, idle_days, guest_idle_days)
         #: The one timer of every running clock, and the heartbeat.
         self.timekeeper = Timekeeper(self)
-        #: Hooks (the notices'): a human seat came on turn by a change this server made, or its running clock fell
-        #: under its warning (told by one server: the one that plays the table's computer seats).
-        self.on_turn: list[Callable[[TurnNotice], None]] = []
-        self.on_clock_warning: list[Callable[[TurnNotice], None]] = []
         # The time no server ran is not charged to any clock: credited before a table is read.
         self.timekeeper.credit_downtime()
         # Start-up replays the unfinished tables only, once the idle ones are closed (without replaying them).
@@ -206,6 +209,7 @@ class Hub:
         if self.store.shared:
             self._watch_task = loop.create_task(self.others.take_over_forever())
         self._idle_task = loop.create_task(self.idle.close_forever())
+        self.notices.start()
         self.timekeeper.start()
 
     def close_idle(self, now: datetime | None = None) -> list[int]:
@@ -224,6 +228,7 @@ class Hub:
             if task is not None:
                 task.cancel()
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.notices.close()
 
     # -- tables --------------------------------------------------------------------
 
@@ -331,8 +336,7 @@ class Hub:
         self.lobby_changed()
         table.runner.start()
         table.clock_changed()
-        if not table.open_seats():
-            table._tell_turns(())
+        self.notices.challenged(table)
         return table
 
     def _rated_choice(self, seats: list[Seat], creator: str, rated: bool | None) -> bool:
@@ -483,28 +487,12 @@ class Hub:
     def clocked_table(self, table_id: int) -> LiveTable | None:
         return self.tables.get(table_id)
 
-    def came_on_turn(self, table: LiveTable, seats: Iterable[int]) -> None:
-        """``seats`` (human, named) came on turn at ``table`` by a change made here: :attr:`on_turn` hears it."""
-        if not self.on_turn:
-            return
-        clocks = table.match.clocks
-        for seat in seats:
-            deadline = clocks.deadline(seat) if clocks is not None else None
-            tell(self.on_turn, TurnNotice(table.id, table.game.name, seat, table.names[seat], deadline))
-
     def clock_warning(self, clocked: ClockedTable, seat: int) -> None:
-        """``seat``'s running clock at ``table`` fell under its warning: :attr:`on_clock_warning` hears it, at one
-        server (the one that plays the table's computer seats)."""
+        """``seat``'s running clock at ``clocked`` fell below a fifth of its time: her notices (and mail, if she is
+        away) hear it.  Every server holding the table tells the players connected to it; the mail is sent once."""
         table = self.tables.get(clocked.id)
-        if table is None or not self.on_clock_warning:
-            return
-        if table.match.computer_plays(seat) or table.seats[seat].name is None:
-            return
-        if not self.store.may_play_ai(table.id):
-            return
-        clocks = table.match.clocks
-        deadline = clocks.deadline(seat) if clocks is not None else None
-        tell(self.on_clock_warning, TurnNotice(table.id, table.game.name, seat, table.names[seat], deadline))
+        if table is not None and not table.match.computer_plays(seat):
+            self.players_news(table, "clock", [seat])
 
     # -- ratings --------------------------------------------------------------------
 
@@ -583,6 +571,15 @@ class Hub:
     def unwatch_lobby(self, callback: Callable[[], None]) -> None:
         if callback in self.lobby_watchers:
             self.lobby_watchers.remove(callback)
+
+    def players_news(self, table: LiveTable, kind: str, seats: Collection[int]) -> None:
+        self.notices.table_news(table, kind, seats)
+
+    def challenged(self, table_id: int) -> None:
+        """A table made at another server: its players connected here hear they are challenged."""
+        table = self.tables.get(table_id)
+        if table is not None and not table.over:
+            self.notices.challenged(table)
 
     def lobby_changed(self) -> None:
         """Tell every lobby, once per burst of changes (every move changes some lobby line)."""

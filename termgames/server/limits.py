@@ -34,6 +34,9 @@ CHAT_PER_MINUTE = 20
 CHAT_BURST = 5
 #: Threads in which the computer players think (a pool shared fairly by every table).
 AI_THREADS = 2
+#: Hours between two digests mailed to one player who is away (``--mail-every``).
+MAIL_EVERY_HOURS = 24.0
+MAX_MAIL_EVERY_HOURS = 24.0 * 366
 
 
 class RateLimit:

@@ -41,6 +41,10 @@ class NewsHost(TableHost, Protocol):
         """Serve (or list, when finished) a table this server does not hold yet."""
         ...
 
+    def challenged(self, table_id: int) -> None:
+        """A table just made at another server: its players connected here hear of it."""
+        ...
+
 
 class OtherServers:
     """The hub's side of sharing the store: the other servers' news applied, the tables read again after the
@@ -65,6 +69,8 @@ class OtherServers:
             live = hub.tables.get(event.table_id)
             if live is None:  # a new table (or one made while we started): load it whole, news included
                 hub.take_in(event.table_id)
+                if event.kind == "table":
+                    hub.challenged(event.table_id)
                 return
             if event.kind != "table":
                 live.remote_event(event)

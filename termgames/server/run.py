@@ -45,6 +45,8 @@ def serve_forever(
     db: str | None = None,
     host_key: Path | None = None,
     reuse_port: bool = False,
+    mail: Any = None,
+    mail_every: float | None = None,
 ) -> None:
     # Textual takes over sys.stdout/stderr inside apps: the server logs to the real stderr.
     handler = logging.StreamHandler(sys.__stderr__)
@@ -62,7 +64,10 @@ def serve_forever(
             file=sys.__stderr__,
         )
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(host, port, folder, allow_guests, ascii, limits or {}, db, host_key, reuse_port))
+        limits = dict(limits or {}, mail=mail)  # the relay (a MailConfig) or None: start_server's keywords
+        if mail_every is not None:
+            limits["mail_every"] = mail_every
+        asyncio.run(_serve(host, port, folder, allow_guests, ascii, limits, db, host_key, reuse_port))
     # Stopped: every table is stored, every terminal restored, the store closed.  What is left is the
     # interpreter's teardown, which frees every object of every table and session one by one (a full
     # collection of the whole heap, half a second and more on a busy server): SIGTERM promises an end within

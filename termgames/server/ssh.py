@@ -41,6 +41,7 @@ from .limits import (
     CHAT_PER_MINUTE,
     GUEST_IDLE_DAYS,
     IDLE_DAYS,
+    MAIL_EVERY_HOURS,
     MAX_AUTH_FAILURES,
     MAX_AUTH_TRIES,
     MAX_BOT_TABLES_PER_PLAYER,
@@ -48,6 +49,7 @@ from .limits import (
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
 )
+from .mail import MailConfig
 from .people import guest_name, guest_owner, key_owner, valid_player_name
 from .stores import is_postgres, open_store
 from .stores.interface import StoreError, TableStore
@@ -604,11 +606,14 @@ async def start_server(
     db: str | None = None,
     host_key: Path | None = None,
     reuse_port: bool = False,
+    mail: MailConfig | None = None,
+    mail_every: float = MAIL_EVERY_HOURS,
 ) -> TermgamesServer:
     """Open the store, load every table and listen; ``port=0`` picks a free port.
 
     ``db``: a ``postgresql://`` address shared with other servers (None: the data folder's SQLite file);
-    ``reuse_port``: several server processes listen on one port (SO_REUSEPORT), the kernel spreads players.
+    ``reuse_port``: several server processes listen on one port (SO_REUSEPORT), the kernel spreads players;
+    ``mail``: the relay for mail to players who are away (None: no mail), a digest every ``mail_every`` hours.
     """
     folder = Path(data_dir).expanduser()
     secure_data_folder(folder, sqlite=not is_postgres(db))
@@ -622,7 +627,7 @@ async def start_server(
         hub = Hub(
             store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player,
             max_tables=max_tables, max_bot_tables_per_player=max_bot_tables_per_player, idle_days=idle_days,
-            guest_idle_days=guest_idle_days, chat_per_minute=chat_per_minute,
+            guest_idle_days=guest_idle_days, chat_per_minute=chat_per_minute, mail=mail, mail_every=mail_every,
         )
     except BaseException:
         store.close()

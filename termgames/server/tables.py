@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -93,8 +93,10 @@ class TableHost(Protocol):
         """The time now (seconds since the epoch): what the clocks count with."""
         ...
 
-    def came_on_turn(self, table: LiveTable, seats: Iterable[int]) -> None:
-        """``seats`` came on turn at ``table`` by a change this server made (the notices' hook)."""
+    def players_news(self, table: LiveTable, kind: str, seats: Collection[int]) -> None:
+        """News for the players of ``seats`` wherever they are connected: it became their move (``move``), an
+        undo waits for their answer (``undo``), their clock fell below a fifth of its time (``clock``: once per
+        move; mail too for a player who is away)."""
         ...
 
 
@@ -450,7 +452,7 @@ class LiveTable(TableFacts):
         self.broadcast("moved", "")
         self.hub.lobby_changed()
         self.clock_changed()
-        self._tell_turns(before)
+        self.tell_whose_move(before)
         if self.match.over:
             self.hub.finished(self)
 
@@ -458,16 +460,6 @@ class LiveTable(TableFacts):
         """A move recorded here but not stored: gone again, and the clocks as they were before it."""
         self.match.truncate(ply)
         self.match.clocks = clocks
-
-    def _tell_turns(self, before: Iterable[int]) -> None:
-        """The human seats that came on turn by a change made here (not those still on turn): the hub's hook."""
-        was = set(before)
-        seats = [
-            seat for seat in self.to_move()
-            if seat not in was and not self.match.computer_plays(seat) and self.seats[seat].name is not None
-        ]
-        if seats:
-            self.hub.came_on_turn(self, seats)
 
     # -- clocks --------------------------------------------------------------------
 
@@ -600,8 +592,6 @@ class LiveTable(TableFacts):
         if started is not None:
             self.clock_text = started
             self.clock_changed()
-        if not self.open_seats():  # the table is full: whoever is to move is on turn now
-            self._tell_turns(())
         return seat
 
     def request_undo(self, seat: int) -> str:
@@ -626,6 +616,7 @@ class LiveTable(TableFacts):
         # The other players may sit at other servers: theirs hold the same request.
         self._announce("undo-request", {"seat": seat, "ply": ply, "waiting": sorted(others),
                                         "moves": len(self.match.moves)})
+        self.hub.players_news(self, "undo", sorted(others))
         return f"Asked {waiting} to accept the undo"
 
     def answer_undo(self, seat: int, accept: bool, *, remote: bool = False) -> None:
@@ -646,7 +637,7 @@ class LiveTable(TableFacts):
                 self._undo_to(request.ply, f"Undo accepted: {self.names[request.seat]} takes back a move")
 
     def _undo_to(self, ply: int, notice: str) -> None:
-        before, clock, clocks = self.to_move(), None, self.match.clocks
+        clock, clocks = None, self.match.clocks
         if clocks is not None and clocks.counting:
             # The time spent stays spent: from now the clocks of the seats to move after the undo run.
             out = self.match.out_of_time
@@ -670,7 +661,6 @@ class LiveTable(TableFacts):
         self.broadcast("notice", notice)
         self.hub.lobby_changed()
         self.clock_changed()
-        self._tell_turns(before)
 
     def rated_result(self) -> RatedResult | str:
         """The finished rated game's result, or why it rates nobody (one line)."""
@@ -781,6 +771,7 @@ class LiveTable(TableFacts):
                 log.error("table %s: cannot read the clock: %s", self.id, error)
         if not records:
             return self.adopt_clock(stored_clock)
+        before = self.to_move()
         try:
             for record in records:
                 self.match.play(
@@ -791,15 +782,32 @@ class LiveTable(TableFacts):
             log.warning("table %s: the stored moves do not follow ours (%s): reloading", self.id, error)
             self.reload()
             return True
-        self.moved_elsewhere()
+        self.moved_elsewhere(before)
         self.adopt_clock(stored_clock)
         return True
 
-    def moved_elsewhere(self) -> None:
+    def moved_elsewhere(self, before: Collection[int] = ()) -> None:
+        """Moves made at another server were played here (``before``: the seats that were to move)."""
         self.undo_request = None
         self.runner.moved()
         self.broadcast("moved", "")
         self.hub.lobby_changed()
+        self.tell_whose_move(before)
+
+    def tell_whose_move(self, before: Collection[int]) -> None:
+        """The players whose move it has just become (it was not theirs in ``before``) hear of it wherever they
+        are; not the one who made the last move (it stays hers: Copolymer's extra claim, a correspondence move)."""
+        moves = self.match.moves
+        if self.over or not moves:
+            return
+        last = moves[-1].seat
+        seats = [
+            seat for seat in self.to_move()
+            # (a seat out of time is the computer's now)
+            if seat not in before and seat != last and not self.match.computer_plays(seat)
+        ]
+        if seats:
+            self.hub.players_news(self, "move", seats)
 
     def reload(self) -> None:
         """Seats and moves again from the store (another server changed them in a way we cannot follow)."""
@@ -809,6 +817,7 @@ class LiveTable(TableFacts):
         if stored.closed:
             self.was_closed(stored.closed)
         before = self.seats
+        was_to_move, had = self.to_move(), len(self.match.moves)
         self.seats = [Seat.from_dict(seat) for seat in stored.seats]
         try:
             match = self._stored_match(stored.moves, stored.clock)
@@ -823,6 +832,8 @@ class LiveTable(TableFacts):
         self.broadcast("seats", "")
         self.broadcast("moved", "")
         self.hub.lobby_changed()
+        if len(self.match.moves) > had:  # moves missed (the database was away): whose move it is now
+            self.tell_whose_move(was_to_move)
 
     def remote_event(self, event: StoreEvent) -> None:
         data = event.data
@@ -833,6 +844,7 @@ class LiveTable(TableFacts):
                 return  # we know that move already (we read it when ours came second)
             if have == ply and isinstance(data.get("move"), str) and (self.match.clock is None or "clock" in data):
                 left = data.get("left")
+                before = self.to_move()
                 try:
                     self.match.play(
                         int(data["seat"]), data["move"], time=str(data.get("time", "")), at=self.hub.now(),
@@ -841,7 +853,7 @@ class LiveTable(TableFacts):
                 except RuleError:
                     self.reload()
                     return
-                self.moved_elsewhere()
+                self.moved_elsewhere(before)
                 self.adopt_clock(data.get("clock"))
             else:
                 self.catch_up()
@@ -881,6 +893,7 @@ class LiveTable(TableFacts):
             self.undo_request = UndoRequest(seat, int(data["ply"]), {int(s) for s in data["waiting"]},
                                             self.generation)
             self.broadcast("undo-request", f"{self.names[seat]} asks to take back their last move")
+            self.hub.players_news(self, "undo", sorted(self.undo_request.waiting))
         elif event.kind == "finished":  # the server that stored the last move finished (and rated) the table
             if self.rated:
                 self.rating_changes = self.hub.store.rating_changes(self.id)

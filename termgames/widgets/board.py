@@ -33,7 +33,7 @@ built once and kept until that line, the widget's style or its width changes.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -152,6 +152,8 @@ class BoardColumn(Vertical):
         room = max(1, event.size.height - 1)
         for area in self.query_children(BoardArea):
             area.styles.max_height = room
+            for board in area.query_children(Board):
+                board.set_room(room)
 
 
 class Board(Widget, Generic[ViewT], can_focus=True):
@@ -172,6 +174,8 @@ class Board(Widget, Generic[ViewT], can_focus=True):
         self.interactive = interactive
         self.ascii_only = ascii_only
         self.palette_name = palette
+        #: The lines its screen leaves it (``set_room``); None until laid out (the terminal's size decides).
+        self.room_lines: int | None = None
 
     @property
     def palette(self) -> Palette:
@@ -181,10 +185,30 @@ class Board(Widget, Generic[ViewT], can_focus=True):
     def glyphs(self) -> Glyphs:
         return glyphs(self.ascii_only)
 
+    #: Rows a board keeps in sight around the cursor's (two either side), whatever the terminal's size.
+    ROWS_AROUND_CURSOR: ClassVar[int] = 2
+
     def show(self, view: ViewT | None) -> None:
         """Draw ``view`` (None: nothing, behind the privacy screen)."""
         self.view = view
         self.redraw()
+
+    def set_room(self, lines: int) -> None:
+        """The lines the screen leaves the board (its column, less the line under it): a board that draws
+        roomier or tighter by the room it has draws again."""
+        if lines != self.room_lines:
+            self.room_lines = lines
+            if self.view is not None:
+                self.redraw()
+
+    def whole_lines(self) -> int:
+        """Lines the whole board takes, drawn as tight as it can be: the screen gives it these when it can."""
+        return 0
+
+    def least_lines(self) -> int:
+        """Lines the board cannot be played in fewer than: its labels kept in sight, and the cursor's row with
+        two rows either side (the whole board, when that is less).  A screen shortens its panel before these."""
+        return self.whole_lines()
 
     def redraw(self) -> None:
         """Draw again from the view, cursor and palette (also when the terminal's size changed)."""
@@ -193,6 +217,14 @@ class Board(Widget, Generic[ViewT], can_focus=True):
     def set_palette(self, name: str) -> None:
         self.palette_name = name
         self.redraw()
+
+    def row_lines(self) -> int:
+        """Lines one row of the board takes (the screen keeps rows either side of the cursor's in sight)."""
+        return 1
+
+    def has_cursor(self) -> bool:
+        """Whether the board shows a cursor the keys move (without one, the screen's arrows scroll the board)."""
+        return self.interactive and self.view is not None
 
     def move_cursor(self, direction: str) -> None:
         """Move the cursor one step: left, right, up, down, or hex up-left/up-right/down-left/down-right."""
@@ -282,13 +314,31 @@ class BoardWidget(StylePerPass, Board[ViewT]):
             return
         for y in changed:
             self._strips.pop(y, None)
+        if self.label_changed(changed) and self.visible_window() is not None:
+            # A label kept in sight is drawn at the window's edge, not where its line lies (off the window):
+            # repainting only its own line would leave the copy on screen as it was (a stale score).
+            self.refresh()
+            return
         span = max(1, self.size.width)
         self.refresh(*(Region(0, y, span, 1) for y in changed))
+
+    def label_changed(self, lines: list[int]) -> bool:
+        """Whether any of these lines is one of the label lines kept at the window's top or bottom."""
+        below = len(self._lines) - self.label_lines_below
+        return any(y < self.label_lines or y >= below for y in lines)
 
     # -- for subclasses ----------------------------------------------------
 
     def build_lines(self) -> list[list[Piece]]:
         raise NotImplementedError
+
+    def whole_lines(self) -> int:
+        return len(self._lines) + self.styles.padding.top + self.styles.padding.bottom
+
+    def least_lines(self) -> int:
+        rows = 2 * self.ROWS_AROUND_CURSOR + 1
+        padding = self.styles.padding.top + self.styles.padding.bottom
+        return min(self.whole_lines(), self.label_lines + rows + self.label_lines_below + padding)
 
     def initial_cursor(self) -> int | None:
         return None

@@ -38,8 +38,10 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
 
         Neighbours on a row are two half-cells apart.  Two characters a
         half-cell fit the standard board beside the side panel at 80
-        columns; the big boards use one.  Tall terminals leave a blank line
-        between rows, which brings the honeycomb closer to its true shape.
+        columns; the big boards use one.  When the screen leaves it the room,
+        a blank line goes between rows, which brings the honeycomb closer to
+        its true shape (a game's end takes lines from the board: it draws
+        tighter rather than leave rows out of sight).
         """
         assert self.view is not None and self.view.board is not None
         board = self.view.board
@@ -49,10 +51,21 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         else:
             width, height, narrow = 80, 24, False
         room_width = width - (4 if narrow else 34)
-        room_height = height - 4 - (10 if narrow else 0)
+        room_height = self.room_lines if self.room_lines is not None else height - 4 - (10 if narrow else 0)
         step = 2 if board.width * 2 + 8 <= max(room_width, 56) else 1
         gap = 2 if step == 2 and 2 * len(board.rows) + 1 <= room_height else 1
         return step, gap
+
+    def row_lines(self) -> int:
+        return self.spacing()[1] if self.view is not None and self.view.board is not None else 1
+
+    def whole_lines(self) -> int:
+        if self.view is None or self.view.board is None:
+            return 0
+        return len(self.view.board.rows) + 1  # a line a row, and the diagonal numbers
+
+    def least_lines(self) -> int:
+        return min(self.whole_lines(), 1 + 2 * self.ROWS_AROUND_CURSOR + 1)
 
     def initial_cursor(self) -> int | None:
         if self.view is None or self.view.board is None:
@@ -76,7 +89,8 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         name = view.board.names[cell]
         owner = view.owners[cell]
         if owner is not None:
-            return f"cursor {name}: {possessive(view.players[owner], standing=True, addressed=True)}"
+            whose = "yours" if owner == view.viewer else possessive(view.players[owner], standing=True, addressed=True)
+            return f"cursor {name}: {whose}"
         if cell in view.obliging and not view.over:
             return f"cursor {name}: empty, earns another claim"
         return f"cursor {name}: empty"

@@ -100,7 +100,7 @@ class Footer(Widget, can_focus=False):
     """
 
     #: The keys a footer keeps whatever its width: what explains the others, and leaving.
-    KEPT_ACTIONS = frozenset({"help", "quit_game", "leave", "quit", "app.quit"})
+    KEPT_ACTIONS = frozenset({"help", "quit_game", "back", "leave", "quit", "app.quit"})
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)

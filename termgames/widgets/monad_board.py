@@ -190,7 +190,9 @@ class MonadBoard(BoardWidget):
         spot = self.cursor_xy()
         if spot is None or not self.interactive:
             return ""
-        return f"{spot[0]},{spot[1]}: {describe_cell(self.cell(*spot))}"
+        viewer = getattr(self.view, "viewer", None)
+        reader = self.players[viewer] if isinstance(viewer, int) and 0 <= viewer < len(self.players) else None
+        return f"{spot[0]},{spot[1]}: {describe_cell(self.cell(*spot), reader)}"
 
     def seat_of(self, name: str | None) -> int | None:
         if name is None:
@@ -318,15 +320,22 @@ def _merge(pieces: list[Piece]) -> list[Piece]:
     return merged
 
 
-def describe_cell(cell: dict[str, Any]) -> str:
-    """One line about a cell, in words (the cursor line and screen readers)."""
+def describe_cell(cell: dict[str, Any], reader: str | None = None) -> str:
+    """One line about a cell, in words (the cursor line and screen readers); ``reader``: the player it speaks
+    to, whose hive is "your hive" (another player's named "me" stays \"me\"'s)."""
     if cell.get("obstacle"):
         return "obstacle"
     parts = []
     if cell.get("hive") is not None:
-        parts.append(f"{possessive(str(cell['hive']), addressed=True)} hive ({cell.get('production', 0)} production)")
+        hive = str(cell["hive"])
+        whose = "your" if hive == reader else possessive(hive, addressed=True)
+        parts.append(f"{whose} hive ({cell.get('production', 0)} production)")
     if cell.get("owner") is not None and cell.get("units"):
         units = int(cell["units"])
-        parts.append(f"{short_count(units)} {'unit' if units == 1 else 'units'} of {cell['owner']}")
+        noun = "unit" if units == 1 else "units"
+        if cell["owner"] == reader:
+            parts.append(f"your {short_count(units)} {noun}")
+        else:
+            parts.append(f"{short_count(units)} {noun} of {cell['owner']}")
     parts.append(f"{cell.get('resources', 0)} resources")
     return ", ".join(parts)

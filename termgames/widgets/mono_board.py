@@ -251,15 +251,19 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
                 if cell in random_cells:
                     suffix = RANDOM_MARK
             if active and cell == look.cursor and look.compact:
-                # Brackets only on blank slots: the slot to the left holds the mark of the cell before
-                # (* or ?), the one to the right this cell's own; a mark is never covered.
+                # The slot to the left holds the mark of the cell before, the one to the right this cell's own:
+                # a probe's mark (*) is never covered, an overlay's guess (?) gives way to the brackets.  The
+                # cursor's own guess is not drawn (in brackets it would look uncovered): the line under the
+                # boards gives it.
+                if suffix == GUESS_MARK:
+                    mark, mark_style, suffix = glyphs.empty, hidden_style, " "
                 colour = mark_style.color.name if mark_style.color else None
                 cursor_style = style(colour, palette.cursor_bg, bold=True, reverse=palette.cursor_bg is None,
                                      underline=True)
                 bracket = style(palette.warn, bold=True)
-                if canvas.char_at(line, x - 1) == " ":
+                if canvas.char_at(line, x - 1) in (" ", GUESS_MARK):
                     put(line, x - 1, glyphs.cursor_left, bracket)
-                put(line, x, mark, cursor_style + Style(italic=True) if suffix == GUESS_MARK else cursor_style)
+                put(line, x, mark, cursor_style)
                 put(line, x + 1, glyphs.cursor_right if suffix == " " else suffix,
                     bracket if suffix == " " else suffix_style)
                 board._cursor_box = (line, x - 1, 3)
@@ -536,6 +540,20 @@ class MonoBoards(Board[MonoView]):
             slot.paint(view, seat, look)
         if (self.per_row, self.compact) != arranged:
             self.refresh(layout=True)
+
+    def whole_lines(self) -> int:
+        view = self.view
+        if view is None or view.grid is None:
+            return 0
+        rows = -(-len(view.players) // max(1, self.per_row))
+        return rows * board_height(view.grid) + (rows - 1)  # the boards, a line between their rows
+
+    def least_lines(self) -> int:
+        view = self.view
+        if view is None or view.grid is None:
+            return 0
+        # The caption and letters above, the letters below, the cursor's row and two either side.
+        return 3 + min(view.grid.height, 2 * self.ROWS_AROUND_CURSOR + 1)
 
     def has_cursor(self) -> bool:
         """A seat at the keyboard has a cursor; a spectator, a replay or the finished game's every-board view none."""

@@ -5,7 +5,10 @@ centre glyph, east arm) and the south stub, so the track of neighbouring
 tiles joins up across the grid.  At 80 x 24 a cell is five characters wide,
 the column letters sit on the first row's top line and the last row has no
 bottom line (no track may point off the board, so neither line could hold
-any); roomier terminals get seven characters a cell and both lines.
+any); roomier terminals get seven characters a cell and both lines.  Where
+the screen leaves the board too few lines for five rows of three (a small
+terminal, a game's end), each row is its middle line alone: the centre
+glyph still says which way the track turns, and the whole board shows.
 
 What a cell is besides its track is never told by colour alone: starting
 tiles have heavy lines, tiles of the move being assembled (and of a
@@ -83,15 +86,29 @@ class Geometry:
     cell_width: int
     #: Column letters on a line of their own above row 1 (else on row 1's empty top line), and row 7's bottom line.
     roomy: bool
+    #: One line a row, the middle one: no north or south stubs, the marks at the ends of that line.
+    flat: bool = False
 
     left: int = 3  # the row numbers
 
+    @property
+    def row_lines(self) -> int:
+        return 1 if self.flat else 3
+
     def top(self, row: int) -> int:
-        """The line of ``row``'s north stubs."""
+        """The first line of ``row``: its north stubs (a flat board's row has only its middle line)."""
+        if self.flat:
+            return 1 + row
         return 3 * row + (1 if self.roomy else 0)
+
+    def middle(self, row: int) -> int:
+        """The line of ``row``'s arms and centre glyphs."""
+        return self.top(row) + (0 if self.flat else 1)
 
     @property
     def height(self) -> int:
+        if self.flat:
+            return 1 + ROWS
         return self.top(ROWS - 1) + (3 if self.roomy else 2)
 
     @property
@@ -104,15 +121,21 @@ class Geometry:
 
 COMPACT = Geometry(5, False)
 ROOMY = Geometry(7, True)
+FLAT = Geometry(5, False, flat=True)
+#: Lines the compact board needs to keep the cursor's row and two either side in sight, with the letters.
+COMPACT_LEAST = 1 + 3 * 5
 
 
-def pick_geometry(width: int, height: int, narrow: bool) -> Geometry:
-    """Roomy when the terminal has room for it beside (or above) the side panel, else compact (fits 80 x 24)."""
+def pick_geometry(width: int, height: int, narrow: bool, room: int | None = None) -> Geometry:
+    """Roomy when the terminal has room for it beside (or above) the side panel, compact when the ``room``
+    (lines) the screen leaves the board holds five rows of it, else flat (the whole board in 8 lines)."""
     room_width = width - (4 if narrow else 34)
-    room_height = height - 4 - (10 if narrow else 0)
+    room_height = room if room is not None else height - 4 - (10 if narrow else 0)
     if room_width >= ROOMY.width and room_height >= ROOMY.height:
         return ROOMY
-    return COMPACT
+    if room_height >= COMPACT_LEAST:
+        return COMPACT
+    return FLAT
 
 
 class MonUnrailBoard(BoardWidget[MonUnrailView]):
@@ -184,7 +207,7 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
         """The cell drawn at (x, y) of the content, if any."""
         geometry = self.geometry
         column = (x - geometry.left) // geometry.cell_width if x >= geometry.left else -1
-        row = (y - geometry.top(0)) // 3 if y >= geometry.top(0) else -1
+        row = (y - geometry.top(0)) // geometry.row_lines if y >= geometry.top(0) else -1
         if 0 <= column < COLUMNS and 0 <= row < ROWS:
             return (column, row)
         return None
@@ -239,7 +262,16 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
         geometry = self.geometry
         top = geometry.top(row)
         # Compact boards have no line under row 7: the cursor's block ends with the board.
-        return Region(geometry.x(column), top, geometry.cell_width, min(3, geometry.height - top))
+        return Region(geometry.x(column), top, geometry.cell_width, min(geometry.row_lines, geometry.height - top))
+
+    def row_lines(self) -> int:
+        return self.geometry.row_lines
+
+    def whole_lines(self) -> int:
+        return FLAT.height
+
+    def least_lines(self) -> int:
+        return FLAT.height
 
     # -- the move in progress ------------------------------------------------
 
@@ -338,7 +370,7 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
         if not self.is_attached:
             return COMPACT
         width, height = self.app.size
-        return pick_geometry(width, height, self.screen.has_class("narrow"))
+        return pick_geometry(width, height, self.screen.has_class("narrow"), self.room_lines)
 
     def build_lines(self) -> list[list[Piece]]:
         view = self.view
@@ -354,7 +386,7 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
         for column, letter in enumerate(COLUMN_LETTERS):
             put(0, geometry.x(column) + half, letter, label)
         for row in range(ROWS):
-            put(geometry.top(row) + 1, 0, f"{row + 1:>2}", label)
+            put(geometry.middle(row), 0, f"{row + 1:>2}", label)
         # Kept in sight when the board scrolls: the column letters, the row numbers.
         self.label_lines, self.label_columns = 1, 3
 
@@ -370,11 +402,16 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
         self._cursor_box = None
 
         for row in range(ROWS):
-            top = geometry.top(row)
+            top, middle = geometry.top(row), geometry.middle(row)
             # Compact: row 1's top line is the line of column letters, which no mark or cursor covers.
             letters_line = not geometry.roomy and row == 0
-            lines = [top + 1, top + 2] if letters_line else [top, top + 1, top + 2]
-            marked_lines = (top + 2,) if letters_line else (top, top + 2)
+            marked_lines: tuple[int, ...]
+            if geometry.flat:
+                lines, marked_lines = [middle], (middle,)
+            elif letters_line:
+                lines, marked_lines = [top + 1, top + 2], (top + 2,)
+            else:
+                lines, marked_lines = [top, top + 1, top + 2], (top, top + 2)
             for column in range(COLUMNS):
                 cell = (column, row)
                 x = geometry.x(column)
@@ -406,25 +443,25 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
                 look = style(colour, background, bold=bold, dim=dim, reverse=reverse)
                 if code is None:
                     empty = "." if self.ascii_only else "·"
-                    put(top + 1, x + half, empty, style(palette.empty, background, dim=palette.empty is None,
+                    put(middle, x + half, empty, style(palette.empty, background, dim=palette.empty is None,
                                                          reverse=reverse))
                 else:
                     mask = TILE_MASKS[code]
                     centre = lines_set[CENTRE_KEYS[code]]
                     arm = lines_set["h"] * half
-                    put(top + 1, x, arm if mask & W else " " * half, look if mask & W else block)
-                    put(top + 1, x + half, centre, look)
-                    put(top + 1, x + half + 1, arm if mask & E else " " * half, look if mask & E else block)
-                    if mask & N and (row or geometry.roomy):
+                    put(middle, x, arm if mask & W else " " * half, look if mask & W else block)
+                    put(middle, x + half, centre, look)
+                    put(middle, x + half + 1, arm if mask & E else " " * half, look if mask & E else block)
+                    if mask & N and (row or geometry.roomy) and not geometry.flat:
                         put(top, x + half, lines_set["v"], look)
-                    if mask & S:
+                    if mask & S and not geometry.flat:
                         put(top + 2, x + half, lines_set["v"], look)
                 # Corner marks: never colour alone.
                 marks: tuple[str, str] | None = None
                 mark_look = style(warn, background, bold=True, reverse=reverse)
                 if cell == cursor:
                     marks = ("[", "]")
-                    self._cursor_box = (top + 1, x, wide)
+                    self._cursor_box = (middle, x, wide)
                 elif cell in self.pending:
                     marks = (MARK_REMOVE, MARK_REMOVE) if removing else (MARK_PENDING, MARK_PENDING)
                 elif cell in completion:

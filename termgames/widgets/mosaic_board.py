@@ -84,6 +84,8 @@ class Picture:
     can_pass: bool = False
     #: "initiate", "mismatch" (a mismatch subroutine) or "".
     subroutine: str = ""
+    #: The rules' phase: "building", "alteration" or "over" (Step SH/P comes in the first two).
+    phase: str = ""
 
     @property
     def mismatched_tiles(self) -> set[Pos]:
@@ -116,6 +118,7 @@ def picture_of(view: MosaicView) -> Picture:
         player=step.player if asked else None,
         legal=list(view.legal_moves()) if asked else [],
         subroutine=step.subroutine,
+        phase=step.phase,
     )
     read_legal(picture)
     picture.holes = set(view.holes)

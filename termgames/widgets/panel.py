@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from typing import Any, ClassVar
 
@@ -72,6 +73,32 @@ _WRAPPED: OrderedDict[tuple[object, ...], list[Strip]] = OrderedDict()
 _WRAPPED_MOST = 1024
 
 
+LONG_WORD = re.compile(r"\S+")
+
+
+def break_after_commas(text: Text, width: int) -> Text:
+    """``text`` with a line break after a comma in each word too long for ``width``, where the word's pieces fit.
+
+    Rich folds such a word wherever the width ends (a move of three tiles became ``F6:S-`` then ``h``): a list
+    written without spaces (a move's tiles, ``C4:T-ne,D4:S-h``) breaks between its items instead.
+    """
+    plain = text.plain
+    offsets: list[int] = []
+    for word in LONG_WORD.finditer(plain):
+        if word.end() - word.start() <= width or "," not in word.group():
+            continue
+        start = word.start()
+        while word.end() - start > width:
+            cut = plain.rfind(",", start, start + width)
+            if cut < 0:
+                break  # a piece with no comma to break after: rich folds it
+            offsets.append(cut + 1)
+            start = cut + 1
+    if not offsets:
+        return text
+    return Text("\n").join(text.divide(offsets))
+
+
 def wrap_strips(
     text: Text, console: Console, width: int, look: Style, base: Style, max_lines: int | None = None
 ) -> list[Strip]:
@@ -92,7 +119,7 @@ def wrap_strips(
     strips = [
         Strip(line.render(console)).apply_style(own).extend_cell_length(width).crop(0, width)
         .apply_style(look).apply_style(base)
-        for line in text.wrap(console, width)[:max_lines]
+        for line in break_after_commas(text, width).wrap(console, width)[:max_lines]
     ]
     _WRAPPED[key] = strips
     if len(_WRAPPED) > _WRAPPED_MOST:
@@ -137,6 +164,22 @@ class PanelTexts(StylePerPass, Widget):
         #: The component styles (status, last action) for the widget's style in ``_strips_key``.
         self._looks: dict[str, Style] = {}
         self._lines: list[Strip] = []
+        #: Under the board (the narrow layout) the panel is short and the log stands beside the texts: each
+        #: text as tall as it is, no blank line after it.
+        self.compact = False
+
+    def release_height(self, name: str) -> None:
+        """Let text ``name`` shrink to its own height (it keeps its tallest otherwise): what made it tall is gone
+        (a hint turned off), and the lines under it come back up."""
+        if self._tallest.get(name):
+            self._tallest[name] = 0
+            self.refresh(layout=True)  # the lines again, at this height
+
+    def set_compact(self, compact: bool) -> None:
+        if compact != self.compact:
+            self.compact = compact
+            self._strips_key = None  # every line again
+            self.refresh(layout=True)
 
     def text(self, name: str) -> str:
         """One text as plain text (what tests and screen readers look at)."""
@@ -191,6 +234,9 @@ class PanelTexts(StylePerPass, Widget):
             wrapped = self._wrapped.get(name)
             if wrapped is None:
                 wrapped = self._wrapped[name] = self._wrap(name, console, base, width)
+            if self.compact:
+                lines.extend(wrapped)
+                continue
             height = max(self._tallest[name], self.reserved.get(name, 0))
             if len(wrapped) > max(height, 1):
                 # Shown before at this width: growing lays the screen out again, so the last action (its

@@ -409,6 +409,9 @@ class MonadState(State):
             return f"{name} sent for turn {self.board.turn + 1}: {said}"
         return f"{name} sent commands for turn {self.board.turn + 1}"
 
+    def progress(self) -> str:
+        return f"turn {self.board.turn + 1}"  # each seat's commands are a move of the record
+
     def view(self, viewer: Viewer) -> MonadView:
         report = self.last_report
         turn_log = tuple(report_lines(report, self.board, self.seats, self.board.turn)) if report else ()

@@ -186,6 +186,28 @@ class StoreEvent:
     data: dict[str, Any]
 
 
+#: How a player hears of her move at another table, a challenge or an undo request (``notify``).
+NOTIFY_MODES = ("off", "bell", "desktop")
+DEFAULT_NOTIFY_MODE = "bell"
+
+
+@dataclass(frozen=True)
+class NoticeSettings:
+    """One account's notices and mail (``ssh HOST notify``); an account that never chose has the defaults."""
+
+    mode: str = DEFAULT_NOTIFY_MODE
+    #: The address mail goes to once confirmed ("" none); a new address is unconfirmed until its code comes back.
+    email: str = ""
+    confirmed: bool = False
+    #: The confirmation waiting for its code: the code's salted hash, when it expires (``now_iso`` text) and
+    #: the wrong codes tried against it.
+    code_hash: str = ""
+    code_expires: str = ""
+    code_tries: int = 0
+    #: When her last digest went (``now_iso`` text; "" never).
+    mailed: str = ""
+
+
 #: Who is at a table on the other servers: (player, True for a seated player's screen, False for a spectator).
 RemotePresence = list[tuple[str, bool]]
 
@@ -350,5 +372,48 @@ class TableStore(Protocol):
 
     def may_play_ai(self, table_id: int) -> bool:
         """Whether this process plays the table's computer seats (one process per table does)."""
+        ...
+
+    # -- notices and mail (every method by the account's name, folded: ``Alice`` is ``alice``)
+    def notice_settings(self, player: str) -> NoticeSettings: ...
+
+    def set_notify_mode(self, player: str, mode: str) -> None: ...
+
+    def begin_confirmation(
+        self, player: str, email: str, code_hash: str, expires: str, now: str, throttle: list[str], since: str
+    ) -> str:
+        """Give ``player`` the unconfirmed address ``email`` and its code, unless a confirmation mail went to
+        one of the ``throttle`` keys (her person, the address) after ``since``: then change nothing and give back
+        that key.  "" when done (the keys are marked ``now``): one transaction, so one server of many decides."""
+        ...
+
+    def settle_code(self, player: str, right: bool) -> None:
+        """A code came back: right, the address is confirmed (the code is spent); wrong, one more wrong try."""
+        ...
+
+    def clear_email(self, player: str) -> None: ...
+
+    def mark_seen(self, players: Collection[str], now: str) -> None:
+        """These players are connected (to this server) at ``now``: no digest is due to them meanwhile."""
+        ...
+
+    def digest_due(self, mailed_before: str, seen_before: str) -> list[str]:
+        """Accounts with a confirmed address, last mailed before ``mailed_before`` and last seen connected
+        before ``seen_before`` (their names)."""
+        ...
+
+    def claim_digest(self, player: str, now: str, mailed_before: str, seen_before: str) -> str | None:
+        """Mark ``player`` mailed at ``now`` if a digest is still due to her (see :meth:`digest_due`), in the
+        transaction that decides it: the server given her address sends it, and no other."""
+        ...
+
+    def set_mailed(self, player: str, when: str) -> None:
+        """When ``player`` counts as last mailed (a digest that could not be sent is tried again sooner)."""
+        ...
+
+    def claim_warning(self, player: str, table_id: int, ply: int, seen_before: str) -> str | None:
+        """The address to warn ``player`` at that her clock at ``table_id`` runs low (at move ``ply``), if she
+        has a confirmed one, was not seen since ``seen_before`` and was not warned of it yet; exactly one
+        server gets it."""
         ...
 

@@ -1,7 +1,8 @@
 """The PostgreSQL store's tables, functions and indexes: its migrations, applied by the server itself.
 
 A database older than :data:`SCHEMA_VERSION` is brought up to it at start-up (:func:`migrate`), every
-migration in order, in one transaction; servers starting at once take turns (an advisory lock).  A
+migration it has not had in order (a version missing from the list is skipped, and one applied later
+than a higher one is still applied), in one transaction; servers starting at once take turns (an advisory lock).  A
 migration is never edited once released: a change of the schema is a new one.
 """
 
@@ -230,6 +231,36 @@ MIGRATIONS: list[tuple[int, str]] = [
         END $$;
         """,
     ),
+    (
+        6,
+        # Notices and mail (``notify``): an account's choice, her address and its confirmation, when she was last
+        # mailed and seen connected; the confirmation mails' throttle (per person and per address); the clock
+        # warnings sent.  New tables only (version 5, the clocks', touches none of them).
+        """
+        CREATE TABLE notice_settings (
+            folded TEXT PRIMARY KEY,
+            player TEXT NOT NULL,
+            mode TEXT NOT NULL DEFAULT 'bell',
+            email TEXT NOT NULL DEFAULT '',
+            confirmed BOOLEAN NOT NULL DEFAULT FALSE,
+            code_hash TEXT NOT NULL DEFAULT '',
+            code_expires TEXT NOT NULL DEFAULT '',
+            code_tries INTEGER NOT NULL DEFAULT 0,
+            mailed TEXT NOT NULL DEFAULT '',
+            seen TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE mail_throttle (
+            what TEXT PRIMARY KEY,
+            sent TEXT NOT NULL
+        );
+        CREATE TABLE mail_warnings (
+            folded TEXT NOT NULL,
+            table_id BIGINT NOT NULL,
+            ply INTEGER NOT NULL,
+            PRIMARY KEY (folded, table_id, ply)
+        );
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
@@ -239,14 +270,18 @@ async def migrate(conn: Any) -> None:
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", MIGRATION_LOCK)
         await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        version = await conn.fetchval("SELECT max(version) FROM schema_version") or 0
+        applied = {row[0] for row in await conn.fetch("SELECT version FROM schema_version")}
+        version = max(applied, default=0)
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"the database's schema is version {version}, newer than this termgames knows "
                 f"({SCHEMA_VERSION}): upgrade termgames"
             )
+        # Every migration not applied yet, even one numbered below the newest applied: branches developed
+        # side by side take numbers of their own (5 and 6), and a database migrated by the branch holding 6
+        # still gets 5 once both are merged.  Such migrations touch separate tables, so their order is free.
         for number, sql in MIGRATIONS:
-            if number > version:
+            if number not in applied:
                 await conn.execute(sql)
                 await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
                 log.info("database schema migrated to version %s", number)

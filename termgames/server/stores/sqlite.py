@@ -32,7 +32,9 @@ from ...match import MoveRecord, now_iso
 from ...rating import Rating, rate
 from ...untrusted import fold_name
 from .interface import (
+    DEFAULT_NOTIFY_MODE,
     ClockChanged,
+    NoticeSettings,
     PlayerRating,
     PlyTaken,
     RatedResult,
@@ -114,6 +116,33 @@ CREATE TABLE IF NOT EXISTS rating_changes (
 );
 """
 
+#: Notices and mail (``notify``): per account (by folded name), the confirmation mails' throttle (per person and
+#: per address), and the clock warnings sent.  New tables only, so a database made before gets them as they are.
+NOTICES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS notice_settings (
+    folded TEXT PRIMARY KEY,
+    player TEXT NOT NULL,
+    mode TEXT NOT NULL DEFAULT 'bell',
+    email TEXT NOT NULL DEFAULT '',
+    confirmed INTEGER NOT NULL DEFAULT 0,
+    code_hash TEXT NOT NULL DEFAULT '',
+    code_expires TEXT NOT NULL DEFAULT '',
+    code_tries INTEGER NOT NULL DEFAULT 0,
+    mailed TEXT NOT NULL DEFAULT '',
+    seen TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS mail_throttle (
+    what TEXT PRIMARY KEY,
+    sent TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS mail_warnings (
+    folded TEXT NOT NULL,
+    table_id INTEGER NOT NULL,
+    ply INTEGER NOT NULL,
+    PRIMARY KEY (folded, table_id, ply)
+);
+"""
+
 
 class Store:
     """One SQLite file; every method is one transaction.  A :class:`~.interface.TableStore` of one process:
@@ -136,6 +165,7 @@ class Store:
         _add_rated_column(self.db)
         _add_closing_columns(self.db)
         _add_clock_columns(self.db)
+        self.db.executescript(NOTICES_SCHEMA)
         # Start-up reads the unfinished tables only: without this it would read past every finished one.
         self.db.execute("CREATE INDEX IF NOT EXISTS tables_by_finished ON tables (finished, id)")
         self.db.create_function("fold_name", 1, fold_name, deterministic=True)
@@ -458,6 +488,113 @@ class Store:
 
     def may_play_ai(self, table_id: int) -> bool:
         return True
+
+    # -- notices and mail ---------------------------------------------------------------
+
+    def notice_settings(self, player: str) -> NoticeSettings:
+        require_thread(self.thread, "the store")
+        row = self.db.execute(
+            "SELECT mode, email, confirmed, code_hash, code_expires, code_tries, mailed FROM notice_settings "
+            "WHERE folded = ?", (fold_name(player),),
+        ).fetchone()
+        if row is None:
+            return NoticeSettings()
+        return NoticeSettings(row[0], row[1], bool(row[2]), row[3], row[4], int(row[5]), row[6])
+
+    def _settings_row(self, player: str) -> str:
+        """Her row, made with the defaults if she has none; her folded name."""
+        folded = fold_name(player)
+        self.db.execute(
+            "INSERT OR IGNORE INTO notice_settings (folded, player, mode) VALUES (?, ?, ?)",
+            (folded, player, DEFAULT_NOTIFY_MODE),
+        )
+        return folded
+
+    def set_notify_mode(self, player: str, mode: str) -> None:
+        with self._transaction():
+            folded = self._settings_row(player)
+            self.db.execute("UPDATE notice_settings SET mode = ? WHERE folded = ?", (mode, folded))
+
+    def begin_confirmation(
+        self, player: str, email: str, code_hash: str, expires: str, now: str, throttle: list[str], since: str
+    ) -> str:
+        with self._transaction():
+            self.db.execute("DELETE FROM mail_throttle WHERE sent <= ?", (since,))  # only the recent ones matter
+            for key in throttle:
+                if self.db.execute("SELECT 1 FROM mail_throttle WHERE what = ?", (key,)).fetchone():
+                    return key
+            self.db.executemany(
+                "INSERT OR REPLACE INTO mail_throttle (what, sent) VALUES (?, ?)", [(key, now) for key in throttle]
+            )
+            folded = self._settings_row(player)
+            self.db.execute(
+                "UPDATE notice_settings SET email = ?, confirmed = 0, code_hash = ?, code_expires = ?, "
+                "code_tries = 0 WHERE folded = ?",
+                (email, code_hash, expires, folded),
+            )
+        return ""
+
+    def settle_code(self, player: str, right: bool) -> None:
+        with self._transaction():
+            if right:
+                self.db.execute(
+                    "UPDATE notice_settings SET confirmed = 1, code_hash = '', code_expires = '', code_tries = 0 "
+                    "WHERE folded = ?", (fold_name(player),),
+                )
+            else:
+                self.db.execute(
+                    "UPDATE notice_settings SET code_tries = code_tries + 1 WHERE folded = ?", (fold_name(player),)
+                )
+
+    def clear_email(self, player: str) -> None:
+        with self._transaction():
+            self.db.execute(
+                "UPDATE notice_settings SET email = '', confirmed = 0, code_hash = '', code_expires = '', "
+                "code_tries = 0 WHERE folded = ?", (fold_name(player),),
+            )
+
+    def mark_seen(self, players: Collection[str], now: str) -> None:
+        if not players:
+            return
+        with self._transaction():
+            self.db.executemany(
+                "UPDATE notice_settings SET seen = ? WHERE folded = ?", [(now, fold_name(p)) for p in players]
+            )
+
+    def digest_due(self, mailed_before: str, seen_before: str) -> list[str]:
+        require_thread(self.thread, "the store")
+        rows = self.db.execute(
+            "SELECT player FROM notice_settings WHERE confirmed = 1 AND email <> '' AND mailed < ? AND seen < ? "
+            "ORDER BY folded", (mailed_before, seen_before),
+        )
+        return [row[0] for row in rows]
+
+    def claim_digest(self, player: str, now: str, mailed_before: str, seen_before: str) -> str | None:
+        with self._transaction():
+            row = self.db.execute(
+                "UPDATE notice_settings SET mailed = ? WHERE folded = ? AND confirmed = 1 AND email <> '' "
+                "AND mailed < ? AND seen < ? RETURNING email",
+                (now, fold_name(player), mailed_before, seen_before),
+            ).fetchone()
+        return row[0] if row else None
+
+    def set_mailed(self, player: str, when: str) -> None:
+        with self._transaction():
+            self.db.execute("UPDATE notice_settings SET mailed = ? WHERE folded = ?", (when, fold_name(player)))
+
+    def claim_warning(self, player: str, table_id: int, ply: int, seen_before: str) -> str | None:
+        folded = fold_name(player)
+        with self._transaction():
+            row = self.db.execute(
+                "SELECT email FROM notice_settings WHERE folded = ? AND confirmed = 1 AND email <> '' AND seen < ?",
+                (folded, seen_before),
+            ).fetchone()
+            if row is None:
+                return None
+            added = self.db.execute(
+                "INSERT OR IGNORE INTO mail_warnings (folded, table_id, ply) VALUES (?, ?, ?)", (folded, table_id, ply)
+            ).rowcount
+        return row[0] if added else None
 
     def _load(self, where: str, *args: Any) -> list[StoredTable]:
         """The tables ``where`` picks (SQL after FROM tables), with their moves."""

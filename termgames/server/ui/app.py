@@ -19,6 +19,7 @@ from textual.message import Message
 from ...rules import RuleError
 from ...screens import game_screen_class
 from ..hub import Hub
+from ..notices import Notice, desktop_sequence
 from ..shared import SharedTable
 from .host import ServeHost
 from .lobby import LobbyScreen
@@ -40,6 +41,19 @@ class FollowingChanged(Message):
 
 class RepaintAll(Message):
     """Draw the whole screen again: a spectator joined the ones this app draws for."""
+
+
+class PlayerNotice(Message):
+    """News of one of this player's tables (her move, a challenge, an undo to answer): see :mod:`..notices`."""
+
+    def __init__(self, notice: Notice) -> None:
+        super().__init__()
+        self.notice = notice
+
+
+#: Seconds a notice stays on the screen.
+NOTICE_SECONDS = 12.0
+TITLES = {"move": "Your move", "challenge": "Challenged", "undo": "Undo asked", "clock": "Time runs low"}
 
 
 class ServeApp(ServeHost):
@@ -98,6 +112,34 @@ class ServeApp(ServeHost):
     def on_repaint_all(self, _event: RepaintAll) -> None:
         self.screen.refresh()
 
+    def player_notice(self, notice: Notice) -> None:
+        """The hub's notice for this player (on the loop, maybe in another app's context): a message to this app."""
+        self.post_message(PlayerNotice(notice))
+
+    def on_player_notice(self, event: PlayerNotice) -> None:
+        notice = event.notice
+        if self.showing_table(notice.table_id):
+            return  # she sees it at the table
+        # Watching a table with others who share her drawing: from here her screen is hers alone (a toast for
+        # her must not reach them), as after a key of hers.
+        self.watching(None)
+        self.notify(notice.text, title=TITLES.get(notice.kind, ""), timeout=NOTICE_SECONDS, markup=False)
+        if notice.mode in ("bell", "desktop"):
+            self.bell()
+        if notice.mode == "desktop":
+            self.write_to_terminal(desktop_sequence(notice.text))
+
+    def write_to_terminal(self, text: str) -> None:
+        """Bytes for this player's terminal outside the frames (a desktop notification)."""
+        if not self.is_headless and self._driver is not None:
+            self._driver.write(text)
+
+    def showing_table(self, table_id: int) -> bool:
+        """Whether this app shows table ``table_id`` (under a dialog, too)."""
+        return any(
+            isinstance(screen, SharedGameMixin) and screen.table.table_id == table_id for screen in self.screen_stack
+        )
+
     def lobby_news(self) -> None:
         """The hub's news for lobbies (on the loop, maybe in another app's context): a message to this app."""
         self.post_message(LobbyChanged())
@@ -108,6 +150,7 @@ class ServeApp(ServeHost):
         if self.ascii:
             self.add_class("ascii")
         self.hub.watch_lobby(self.lobby_news)
+        self.hub.notices.attach(self.player, self.player_notice)
         self.push_screen(LobbyScreen())
         # Back after a dropped connection or a restarted server: straight to the seat she was at.
         table = self.hub.returning_to(self.player)
@@ -174,6 +217,7 @@ class ServeApp(ServeHost):
             return
         self._released = True
         self.hub.unwatch_lobby(self.lobby_news)
+        self.hub.notices.detach(self.player, self.player_notice)
         for shared in self.tables:
             shared.close()
         self.tables.clear()
