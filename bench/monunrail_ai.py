@@ -37,12 +37,12 @@ from termgames.rules.monunrail import (
     start_grid,
     trace_circuit,
 )
-from termgames.rules.monunrail_completion import (
+from termgames.rules.monunrail.completion import (
     placements,
     random_placement,
     search_nodes,
 )
-from termgames.rules.monunrail_solver import Solver
+from termgames.rules.monunrail.solver import Solver
 
 
 def random_move(view, rng: random.Random, solver: Solver, careful: bool) -> str:
@@ -149,7 +149,7 @@ def main(argv: list[str]) -> int:
     )
     game = MonUnrail()
     if args.search:
-        from termgames.rules.monunrail_completion import _path_tables
+        from termgames.rules.monunrail.completion import _path_tables
 
         _path_tables()  # built once per process (~0.1 s): not part of any search
         survey_search(args.search, args.seed)

@@ -46,7 +46,10 @@ KNOWN = {"2x10": 0, "2x12": 0, "2x15": 2, "2x16": 0, "2x17": 2, "2x19": 2, "2x21
 CHILD = r"""
 import json, sys, time
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-from termgames.rules.monunrail_solver import Solver
+try:
+    from termgames.rules.monunrail.solver import Solver
+except ImportError:  # a tree from before MonUnrail became a package (issue 24)
+    from termgames.rules.monunrail_solver import Solver
 rows, cols = (int(x) for x in sys.argv[1].split("x"))
 solver = Solver()
 start = time.perf_counter()

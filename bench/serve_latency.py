@@ -1,6 +1,7 @@
 """``termgames serve`` under load: 30 SSH clients on loopback, live Mono tables, move-to-screen latency.
 
-    python bench/serve_latency.py [--clients 30] [--tables 6] [--moves 12] [--size 12] [--clock SPEC]
+    python bench/serve_latency.py [--clients 30] [--tables 6] [--moves 12] [--size 12] [--browsers 50]
+                                  [--clock SPEC]
                                   [--workers N --db postgresql://USER@HOST/DB | --db throwaway]
 
 ``--clock SPEC`` (e.g. ``30m+0s``, long enough that nobody runs out) makes every table timed: every screen
@@ -23,6 +24,15 @@ Tables play at the same time, a move every ``--pace`` seconds on average at
 each (a server redraws every screen at the table for each move, so a pace
 faster than the CPU can redraw builds a queue: try ``--pace 0.2``).  Prints the median and 95th percentile of those
 samples and the server's resident memory.  Figures are printed, never asserted.
+
+With ``--browsers N`` the server serves browsers too (``--web``) and N browser
+sessions watch the tables beside the SSH clients (spread over the tables in
+turn), each its own account signed in as a player would be (``ssh NAME@HOST
+web TABLE`` prints a link; the link's page gives the cookie; the websocket
+opens at the table), as aiohttp websockets speaking the page's protocol (what
+the browser itself costs is the browser's).  Their memory (RSS with them - RSS
+before them, per session) and a move's latency to their screens are printed
+beside the SSH ones.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import aiohttp
 import asyncssh
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,6 +115,57 @@ class Client:
         self.process.close()
         self.conn.close()
         self.reader.cancel()
+
+
+class BrowserClient:
+    """One browser session: signed in with its own link, its websocket at its table; when its last frame came."""
+
+    def __init__(self, name: str, key: asyncssh.SSHKey) -> None:
+        self.name = name
+        self.key = key
+        self.last = 0.0
+        self.text = bytearray()
+        self.http: aiohttp.ClientSession | None = None
+        self.socket: aiohttp.ClientWebSocketResponse | None = None
+        self.reader: asyncio.Task[None] | None = None
+
+    async def open(self, port: int, table_id: int) -> None:
+        async with asyncssh.connect(
+            "127.0.0.1", port, username=self.name, client_keys=[self.key], known_hosts=None
+        ) as conn:
+            printed = await conn.run(f"web {table_id}", check=False)
+        assert printed.exit_status == 0, printed.stderr
+        link = printed.stdout.split()[-1]
+        base = link.split("?")[0]
+        # An address, not a name: aiohttp keeps no cookie for it otherwise.
+        self.http = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+        async with self.http.get(link) as response:
+            assert response.status == 200, response.status
+        self.socket = await self.http.ws_connect(
+            f"{base}ws?session=&width=100&height=30&table={table_id}", headers={"Origin": base.rstrip("/")},
+            max_msg_size=0,
+        )
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.socket is not None
+        async for message in self.socket:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.last = time.perf_counter()
+                self.text += message.data
+                if len(self.text) > 2_000_000:
+                    del self.text[:1_000_000]
+
+    quiet = Client.quiet
+    wait_for = Client.wait_for
+
+    async def close(self) -> None:
+        if self.socket is not None:
+            await self.socket.close()
+        if self.reader is not None:
+            self.reader.cancel()
+        if self.http is not None:
+            await self.http.close()
 
 
 def free_port() -> int:
@@ -179,12 +241,17 @@ async def play_table(
     samples: list[float],
     rng: random.Random,
     probing: list[float] | None = None,
+    browsers: list[BrowserClient] | None = None,
+    browser_samples: list[float] | None = None,
 ) -> int:
-    """Players press r in turn; each other screen's first bytes after the key are one sample."""
+    """Players press r in turn; each other screen's first bytes after the key are one sample (a browser's
+    screen's in ``browser_samples``)."""
     made = 0
+    browsers = browsers or []
     for turn in range(moves):
         mover = players[turn % len(players)]
-        others = [c for c in players + watchers if c is not mover]
+        others: list[Client | BrowserClient] = [c for c in players + watchers if c is not mover]
+        others += browsers
         await asyncio.sleep(rng.uniform(0.5 * pace, 1.5 * pace))  # the next player "thinks"
         start = time.perf_counter()
         # R then Enter: a random layout, confirmed (R alone only previews one); r: a random probing turn
@@ -195,12 +262,17 @@ async def play_table(
             await asyncio.sleep(0.002)
             for client in list(pending):
                 if client.last > start:
-                    samples.append((client.last - start) * 1000)
-                    if probing is not None and turn > len(players):  # past the layouts and the first probe
-                        probing.append(samples[-1])
+                    took = (client.last - start) * 1000
+                    if isinstance(client, BrowserClient):
+                        if browser_samples is not None:
+                            browser_samples.append(took)
+                    else:
+                        samples.append(took)
+                        if probing is not None and turn > len(players):  # past the layouts and the first probe
+                            probing.append(took)
                     pending.remove(client)
         made += 1
-        await asyncio.gather(*(c.quiet(0.15, 3) for c in players + watchers))
+        await asyncio.gather(*(c.quiet(0.15, 3) for c in [*players, *watchers, *browsers]))
     return made
 
 
@@ -212,6 +284,7 @@ async def main() -> None:
     parser.add_argument("--size", type=int, default=9, help="Mono regions (9: the standard board)")
     parser.add_argument("--tables", type=int, default=len(SEATS), help="tables (of 2, 3 and 4 players in turn)")
     parser.add_argument("--workers", type=int, default=1, help="server processes (above 1: --db is needed)")
+    parser.add_argument("--browsers", type=int, default=0, help="browser sessions watching the tables (--web)")
     parser.add_argument("--db", default=None, help="postgresql://USER@HOST/DB, or 'throwaway' (a temporary cluster)")
     parser.add_argument("--clock", default=None, metavar="SPEC", help="every table timed with this clock")
     parser.add_argument(
@@ -222,6 +295,7 @@ async def main() -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="termgames-bench-"))
     port = free_port()
+    web_port = free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("TERMGAMES_DB", None)
     cluster = None
@@ -244,6 +318,7 @@ async def main() -> None:
             str(folder),
             "--max-startups",
             "100000",  # every client of the benchmark signs in at once, from one address
+            *(["--web", str(web_port), "--web-max-sessions", "100000"] if args.browsers else []),
             *(["--workers", str(args.workers)] if args.workers > 1 else []),
         ],
         env=env,
@@ -310,6 +385,23 @@ async def main() -> None:
             tables[at][1].append(watcher)
         await asyncio.gather(*(c.quiet(0.5) for c in everyone))
         loaded = rss_mb(server.pid)
+        browsers: list[list[BrowserClient]] = [[] for _ in tables]
+        with_browsers, browsers_connected = loaded, 0.0
+        if args.browsers:
+            opened_at = time.perf_counter()
+            pages = [BrowserClient(f"web{index}", asyncssh.generate_private_key("ssh-ed25519"))
+                     for index in range(args.browsers)]
+            for index, page in enumerate(pages):
+                browsers[index % len(tables)].append(page)
+            for start_at in range(0, len(pages), 10):  # ten at a time: the SSH sign-ins are throttled per address
+                await asyncio.gather(*(
+                    page.open(port, index % len(tables) + 1)
+                    for index, page in enumerate(pages) if start_at <= index < start_at + 10
+                ))
+            await asyncio.gather(*(page.wait_for(b"you are watching") for page in pages))
+            browsers_connected = time.perf_counter() - opened_at
+            await asyncio.gather(*(page.quiet(0.5) for page in pages))
+            with_browsers = rss_mb(server.pid)
         # Opening 30 screens keeps the server busy for a while after the last byte: wait until it is idle.
         settle_deadline = time.perf_counter() + 60
         while True:
@@ -325,6 +417,7 @@ async def main() -> None:
 
         samples: list[float] = []
         probing: list[float] = []
+        browser_samples: list[float] = []
         database_cpu = tree_cpu_seconds(database_pid) if database_pid else 0.0
         server_cpu = cpu_seconds(server.pid)
         own_cpu = time.process_time()
@@ -340,7 +433,8 @@ async def main() -> None:
             await asyncio.sleep(1.0)  # attached before the first move
         began = time.perf_counter()
         made = await asyncio.gather(
-            *(play_table(p, w, args.moves, args.pace, samples, rng, probing) for p, w in tables)
+            *(play_table(p, w, args.moves, args.pace, samples, rng, probing, b, browser_samples)
+              for (p, w), b in zip(tables, browsers))
         )
         elapsed = time.perf_counter() - began
         if profiler is not None:
@@ -352,6 +446,8 @@ async def main() -> None:
         after = rss_mb(server.pid)
         for client in everyone:
             await client.close()
+        for page in (page for pages_at in browsers for page in pages_at):
+            await page.close()
 
         samples.sort()
         p95 = samples[max(0, int(len(samples) * 0.95) - 1)] if samples else float("nan")
@@ -368,6 +464,14 @@ async def main() -> None:
                 f"{statistics.median(probing):.0f} ms, "
                 f"95th percentile {probing[max(0, int(len(probing) * 0.95) - 1)]:.0f} ms"
             )
+        if browser_samples:
+            browser_samples.sort()
+            print(
+                f"move -> browser screens ({args.browsers} sessions watching, all opened in "
+                f"{browsers_connected:.1f} s): median {statistics.median(browser_samples):.0f} ms, 95th percentile "
+                f"{browser_samples[max(0, int(len(browser_samples) * 0.95) - 1)]:.0f} ms, "
+                f"max {browser_samples[-1]:.0f} ms ({len(browser_samples)} arrivals)"
+            )
         print(f"server CPU with {len(everyone)} clients and no moves: {idle_cpu * 100:.1f}% of a core (over 10 s)")
         print(
             f"CPU during the moves: server {server_cpu:.1f} s ({server_cpu / max(1, sum(made)) * 1000:.0f} ms a move), "
@@ -379,6 +483,11 @@ async def main() -> None:
             f"server RSS: {idle:.0f} MB idle, {loaded:.0f} MB with {len(everyone)} clients, "
             f"{after:.0f} MB after the moves; {(loaded - idle) / max(1, len(everyone)):.1f} MB a client"
         )
+        if args.browsers:
+            print(
+                f"  with {args.browsers} browser sessions: {with_browsers:.0f} MB, "
+                f"{(with_browsers - loaded) / args.browsers:.1f} MB a browser session"
+            )
         server_kind = (
             f"{args.workers} workers, PostgreSQL" if args.workers > 1
             else "1 process, " + ("PostgreSQL" if env.get("TERMGAMES_DB") else "SQLite")

@@ -1,6 +1,6 @@
 /* termgames._unrail: the compiled core of the MonUnrail unrailing solver.
  *
- * The same game as termgames/rules/monunrail_solver.py (which documents it and
+ * The same game as termgames/rules/monunrail/cores.py (which documents it and
  * is the pure-Python fallback): a position is a set of grid cells, a move
  * removes 1 to 3 cells in a line of one row or column, the value of a
  * position is the XOR of the values of its orthogonally connected components
@@ -1979,7 +1979,7 @@ static PyTypeObject StripType = {
 static struct PyModuleDef unrail_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "termgames._unrail",
-    .m_doc = "Compiled core of the MonUnrail unrailing solver (see termgames.rules.monunrail_solver).",
+    .m_doc = "Compiled core of the MonUnrail unrailing solver (see termgames.rules.monunrail.solver).",
     .m_size = -1,
 };
 

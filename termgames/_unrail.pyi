@@ -1,8 +1,8 @@
 """Types of the compiled MonUnrail solver core (``_unrail.c``), for the type checker.
 
 A ``Core`` shape is given as two 64-bit halves (``lo``, ``hi``) of its bit set; see
-``termgames.rules.monunrail_solver._CompiledCore``.  A ``Strip`` shape is one 64-bit int, the
-top row in bits 0..31 and the bottom row in bits 32..63; see ``_CompiledStrip``.
+``termgames.rules.monunrail.cores.CompiledCore``.  A ``Strip`` shape is one 64-bit int, the
+top row in bits 0..31 and the bottom row in bits 32..63; see ``CompiledStrip``.
 """
 
 from collections.abc import Callable

@@ -8,7 +8,6 @@ illegal move, a corrupt record) end with one line on stderr and exit status 2.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -25,7 +24,6 @@ from .terminal import wants_ascii
 
 if TYPE_CHECKING:
     from .launch import Launch
-    from .rules.monunrail_solver import Analysis
 
 GAME_OPTIONS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -195,16 +193,6 @@ PaceOption = typer.Option(
     "--pace",
     help="Computer players' pace: instant, normal or slow (default: your last choice, p in a game; normal at first).",
 )
-
-
-def _add_game_commands() -> None:
-    """Each game's own commands (``termgames monad ...``), as its descriptor names them."""
-    for descriptor in GAMES.values():
-        if descriptor.commands is not None:
-            load_part(descriptor.commands)(app)
-
-
-_add_game_commands()
 
 
 @app.command("list")
@@ -478,13 +466,42 @@ def serve(
         limits.MAIL_EVERY_HOURS, "--mail-every", metavar="HOURS", help="Hours between two mails to one player."
     ),
     reuse_port: bool = typer.Option(False, "--reuse-port", hidden=True, help="A worker of --workers."),
+    web_port: int | None = typer.Option(
+        None, "--web", metavar="PORT",
+        help="Serve the lobby and tables to browsers too, on this port (0: any free one): "
+        "ssh NAME@HOST web prints a link that signs a browser in.",
+    ),
+    web_host: str | None = typer.Option(
+        None, "--web-host", metavar="ADDRESS", help="Address the browser page listens on (default: --host's)."
+    ),
+    web_cert: Path | None = typer.Option(
+        None, "--web-cert", metavar="FILE", help="TLS certificate chain (PEM) for the page: served over https."
+    ),
+    web_key: Path | None = typer.Option(None, "--web-key", metavar="FILE", help="The certificate's private key (PEM)."),
+    web_url: str | None = typer.Option(
+        None, "--web-url", metavar="URL",
+        help="The page's address as players open it (a reverse proxy's), in the links web prints.",
+    ),
+    web_proxy: str | None = typer.Option(
+        None, "--web-proxy", metavar="ADDRESS[,ADDRESS]",
+        help="Reverse proxies in front of the page: their X-Forwarded-Proto and X-Forwarded-For are believed.",
+    ),
+    web_max_sessions: int = typer.Option(
+        limits.WEB_MAX_SESSIONS, "--web-max-sessions", help="Browser sessions open at once (each is an app)."
+    ),
+    web_max_sessions_per_player: int = typer.Option(
+        limits.WEB_MAX_SESSIONS_PER_PLAYER, "--web-max-sessions-per-player",
+        help="Browser sessions one player may have open (one SSH key; the guests of one address together).",
+    ),
 ) -> None:
-    """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST."""
+    """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST (and browsers, with --web)."""
     for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
                         ("--max-startups", max_startups),
                         ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables),
                         ("--max-bot-tables-per-player", max_bot_tables_per_player),
-                        ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads)):
+                        ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads),
+                        ("--web-max-sessions", web_max_sessions),
+                        ("--web-max-sessions-per-player", web_max_sessions_per_player)):
         if value < 1:
             fail(f"{flag} must be at least 1, not {value}")
     for flag, days in (("--idle-days", idle_days), ("--guest-idle-days", guest_idle_days)):
@@ -518,6 +535,8 @@ def serve(
         fail("--workers above 1 needs a shared database (--db postgresql://...): SQLite is one process's file")
     if host_key is not None and host_key.is_dir():
         fail(f"--host-key names a file, not the folder {host_key}")
+    if web_port is not None:
+        _check_web_options(web_port, web_host or host, web_cert, web_key, web_url, web_proxy)
     # One colour depth for the whole process: Rich caches each style's codes, so players cannot differ.
     os.environ["TEXTUAL_COLOR_SYSTEM"] = colors
     if workers > 1 and url is not None:
@@ -525,14 +544,57 @@ def serve(
         return
     from .server.run import serve_forever
 
+    web = None
+    if web_port is not None:
+        from functools import partial
+
+        from .web.serve import WebSettings, start_web
+
+        proxies = frozenset(word.strip() for word in (web_proxy or "").split(",") if word.strip())
+        web = partial(start_web, settings=WebSettings(
+            web_port, web_host or host, web_cert, web_key, web_url, proxies, web_max_sessions,
+            web_max_sessions_per_player, reuse_port,
+        ))
     serve_forever(
         host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
         limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
                 "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
                 "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads},
-        db=url, host_key=host_key, reuse_port=reuse_port, mail=mail, mail_every=mail_every,
+        db=url, host_key=host_key, reuse_port=reuse_port, mail=mail, mail_every=mail_every, web=web,
     )
+
+
+def _check_web_options(
+    port: int, host: str, cert: Path | None, key: Path | None, url: str | None, proxies: str | None
+) -> None:
+    """``serve --web``'s options, each mistake one line; a warning when the page crosses a network in clear."""
+    import ipaddress
+    import ssl
+
+    if not 0 <= port < 65536:
+        fail(f"--web must be a port between 0 and 65535, not {port}")
+    if (cert is None) != (key is None):
+        fail("--web-cert and --web-key go together (the certificate and its private key)")
+    if cert is not None and key is not None:
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(str(cert), str(key))
+        except (OSError, ssl.SSLError) as error:
+            fail(f"--web-cert {cert} and --web-key {key} make no TLS certificate: {error}")
+    if url is not None and not url.startswith(("http://", "https://")):
+        fail(f"--web-url takes the page's address, http://... or https://..., not {url!r}")
+    for address in (proxies or "").split(","):
+        if address.strip():
+            try:
+                ipaddress.ip_address(address.strip())
+            except ValueError:
+                fail(f"--web-proxy takes the proxies' IP addresses, not {address.strip()!r}")
+    if host not in ("127.0.0.1", "::1", "localhost") and cert is None and not proxies:
+        print(
+            f"termgames: warning: the browser page listens on {host} over plain HTTP: sign-in links and cookies "
+            "cross the network in clear (--web-cert and --web-key serve https; or put a TLS proxy in front)",
+            file=sys.stderr,
+        )
 
 
 def _serve_with_workers(workers: int, host: str, port: int, data: Path | None, host_key: Path | None, url: str) -> None:
@@ -586,158 +648,15 @@ def web(
     run(host, port, saves_dir(saves), ascii=ascii_mode, palette=palette, pace=pace)
 
 
-@app.command()
-def solve(
-    game: str = typer.Argument(..., help="The game whose position to solve: monunrail."),
-    file: str = typer.Argument("-", metavar="[FILE|-]", help="The position; - or nothing reads standard input."),
-    as_json: bool = typer.Option(
-        False, "--json", help='One JSON object: {"nimber": N, "winning_moves": [[cells], ...]}.'
-    ),
-    no_cache: bool = typer.Option(
-        False, "--no-cache", help="Neither read nor update the solver's cache of solved shapes."
-    ),
-    explain: bool = typer.Option(
-        False, "--explain", help="Also say how each component's value was found (with --json: an \"explain\" key)."
-    ),
-    time_limit: str | None = typer.Option(
-        None, "--time-limit", metavar="TIME", help="Stop after this long (90, 90s, 2m, 1h); no limit by default."
-    ),
-    max_memory: str | None = typer.Option(
-        None,
-        "--max-memory",
-        metavar="SIZE",
-        help="Stop before holding more memory than this (500M, 2G); by default half the machine's, "
-        "and never more than it has free.",
-    ),
-) -> None:
-    """Solve a MonUnrail unrailing position: its nimber and every winning move.
-
-    The position is rows of # (tile) and . (empty), top row first; A1 is the
-    top-left character, columns are letters and rows numbers.  A solve that
-    reaches --time-limit or --max-memory stops with one line saying how far it
-    got and exit status 3; what it solved stays in the cache, so the next run
-    goes further.
-    """
-    if game.lower() != "monunrail":
-        fail(f"only monunrail positions can be solved, not {game!r}")
-    from .solver_run import parse_seconds, parse_size
-
-    try:
-        seconds = None if time_limit is None else parse_seconds(time_limit)
-        memory = None if max_memory is None else parse_size(max_memory)
-    except ValueError as error:
-        fail(str(error))
-    from .records import RecordError, read_bytes
-    from .rules.monunrail_solver import Solver, SolveStopped, cell_name, parse_shape
-
-    try:
-        # A regular file of at most 8 MB, like a record: a FIFO must not hang, /dev/zero not fill memory.
-        text = sys.stdin.read() if file == "-" else read_bytes(file).decode("utf-8")
-    except RecordError as error:
-        fail(str(error))
-    except (OSError, UnicodeDecodeError) as error:
-        fail(f"cannot read {file}: {getattr(error, 'strerror', None) or error}")
-    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
-    try:
-        cells = parse_shape(text)
-    except ValueError as error:
-        fail(f"{'standard input' if file == '-' else file}: {error}")
-    from . import solver_cache
-    from .solver_run import EXIT_BUDGET, Budget, ProgressLine, human_bytes, stop_report
-
-    budget = Budget(seconds, memory)  # the time limit counts from here, reading the caches included
-    solver = Solver()
-    tag = solver_cache.position_tag(cells)
-    if not no_cache:
-        solver_cache.load(solver)
-        solver_cache.load_resume(solver, tag)
-    known = solver.cache_size
-    progress = ProgressLine(sys.stderr.isatty() and not as_json, solver, budget)
-
-    def watch(analysis: Analysis) -> None:
-        budget.check(solver)
-        progress.update(analysis)
-
-    try:
-        budget.check(solver)
-        analysis = solver.analyse(cells, watch)
-    except ValueError as error:  # a component too large for any core
-        fail(str(error))
-    except SolveStopped as stop:
-        progress.close()
-        report = stop_report(stop, budget, solver, known)
-        if not no_cache:
-            solver.memory_limit = None  # what it solved must reach the files, even if the tables are at the budget
-            solver_cache.save(solver)
-            kept = solver_cache.save_resume(solver, tag)
-            if kept:
-                report += f" (kept for the next run: {human_bytes(kept)})"
-        print(f"termgames: {report}", file=sys.stderr)
-        raise typer.Exit(EXIT_BUDGET) from None
-    except KeyboardInterrupt:
-        progress.close()
-        print("termgames: interrupted", file=sys.stderr)
-        raise typer.Exit(130) from None
-    finally:
-        progress.close()
-    if not no_cache:
-        if solver.cache_size > known:
-            solver.memory_limit = None
-            solver_cache.save(solver)
-        solver_cache.discard_resume(tag)
-    assert analysis.nimber is not None and analysis.winning_moves is not None
-    nimber = analysis.nimber
-    # Cells in board order, column then row number (A9 before A10, which sorting the names would swap);
-    # the moves in the order of their sorted cells.
-    ordered = sorted(sorted(move) for move in analysis.winning_moves)
-    named = [[cell_name(cell) for cell in move] for move in ordered]
-    reasons = _solve_explanation(analysis)
-    if as_json:
-        answer: dict[str, Any] = {"nimber": nimber, "winning_moves": named}
-        if explain:
-            answer["explain"] = reasons
-        print(json.dumps(answer))
-        return
-    tiles = len(cells)
-    print(f"{tiles} tile{'' if tiles == 1 else 's'}, nimber {nimber}.")
-    if nimber:
-        count = len(named)
-        print(f"The player to move wins, with {'this move' if count == 1 else f'any of these {count} moves'}:")
-        for move in named:
-            print("  " + "+".join(move))
-    elif tiles:
-        print("The player to move loses against perfect play: no move wins.")
-    else:
-        print("No tiles: the player who removed the last one has won.")
-    if analysis.symmetric:
-        print(f"Symmetric: the second player mirrors every move (a half turn about the centre of {reasons['box']}).")
-    if explain and reasons["components"]:
-        print("Components, smallest first:")
-        for part in reasons["components"]:
-            print(f"  {part['box']}, {part['tiles']} tile{'' if part['tiles'] == 1 else 's'}: {part['nimber']} "
-                  f"({_HOW[part['how']]})")
+def _add_game_commands() -> None:
+    """Each game's own commands (``termgames monad ...``, ``termgames solve monunrail``), as its descriptor
+    names them; after the shared commands, as ``termgames --help`` lists commands in the order they come."""
+    for descriptor in GAMES.values():
+        if descriptor.commands is not None:
+            load_part(descriptor.commands)(app)
 
 
-_HOW = {
-    "symmetric": "symmetric: the second player mirrors",
-    "line": "a straight row",
-    "known": "already known: the cache, or a component alike",
-    "solved": "solved",
-}
-
-
-def _solve_explanation(analysis: Analysis) -> dict[str, Any]:
-    """How ``termgames solve`` found its answer: the whole position's symmetry and each component's value."""
-    from .solver_run import box_name
-
-    return {
-        "box": box_name(analysis.cells) if analysis.cells else "",
-        "symmetric": analysis.symmetric,
-        "components": [
-            {"box": box_name(k.cells), "tiles": len(k.cells), "nimber": k.value, "how": k.how}
-            for k in analysis.components
-        ],
-    }
+_add_game_commands()
 
 
 def main() -> None:

@@ -79,7 +79,8 @@ class GameDescriptor:
     #: way (Monad steps whole turns, not one seat's move at a time); the shared replay screen otherwise.
     replay: str = "termgames.screens.replay:ReplayScreen"
     #: ``(app: typer.Typer) -> None``: adds the game's own commands to ``termgames`` (Monad's ``termgames
-    #: monad ...``).  Called at every start of the CLI, so its module imports only typer at its top.
+    #: monad ...``, MonUnrail's ``termgames solve``).  Called at every start of the CLI, so its module imports
+    #: only typer at its top.
     commands: str | None = None
     #: ``(level, seed) -> Bot``: the computer players; None when the game has none.
     bot: str | None = None
@@ -240,6 +241,7 @@ GAMES: dict[str, GameDescriptor] = {
             summary="Build a railway circuit together, then take it apart; the last remover wins.",
             rules="termgames.rules.monunrail:MonUnrail",
             screen="termgames.screens.monunrail:MonUnrailScreen",
+            commands="termgames.monunrail_cli:add_commands",
             bot="termgames.ai.monunrail:MonUnrailBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",

@@ -2,7 +2,7 @@
 
 Large unrailing positions take seconds to solve, and a game or a ``termgames
 solve`` run meets the same shapes again and again, so the values a
-:class:`~termgames.rules.monunrail_solver.Solver` computed are kept in the
+:class:`~termgames.rules.monunrail.solver.Solver` computed are kept in the
 user data folder (``monunrail-nimbers.json.gz``, gzipped JSON in the format of
 :meth:`Solver.export_cache`, which carries its own version).
 
@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .paths import data_dir, write_atomically
-from .rules.monunrail_solver import Solver, SolveStopped
+from .rules.monunrail.solver import Solver, SolveStopped
 
 CACHE_ENV = "TERMGAMES_SOLVER_CACHE"
 FILE_NAME = "monunrail-nimbers.json.gz"

@@ -1,6 +1,6 @@
 """Running a long MonUnrail solve: its budgets, its progress line and the line that says why it stopped.
 
-The solver (:mod:`termgames.rules.monunrail_solver`) is pure: it calls back
+The solver (:mod:`termgames.rules.monunrail.solver`) is pure: it calls back
 every few tens of milliseconds while it searches and stops when the callback
 raises.  This module is what ``termgames solve`` and the game screen's hints
 put behind that callback:
@@ -28,10 +28,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .rules.monunrail_solver import Analysis, Move, SolveStopped, cell_name
+from .rules.monunrail.solver import Analysis, Move, SolveStopped, cell_name
 
 if TYPE_CHECKING:
-    from .rules.monunrail_solver import Solver
+    from .rules.monunrail.solver import Solver
 
 #: Exit status of ``termgames solve`` when a budget stopped it.
 EXIT_BUDGET = 3

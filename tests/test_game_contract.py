@@ -140,8 +140,6 @@ def game_mentions(path: Path) -> list[str]:
         return [word for word in re.findall(r"[A-Za-z_]+", code) if word.lower() in names or word.lower().removesuffix(
             "board").removesuffix("screen") in names]
     tree = ast.parse(path.read_text())
-    # MonUnrail's solve command is still cli.py's: it moves to its game in part 2 of issue 24.
-    tree.body = [node for node in tree.body if not (isinstance(node, ast.FunctionDef) and node.name == "solve")]
     found = []
     for node in ast.walk(tree):
         words: list[str] = []
@@ -165,6 +163,25 @@ def game_mentions(path: Path) -> list[str]:
 @pytest.mark.parametrize("path", GAME_FREE)
 def test_the_shared_parts_name_no_game(path):
     assert game_mentions(Path(__file__).resolve().parent.parent / path) == []
+
+
+@pytest.mark.parametrize(("game", "command"), [("monad", "monad"), ("monunrail", "solve")])
+def test_a_games_own_commands_are_declared_by_the_game(game, command):
+    """``termgames monad ...`` and ``termgames solve`` come from their games' descriptors, not from cli.py."""
+    import typer
+
+    from termgames.cli import app
+    from termgames.games import load
+
+    def names(typer_app: typer.Typer) -> list[str | None]:
+        return [c.name or (c.callback and c.callback.__name__) for c in typer_app.registered_commands] + [
+            g.name for g in typer_app.registered_groups
+        ]
+
+    alone = typer.Typer()
+    load(GAMES[game].commands)(alone)
+    assert names(alone) == [command]
+    assert names(app).count(command) == 1
 
 
 def test_rules_and_bots_import_no_front_end():

@@ -19,10 +19,10 @@ from termgames.rules.monunrail import (
     parse_move,
     trace_circuit,
 )
-from termgames.rules.monunrail_completion import (
+from termgames.rules.monunrail.completion import (
     random_placement,
 )
-from termgames.rules.monunrail_solver import Solver, parse_shape
+from termgames.rules.monunrail.solver import Solver, parse_shape
 
 GAME = MonUnrail()
 

@@ -33,13 +33,13 @@ from termgames.rules.monunrail import (
     trace_circuit,
     track_problem,
 )
-from termgames.rules.monunrail_completion import (
+from termgames.rules.monunrail.completion import (
     find_completion,
     finishing_placements,
     placements,
     random_placement,
 )
-from termgames.rules.monunrail_solver import Solver
+from termgames.rules.monunrail.solver import Solver
 
 GAME = MonUnrail()
 

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termgames.rules.monunrail_solver import (
+from termgames.rules.monunrail.shapes import components
+from termgames.rules.monunrail.solver import (
     Solver,
     SolveStopped,
-    _components,
     cell_name,
     compiled_core_available,
     line_nimber,
@@ -781,7 +781,7 @@ def test_symmetric_positions_of_small_boxes_against_the_plain_search(core):
                 value = plain.nimber(shape)
                 if mirror_wins(shape):
                     assert value == 0, sorted(shape)
-                    several += len(_components(shape)) > 1
+                    several += len(components(shape)) > 1
                 assert fast.nimber(shape) == value
                 assert fast.nimber({(r, c) for c, r in shape}) == value
                 checked += 1

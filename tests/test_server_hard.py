@@ -149,7 +149,7 @@ async def test_one_players_keystroke_flood_does_not_stall_another_players_comman
 
 
 async def test_a_connection_that_keeps_flooding_is_closed_and_typing_still_works(tmp_path, keys, monkeypatch):
-    monkeypatch.setattr("termgames.server.ssh.FLOOD_SECONDS", 1.0)
+    monkeypatch.setattr("termgames.server.input_budget.FLOOD_SECONDS", 1.0)
     server = await start_server(tmp_path, "127.0.0.1", 0)
     try:
         typist = await connect(server.port, "alice", keys["alice"])

@@ -22,7 +22,8 @@ import asyncssh
 import pytest
 from sshterm import command, connect
 
-from termgames.server.ssh import HOST_KEY_NAME, MAX_SIZE, start_server
+from termgames.server.input_budget import MAX_SIZE
+from termgames.server.ssh import HOST_KEY_NAME, start_server
 
 # 5 regions: a 3x5 board, reading order (top row first).  No row of one is a row of the other.
 ALICE_LAYOUT = "355553354412244"

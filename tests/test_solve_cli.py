@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from termgames.cli import app
-from termgames.rules.monunrail_solver import SolveStopped
+from termgames.rules.monunrail.solver import SolveStopped
 
 runner = CliRunner()
 
@@ -138,7 +138,7 @@ def test_help_imports_neither_the_solver_nor_textual():
         "sys.argv = ['termgames', '--help']\n"
         "from termgames.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "bad = [m for m in ('textual', 'termgames.rules.monunrail_solver', 'termgames._unrail',"
+        "bad = [m for m in ('textual', 'termgames.rules.monunrail.solver', 'termgames._unrail',"
         " 'termgames.solver_cache', 'termgames.solver_run', 'rich.progress') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
@@ -322,7 +322,7 @@ def test_sizes_and_times_of_the_budgets():
 
 def test_the_memory_budget_is_never_more_than_the_machine_has_free(monkeypatch):
     from termgames import solver_run
-    from termgames.rules.monunrail_solver import Solver
+    from termgames.rules.monunrail.solver import Solver
 
     monkeypatch.setattr(solver_run, "machine_memory", lambda: (8 << 30, 100 << 20))
     monkeypatch.setattr(solver_run, "process_memory", lambda: 50 << 20)

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from termgames import solver_cache
-from termgames.rules.monunrail_solver import Solver
+from termgames.rules.monunrail.solver import Solver
 
 
 def block(rows: int, cols: int) -> list[tuple[int, int]]:

@@ -168,7 +168,7 @@ async def test_the_hint_shows_the_nimber_and_marks_winning_moves(tmp_path):
 
 async def test_the_hint_keeps_what_it_solved_for_the_next_game(tmp_path, monkeypatch):
     from termgames import solver_cache
-    from termgames.rules.monunrail_solver import Solver
+    from termgames.rules.monunrail.solver import Solver
 
     cache = tmp_path / "nimbers.json.gz"
     monkeypatch.setenv("TERMGAMES_SOLVER_CACHE", str(cache))

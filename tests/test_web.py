@@ -17,6 +17,7 @@ from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient, TestServer
 from textual._xterm_parser import XTermParser
 from textual.events import Key
+from webtools import closed_with, next_message, screen_titled
 
 from termgames.app import TermgamesApp
 from termgames.server.ui.driver import share_the_loop_with_textual
@@ -30,13 +31,14 @@ from termgames.web.session import (
     CLOSE_REPLACED,
     Refused,
     SessionRegistry,
+    Visitor,
 )
 
 TOKEN = "the-token"
 
 
 def registry_for(tmp_path, **limits) -> SessionRegistry:
-    return SessionRegistry(lambda owner: TermgamesApp(saves_dir=tmp_path), describe, **limits)
+    return SessionRegistry(lambda session: TermgamesApp(saves_dir=tmp_path), describe, **limits)
 
 
 @asynccontextmanager
@@ -73,36 +75,6 @@ async def signed_in(client) -> None:
 
 async def open_socket(client, session: str = "", width: int = 100, height: int = 30):
     return await client.ws_connect(f"/ws?session={session}&width={width}&height={height}", headers=origin(client))
-
-
-async def next_message(socket, kind: str, timeout: float = 10.0):
-    """The next JSON message of ``kind`` (terminal output and other messages skipped)."""
-    async with asyncio.timeout(timeout):
-        while True:
-            message = await socket.receive()
-            if message.type == WSMsgType.TEXT:
-                envelope = json.loads(message.data)
-                if envelope[0] == kind:
-                    return envelope
-            elif message.type in (WSMsgType.CLOSE, WSMsgType.CLOSED, WSMsgType.CLOSING):
-                raise AssertionError(f"closed ({socket.close_code}) before {kind!r}")
-
-
-async def screen_titled(socket, title: str) -> dict:
-    while True:
-        _kind, info = await next_message(socket, "screen")
-        if info["title"] == title:
-            return info
-
-
-async def closed_with(socket) -> tuple[list, int | None]:
-    """The last message before the server closed the socket, and the close code."""
-    last = None
-    async with asyncio.timeout(10):
-        async for message in socket:
-            if message.type == WSMsgType.TEXT:
-                last = json.loads(message.data)
-    return last, socket.close_code
 
 
 # -- keys the page's buttons send --------------------------------------------------------------------------
@@ -248,11 +220,12 @@ class FakeLink:
 async def test_a_session_is_its_owners_only(tmp_path):
     registry = registry_for(tmp_path, max_per_owner=1)
     try:
-        alices = registry.open("alice", None, (80, 24), FakeLink())
-        bobs = registry.open("bob", alices.id, (80, 24), FakeLink())  # her session's id does not make it his
+        alice, bob = Visitor("alice", "alice"), Visitor("bob", "bob")
+        alices = registry.open(alice, None, (80, 24), FakeLink())
+        bobs = registry.open(bob, alices.id, (80, 24), FakeLink())  # her session's id does not make it his
         assert bobs is not alices and alices.owner == "alice" and bobs.owner == "bob"
         with pytest.raises(Refused, match="you have 1 browser sessions open already"):
-            registry.open("alice", None, (80, 24), FakeLink())
+            registry.open(alice, None, (80, 24), FakeLink())
     finally:
         await registry.close()
 
@@ -300,10 +273,10 @@ async def test_sessions_past_the_limit_are_refused_in_one_line(tmp_path):
 
 
 async def test_a_flooding_browser_is_cut_off_and_the_others_are_served(tmp_path, monkeypatch):
-    import termgames.server.ssh as ssh
+    import termgames.server.input_budget as budget
 
-    monkeypatch.setattr(ssh, "BYTES_PER_SECOND", 2000)
-    monkeypatch.setattr(ssh, "FLOOD_SECONDS", 0.5)
+    monkeypatch.setattr(budget, "BYTES_PER_SECOND", 2000)
+    monkeypatch.setattr(budget, "FLOOD_SECONDS", 0.5)
     registry = registry_for(tmp_path)
     async with serving(registry) as client:
         await signed_in(client)

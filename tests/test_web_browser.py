@@ -17,22 +17,11 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
+from webtools import CHROMIUM, CHROMIUM_ARGS, skip_without_chromium
 
-CHROMIUM = "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium): the browser tests need it",
-                allow_module_level=True)
+skip_without_chromium()
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright (the test extra)")
 
-#: Without the background-networking flags Chromium keeps trying hosts a test machine cannot (and must not) reach.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="module")
@@ -165,6 +154,15 @@ def test_a_phone_gets_buttons_for_the_keys_it_has_not(link, browser):
     assert page.evaluate("() => window.termgames.terminal.cols") >= 60
     scrolls = "() => { const t = document.getElementById('terminal'); return t.scrollWidth > t.clientWidth; }"
     assert page.evaluate(scrolls)
+    # Its last row (the footer) is not under the key rows, which filled in after the terminal was first sized.
+    footer_shown = (
+        "() => document.querySelector('.xterm-screen').getBoundingClientRect().bottom"
+        " <= document.getElementById('keys').getBoundingClientRect().top + 1"
+    )
+    deadline = time.monotonic() + 10
+    while not page.evaluate(footer_shown):  # polled, as the text is (the page's CSP)
+        assert time.monotonic() < deadline, "the terminal's last row stayed under the key rows"
+        time.sleep(0.05)
     page.locator("#pad button", has_text="Enter").first.tap()
     wait_for_title(page, "termgames - Copolymer")
     page.locator("#screen-keys button", has_text="Esc Back").tap()

@@ -3,7 +3,7 @@
 What the rules make of the game, and what the bot makes of it:
 
 * Unrailing is an impartial game, solved by nimbers
-  (:class:`~termgames.rules.monunrail_solver.Solver`): the bot takes a move to
+  (:class:`~termgames.rules.monunrail.solver.Solver`): the bot takes a move to
   a position of value 0 whenever there is one, and in a lost position the
   move that keeps the most play (``best_losing_move``), so that the
   opponent has room to err.
@@ -52,14 +52,14 @@ from ..rules.monunrail import (
     placement_text,
     trace_circuit,
 )
-from ..rules.monunrail_completion import (
+from ..rules.monunrail.completion import (
     SearchLimit,
     find_completion,
     finishing_placements,
     list_completions,
     random_placement,
 )
-from ..rules.monunrail_solver import Solver, SolveStopped
+from ..rules.monunrail.solver import Solver, SolveStopped
 from .budget import SEARCH_SHARE, Deadline, deadline_for
 
 Cell = tuple[int, int]

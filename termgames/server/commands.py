@@ -3,7 +3,8 @@
 ``challenge GAME [options] [--rated|--casual] NAME...``, ``tables``,
 ``show TABLE [--json]``, ``move TABLE MOVE``, ``ratings [GAME]`` and ``notify`` (:mod:`.notify`).
 The player is the SSH identity; the output and the errors are the CLI's (``termgames show``/``move``):
-an error is one line on stderr and exit status 2.
+an error is one line on stderr and exit status 2.  ``web [TABLE]`` prints a link that signs a browser
+in (``termgames serve --web``), ``web --sign-out-all`` signs every browser out.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import logging
 import math
 import shlex
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..clock import clock_text, parse_clock
 from ..games import GAMES
@@ -22,8 +24,10 @@ from ..rules import RuleError, get_game
 from ..rules.base import ALL
 from ..untrusted import printable, safe_json
 from .hub import Hub
+from .limits import WEB_LINK_SECONDS
 from .logs import error_line
 from .notify import notify_command
+from .people import is_guest, name_owner
 from .stores.interface import StoreError
 from .tables import FinishedTable, LiveTable
 
@@ -31,7 +35,8 @@ log = logging.getLogger("termgames.server")
 
 EXIT_USAGE = 2
 
-USAGE = """\
+_LINK_MINUTES = WEB_LINK_SECONDS // 60
+USAGE = f"""\
 termgames over SSH: commands (or no command for the game screens)
   challenge GAME [options] NAME...   a new table: you, then NAME... in that order (NAME:ai[:LEVEL] for an AI);
                                      rated unless --casual (a table with an AI or a guest is always casual);
@@ -43,9 +48,23 @@ termgames over SSH: commands (or no command for the game screens)
   ratings [GAME]                     the rated accounts of GAME (of every game without one)
   notify [off|bell|desktop]          how you hear of your move at other tables (--email ADDR, --confirm CODE,
                                      --no-email: mail while you are away, where the server sends it)
+  web [TABLE]                        a link that signs a browser in as you (once, within {_LINK_MINUTES} minutes)
+  web --sign-out-all                 sign every browser out
   help                               this text"""
 
-COMMANDS = ("challenge", "tables", "show", "move", "record", "ratings", "notify", "help")
+COMMANDS = ("challenge", "tables", "show", "move", "record", "ratings", "notify", "web", "help")
+
+
+class WebSignIn(Protocol):
+    """The server's browser front (``termgames serve --web``), as the ``web`` command uses it."""
+
+    def link(self, player: str, owner: str, table_id: int | None) -> str:
+        """A new one-time link that signs a browser in as ``player`` (at ``table_id``'s table)."""
+        ...
+
+    def sign_out_all(self, player: str) -> int:
+        """Sign ``player`` out of every browser (their pages close); how many were signed in."""
+        ...
 
 
 @dataclass
@@ -73,11 +92,14 @@ def is_command(line: str) -> bool:
     return bool(words) and words[0] in COMMANDS
 
 
-def run_command(hub: Hub, player: str, line: str, owner: str | None = None) -> Result:
+def run_command(
+    hub: Hub, player: str, line: str, owner: str | None = None, web: WebSignIn | None = None
+) -> Result:
     """Run one command line for ``player``; never raises for anything a player can type.
 
     ``owner``: the person the connection signed in as (see :func:`~.people.key_owner`), whom a new table
-    counts against; None works it out from ``player``."""
+    counts against; None works it out from ``player``.  ``web``: the server's browser front (None: it serves
+    no browsers)."""
     try:
         words = shlex.split(line)
     except ValueError as error:
@@ -104,6 +126,8 @@ def run_command(hub: Hub, player: str, line: str, owner: str | None = None) -> R
             return _ratings(hub, args)
         if command == "notify":
             return _ok(notify_command(hub, player, args, owner))
+        if command == "web":
+            return _web(hub, player, args, owner, web)
     except RuleError as error:
         return _fail(str(error))
     except StoreError as error:  # the database restarts: nothing was done, the player tries again
@@ -204,6 +228,28 @@ def _seat_name(table: LiveTable | FinishedTable, seat: int) -> str:
         return name
     note = table.rating_note(name)
     return f"{name} {note}" if note else name
+
+
+def _web(hub: Hub, player: str, args: list[str], owner: str | None, web: WebSignIn | None) -> Result:
+    if web is None:
+        return _fail("this server serves no browsers (its host starts them with termgames serve --web PORT)")
+    if is_guest(player):
+        return _fail(
+            "a link signs a browser in to an account: connect with an SSH key (a guest comes in as a guest from "
+            "the server's page)"
+        )
+    if args == ["--sign-out-all"]:
+        count = web.sign_out_all(player)
+        return _ok(f"signed {player} out of every browser ({count} signed in); their pages close")
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        return _fail("web [TABLE] prints a sign-in link; web --sign-out-all signs every browser out")
+    table_id = _table_arg(hub, args, "web [TABLE]").id if args else None
+    address = web.link(player, owner or name_owner(player), table_id)
+    where = f", at table {table_id}" if table_id is not None else ""
+    return _ok(
+        f"Open this link in your browser within {WEB_LINK_SECONDS // 60} minutes: it works once, and signs that "
+        f"browser in as {player}{where} (keep it to yourself):\n    {address}"
+    )
 
 
 def _ratings(hub: Hub, args: list[str]) -> Result:

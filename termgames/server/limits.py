@@ -38,6 +38,19 @@ AI_THREADS = 2
 MAIL_EVERY_HOURS = 24.0
 MAX_MAIL_EVERY_HOURS = 24.0 * 366
 
+#: Browser play (``termgames serve --web``): sessions open at once on one server process, and per person (one
+#: SSH key; every guest of one address together).  Each is an app in the server's memory (a few MB).
+WEB_MAX_SESSIONS = 50
+WEB_MAX_SESSIONS_PER_PLAYER = 10
+#: How long a sign-in link (``ssh HOST web``) works (once), and how long the browser it signs in stays signed in.
+WEB_LINK_SECONDS = 600
+WEB_SIGN_IN_DAYS = 30
+#: A guest's browser stays signed in for her visit (a cookie the browser forgets on closing), at most this long.
+WEB_GUEST_HOURS = 24
+#: Guests signed in from one address a minute (in bursts of up to WEB_GUEST_BURST): each is a database row.
+WEB_GUESTS_PER_MINUTE = 6
+WEB_GUEST_BURST = 3
+
 
 class RateLimit:
     """Token buckets by owner: ``per_minute`` a minute, in bursts of up to ``burst``."""

@@ -16,8 +16,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .ssh import TermgamesServer, WebFront
+
+#: What starts the browser front of ``--web`` (the CLI's; the server imports nothing of browser play itself).
+WebStarter = Callable[["TermgamesServer"], Awaitable["WebFront"]]
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 #: Seconds before a worker that died is started again (a worker dying at once must not spin).
@@ -47,6 +54,7 @@ def serve_forever(
     reuse_port: bool = False,
     mail: Any = None,
     mail_every: float | None = None,
+    web: WebStarter | None = None,
 ) -> None:
     # Textual takes over sys.stdout/stderr inside apps: the server logs to the real stderr.
     handler = logging.StreamHandler(sys.__stderr__)
@@ -67,7 +75,7 @@ def serve_forever(
         limits = dict(limits or {}, mail=mail)  # the relay (a MailConfig) or None: start_server's keywords
         if mail_every is not None:
             limits["mail_every"] = mail_every
-        asyncio.run(_serve(host, port, folder, allow_guests, ascii, limits, db, host_key, reuse_port))
+        asyncio.run(_serve(host, port, folder, allow_guests, ascii, limits, db, host_key, reuse_port, web))
     # Stopped: every table is stored, every terminal restored, the store closed.  What is left is the
     # interpreter's teardown, which frees every object of every table and session one by one (a full
     # collection of the whole heap, half a second and more on a busy server): SIGTERM promises an end within
@@ -89,6 +97,7 @@ async def _serve(
     db: str | None,
     host_key: Path | None,
     reuse_port: bool,
+    web: WebStarter | None = None,
 ) -> None:
     from .ssh import start_server
     from .stores.interface import StoreError
@@ -108,6 +117,18 @@ async def _serve(
         f"termgames serve: ssh -p {server.port} NAME@{host}   (data in {server.store.describe()})",
         file=sys.__stderr__, flush=True,
     )
+    if web is not None:
+        try:
+            server.web = await web(server)
+        except OSError as error:  # (ssl.SSLError is one)
+            print(f"termgames: the browser page cannot listen: {error.strerror or error}", file=sys.__stderr__)
+            await server.close()
+            raise SystemExit(2) from None
+        print(
+            f"termgames serve --web: {server.web.url}   "
+            f"(ssh -p {server.port} NAME@{host} web prints a link that signs a browser in)",
+            file=sys.__stderr__, flush=True,
+        )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -27,14 +27,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
 from .collector import CollectorPolicy
-from .commands import run_command
+from .commands import WebSignIn, run_command
 from .drawing import SpectatorGroups
 from .hub import Hub
+from .input_budget import DEFAULT_SIZE, INPUT_CHUNK, MAX_PENDING_INPUT, InputBudget, clamp_size
 from .limits import (
     AI_THREADS,
     AUTH_FAILURE_WINDOW,
@@ -65,72 +66,8 @@ RECORDS_NAME = "records"
 #: What a player signing in reads while the database cannot be reached (before "Permission denied").
 DATABASE_AWAY = "termgames: the database cannot be reached just now: try again in a moment\r\n"
 
-#: A client may claim any terminal size; the app is never laid out bigger (or smaller) than this.
-MAX_SIZE = (240, 80)
-MIN_SIZE = (20, 8)
-DEFAULT_SIZE = (80, 24)
 #: At shutdown, how long the apps may take to close (leaving their tables) before the store closes.
 SHUTDOWN_WAIT = 10.0
-
-#: One channel's input is bounded, so one player's flood cannot stall the others (every app shares one loop).
-#: Bytes read from the channel wait here at most this much; past it the channel stops reading (SSH flow control
-#: then holds the client back).
-MAX_PENDING_INPUT = 16 * 1024
-#: Bytes fed to the key parser at once, then the loop serves everyone else.
-INPUT_CHUNK = 512
-#: Key events a channel may deliver: a steady rate and a burst (a fast typist makes ~15 a second).
-KEYS_PER_SECOND = 60.0
-KEY_BURST = 240.0
-#: Bytes a channel may send in a second, sustained (a paste of a few lines is far less).
-BYTES_PER_SECOND = 8 * 1024
-#: A connection whose input stays over its limits this long is closed.
-FLOOD_SECONDS = 5.0
-
-
-class InputBudget:
-    """Token buckets for one channel's keys and bytes: what runs out is dropped (keys) or waits (bytes)."""
-
-    def __init__(self) -> None:
-        now = time.monotonic()
-        self.keys = KEY_BURST
-        self.bytes = float(MAX_PENDING_INPUT)
-        self._keys_at = self._bytes_at = now
-        #: Since when the channel's queue has not emptied after it once filled up (None: it is calm).
-        self.over_since: float | None = None
-
-    def take_key(self) -> bool:
-        now = time.monotonic()
-        self.keys = min(KEY_BURST, self.keys + (now - self._keys_at) * KEYS_PER_SECOND)
-        self._keys_at = now
-        if self.keys < 1:
-            return False
-        self.keys -= 1
-        return True
-
-    def wait_for_bytes(self, count: int) -> float:
-        """Seconds to wait before ``count`` more bytes may be fed (0: take them now)."""
-        now = time.monotonic()
-        self.bytes = min(float(MAX_PENDING_INPUT), self.bytes + (now - self._bytes_at) * BYTES_PER_SECOND)
-        self._bytes_at = now
-        if self.bytes >= count:
-            self.bytes -= count
-            return 0.0
-        return (count - self.bytes) / BYTES_PER_SECOND
-
-    def flooding(self, pending: int, full: bool) -> bool:
-        """True when the queue filled up and has not emptied since, for ``FLOOD_SECONDS``."""
-        now = time.monotonic()
-        if pending == 0:
-            self.over_since = None
-        elif full and self.over_since is None:
-            self.over_since = now
-        return self.over_since is not None and now - self.over_since > FLOOD_SECONDS
-
-
-def clamp_size(width: int, height: int) -> tuple[int, int]:
-    if width <= 0 or height <= 0:
-        return DEFAULT_SIZE
-    return (max(MIN_SIZE[0], min(width, MAX_SIZE[0])), max(MIN_SIZE[1], min(height, MAX_SIZE[1])))
 
 
 # --------------------------------------------------------------------------
@@ -190,7 +127,9 @@ class GameSession(asyncssh.SSHServerSession):
         self.app_task = asyncio.get_running_loop().create_task(self._run_app())
 
     def _run_command(self, command: str) -> None:
-        result = run_command(self.service.hub, self.player, command, owner=self.owner or None)
+        result = run_command(
+            self.service.hub, self.player, command, owner=self.owner or None, web=self.service.web
+        )
         newline = "\r\n" if self.pty else "\n"
         if result.stdout:
             self.write(result.stdout.replace("\n", newline))
@@ -534,6 +473,17 @@ def load_host_key(folder: Path, path: Path | None = None) -> asyncssh.SSHKey:
     return key
 
 
+class WebFront(WebSignIn, Protocol):
+    """The server's browser front (``termgames serve --web``: :mod:`termgames.web.serve`), as the server holds it."""
+
+    #: The page's address, as the links give it.
+    url: str
+
+    async def close(self) -> None:
+        """Close every browser session (its app leaves its tables) and stop listening."""
+        ...
+
+
 @dataclass
 class TermgamesServer:
     """A running ``termgames serve``: its store, hub and listening socket."""
@@ -548,6 +498,8 @@ class TermgamesServer:
     max_auth_tries: int = MAX_AUTH_TRIES
     auth_throttle: AuthThrottle = field(default_factory=AuthThrottle)
     max_startups: int = MAX_STARTUPS
+    #: The lobby and tables in browsers too (``--web``), set once it listens; None: SSH only.
+    web: WebFront | None = None
 
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
@@ -563,6 +515,9 @@ class TermgamesServer:
     async def close(self) -> None:
         if self.acceptor is not None:
             self.acceptor.close()  # no one new comes in; waiting for it to be closed comes last (see below)
+        if self.web is not None:
+            # Its sessions' screens leave their tables as they close, as the SSH ones do: before the store closes.
+            await self.web.close()
         running = []
         for session in list(self.sessions):
             if session.app is not None:

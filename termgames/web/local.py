@@ -16,7 +16,6 @@ import asyncio
 import hmac
 import ipaddress
 import secrets
-import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,14 +27,15 @@ from ..app import TermgamesApp
 from ..launch import exit_lines
 from ..paths import preferences_path
 from ..server.ui.driver import share_the_loop_with_textual
-from .pages import STATIC, WebFront
+from .pages import STATIC, WebFront, forbidden, page_address
 from .screen_info import describe
-from .session import SessionRegistry
+from .session import BrowserSession, SessionRegistry, Visitor
 
 #: The cookie that signs a browser in to a ``termgames web`` (its value: the token).
 COOKIE = "termgames_local"
 #: The one person of a local server: every session's owner.
 LOCAL_OWNER = "local"
+LOCAL_VISITOR = Visitor(LOCAL_OWNER, LOCAL_OWNER)
 #: Tabs one person may have open at once (each one an app: a few MB).
 MAX_LOCAL_SESSIONS = 20
 
@@ -49,8 +49,8 @@ class TokenGate:
     def _valid(self, text: str | None) -> bool:
         return text is not None and hmac.compare_digest(text.encode(), self.token.encode())
 
-    def owner(self, request: web.Request) -> str | None:
-        return LOCAL_OWNER if self._valid(request.cookies.get(COOKIE)) else None
+    def owner(self, request: web.Request) -> Visitor | None:
+        return LOCAL_VISITOR if self._valid(request.cookies.get(COOKIE)) else None
 
     def sign_in(self, request: web.Request) -> web.StreamResponse | None:
         if "token" not in request.query:
@@ -68,6 +68,12 @@ class TokenGate:
             return "this link's token is not this server's: open the link termgames web printed when it started"
         return "open the link termgames web printed (it carries a token that signs this browser in)"
 
+    def refused(self, request: web.Request) -> web.StreamResponse:
+        return forbidden(self.refusal(request))
+
+    def routes(self) -> list[web.RouteDef]:
+        return []
+
 
 def is_loopback(host: str) -> bool:
     if host == "localhost":
@@ -80,11 +86,7 @@ def is_loopback(host: str) -> bool:
 
 def link(host: str, port: int, token: str) -> str:
     """The address to open: the host as given (the machine's name for a wildcard), the port, the token."""
-    if host in ("", "0.0.0.0", "::"):
-        host = socket.gethostname()
-    if ":" in host:
-        host = f"[{host}]"
-    return f"http://{host}:{port}/?token={token}"
+    return f"{page_address(host, port)}?token={token}"
 
 
 def make_registry(
@@ -92,19 +94,20 @@ def make_registry(
 ) -> SessionRegistry:
     """Sessions of the start screen at this machine, each a :class:`~termgames.app.TermgamesApp`."""
 
-    def make_app(_owner: str) -> TermgamesApp:
+    def make_app(_session: BrowserSession) -> TermgamesApp:
         return TermgamesApp(
             saves_dir=saves_dir, ascii=ascii, palette=palette, preferences_path=preferences_path(), pace=pace
         )
 
-    def farewell(app: Any) -> list[str]:
+    def farewell(session: BrowserSession) -> list[str]:
+        app: Any = session.app
         lines = exit_lines(app.played_records())
         for line in lines:  # as the terminal's termgames says, on the terminal that runs the server
             say(line)
         return lines
 
     return SessionRegistry(
-        make_app, describe, farewell=farewell, max_sessions=MAX_LOCAL_SESSIONS, max_per_owner=MAX_LOCAL_SESSIONS
+        make_app, describe, on_end=farewell, max_sessions=MAX_LOCAL_SESSIONS, max_per_owner=MAX_LOCAL_SESSIONS
     )
 
 

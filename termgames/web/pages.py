@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import logging
+import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -37,8 +39,9 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
+from aiohttp.typedefs import Middleware
 
-from .session import CLOSE_FLOODED, CLOSE_REFUSED, BrowserSession, Refused, SessionRegistry
+from .session import CLOSE_FLOODED, CLOSE_REFUSED, BrowserSession, Refused, SessionRegistry, Visitor
 
 log = logging.getLogger("termgames.web")
 
@@ -88,10 +91,10 @@ FORBIDDEN = """<!DOCTYPE html>
 
 
 class Gate(Protocol):
-    """Who may come in: the owner a request is signed in as, and the sign-in links."""
+    """Who may come in: whom a request is signed in as, and the ways to sign in."""
 
-    def owner(self, request: web.Request) -> str | None:
-        """Who sent ``request`` (the sessions' owner), or None: nobody signed in."""
+    def owner(self, request: web.Request) -> Visitor | None:
+        """Who sent ``request`` (the sessions' visitor), or None: nobody signed in."""
 
     def sign_in(self, request: web.Request) -> web.StreamResponse | None:
         """A response to a request for the page that carries a sign-in (a token or a link), else None."""
@@ -99,11 +102,54 @@ class Gate(Protocol):
     def refusal(self, request: web.Request) -> str:
         """The one line a browser not signed in reads."""
 
+    def refused(self, request: web.Request) -> web.StreamResponse:
+        """The answer to a browser not signed in asking for the page (its refusal, and what it may do)."""
+
+    def routes(self) -> list[web.RouteDef]:
+        """Routes of the gate's own (a guest's way in), beside the page's."""
+
 
 def forbidden(line: str) -> web.Response:
     return web.Response(
-        status=403, text=FORBIDDEN.format(line=line), content_type="text/html", headers={"Cache-Control": "no-store"}
+        status=403,
+        text=FORBIDDEN.format(line=html.escape(line)),
+        content_type="text/html",
+        headers={"Cache-Control": "no-store"},
     )
+
+
+def trust_forwarded(proxies: frozenset[str]) -> Middleware:
+    """A middleware: a request from one of ``proxies`` (a reverse proxy's address) is taken as the proxy saw it
+    (``X-Forwarded-Proto``: https makes the cookie Secure; ``X-Forwarded-For``: the browser's address, whose
+    guests are counted together).  Anyone else's forwarded headers are ignored."""
+
+    @web.middleware
+    async def forwarded(
+        request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if request.remote in proxies:
+            changes: dict[str, Any] = {}
+            scheme = request.headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
+            if scheme in ("http", "https"):
+                changes["scheme"] = scheme
+            # The proxy appends the address it saw to whatever the browser sent: only that last one is true.
+            address = request.headers.get("X-Forwarded-For", "").split(",")[-1].strip()
+            if address:
+                changes["remote"] = address
+            if changes:
+                request = request.clone(**changes)
+        return await handler(request)
+
+    return forwarded
+
+
+def page_address(host: str, port: int, tls: bool = False) -> str:
+    """The page's address at this server: the host as given (the machine's name for a wildcard), the port."""
+    if host in ("", "0.0.0.0", "::"):
+        host = socket.gethostname()
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{'https' if tls else 'http'}://{host}:{port}/"
 
 
 def same_origin(request: web.Request) -> bool:
@@ -188,18 +234,24 @@ class SocketLink:
 class WebFront:
     """The routes of browser play over one :class:`~.session.SessionRegistry`, behind one :class:`Gate`."""
 
-    def __init__(self, registry: SessionRegistry, gate: Gate) -> None:
+    def __init__(self, registry: SessionRegistry, gate: Gate, proxies: frozenset[str] = frozenset()) -> None:
+        """``proxies``: addresses of reverse proxies whose forwarded headers are trusted (:func:`trust_forwarded`)."""
         self.registry = registry
         self.gate = gate
+        self.proxies = proxies
 
     def application(self) -> web.Application:
-        application = web.Application(middlewares=[self._headers])
+        middlewares: list[Middleware] = [self._headers]
+        if self.proxies:
+            middlewares.insert(0, trust_forwarded(self.proxies))
+        application = web.Application(middlewares=middlewares)
         application.add_routes(
             [
                 web.get("/", self.page),
                 web.get("/alive", self.alive),
                 web.get("/static/{name}", self.asset),
                 web.get("/ws", self.websocket),
+                *self.gate.routes(),
             ]
         )
         return application
@@ -223,7 +275,7 @@ class WebFront:
         if signed is not None:
             return signed
         if self.gate.owner(request) is None:
-            return forbidden(self.gate.refusal(request))
+            return self.gate.refused(request)
         return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def alive(self, request: web.Request) -> web.StreamResponse:
@@ -252,7 +304,8 @@ class WebFront:
         link = SocketLink(socket)
         size = (_int(request.query.get("width"), 80), _int(request.query.get("height"), 24))
         try:
-            session = self.registry.open(owner, request.query.get("session"), size, link)
+            opening = request.query.get("table", "")[:20]
+            session = self.registry.open(owner, request.query.get("session"), size, link, opening)
         except Refused as refusal:
             link.close(CLOSE_REFUSED, ["refused", str(refusal)])
             await link.sender

@@ -10,10 +10,16 @@ session that has one takes it over (the first page says so).
 The session is the app's terminal for :class:`~.driver.BrowserDriver`: it has
 the ``write``, ``size``, ``input_budget`` and ``driver`` the SSH server's
 channel driver uses (:class:`~termgames.server.ui.driver.Channel`).  Input is bounded as an SSH channel's is
-(:class:`~termgames.server.ssh.InputBudget`): every message costs its bytes,
+(:class:`~termgames.server.input_budget.InputBudget`): every message costs its bytes,
 keys past the key budget are dropped, and a connection that stays over its
 budget for ``FLOOD_SECONDS`` is closed.  Nothing here knows aiohttp: a
 connection is a :class:`Link`.
+
+A session belongs to a :class:`Visitor` (who the gate signed the browser in
+as).  At a server (``termgames serve --web``) a session is one more member of
+the server's spectator groups (:mod:`termgames.server.drawing`), as an SSH
+channel is: while it watches a table it may draw for other spectators' pages,
+or follow another's drawing.
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from textual.app import App
 
-from ..server.ssh import INPUT_CHUNK, InputBudget, clamp_size
+from ..server.drawing import SpectatorGroups
+from ..server.input_budget import INPUT_CHUNK, InputBudget, clamp_size
+from ..server.limits import WEB_MAX_SESSIONS, WEB_MAX_SESSIONS_PER_PLAYER
 from ..server.ui.driver import ChannelDriver
 from .driver import BrowserDriver
 from .screen_info import ScreenInfo
@@ -39,8 +48,8 @@ log = logging.getLogger("termgames.web")
 #: How long an app waits, drawing nothing, for its browser to come back after the connection dropped.
 GRACE_SECONDS = 60.0
 #: Sessions one server holds at once (attached or waiting for their browser), and per person signed in.
-MAX_SESSIONS = 50
-MAX_SESSIONS_PER_OWNER = 10
+MAX_SESSIONS = WEB_MAX_SESSIONS
+MAX_SESSIONS_PER_OWNER = WEB_MAX_SESSIONS_PER_PLAYER
 #: Resizes applied at most this often (a window dragged wider sends dozens; each lays the screen out again).
 RESIZE_INTERVAL = 0.05
 #: How long closing sessions may take at shutdown (their apps leave their screens, a game is already saved).
@@ -70,6 +79,36 @@ class Refused(Exception):
     """No session for this connection: the one line the page shows says why."""
 
 
+@dataclass(frozen=True)
+class Visitor:
+    """Who a browser is signed in as: a session is hers alone, and counts against her ``owner``."""
+
+    #: The player (an account's name, a guest's) or, for ``termgames web``, the one person of the machine.
+    name: str
+    #: Whom her sessions count against: one SSH key, every guest of one address, the local person.
+    owner: str
+    guest: bool = False
+    #: The sign-in the browser came in by (its cookie's digest; empty: none to end): signing out ends it.
+    sign_in: str = ""
+
+    def same_person(self, other: Visitor) -> bool:
+        """Whether ``other`` may take over this visitor's session (the same name, counted against the same)."""
+        return self.name == other.name and self.owner == other.owner
+
+
+@runtime_checkable
+class Spectating(Protocol):
+    """An app whose screen may be drawn by another spectator's (the server's app: ``ServeApp``)."""
+
+    ascii: bool
+    palette: str
+    theme: str
+
+    def follow(self, following: bool) -> None: ...
+
+    def repaint_all(self) -> None: ...
+
+
 class BrowserSession:
     """One app in this process and the browser connection attached to it now (None: waiting for it to return)."""
 
@@ -77,25 +116,34 @@ class BrowserSession:
         self,
         registry: SessionRegistry,
         session_id: str,
-        owner: str,
+        visitor: Visitor,
         size: tuple[int, int],
+        opening: str = "",
     ) -> None:
         self.registry = registry
         self.id = session_id
-        #: Who signed in: only a connection of the same owner may attach.
-        self.owner = owner
+        #: Who signed in: only a connection of the same person may attach.
+        self.visitor = visitor
         self.size = size
+        #: What the page asked the new app to open (``?table=N``: a table), if anything.
+        self.opening = opening
         self.input_budget = InputBudget()
         self.driver: ChannelDriver | None = None  # set by the driver itself
         self.app: App[Any] | None = None
         self.app_task: asyncio.Task[None] | None = None
         self.link: Link | None = None
         self.ended = False
+        #: Why the session was closed, when not by its player (the page says it): signed out, the server stops.
+        self.why = ""
         #: What the page was last told (sent again to a browser that comes back).
         self.info: ScreenInfo | None = None
         self._expiry: asyncio.TimerHandle | None = None
         self._resize_at = 0.0
         self._resize_handle: asyncio.TimerHandle | None = None
+
+    @property
+    def owner(self) -> str:
+        return self.visitor.owner
 
     # -- the app --------------------------------------------------------------------
 
@@ -118,29 +166,70 @@ class BrowserSession:
         self.ended = True
         self._cancel_timers()
         lines: list[str] = []
-        if self.app is not None:
-            with contextlib.suppress(Exception):  # a goodbye that fails must not keep the session
-                lines = self.registry.farewell(self.app)
+        try:  # a goodbye that fails must not keep the session
+            lines = self.registry.on_end(self)
+        except Exception:
+            log.exception("a browser session did not end cleanly")
+        finally:
+            self.leave_spectators()
         self.registry.forget(self)
         if self.link is not None:
             ended: dict[str, Any] = {"lines": lines}
-            if self.registry.stopping:
-                ended["why"] = "The server has stopped."
+            why = "The server has stopped." if self.registry.stopping else self.why
+            if why:
+                ended["why"] = why
             self.link.close(CLOSE_ENDED, ["ended", ended])
             self.link = None
 
-    def close(self) -> None:
-        """Close the app (the grace period is over, or the server stops)."""
+    def close(self, why: str = "") -> None:
+        """Close the app (the grace period is over, the server stops; ``why``: what the page says of it)."""
         if self.app is not None and not self.ended:
+            self.why = self.why or why
             with contextlib.suppress(Exception):
                 self.app.exit()
 
     # -- the app's terminal (the driver's calls) -------------------------------------
 
     def write(self, text: str) -> None:
+        # While another spectator's app draws this page, nobody; while this one draws for others, they too.
+        groups = self.registry.groups
+        receivers = groups.receivers(self) if groups is not None else [self]
+        if receivers:
+            data = text.encode("utf-8", "replace")
+            for receiver in receivers:
+                receiver.send(data)
+
+    def send(self, data: bytes) -> None:
         # Nobody attached: nothing to draw on; a browser that comes back gets the whole screen.
         if self.link is not None:
-            self.link.send_bytes(text.encode("utf-8", "replace"))
+            self.link.send_bytes(data)
+
+    # -- one of a table's spectators drawn alike (server/drawing.py) ----------------------
+
+    def watching(self, table_id: int | None) -> None:
+        """The app shows a table to this spectator (None: no longer, or not as it was opened)."""
+        groups, app = self.registry.groups, self.app
+        if groups is None:
+            return
+        if table_id is None or not isinstance(app, Spectating):
+            groups.leave(self)
+            return
+        # Pages form groups of their own: an SSH terminal must never get a page's modes (its mouse, its paste).
+        look: Hashable = ("browser", table_id, self.size, app.ascii, app.palette, app.theme)
+        groups.join(self, look)
+
+    def following_changed(self, following: bool) -> None:
+        if isinstance(self.app, Spectating):
+            self.app.follow(following)
+
+    def repaint(self) -> None:
+        if isinstance(self.app, Spectating):
+            self.app.repaint_all()
+
+    def leave_spectators(self) -> None:
+        """Go its own way: a key, a resize, a page that comes back, the end (the group goes on without it)."""
+        if self.registry.groups is not None:
+            self.registry.groups.leave(self)
 
     def screen_changed(self, app: App[Any]) -> None:
         """The app's screen or its keys changed (in the app's own context): tell the page what it shows now."""
@@ -164,6 +253,8 @@ class BrowserSession:
         previous, self.link = self.link, link
         if previous is not None:
             previous.close(CLOSE_REPLACED, ["replaced"])
+        # Its page is empty: its own app draws it whole (a group's leader would draw only what changes).
+        self.leave_spectators()
         link.send_json(["session", self.id])
         if self.info is not None:
             link.send_json(self.info.message())
@@ -183,6 +274,8 @@ class BrowserSession:
 
     def resize(self, width: int, height: int) -> None:
         """The page's terminal has this size now (applied at most every ``RESIZE_INTERVAL``)."""
+        if clamp_size(width, height) != self.size:
+            self.leave_spectators()  # drawn for another size now
         self.size = clamp_size(width, height)
         if self._resize_handle is not None:
             return
@@ -211,6 +304,8 @@ class BrowserSession:
 
     async def feed(self, text: str) -> None:
         """Keys from the page (already paid for with :meth:`take_input`), in chunks: the loop serves others between."""
+        # A key is this player's own: from here her app draws her page (and no longer anyone else's).
+        self.leave_spectators()
         for start in range(0, len(text), INPUT_CHUNK):
             if self.driver is None or self.ended:
                 return
@@ -232,19 +327,22 @@ class SessionRegistry:
 
     def __init__(
         self,
-        make_app: Callable[[str], App[Any]],
+        make_app: Callable[[BrowserSession], App[Any]],
         describe: Callable[[App[Any]], ScreenInfo],
         *,
-        farewell: Callable[[App[Any]], list[str]] = lambda app: [],
+        on_end: Callable[[BrowserSession], list[str]] = lambda session: [],
+        groups: SpectatorGroups | None = None,
         grace: float = GRACE_SECONDS,
         max_sessions: int = MAX_SESSIONS,
         max_per_owner: int = MAX_SESSIONS_PER_OWNER,
     ) -> None:
-        """``make_app(owner)``: a new app for that person; ``describe(app)``: what the page shows of it;
-        ``farewell(app)``: lines for the page once the app has closed (where its games are saved)."""
+        """``make_app(session)``: a new app for the session's visitor; ``describe(app)``: what the page shows of
+        it; ``on_end(session)``: once its app has closed, what is left to do, and lines for the page (where its
+        games are saved); ``groups``: the server's spectator groups, which the sessions join as SSH channels do."""
         self.make_app = make_app
         self.describe = describe
-        self.farewell = farewell
+        self.on_end = on_end
+        self.groups = groups
         self.grace = grace
         self.max_sessions = max_sessions
         self.max_per_owner = max_per_owner
@@ -252,24 +350,28 @@ class SessionRegistry:
         #: The server is stopping: the sessions end for that reason, not their players'.
         self.stopping = False
 
-    def open(self, owner: str, session_id: str | None, size: tuple[int, int], link: Link) -> BrowserSession:
-        """The session ``session_id`` of ``owner`` with ``link`` attached, or a new one (:class:`Refused`: a limit)."""
+    def open(
+        self, visitor: Visitor, session_id: str | None, size: tuple[int, int], link: Link, opening: str = ""
+    ) -> BrowserSession:
+        """The session ``session_id`` of ``visitor`` with ``link`` attached, or a new one (:class:`Refused`: a
+        limit); ``opening``: what a new session's app opens first (the page's ``?table=``)."""
         session = self.sessions.get(session_id or "")
-        if session is not None and session.owner == owner and not session.ended:
+        if session is not None and session.visitor.same_person(visitor) and not session.ended:
+            session.visitor = visitor  # signed in again meanwhile, maybe: the sign-in it holds now
             session.attach(link, size)
             return session
         if len(self.sessions) >= self.max_sessions:
             raise Refused(f"this server has {self.max_sessions} browser sessions open already: try again later")
-        if sum(1 for other in self.sessions.values() if other.owner == owner) >= self.max_per_owner:
+        if sum(1 for other in self.sessions.values() if other.owner == visitor.owner) >= self.max_per_owner:
             raise Refused(
                 f"you have {self.max_per_owner} browser sessions open already: close a tab "
                 f"(a closed one ends within {self.grace:g} s)"
             )
-        session = BrowserSession(self, secrets.token_urlsafe(18), owner, clamp_size(*size))
+        session = BrowserSession(self, secrets.token_urlsafe(18), visitor, clamp_size(*size), opening)
         self.sessions[session.id] = session
         session.attach(link, size)
         try:
-            session.start(self.make_app(owner))
+            session.start(self.make_app(session))
         except BaseException:
             self.forget(session)
             raise
@@ -278,6 +380,13 @@ class SessionRegistry:
     def forget(self, session: BrowserSession) -> None:
         if self.sessions.get(session.id) is session:
             del self.sessions[session.id]
+
+    def close_where(self, ended: Callable[[BrowserSession], bool], why: str) -> int:
+        """Close every session ``ended`` picks (signed out), saying ``why`` on its page; how many."""
+        chosen = [session for session in list(self.sessions.values()) if ended(session)]
+        for session in chosen:
+            session.close(why)
+        return len(chosen)
 
     async def close(self) -> None:
         """Close every session's app and wait (a little) for them to finish."""

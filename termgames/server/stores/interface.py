@@ -208,6 +208,21 @@ class NoticeSettings:
     mailed: str = ""
 
 
+@dataclass(frozen=True)
+class WebPass:
+    """A browser's way in (``termgames serve --web``): a one-time link's or a signed-in browser's cookie.
+
+    The store keeps it under its token's digest only (whoever reads the database cannot sign in with it)."""
+
+    #: The account (its name as registered), or a guest's name for one visit.
+    player: str
+    #: Whom the browser's sessions count against (``key:...``: the key that asked for the link; ``guest:...``).
+    owner: str
+    guest: bool
+    #: Until when it signs a browser in (``now_iso`` text: UTC, seconds).
+    expires: str
+
+
 #: Who is at a table on the other servers: (player, True for a seated player's screen, False for a spectator).
 RemotePresence = list[tuple[str, bool]]
 
@@ -349,6 +364,32 @@ class TableStore(Protocol):
         move's ``move time`` followed by the table's clock).
 
         What a server compares with its tables after it lost the database for a while (see ``online``)."""
+        ...
+
+    # -- browser sign-in (``termgames serve --web``): tokens kept as their digests only
+    def add_web_link(self, digest: str, sign_in: WebPass) -> None:
+        """Keep a one-time sign-in link (and forget the links past their time)."""
+        ...
+
+    def take_web_link(self, digest: str) -> WebPass | None:
+        """The link's sign-in, taken away at once, past its time or not (a link works once; None: no such link,
+        or used already, at any server)."""
+        ...
+
+    def add_web_cookie(self, digest: str, sign_in: WebPass) -> None:
+        """Keep a browser's sign-in (and forget those past their time)."""
+        ...
+
+    def web_cookie(self, digest: str) -> WebPass | None:
+        """The sign-in of the browser whose cookie has this digest (None: signed out, or never signed in)."""
+        ...
+
+    def drop_web_sign_ins(self, player: str) -> int:
+        """Sign ``player`` out of every browser (her links not yet used go too); how many browsers."""
+        ...
+
+    def web_cookies_kept(self, digests: Collection[str]) -> set[str]:
+        """Which of ``digests`` still sign a browser in (the others were signed out, maybe at another server)."""
         ...
 
     # -- live news between server processes

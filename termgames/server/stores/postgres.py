@@ -68,6 +68,7 @@ from .interface import (
     StoreUnavailable,
     TableActivity,
     TableClosed,
+    WebPass,
     activity_from_row,
     require_thread,
     table_from_row,
@@ -129,6 +130,10 @@ _COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, o
 def _stored(row: Any) -> StoredTable:
     """A table's row (:data:`_COLUMNS`), without its moves (one that makes no table says why: ``unreadable``)."""
     return table_from_row(*row.values())
+
+
+def _web_pass(row: Any) -> WebPass | None:
+    return WebPass(row["player"], row["owner"], bool(row["guest"]), row["expires"]) if row else None
 
 
 def _news(origin: int, kind: str, table_id: int, data: dict[str, Any]) -> str:
@@ -776,6 +781,55 @@ class PostgresStore:
             )
         )
         return {int(r["id"]): (r["seats"], bool(r["finished"]), int(r["moves"]), r["last"]) for r in rows}
+
+    # -- browser sign-in --------------------------------------------------------------
+
+    def add_web_link(self, digest: str, sign_in: WebPass) -> None:
+        self._add_web_pass("web_links", digest, sign_in)
+
+    def take_web_link(self, digest: str) -> WebPass | None:
+        # One DELETE: of two servers given the same link at once, exactly one gets the row.
+        row = self._run(
+            lambda c: c.fetchrow(
+                "DELETE FROM web_links WHERE digest = $1 RETURNING player, owner, guest, expires", digest
+            )
+        )
+        return _web_pass(row)
+
+    def add_web_cookie(self, digest: str, sign_in: WebPass) -> None:
+        self._add_web_pass("web_cookies", digest, sign_in)
+
+    def web_cookie(self, digest: str) -> WebPass | None:
+        row = self._run(
+            lambda c: c.fetchrow("SELECT player, owner, guest, expires FROM web_cookies WHERE digest = $1", digest)
+        )
+        return _web_pass(row)
+
+    def drop_web_sign_ins(self, player: str) -> int:
+        async def drop(conn: Any) -> int:
+            async with conn.transaction():
+                await conn.execute("DELETE FROM web_links WHERE player = $1", player)
+                status = await conn.execute("DELETE FROM web_cookies WHERE player = $1", player)
+            return int(status.split()[-1])  # "DELETE n"
+
+        return self._run(drop)
+
+    def web_cookies_kept(self, digests: Collection[str]) -> set[str]:
+        rows = self._run(
+            lambda c: c.fetch("SELECT digest FROM web_cookies WHERE digest = ANY($1)", list(digests))
+        )
+        return {row["digest"] for row in rows}
+
+    def _add_web_pass(self, table: str, digest: str, sign_in: WebPass) -> None:
+        async def add(conn: Any) -> None:
+            async with conn.transaction():
+                await conn.execute(f"DELETE FROM {table} WHERE expires < $1", now_iso())
+                await conn.execute(
+                    f"INSERT INTO {table} (digest, player, owner, guest, expires) VALUES ($1, $2, $3, $4, $5)",
+                    digest, sign_in.player, sign_in.owner, sign_in.guest, sign_in.expires,
+                )
+
+        self._run(add)
 
     # -- live news --------------------------------------------------------------------
 

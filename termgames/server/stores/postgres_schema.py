@@ -261,6 +261,28 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        7,
+        # Browser sign-in (termgames serve --web): one-time links and signed-in browsers, by their token's
+        # digest, so that any server behind the balancer takes a link or a cookie another one gave.
+        """
+        CREATE TABLE web_links (
+            digest TEXT PRIMARY KEY,
+            player TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            guest BOOLEAN NOT NULL,
+            expires TEXT NOT NULL
+        );
+        CREATE TABLE web_cookies (
+            digest TEXT PRIMARY KEY,
+            player TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            guest BOOLEAN NOT NULL,
+            expires TEXT NOT NULL
+        );
+        CREATE INDEX web_cookies_by_player ON web_cookies (player);
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

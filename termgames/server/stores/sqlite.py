@@ -9,6 +9,8 @@ them back there), ``ratings`` (an account's rating per game) and
 ``rating_changes`` (what each rated table did to each rating: also the proof
 that a table was rated, so it never is twice).  The ratings of a rated table
 are written in the transaction that marks it finished (:meth:`Store.finish_table`).
+Browser sign-in (``termgames serve --web``) adds ``web_links`` and
+``web_cookies``: one-time links and signed-in browsers, by their token's digest.
 
 A move row is written in the transaction that accepts the move, and
 ``(table_id, ply)`` is the primary key, so two moves for the same ply can
@@ -45,6 +47,7 @@ from .interface import (
     StoreEvent,
     TableActivity,
     TableClosed,
+    WebPass,
     activity_from_row,
     require_thread,
     table_from_row,
@@ -143,6 +146,25 @@ CREATE TABLE IF NOT EXISTS mail_warnings (
 );
 """
 
+#: Browser sign-in (``termgames serve --web``): one-time links and signed-in browsers, by their token's digest.
+WEB_SCHEMA = """
+CREATE TABLE IF NOT EXISTS web_links (
+    digest TEXT PRIMARY KEY,
+    player TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    guest INTEGER NOT NULL,
+    expires TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS web_cookies (
+    digest TEXT PRIMARY KEY,
+    player TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    guest INTEGER NOT NULL,
+    expires TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS web_cookies_by_player ON web_cookies (player);
+"""
+
 
 class Store:
     """One SQLite file; every method is one transaction.  A :class:`~.interface.TableStore` of one process:
@@ -161,6 +183,7 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
+        self.db.executescript(WEB_SCHEMA)  # idempotent: a database made before browser sign-in gets its tables
         _seeds_as_text(self.db)
         _add_rated_column(self.db)
         _add_closing_columns(self.db)
@@ -456,6 +479,55 @@ class Store:
                 (table_id, ply),
             )
         ]
+
+    # -- browser sign-in --------------------------------------------------------------
+
+    def add_web_link(self, digest: str, sign_in: WebPass) -> None:
+        self._add_web_pass("web_links", digest, sign_in)
+
+    def take_web_link(self, digest: str) -> WebPass | None:
+        with self._transaction():
+            found = self._web_pass("web_links", digest)
+            self.db.execute("DELETE FROM web_links WHERE digest = ?", (digest,))
+        return found
+
+    def add_web_cookie(self, digest: str, sign_in: WebPass) -> None:
+        self._add_web_pass("web_cookies", digest, sign_in)
+
+    def web_cookie(self, digest: str) -> WebPass | None:
+        require_thread(self.thread, "the store")
+        return self._web_pass("web_cookies", digest)
+
+    def drop_web_sign_ins(self, player: str) -> int:
+        with self._transaction():
+            self.db.execute("DELETE FROM web_links WHERE player = ?", (player,))
+            return self.db.execute("DELETE FROM web_cookies WHERE player = ?", (player,)).rowcount
+
+    def web_cookies_kept(self, digests: Collection[str]) -> set[str]:
+        require_thread(self.thread, "the store")
+        wanted = list(digests)
+        kept: set[str] = set()
+        for start in range(0, len(wanted), 500):  # SQLite's limit on a statement's parameters
+            chunk = wanted[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            kept.update(row[0] for row in self.db.execute(
+                f"SELECT digest FROM web_cookies WHERE digest IN ({marks})", chunk
+            ))
+        return kept
+
+    def _add_web_pass(self, table: str, digest: str, sign_in: WebPass) -> None:
+        with self._transaction():
+            self.db.execute(f"DELETE FROM {table} WHERE expires < ?", (now_iso(),))
+            self.db.execute(
+                f"INSERT INTO {table} (digest, player, owner, guest, expires) VALUES (?, ?, ?, ?, ?)",
+                (digest, sign_in.player, sign_in.owner, int(sign_in.guest), sign_in.expires),
+            )
+
+    def _web_pass(self, table: str, digest: str) -> WebPass | None:
+        row = self.db.execute(
+            f"SELECT player, owner, guest, expires FROM {table} WHERE digest = ?", (digest,)
+        ).fetchone()
+        return WebPass(row[0], row[1], bool(row[2]), row[3]) if row else None
 
     # -- what only a store shared by several processes keeps ------------------------
 

@@ -70,7 +70,9 @@ class ServeApp(ServeHost):
         ascii: bool = False,
         palette: str = "default",
         owner: str = "",
+        opening: int | None = None,
     ) -> None:
+        """``opening``: a table to go to at once (a browser's sign-in link to it) instead of the one she was at."""
         super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
         self.hub = hub
         self.player = player
@@ -79,6 +81,7 @@ class ServeApp(ServeHost):
         #: count against (empty: the hub works it out from her name).
         self.owner = owner
         self.tables: list[SharedTable] = []
+        self.opening = opening
         self._released = False
         #: The SSH session's hook: this app shows a table to its spectator (a table id), or no longer (None).
         #: Spectators of one table whose terminals look alike are drawn once (drawing.py).
@@ -152,6 +155,9 @@ class ServeApp(ServeHost):
         self.hub.watch_lobby(self.lobby_news)
         self.hub.notices.attach(self.player, self.player_notice)
         self.push_screen(LobbyScreen())
+        if self.opening is not None:
+            self.go_to_table(self.opening)
+            return
         # Back after a dropped connection or a restarted server: straight to the seat she was at.
         table = self.hub.returning_to(self.player)
         if table is not None:
@@ -173,6 +179,18 @@ class ServeApp(ServeHost):
         if seat is not None:
             self.hub.seated_at(self.player, live.id)
         self.push_screen(screen_class(shared, ascii_only=self.ascii, palette=self.palette))
+
+    def go_to_table(self, table_id: int) -> None:
+        """As the lobby's Enter on that table: her seat, or an open one; a finished game's replay; else watch it."""
+        try:
+            live = self.hub.table(table_id)
+        except (RuleError, LookupError) as error:
+            self.notify(str(error), severity="error")
+            return
+        if live.over:
+            self.replay_table(live.id)
+        else:
+            self.open_table(live.id, watch=live.seat_of(self.player) is None and not live.open_seats())
 
     def create_table(
         self, game: str, options: dict[str, Any], seats: list[Any], rated: bool | None = None, clock: Any = None

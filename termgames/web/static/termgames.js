@@ -16,11 +16,16 @@ const STDIN_PIECE = 4000;
 
 // The token has signed this browser in (a cookie now): it leaves the address bar and the history.
 const query = new URLSearchParams(location.search);
-if (query.has("token")) {
-  query.delete("token");
-  const rest = query.toString();
-  history.replaceState(null, "", location.pathname + (rest ? "?" + rest : ""));
+function dropFromAddress(name) {
+  if (query.has(name)) {
+    query.delete(name);
+    const rest = query.toString();
+    history.replaceState(null, "", location.pathname + (rest ? "?" + rest : ""));
+  }
 }
+dropFromAddress("token");
+// A server's link to a table (?table=N): the new session opens it (a reload comes back to the session instead).
+let opening = query.get("table") || "";
 
 const narrow = window.matchMedia("(max-width: 600px)").matches;
 const fontSize = narrow ? 12 : 15;
@@ -75,6 +80,9 @@ terminal.onData((data) => {
   }
 });
 window.addEventListener("resize", layout);
+// The key rows below the terminal fill in (and change with the screen) after the terminal was sized: whatever
+// changes the room left for it sizes it again, or its last rows (the footer) would hide under the keys.
+new ResizeObserver(() => layout()).observe(document.getElementById("terminal"));
 
 // -- what the screen shows: the title, the keys, the least size ------------------------------------------------
 
@@ -168,6 +176,7 @@ function connect() {
     session: sessionStorage.getItem(SESSION) || "",
     width: cols,
     height: rows,
+    table: opening,
   }).toString();
   let reason = null;
   const ws = new WebSocket(url);
@@ -187,6 +196,8 @@ function connect() {
     const [kind, argument] = JSON.parse(event.data);
     if (kind === "session") {
       sessionStorage.setItem(SESSION, argument);
+      opening = "";
+      dropFromAddress("table");
     } else if (kind === "screen") {
       showScreen(argument);
     } else if (["ended", "replaced", "refused", "closed"].includes(kind)) {

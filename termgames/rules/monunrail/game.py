@@ -1,42 +1,11 @@
-"""MonUnrail (ISamEI, ORG Genius Invitational), with the MonUnrail rulings.
+"""MonUnrail's game: :class:`MonUnrail` (options, supply), its states and what a seat sees.
 
-Two players build one railway circuit together on an 8 x 7 board from a
-shared supply of tiles, then take it apart.  :data:`RULES` (``termgames rules
-monunrail``) gives the rules and the rulings a player would notice.
-
-Board
-    Columns A-H, rows 1-7, ``A1`` top left.  A cell is ``(column, row)``,
-    0-based, exactly as :mod:`termgames.rules.monunrail_solver` takes it:
-    ``A1`` is ``(0, 0)``, ``D4`` is ``(3, 3)``.  The two starting tiles are
-    vertical straights at ``D4`` and ``E4`` (:data:`START_CELLS`).
-
-Tiles (type codes, case-insensitive on input, canonical as written here)
-    ``S-h`` straight west-east, ``S-v`` straight north-south,
-    ``T-ne`` ``T-nw`` ``T-se`` ``T-sw`` turns joining the two sides named,
-    ``X`` crossroads (both straights at once, crossing).  Every tile joins the
-    middles of its sides; a side with no track is blank.
-
-Moves (the notation; ``termgames move`` takes the same text)
-    * building: ``C3:T-ne,D3:S-h`` -- 1 to 3 ``CELL:TYPE`` placements, comma
-      separated (spaces, ``+`` and ``;`` also separate);
-    * ``impossible`` -- claim that the track cannot be completed (building);
-    * ``swap`` -- the pie rule: the second player, on their first turn, takes
-      over the opening move and the first player moves again;
-    * unrailing: ``D3,E3`` -- 1 to 3 cells to clear (``D3+E3`` works too).
-    Input is case-insensitive; turn sides may come in either order (``T-en``)
-    and the hyphen may be left out (``tne``, ``sh``).  The canonical text
-    (what records, logs and ``show --json`` hold) lists cells top to bottom,
-    left to right: ``C3:T-ne,D3:S-h``, ``D3,E3``, ``swap``, ``impossible``.
-
-Placement rules (each refused with its own one-line message)
-    1 to 3 tiles, on empty cells of the board, forming a contiguous line in
-    one row or column, at least one orthogonally next to a tile already on
-    the board; the supply must hold them; touching sides agree (track meets
-    track, blank meets blank), including the sides between the new tiles;
-    no track points off the board.  When the placement completes the track
-    (every tile on one closed circuit through both starting tiles, every
-    crossroads passed on both bars) the turn ends and unrailing begins: the
-    other player removes first.
+The rules are on the board (:mod:`.board`) and the notation (:mod:`.notation`);
+an Impossible call and the hints run the completion search
+(:mod:`.completion`), the removal hints the solver (:mod:`.solver`, imported
+when a hint first needs it: loading the rules loads no solver).  The package's
+docstring (:mod:`termgames.rules.monunrail`) gives the board, the notation
+and the placement rules.
 
 What a screen gets: :class:`MonUnrailView` (perfect information, every seat
 sees everything):
@@ -58,394 +27,52 @@ sees everything):
     :meth:`finishing_moves` and :meth:`finishing_nimbers` (moves that complete
     the track now, with the value of the removal position they leave),
     :meth:`completions` (all ways to complete the track, when few remain).
-
-The completion search that decides Impossible (ruling 5), and the
-enumeration of placements, live in :mod:`termgames.rules.monunrail_completion`.
 """
 
 from __future__ import annotations
 
 import random
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, possessive, seeded_rng
+from ..base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, possessive, seeded_rng
+from .board import (
+    COLUMNS,
+    KIND_OF_MASK,
+    KIND_PLURALS,
+    MASK_TYPES,
+    OPTIONS,
+    ROWS,
+    SIDE_NAMES,
+    START_CELLS,
+    Cell,
+    cell_name,
+    cell_of,
+    index_of,
+    line_problem,
+    name_of,
+    open_end_list,
+    placement_problem,
+    side_rules,
+    start_grid,
+    trace_circuit,
+)
+from .completion import (
+    SearchLimit,
+    find_completion,
+    finishing_placements,
+    list_completions,
+    random_placement,
+    steps_towards,
+)
+from .notation import IMPOSSIBLE, SWAP, ParsedMove, parse_move, placement_text
+from .text import RULES, draw_board
 
-# --------------------------------------------------------------------------
-# Geometry and tiles
-# --------------------------------------------------------------------------
+if TYPE_CHECKING:
+    from .solver import Solver
 
-COLUMNS = 8
-ROWS = 7
-CELLS = COLUMNS * ROWS
-COLUMN_LETTERS = "ABCDEFGH"
-
-#: A cell as ``(column, row)``, 0-based; ``(0, 0)`` is ``A1``.
-Cell = tuple[int, int]
-
-N, E, S, W = 1, 2, 4, 8
-SIDES = (N, E, S, W)
-OPPOSITE = {N: S, E: W, S: N, W: E}
-SIDE_NAMES = {N: "north", E: "east", S: "south", W: "west"}
-STEP = {N: (0, -1), E: (1, 0), S: (0, 1), W: (-1, 0)}
-
-#: Tile type code -> the sides its track touches.
-TILE_MASKS = {
-    "S-h": E | W,
-    "S-v": N | S,
-    "T-ne": N | E,
-    "T-nw": N | W,
-    "T-se": S | E,
-    "T-sw": S | W,
-    "X": N | E | S | W,
-}
-TILE_TYPES = tuple(TILE_MASKS)
-MASK_TYPES = {mask: code for code, mask in TILE_MASKS.items()}
-MASKS = tuple(TILE_MASKS.values())
-STRAIGHT, TURN, CROSSROADS = 0, 1, 2
-KIND_NAMES = ("straight", "turn", "crossroads")
-KIND_PLURALS = ("straights", "turns", "crossroads")
-KIND_OF_MASK = {mask: (CROSSROADS if mask == 15 else STRAIGHT if mask in (5, 10) else TURN) for mask in MASKS}
-
-#: Box-drawing and ASCII pictures of each tile, three characters wide.
-TILE_GLYPHS = {
-    "S-h": "───", "S-v": " │ ", "T-ne": " └─", "T-nw": "─┘ ",
-    "T-se": " ┌─", "T-sw": "─┐ ", "X": "─┼─",
-}  # fmt: skip
-TILE_GLYPHS_ASCII = {
-    "S-h": "---", "S-v": " | ", "T-ne": " '-", "T-nw": "-' ",
-    "T-se": " .-", "T-sw": "-. ", "X": "-+-",
-}  # fmt: skip
-START_GLYPHS = {"S-v": " ┃ ", "S-h": "━━━"}
-
-START_CELLS: tuple[Cell, ...] = ((3, 3), (4, 3))
-START_TILES = {(3, 3): "S-v", (4, 3): "S-v"}
 DEFAULT_SUPPLY = (8, 8, 8)
-
-
-def index_of(cell: Cell) -> int:
-    return cell[1] * COLUMNS + cell[0]
-
-
-def cell_of(index: int) -> Cell:
-    return (index % COLUMNS, index // COLUMNS)
-
-
-def cell_name(cell: Cell) -> str:
-    return f"{COLUMN_LETTERS[cell[0]]}{cell[1] + 1}"
-
-
-def name_of(index: int) -> str:
-    return cell_name(cell_of(index))
-
-
-def parse_cell(text: str) -> Cell:
-    """``"d4"`` -> ``(3, 3)``; RuleError for anything off the board."""
-    word = text.strip().upper()
-    match = re.fullmatch(r"([A-Z])([0-9]{1,2})", word)
-    if match and word.isascii():  # upper() turns some letters into ASCII ones (dotless i into I)
-        column = ord(match.group(1)) - ord("A")
-        row = int(match.group(2)) - 1
-        if 0 <= column < COLUMNS and 0 <= row < ROWS:
-            return (column, row)
-    raise RuleError(f"{text.strip()!r} is not a cell of the board (columns A-H, rows 1-7, e.g. D3)")
-
-
-def _neighbour_table() -> tuple[dict[int, int], ...]:
-    table = []
-    for index in range(CELLS):
-        col, row = cell_of(index)
-        around = {}
-        for side, (dc, dr) in STEP.items():
-            c, r = col + dc, row + dr
-            around[side] = r * COLUMNS + c if 0 <= c < COLUMNS and 0 <= r < ROWS else -1
-        table.append(around)
-    return tuple(table)
-
-
-#: NEIGHBOUR[index][side] -> index of the cell on that side, or -1 off the board.
-NEIGHBOUR = _neighbour_table()
-
-
-def _options_table() -> list[list[tuple[int, ...]]]:
-    """OPTIONS[required][forbidden]: the tile masks with track on every required side and none on a forbidden one."""
-    return [
-        [tuple(m for m in MASKS if m & req == req and not m & forb) for forb in range(16)] for req in range(16)
-    ]
-
-
-OPTIONS = _options_table()
-
-
-def tile_code(text: str) -> str:
-    """Parse a tile type (``S-h``, ``sv``, ``T-EN``, ``x``) into its canonical code."""
-    word = re.sub(r"[\s_-]", "", text.lower())
-    if word in ("x", "+"):
-        return "X"
-    if word in ("sh", "sew", "swe"):
-        return "S-h"
-    if word in ("sv", "sns", "ssn"):
-        return "S-v"
-    if len(word) == 3 and word[0] == "t":
-        sides = set(word[1:])
-        if sides <= set("nesw") and len(sides) == 2:
-            if sides in ({"n", "s"}, {"e", "w"}):
-                raise RuleError(f"a turn joins two neighbouring sides (ne, nw, se, sw), not {word[1:]}")
-            key = "T-" + ("n" if "n" in sides else "s") + ("e" if "e" in sides else "w")
-            return key
-    raise RuleError(
-        f"{text.strip()!r} is not a tile type (S-h, S-v, T-ne, T-nw, T-se, T-sw or X)"
-    )
-
-
-# --------------------------------------------------------------------------
-# Parsed moves
-# --------------------------------------------------------------------------
-
-SWAP = "swap"
-IMPOSSIBLE = "impossible"
-_SEPARATORS = re.compile(r"[,;+\s]+")
-
-
-@dataclass(frozen=True)
-class ParsedMove:
-    """A move read from text: ``kind`` is ``"place"``, ``"remove"``, ``"swap"`` or ``"impossible"``."""
-
-    kind: str
-    #: For "place": (index, mask) pairs; for "remove": (index, 0) pairs; sorted by index.
-    items: tuple[tuple[int, int], ...] = ()
-
-    @property
-    def indexes(self) -> tuple[int, ...]:
-        return tuple(index for index, _ in self.items)
-
-    @property
-    def cells(self) -> tuple[Cell, ...]:
-        return tuple(cell_of(index) for index, _ in self.items)
-
-    def text(self) -> str:
-        if self.kind in (SWAP, IMPOSSIBLE):
-            return self.kind
-        if self.kind == "place":
-            return ",".join(f"{name_of(i)}:{MASK_TYPES[m]}" for i, m in self.items)
-        return ",".join(name_of(i) for i, _ in self.items)
-
-
-def parse_move(text: str) -> ParsedMove:
-    """Read any MonUnrail move (without checking it against a position)."""
-    word = text.strip()
-    if word.lower() in (SWAP, IMPOSSIBLE):
-        return ParsedMove(word.lower())
-    parts = [part for part in _SEPARATORS.split(word) if part]
-    if not parts:
-        raise RuleError("the move is empty")
-    with_type = [":" in part for part in parts]
-    if any(with_type) and not all(with_type):
-        bare = parts[with_type.index(False)]
-        raise RuleError(f"say which tile goes on {bare.upper()}, e.g. {bare.upper()}:S-h")
-    items = []
-    seen = set()
-    for part in parts:
-        if ":" in part:
-            where, _, what = part.partition(":")
-            index = index_of(parse_cell(where))
-            mask = TILE_MASKS[tile_code(what)]
-        else:
-            index, mask = index_of(parse_cell(part)), 0
-        if index in seen:
-            raise RuleError(f"{name_of(index)} is named twice")
-        seen.add(index)
-        items.append((index, mask))
-    kind = "place" if with_type[0] else "remove"
-    return ParsedMove(kind, tuple(sorted(items)))
-
-
-def _line_problem(indexes: Sequence[int]) -> str | None:
-    """None if the cells (sorted) fill a line of one row or column without gaps."""
-    if len(indexes) < 2:
-        return None
-    cells = [cell_of(i) for i in indexes]
-    names = ", ".join(cell_name(c) for c in cells)
-    if len({c[1] for c in cells}) == 1:
-        columns = [c[0] for c in cells]
-        if columns == list(range(columns[0], columns[0] + len(columns))):
-            return None
-        return f"{names} leave a gap: the cells of a move must be side by side"
-    if len({c[0] for c in cells}) == 1:
-        rows = sorted(c[1] for c in cells)
-        if rows == list(range(rows[0], rows[0] + len(rows))):
-            return None
-        return f"{names} leave a gap: the cells of a move must be side by side"
-    return f"{names} are not in one row or column"
-
-
-# --------------------------------------------------------------------------
-# Track analysis (grids are sequences of 56 tile masks, 0 = empty)
-# --------------------------------------------------------------------------
-
-
-def start_grid() -> tuple[int, ...]:
-    grid = [0] * CELLS
-    for cell, code in START_TILES.items():
-        grid[index_of(cell)] = TILE_MASKS[code]
-    return tuple(grid)
-
-
-def side_rules(grid: Sequence[int], index: int) -> tuple[int, int]:
-    """(required, forbidden) sides for a tile on empty ``index``: track facing it, blank facing it or the edge."""
-    required = forbidden = 0
-    around = NEIGHBOUR[index]
-    for side in SIDES:
-        other = around[side]
-        if other < 0:
-            forbidden |= side
-        else:
-            mask = grid[other]
-            if mask:
-                if mask & OPPOSITE[side]:
-                    required |= side
-                else:
-                    forbidden |= side
-    return required, forbidden
-
-
-def placement_problem(
-    grid: Sequence[int], supply: Sequence[int], items: Sequence[tuple[int, int]]
-) -> str | None:
-    """Why placing ``items`` ((index, mask) pairs, sorted) on ``grid`` is illegal, or None."""
-    if not 1 <= len(items) <= 3:
-        return f"place 1 to 3 tiles, not {len(items)}"
-    indexes = [i for i, _ in items]
-    for index in indexes:
-        if grid[index]:
-            what = "a starting tile" if cell_of(index) in START_TILES else f"a tile ({MASK_TYPES[grid[index]]})"
-            return f"{name_of(index)} already holds {what}"
-    line = _line_problem(indexes)
-    if line:
-        return line
-    needed = [0, 0, 0]
-    for _, mask in items:
-        needed[KIND_OF_MASK[mask]] += 1
-    for kind in (STRAIGHT, TURN, CROSSROADS):
-        if needed[kind] > supply[kind]:
-            have = supply[kind]
-            if have == 0:
-                return f"the supply has no {KIND_PLURALS[kind]} left"
-            what = KIND_PLURALS[kind] if have > 1 else KIND_NAMES[kind]
-            return f"the supply has only {have} {what} left, the move needs {needed[kind]}"
-    touching = any(grid[NEIGHBOUR[i][side]] for i in indexes for side in SIDES if NEIGHBOUR[i][side] >= 0)
-    if not touching:
-        return "at least one tile must be placed next to a tile on the board"
-    after = list(grid)
-    for index, mask in items:
-        after[index] = mask
-    for index, mask in items:
-        code = MASK_TYPES[mask]
-        for side in SIDES:
-            other = NEIGHBOUR[index][side]
-            mine = bool(mask & side)
-            if other < 0:
-                if mine:
-                    return f"{code} on {name_of(index)} points {SIDE_NAMES[side]}, off the board"
-                continue
-            theirs_mask = after[other]
-            if not theirs_mask:
-                continue
-            theirs = bool(theirs_mask & OPPOSITE[side])
-            if mine != theirs:
-                if mine:
-                    return (
-                        f"{code} on {name_of(index)} points {SIDE_NAMES[side]} into the blank "
-                        f"{SIDE_NAMES[OPPOSITE[side]]} side of {name_of(other)}"
-                    )
-                return (
-                    f"the track of {name_of(other)} points {SIDE_NAMES[OPPOSITE[side]]} into the blank "
-                    f"{SIDE_NAMES[side]} side of {code} on {name_of(index)}"
-                )
-    return None
-
-
-def segments_of(mask: int) -> tuple[int, ...]:
-    """The track pieces of one tile: a crossroads has two bars, every other tile one."""
-    return (N | S, E | W) if mask == 15 else (mask,)
-
-
-def exit_side(mask: int, entry: int) -> int:
-    """Where the track leaves a tile entered from side ``entry`` (straight on through a crossroads)."""
-    return OPPOSITE[entry] if mask == 15 else mask ^ entry
-
-
-def open_end_list(grid: Sequence[int]) -> list[tuple[int, int]]:
-    """Every (index, side) whose track points into an empty cell."""
-    ends = []
-    for index, mask in enumerate(grid):
-        if mask:
-            for side in SIDES:
-                if mask & side:
-                    other = NEIGHBOUR[index][side]
-                    if other >= 0 and not grid[other]:
-                        ends.append((index, side))
-    return ends
-
-
-def trace_circuit(grid: Sequence[int]) -> tuple[int, ...] | None:
-    """The cells of the complete circuit in order (from D4, going north), or None if the track is not complete.
-
-    Complete: following the track from D4 returns to it having passed every
-    track piece on the board exactly once, so every tile lies on the one
-    loop and every crossroads is passed on both bars.  A crossroads appears
-    twice in the result.
-    """
-    start = index_of(START_CELLS[0])
-    total = sum(len(segments_of(mask)) for mask in grid if mask)
-    cell, leaving = start, N
-    path = [start]
-    for _ in range(total + 1):
-        nxt = NEIGHBOUR[cell][leaving]
-        if nxt < 0 or not grid[nxt] or not grid[nxt] & OPPOSITE[leaving]:
-            return None
-        entry = OPPOSITE[leaving]
-        leaving = exit_side(grid[nxt], entry)
-        cell = nxt
-        if cell == start and leaving == N:
-            return tuple(path) if len(path) == total else None
-        path.append(cell)
-    return None
-
-
-def track_problem(grid: Sequence[int]) -> str | None:
-    """Why the track is not complete (None when it is): open ends, a crossroads on one bar, separate loops."""
-    if trace_circuit(grid) is not None:
-        return None
-    ends = open_end_list(grid)
-    if ends:
-        first = ", ".join(f"{name_of(i)} {SIDE_NAMES[s]}" for i, s in ends[:4])
-        more = f" and {len(ends) - 4} more" if len(ends) > 4 else ""
-        count = f"{len(ends)} track ends are" if len(ends) > 1 else "1 track end is"
-        return f"{count} open ({first}{more})"
-    # No open ends but not one circuit: some loop leaves pieces out.
-    start = index_of(START_CELLS[0])
-    used = set()
-    cell, leaving = start, N
-    for _ in range(4 * CELLS):
-        nxt = NEIGHBOUR[cell][leaving]
-        entry = OPPOSITE[leaving]
-        used.add((nxt, entry | exit_side(grid[nxt], entry)))
-        leaving = exit_side(grid[nxt], entry)
-        cell = nxt
-        if cell == start and leaving == N:
-            break
-    for index, mask in enumerate(grid):
-        if mask == 15 and ((index, N | S) in used) != ((index, E | W) in used):
-            return f"the crossroads on {name_of(index)} is used on one bar only"
-    return "the track makes more than one loop"
-
-
-def placement_text(items: Iterable[tuple[int, int]]) -> str:
-    """A placement's canonical text from (cell index, tile mask) pairs: ``C3:T-ne,D3:S-h``."""
-    return ParsedMove("place", tuple(sorted(items))).text()
 
 
 # --------------------------------------------------------------------------
@@ -579,23 +206,19 @@ class MonUnrailView(View):
         """Placements that complete the track now (only a few can exist: at most 3 tiles in a line)."""
         if self.phase != "building":
             return []
-        # The search module imports this one at its top: it is imported here, when first needed.
-        from .monunrail_completion import finishing_placements
-
         return [placement_text(items) for items in finishing_placements(self.grid, self.supply)]
 
-    def finishing_nimbers(self, solver: Any = None) -> list[tuple[str, int]]:
+    def finishing_nimbers(self, solver: Solver | None = None) -> list[tuple[str, int]]:
         """Each finishing placement with the nimber of the removal position it leaves.
 
         The other player removes first after a completion, so a finishing
         move worth 0 wins for the player who makes it.  ``solver`` is a
-        :class:`~termgames.rules.monunrail_solver.Solver` (a new one if None).
+        :class:`~termgames.rules.monunrail.solver.Solver` (a new one if None).
         """
         if solver is None:
-            from .monunrail_solver import Solver
+            from .solver import Solver  # here, not at the top: the rules load no solver until a hint asks
 
             solver = Solver()
-        from .monunrail_completion import finishing_placements
 
         result = []
         for items in finishing_placements(self.grid, self.supply) if self.phase == "building" else []:
@@ -603,14 +226,14 @@ class MonUnrailView(View):
             result.append((placement_text(items), solver.nimber(cells)))
         return result
 
-    def unrail_hint(self, solver: Any = None) -> tuple[int, list[str]]:
+    def unrail_hint(self, solver: Solver | None = None) -> tuple[int, list[str]]:
         """The nimber of the removal position and the removals that leave 0 (none when it is 0).
 
         Whole tracks can take seconds in the pure Python solver: run it off
         the UI thread.  ``solver`` as for :meth:`finishing_nimbers`.
         """
         if solver is None:
-            from .monunrail_solver import Solver
+            from .solver import Solver
 
             solver = Solver()
         cells = self.unrail_cells()
@@ -626,8 +249,6 @@ class MonUnrailView(View):
         are more than ``limit`` or the search would take longer than ``node_limit`` nodes."""
         if self.phase != "building":
             return []
-        from .monunrail_completion import SearchLimit, list_completions
-
         try:
             found = list_completions(self.grid, self.supply, limit, node_limit)
         except SearchLimit:
@@ -668,32 +289,8 @@ class MonUnrailView(View):
 
     def board_text(self, ascii: bool = False) -> str:
         """The board, three characters a cell; box-drawing lines, or plain ASCII with ``ascii=True``."""
-        glyphs = TILE_GLYPHS_ASCII if ascii else TILE_GLYPHS
-        empty = " . " if ascii else " · "
-        lines = [("   " + "".join(f" {letter} " for letter in COLUMN_LETTERS)).rstrip()]
-        for row in range(ROWS):
-            parts = []
-            for col in range(COLUMNS):
-                mask = self.grid[row * COLUMNS + col]
-                if not mask:
-                    parts.append(empty)
-                    continue
-                code = MASK_TYPES[mask]
-                if not ascii and (col, row) in self.start_cells and code in START_GLYPHS:
-                    parts.append(START_GLYPHS[code])
-                else:
-                    parts.append(glyphs[code])
-            lines.append(f"{row + 1:>2} " + "".join(parts).rstrip())
-        straights, turns, crossroads = self.supply
-        lines.append("")
-        lines.append(f"Supply: {straights} straights, {turns} turns, {crossroads} crossroads")
-        starts = " and ".join(cell_name(c) for c in self.start_cells)
-        lines.append(f"Starting tiles: {starts}" + ("" if ascii else " (heavy lines)"))
-        if self.impossible is not None and self.impossible.completion:
-            completion = ",".join(f"{cell_name(c)}:{code}" for c, code in self.impossible.completion)
-            lines.append(f"Completion found: {completion}")
-        lines.append(self.status)
-        return "\n".join(lines)
+        completion = self.impossible.completion if self.impossible is not None else None
+        return draw_board(self.grid, self.start_cells, self.supply, completion, self.status, ascii)
 
 
 def _move_problem(
@@ -722,7 +319,7 @@ def _move_problem(
     for index, _ in parsed.items:
         if not grid[index]:
             return f"{name_of(index)} holds no tile"
-    return _line_problem(parsed.indexes)
+    return line_problem(parsed.indexes)
 
 
 # --------------------------------------------------------------------------
@@ -766,8 +363,6 @@ class MonUnrailState(State):
         return ",".join(map(str, self.initial_supply)) if self.options.get("random_supply") else None
 
     def random_move(self, seat: int, rng: random.Random) -> str:
-        from .monunrail_completion import SearchLimit, find_completion, random_placement, steps_towards
-
         if self.phase == "building":
             if self.pie_offer and rng.random() < 0.25:
                 return SWAP
@@ -827,8 +422,6 @@ class MonUnrailState(State):
                 ),
             )
         if parsed.kind == IMPOSSIBLE:
-            from .monunrail_completion import find_completion
-
             found = find_completion(self.grid, self.supply)
             if found is None:
                 winner = seat
@@ -946,77 +539,6 @@ class MonUnrailState(State):
 # --------------------------------------------------------------------------
 # Game
 # --------------------------------------------------------------------------
-
-
-RULES = """\
-# MonUnrail
-
-*ISamEI, for the ORG Genius Invitational. Two players.*
-
-The players first **build** one railway circuit together, then **unrail**
-it. Whoever removes the last tile wins.
-
-## Building the track
-
-The board has columns A-H and rows 1-7 (A1 top left). Two vertical straights
-stand at D4 and E4 from the start. One supply of tiles, visible to both
-players, is shared: straights, turns and crossroads, in any rotation.
-
-On your turn either **place** tiles or call **Impossible**.
-
-* Place **1 to 3 tiles** on empty cells in a **line** (one row or column,
-  side by side), at least one of them next to a tile already on the board.
-* Touching sides must agree: track meets track and blank meets blank, the new
-  tiles among themselves too. No track may point off the board.
-  Pieces of track may stay unconnected until the circuit is complete.
-* The track is **complete** when every tile on the board lies on one closed
-  circuit through both starting tiles, every crossroads passed on both of
-  its bars (going straight across). Completing it ends your turn, and the
-  unrailing begins with your opponent.
-* **Impossible**: if you believe the track can no longer be completed, call
-  it. An exhaustive search then decides whether your opponent could complete
-  it with the remaining supply (any number of tiles). If not, you win; if
-  so, your opponent wins, and the completion found is shown.
-
-**Pie rule**: after the first move of the game, the second player may
-`swap`: the opening move becomes theirs and the first player moves again.
-
-## Unrailing
-
-Take turns removing **1 to 3 tiles** that are side by side in one row or
-column of the board (tile types and track no longer matter; the starting
-tiles go too). Whoever removes the **last tile wins**. Impossible can no
-longer be called.
-
-## Notation
-
-| move | example |
-|---|---|
-| place tiles | `C3:T-ne,D3:S-h` (1 to 3 `CELL:TYPE`, comma separated) |
-| remove tiles | `D3,E3` (or `D3+E3`) |
-| claim the track cannot be completed | `impossible` |
-| take the opening move (pie rule) | `swap` |
-
-Tile types: `S-h` straight west-east, `S-v` straight north-south, `T-ne`,
-`T-nw`, `T-se`, `T-sw` turns joining the two sides named (north, east, south,
-west), `X` crossroads. Upper or lower case; turn sides in either order
-(`T-en`); the hyphen may be left out (`tne`). Moves are recorded in the
-canonical form: cells top to bottom, left to right.
-
-## Rulings you may notice
-
-* Default supply: 8 straights, 8 turns and 8 crossroads (not counting the
-  starting tiles). `--supply S,T,C` sets the counts (every circuit needs at
-  least four turns); `--random-supply` draws counts from the game's seed:
-  4-12 straights, 4-12 turns, 1-6 crossroads, at least 16 tiles in all. The
-  remaining supply is always shown.
-* Tiles of different types may be placed in one move.
-* The supply is shared: either player may place any tile left.
-* Impossible ends the game either way; the search places any number of
-  tiles and ignores whose turn it would be.
-* A swap keeps the seats' names: the first player simply moves again, and
-  the game says whose opening move it now is.
-"""
 
 #: The fewest turns that can close a track: a circuit has four corners and only turns make them.
 MIN_TURNS = 4

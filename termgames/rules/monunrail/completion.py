@@ -13,10 +13,9 @@ legal placements of a position (:func:`placements`), one at random
 (:func:`random_placement`) and those that complete the track now
 (:func:`finishing_placements`).
 
-It sits beside the nimber solver (:mod:`termgames.rules.monunrail_solver`),
-the other search of the game; the placement rules it builds on stay in
-:mod:`termgames.rules.monunrail`, which imports this module only inside the
-functions that search (this module imports the rules at its top).
+It sits beside the nimber solver (:mod:`.solver`), the other search of the
+game; it builds on the board's placement rules (:mod:`.board`), and the game
+(:mod:`.game`) calls it.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
-from .monunrail import (
+from .board import (
     CELLS,
     COLUMNS,
     KIND_OF_MASK,
