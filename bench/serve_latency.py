@@ -1,7 +1,11 @@
 """``termgames serve`` under load: 30 SSH clients on loopback, live Mono tables, move-to-screen latency.
 
     python bench/serve_latency.py [--clients 30] [--tables 6] [--moves 12] [--size 12] [--browsers 50]
+                                  [--clock SPEC]
                                   [--workers N --db postgresql://USER@HOST/DB | --db throwaway]
+
+``--clock SPEC`` (e.g. ``30m+0s``, long enough that nobody runs out) makes every table timed: every screen
+then counts its clocks down, each repainting its running clock's line once a second.
 
 With ``--workers N`` the server is ``termgames serve --workers N --db URL``: N
 processes on one port sharing one PostgreSQL (``--db throwaway`` starts a
@@ -282,6 +286,7 @@ async def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="server processes (above 1: --db is needed)")
     parser.add_argument("--browsers", type=int, default=0, help="browser sessions watching the tables (--web)")
     parser.add_argument("--db", default=None, help="postgresql://USER@HOST/DB, or 'throwaway' (a temporary cluster)")
+    parser.add_argument("--clock", default=None, metavar="SPEC", help="every table timed with this clock")
     parser.add_argument(
         "--profile", default=None, metavar="FILE",
         help="sample the server with py-spy during the moves only (pip install py-spy): collapsed stacks to FILE",
@@ -346,7 +351,8 @@ async def main() -> None:
             async with asyncssh.connect(
                 "127.0.0.1", port, username=first.name, client_keys=[first.key], known_hosts=None
             ) as conn:
-                result = await conn.run(f"challenge mono --size {args.size} {names}", check=False)
+                clock = f" --clock {args.clock}" if args.clock else ""
+                result = await conn.run(f"challenge mono --size {args.size}{clock} {names}", check=False)
                 assert result.exit_status == 0, result.stderr
             tables.append((players, []))
             count += seats
@@ -404,6 +410,10 @@ async def main() -> None:
             idle_cpu = (cpu_seconds(server.pid) - idle_cpu) / 2
             if idle_cpu < 0.2 or time.perf_counter() > settle_deadline:
                 break
+        # Then idle for real, long enough to see the clocks' ticks (a timed screen repaints once a second).
+        idle_cpu = cpu_seconds(server.pid)
+        await asyncio.sleep(10)
+        idle_cpu = (cpu_seconds(server.pid) - idle_cpu) / 10
 
         samples: list[float] = []
         probing: list[float] = []
@@ -462,7 +472,7 @@ async def main() -> None:
                 f"{browser_samples[max(0, int(len(browser_samples) * 0.95) - 1)]:.0f} ms, "
                 f"max {browser_samples[-1]:.0f} ms ({len(browser_samples)} arrivals)"
             )
-        print(f"server CPU with {len(everyone)} clients and no moves: {idle_cpu * 100:.0f}% of a core")
+        print(f"server CPU with {len(everyone)} clients and no moves: {idle_cpu * 100:.1f}% of a core (over 10 s)")
         print(
             f"CPU during the moves: server {server_cpu:.1f} s ({server_cpu / max(1, sum(made)) * 1000:.0f} ms a move), "
             f"the {len(everyone)} clients {own_cpu:.1f} s, in {elapsed:.1f} s"
@@ -482,7 +492,7 @@ async def main() -> None:
             f"{args.workers} workers, PostgreSQL" if args.workers > 1
             else "1 process, " + ("PostgreSQL" if env.get("TERMGAMES_DB") else "SQLite")
         )
-        print(f"server: {server_kind}")
+        print(f"server: {server_kind}; tables {'timed ' + args.clock if args.clock else 'untimed'}")
         print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     finally:
         server.send_signal(signal.SIGTERM)

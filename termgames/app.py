@@ -58,7 +58,7 @@ class TermgamesApp(ScreenHost):
         elif launch.kind == "replay" and launch.match is not None:
             self.open_replay(launch.match, launch.source)
         elif launch.kind == "setup" and launch.game:
-            self.open_setup(launch.game, launch.options)
+            self.open_setup(launch.game, launch.options, launch.clock)
         else:
             self.open_start()
 
@@ -93,7 +93,7 @@ class TermgamesApp(ScreenHost):
         the start screen (under it, the start screen: Escape goes back there)."""
         from .screens.start import SetupScreen, StartScreen
 
-        setup = SetupScreen(match.game.name, match.options, seats=match.seats)
+        setup = SetupScreen(match.game.name, match.options, seats=match.seats, clock=str(match.clock or ""))
         while len(self.screen_stack) > 2 and not isinstance(self.screen, StartScreen):
             self.pop_screen()
         if isinstance(self.screen, StartScreen):
@@ -155,10 +155,10 @@ class TermgamesApp(ScreenHost):
             return
         self.push_screen(replay_screen(match, source, ascii_only=self.ascii, palette=self.palette))
 
-    def open_setup(self, game: str, options: dict[str, Any] | None = None) -> None:
+    def open_setup(self, game: str, options: dict[str, Any] | None = None, clock: str = "") -> None:
         from .screens.start import SetupScreen
 
-        self.push_screen(SetupScreen(game, options))
+        self.push_screen(SetupScreen(game, options, clock=clock))
 
     def open_start(self) -> None:
         from .screens.start import StartScreen

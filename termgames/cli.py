@@ -181,6 +181,13 @@ AsciiOption = typer.Option(
     False, "--ascii", help="Plain ASCII drawing (automatic when the locale or the terminal is not UTF-8)."
 )
 PaletteOption = typer.Option("default", "--palette", help="Colours: default, colourblind or mono.")
+ClockOption = typer.Option(
+    None,
+    "--clock",
+    metavar="SPEC",
+    help="A clock for every seat: BASE+INC (10m+5s), BASE (5m) or N/move (3d/move); units s m h d. "
+    "Default: untimed.",
+)
 PaceOption = typer.Option(
     None,
     "--pace",
@@ -207,36 +214,45 @@ def play(
     ascii_mode: bool = AsciiOption,
     palette: str = PaletteOption,
     pace: str | None = PaceOption,
+    clock: str | None = ClockOption,
 ) -> None:
     """Play a game in the terminal. Game options follow the game's name, e.g. termgames play copolymer --small."""
+    from .clock import parse_clock
     from .launch import Launch
+    from .rules import RuleError
 
     pace = _check_look(palette, pace)
+    try:
+        spec = parse_clock(clock) if clock is not None else None
+    except RuleError as error:
+        fail(str(error))
+    if clock is not None and spec is None:
+        fail("--clock needs a value: BASE+INC (10m+5s), BASE (5m) or N/move (3d/move)")
     if load is not None:
-        if game is not None or ctx.args or player:
-            fail("--load resumes a saved game as it was; give no game, options or players with it")
+        if game is not None or ctx.args or player or clock is not None:
+            fail("--load resumes a saved game as it was; give no game, options, players or clock with it")
         match = load_record(load)
         _check_playable(match.game.name)
         _run_tui(Launch("play", match=match, save_path=load), saves, ascii_mode, palette, pace)
         return
     if game is None:
-        if ctx.args or player:
+        if ctx.args or player or clock is not None:
             fail("name the game first, e.g. termgames play copolymer --small")
         _run_tui(Launch("start"), saves, ascii_mode, palette, pace)
         return
     rules, options = _game_and_options(game, list(ctx.args))
     _check_playable(rules.name)
     if not player:
-        _run_tui(Launch("setup", game=rules.name, options=options), saves, ascii_mode, palette, pace)
+        launch = Launch("setup", game=rules.name, options=options, clock=str(spec) if spec else "")
+        _run_tui(launch, saves, ascii_mode, palette, pace)
         return
     from .match import Match, random_seed
     from .paths import saves_dir
     from .records import new_save_path
-    from .rules import RuleError
 
     seats = _seats(rules, player)
     try:
-        match = Match(rules, options, seats, seed if seed is not None else random_seed())
+        match = Match(rules, options, seats, seed if seed is not None else random_seed(), clock=spec)
     except RuleError as error:
         fail(str(error))
     path = new_save_path(saves_dir(saves), match)
@@ -343,7 +359,7 @@ def move(
                 fail(str(error))
             try:
                 if as_name is None:
-                    to_move = match.state.to_move()
+                    to_move = match.to_move()
                     if len(to_move) != 1:
                         fail("the game is over" if not to_move else "several players are to move; say who: --as NAME")
                     seat = to_move[0]

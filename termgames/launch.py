@@ -13,7 +13,8 @@ from .match import Match
 @dataclass(frozen=True)
 class Launch:
     """``start``: the start screen; ``setup``: the setup screen of ``game`` with ``options``;
-    ``play``: the game screen for ``match`` saved to ``save_path``; ``replay``: the replay screen."""
+    ``play``: the game screen for ``match`` saved to ``save_path``; ``replay``: the replay screen.  ``clock``:
+    the setup's clock, filled in (``--clock``; empty: untimed)."""
 
     kind: Literal["start", "setup", "play", "replay"]
     game: str | None = None
@@ -21,6 +22,7 @@ class Launch:
     match: Match | None = None
     save_path: Path | None = None
     source: str = ""
+    clock: str = ""
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,13 @@ end (``termgames.rules``) only knows how to apply one move to one state.
 from __future__ import annotations
 
 import secrets
+import time as wall
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from .clock import Clocks, ClockSpec
 from .rules import Game, RuleError, State, View, Viewer, get_game
 from .rules.base import ALL, default_seat_names
 from .rules.numbers import exact_number
@@ -131,6 +133,23 @@ class MoveRecord:
     #: What the move drew at random (``State.drawn``), None when it drew nothing: a record keeps it, so
     #: that what happened is written down and an edited seed cannot re-roll it.
     drawn: str | None = None
+    #: At a timed table, the seconds the mover had left once the move was accepted (Fischer: with its
+    #: increment; ``N/move``: what was left of N); None when untimed.
+    clock: float | None = None
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A seat ran out of time once ``ply`` moves were played: a match-level entry of every game alike.
+
+    Two seats: the game ends there, the other seat wins on time.  Three or four: the computer plays the
+    seat from then on (the game's :attr:`~termgames.rules.base.Game.timeout_move` for a game that has one:
+    Monad's seat passes), and it ranks last.
+    """
+
+    seat: int
+    ply: int
+    time: str
 
 
 def now_iso() -> str:
@@ -156,7 +175,11 @@ class Match:
         options: dict[str, Any] | None,
         seats: Sequence[Seat],
         seed: int,
+        *,
+        clock: ClockSpec | None = None,
     ) -> None:
+        """``clock``: how the seats' clocks run (None: untimed).  The clocks count only once the table that
+        plays the match starts them (:meth:`start_clocks`), with the time it reads."""
         self.game = get_game(game) if isinstance(game, str) else game
         self.seats: tuple[Seat, ...] = tuple(seats)
         if any(seat.name is None for seat in self.seats):
@@ -166,6 +189,11 @@ class Match:
         self.options: dict[str, Any] = dict(initial.options)
         self.states: list[State] = [initial]
         self.moves: list[MoveRecord] = []
+        self.clock = clock
+        #: Every seat's time now (None when untimed).
+        self.clocks: Clocks | None = None if clock is None else Clocks.new(clock, len(self.seats))
+        #: The seats that ran out of time, in the order they did.
+        self.flags: list[Flag] = []
 
     # -- construction ------------------------------------------------------
 
@@ -177,12 +205,20 @@ class Match:
         seats: Sequence[Seat],
         seed: int,
         moves: Sequence[MoveRecord],
+        *,
+        clock: ClockSpec | None = None,
+        flags: Sequence[Flag] = (),
     ) -> Match:
-        """Rebuild a match by applying every move again (RuleError names the first bad one)."""
-        match = cls(game, options, seats, seed)
+        """Rebuild a match by applying every move again (RuleError names the first bad one), and its flags
+        where they fell.  Its clocks show what each seat had left after its last move and do not count."""
+        match = cls(game, options, seats, seed, clock=clock)
+        pending = list(flags)
+        if pending and clock is None:
+            raise RuleError("an untimed game has no seat out of time")
         for number, record in enumerate(moves, start=1):
+            match._flags_until(pending, number - 1)
             try:
-                match.play(record.seat, match.game.stored_move(record.move), time=record.time)
+                match.play(record.seat, match.game.stored_move(record.move), time=record.time, clock=record.clock)
             except RuleError as error:
                 raise RuleError(f"move {number} ({quoted(record.move)}) is illegal: {error}") from None
             drawn = match.moves[-1].drawn
@@ -191,7 +227,18 @@ class Match:
                     f"move {number} ({quoted(record.move)}) drew {quoted(drawn or '')}, not the "
                     f"{quoted(record.drawn)} stored with it (was the seed changed?)"
                 )
+        match._flags_until(pending, len(moves))
+        if pending:
+            raise RuleError(f"a seat ran out of time after move {pending[0].ply}, but the game has {len(moves)} moves")
         return match
+
+    def _flags_until(self, pending: list[Flag], ply: int) -> None:
+        """Replaying: the flags of ``pending`` that fell after ``ply`` moves, taken from it."""
+        while pending and pending[0].ply <= ply:
+            flag = pending.pop(0)
+            if flag.ply != ply:
+                raise RuleError(f"the seats ran out of time out of order (after move {flag.ply})")
+            self.flag(flag.seat, time=flag.time)
 
     # -- queries -----------------------------------------------------------
 
@@ -205,7 +252,93 @@ class Match:
 
     @property
     def over(self) -> bool:
-        return self.state.is_over()
+        """The rules ended the game, or a seat's time did (:attr:`ended_by`)."""
+        return self.state.is_over() or self.ended_by is not None
+
+    @property
+    def ended_by(self) -> str | None:
+        """``"time"`` when a flag ended the game (two seats: the other wins), else None."""
+        return "time" if self.flags and len(self.seats) == 2 else None
+
+    @property
+    def out_of_time(self) -> frozenset[int]:
+        """The seats that ran out of time."""
+        return frozenset(flag.seat for flag in self.flags)
+
+    def to_move(self) -> tuple[int, ...]:
+        """The seats to move now: none once the game is over (its rules', or by time)."""
+        return () if self.ended_by else self.state.to_move()
+
+    def computer_plays(self, seat: int) -> bool:
+        """Whether the computer moves for ``seat``: an AI seat, or a seat that ran out of time in a game that
+        goes on."""
+        return self.seats[seat].is_ai or (seat in self.out_of_time and not self.over)
+
+    def computer_level(self, seat: int) -> str:
+        """The level the computer plays ``seat`` at: the seat's own, or the game's default for a seat out of time."""
+        return self.seats[seat].level or self.game.default_level
+
+    def timeout_move(self, seat: int) -> str | None:
+        """What ``seat``, out of time, plays every turn when its game says (Monad: ``pass``); None: the computer
+        thinks for it."""
+        if seat in self.out_of_time and not self.seats[seat].is_ai:
+            return self.game.timeout_move
+        return None
+
+    def clock_seats(self) -> tuple[int, ...]:
+        """The seats whose clocks run now: those to move that did not run out of time (none once over)."""
+        if self.clocks is None or self.over:
+            return ()
+        out = self.out_of_time
+        return tuple(seat for seat in self.state.to_move() if seat not in out)
+
+    def winners(self, ply: int | None = None) -> tuple[int, ...]:
+        """The winners after ``ply`` moves (default: now): the rules', but a seat out of time never wins.
+
+        Two seats: the other seat wins on time.  Three or four: the rules' winners that kept their time; if
+        none did, the best score among the seats that did.
+        """
+        at = len(self.moves) if ply is None else ply
+        flags = [flag for flag in self.flags if flag.ply <= at]
+        if flags and len(self.seats) == 2:
+            return tuple(seat for seat in range(2) if seat != flags[0].seat)
+        state = self.states[at]
+        winners = state.winners()
+        if not flags or not winners:
+            return winners
+        out = {flag.seat for flag in flags}
+        kept = tuple(seat for seat in winners if seat not in out)
+        if kept:
+            return kept
+        scores = state.scores()
+        best = max(scores[seat] for seat in range(len(self.seats)) if seat not in out)
+        return tuple(seat for seat in range(len(self.seats)) if seat not in out and scores[seat] == best)
+
+    def ranks(self) -> list[float]:
+        """Each seat's rank once over (0 the best; equal ranks tie): the winners, the rest by score, and the
+        seats out of time last (tied)."""
+        from .rating import ranks_of
+
+        out = self.out_of_time
+        scores = self.state.scores()
+        kept = [seat for seat in range(len(self.seats)) if seat not in out]
+        winners = [kept.index(seat) for seat in self.winners() if seat in kept]
+        ranked = ranks_of(winners, [scores[seat] for seat in kept], len(kept))
+        last = max(ranked, default=-1.0) + 1
+        return [ranked[kept.index(seat)] if seat in kept else last for seat in range(len(self.seats))]
+
+    def clocks_at(self, ply: int) -> tuple[float, ...] | None:
+        """What each seat had left after ``ply`` moves, as the record says (a replay's clocks); None untimed."""
+        if self.clock is None:
+            return None
+        left = [float(self.clock.base)] * len(self.seats)
+        for record in self.moves[:ply]:
+            if record.clock is not None:
+                left[record.seat] = record.clock
+        for flag in self.flags:
+            if flag.ply <= ply:
+                left[flag.seat] = 0.0
+        return tuple(left)
 
     def seat_of(self, name: str) -> int:
         try:
@@ -230,7 +363,30 @@ class Match:
         # Redact as of that ply: a replay must not leak what was hidden then.
         log = state.redact_log([(record.seat, record.move) for record in self.moves[:at]], viewer)
         # Names came from players and files: a screen, the CLI and the server all draw them from here.
-        return replace(view, moves=log, players=tuple(printable(name) for name in view.players))
+        view = replace(view, moves=log, players=tuple(printable(name) for name in view.players))
+        return self._timed_view(view, at) if self.flags else view
+
+    def _timed_view(self, view: View, at: int) -> View:
+        """``view`` (after ``at`` moves) as the flags that fell by then leave it."""
+        flags = [flag for flag in self.flags if flag.ply <= at]
+        if not flags:
+            return view
+        names = view.players
+        if len(self.seats) == 2:
+            loser = flags[0].seat
+            winner = 1 - loser
+            return replace(
+                view, over=True, to_move=(), winners=(winner,),
+                status=f"{names[loser]} ran out of time: {names[winner]} wins on time",
+            )
+        out = " and ".join(names[flag.seat] for flag in flags)
+        winners = self.winners(at)
+        if view.over:
+            won = " and ".join(names[seat] for seat in winners)
+            status = f"Game over: {won} {'wins' if len(winners) == 1 else 'win'} ({out} ran out of time)"
+        else:
+            status = f"{view.status} ({out} ran out of time: the computer plays for them)"
+        return replace(view, winners=winners, status=status)
 
     def bot_seed(self, seat: int) -> int:
         """The seed of the computer player in ``seat``: from the table's secret seed through ``State.rng``.
@@ -249,34 +405,99 @@ class Match:
 
     # -- changes -----------------------------------------------------------
 
-    def play(self, seat: int, move: str, time: str | None = None) -> State:
+    def play(
+        self, seat: int, move: str, time: str | None = None, *, at: float | None = None, clock: float | None = None
+    ) -> State:
         """Apply ``move`` by ``seat``; on RuleError nothing changes.
 
         ``time`` None stamps now; any text, even empty, is kept as given, so a
-        replayed record whose moves carry no time does not gain one.
+        replayed record whose moves carry no time does not gain one.  ``at`` and
+        ``clock``: see :meth:`record`.
         """
-        return self.record(prepare_move(self.state, seat, move), time)
+        return self.record(prepare_move(self.state, seat, move), time, at=at, clock=clock)
 
-    def record(self, prepared: PreparedMove, time: str | None = None) -> State:
+    def record(
+        self, prepared: PreparedMove, time: str | None = None, *, at: float | None = None, clock: float | None = None
+    ) -> State:
         """Record a move prepared (maybe in a thread) against this match; RuleError if illegal now.
 
         Prepared against an earlier position (another seat of a simultaneous
         turn moved meanwhile), it is checked again against the current one.
+        At a timed table the mover's clock is charged up to ``at`` (default: now)
+        and the seats then to move start theirs; ``clock``: what the mover had
+        left, as a record or another server wrote it down (kept as given).
         """
         if prepared.before is not self.state:
             prepared = prepare_move(self.state, prepared.seat, prepared.text)
+        if self.ended_by is not None:
+            raise RuleError("the game is over: a seat ran out of time")
         drawn = prepared.before.drawn(prepared.seat, prepared.normalised, prepared.after)
         self.states.append(prepared.after)
+        left = None
+        if self.clocks is not None:
+            moment = wall.time() if at is None else at
+            self.clocks, left = self.clocks.after_move(prepared.seat, moment, self.clock_seats())
+            if clock is not None:
+                left = clock
+                if not self.clocks.counting or prepared.seat not in self.clocks.running:
+                    self.clocks = replace(self.clocks, left=_with(self.clocks.left, prepared.seat, clock))
         self.moves.append(
-            MoveRecord(prepared.seat, prepared.normalised, now_iso() if time is None else time, drawn)
+            MoveRecord(prepared.seat, prepared.normalised, now_iso() if time is None else time, drawn, left)
         )
         return prepared.after
 
-    def truncate(self, ply: int) -> None:
-        """Undo back to the position after ``ply`` moves."""
+    def flag(self, seat: int, at: float | None = None, time: str | None = None) -> Flag:
+        """``seat`` ran out of time at ``at`` (default: now): written down as a :class:`Flag` after the moves so
+        far; RuleError when the game is untimed, over, or the seat is out already."""
+        if self.clocks is None:
+            raise RuleError("the game is untimed")
+        if self.over:
+            raise RuleError("the game is over")
+        if seat in self.out_of_time:
+            raise RuleError(f"{self.names[seat]} ran out of time already")
+        moment = wall.time() if at is None else at
+        flag = Flag(seat, len(self.moves), now_iso() if time is None else time)
+        self.flags.append(flag)
+        self.clocks = self.clocks.flagged(seat, moment)
+        if self.clocks.counting:
+            self.clocks = self.clocks.run(self.clock_seats(), moment)
+        return flag
+
+    def flag_notice(self, flag: Flag) -> str:
+        """What everyone at the table reads when ``flag`` falls."""
+        name = self.names[flag.seat]
+        if len(self.seats) == 2:
+            return f"{name} ran out of time: {self.names[1 - flag.seat]} wins on time"
+        if self.game.timeout_move is not None:
+            return f"{name} ran out of time: {name} plays {self.game.timeout_move} every turn from now on"
+        return f"{name} ran out of time: the computer ({self.game.default_level}) plays for {name} from now on"
+
+    def start_clocks(self, at: float | None = None) -> None:
+        """The clocks count from ``at`` (default: now): the seats to move first, or those that were running when
+        the game was saved (:meth:`Clocks.resumed`)."""
+        if self.clocks is None or self.clocks.counting:
+            return
+        moment = wall.time() if at is None else at
+        running = set(self.clocks.running)
+        if running and running <= set(self.clock_seats()):
+            self.clocks = self.clocks.resumed(moment)
+        else:
+            self.clocks = self.clocks.run(self.clock_seats(), moment)
+
+    def pause_clocks(self, at: float | None = None) -> None:
+        """No clock counts from ``at`` (the game is put away; :meth:`start_clocks` goes on from here)."""
+        if self.clocks is not None and self.clocks.counting:
+            self.clocks = self.clocks.paused(wall.time() if at is None else at)
+
+    def truncate(self, ply: int, at: float | None = None) -> None:
+        """Undo back to the position after ``ply`` moves (the time spent stays spent: the clocks of the seats
+        then to move run from ``at``, default now)."""
         ply = max(0, min(ply, len(self.moves)))
         del self.states[ply + 1 :]
         del self.moves[ply:]
+        self.flags = [flag for flag in self.flags if flag.ply <= ply]
+        if self.clocks is not None and self.clocks.counting:
+            self.clocks = self.clocks.run(self.clock_seats(), wall.time() if at is None else at)
 
     def undo_ply_for(self, seats: Sequence[int]) -> int | None:
         """Where undo for these (human) seats goes: just before the last move one of them made.
@@ -287,6 +508,8 @@ class Match:
         wanted = set(seats)
         for index in range(len(self.moves) - 1, -1, -1):
             if self.moves[index].seat in wanted:
+                if self.flags and index < self.flags[-1].ply:
+                    return None  # a seat ran out of time since: what came before stands
                 return index
         return None
 
@@ -304,14 +527,18 @@ class Match:
         if not self.over:
             return None
         state = self.state
-        return {
+        result: dict[str, Any] = {
             "scores": {name: exact_number(score) for name, score in zip(self.names, state.scores())},
-            "winners": [self.names[seat] for seat in state.winners()],
+            "winners": [self.names[seat] for seat in self.winners()],
         }
+        if self.ended_by is not None:
+            result["ended_by"] = self.ended_by
+        return result
 
     def describe(self) -> str:
         players = " vs ".join(seat.describe() for seat in self.seats)
-        return f"{self.game.title} ({self.game.describe_options(self.options)}): {players}"
+        clock = f"; clock {self.clock}" if self.clock is not None else ""
+        return f"{self.game.title} ({self.game.describe_options(self.options)}): {players}{clock}"
 
     def rematch_seats(self) -> tuple[Seat, ...]:
         """The seats of a rematch: the same players (a computer seat keeps its level), rotated by one when the
@@ -321,6 +548,12 @@ class Match:
         return self.seats
 
     def rematch(self, seed: int | None = None) -> Match:
-        """A new match of the same game, options and players (:meth:`rematch_seats`), on a new secret seed."""
-        return Match(self.game, self.options, self.rematch_seats(), random_seed() if seed is None else seed)
+        """A new match of the same game, options, clock and players (:meth:`rematch_seats`), on a new secret seed."""
+        return Match(
+            self.game, self.options, self.rematch_seats(), random_seed() if seed is None else seed, clock=self.clock
+        )
+
+
+def _with(values: tuple[float, ...], index: int, value: float) -> tuple[float, ...]:
+    return (*values[:index], value, *values[index + 1 :])
 

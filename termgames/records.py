@@ -18,7 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .match import AI, HUMAN, Match, MoveRecord, Seat
+from .clock import Clocks, ClockSpec
+from .match import AI, HUMAN, Flag, Match, MoveRecord, Seat
 from .paths import write_atomically
 from .rules import RuleError, get_game
 from .rules.numbers import exact_number
@@ -28,7 +29,11 @@ FORMAT = "termgames-record"
 #: Version 2 writes the seed as a string of digits (128-bit seeds round-trip in every JSON reader) and
 #: what each random move drew (``drawn``); version 1 (integer seeds, nothing drawn) still loads.
 VERSION = 2
-VERSIONS = (1, 2)
+#: Version 3 adds clocks: the ``clock`` (its spec, each seat's time left, whose clocks ran), each move's
+#: ``clock`` (what its mover had left) and the ``flags`` (seats out of time).  Only a timed game is written
+#: as version 3, so that a termgames before clocks refuses it in one line rather than misreading it.
+TIMED_VERSION = 3
+VERSIONS = (1, 2, 3)
 #: The largest record read: a long game's record is tens of kilobytes.
 MAX_RECORD_BYTES = 8 * 1024 * 1024
 
@@ -46,10 +51,11 @@ class SaveError(RecordError, OSError):
 # --------------------------------------------------------------------------
 
 
-def to_dict(match: Match) -> dict[str, Any]:
+def to_dict(match: Match, now: float | None = None) -> dict[str, Any]:
+    """The record of ``match``; a running clock is written as it stands at ``now`` (default: the time now)."""
     record: dict[str, Any] = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if match.clock is None else TIMED_VERSION,
         "game": match.game.name,
         "options": match.options,
         "seats": [
@@ -63,10 +69,24 @@ def to_dict(match: Match) -> dict[str, Any]:
                 "move": record.move,
                 "time": record.time,
                 **({"drawn": record.drawn} if record.drawn is not None else {}),
+                **({"clock": round(record.clock, 3)} if record.clock is not None else {}),
             }
             for record in match.moves
         ],
     }
+    clocks = match.clocks
+    if match.clock is not None and clocks is not None:
+        import time
+
+        moment = time.time() if now is None else now
+        record["clock"] = {
+            "spec": str(match.clock),
+            "left": {name: round(clocks.left_at(seat, moment), 3) for seat, name in enumerate(match.names)},
+            "running": [match.names[seat] for seat in clocks.running],
+        }
+        record["flags"] = [
+            {"seat": match.names[flag.seat], "ply": flag.ply, "time": flag.time} for flag in match.flags
+        ]
     setup = match.setup_drawn()
     if setup is not None:
         record["drawn"] = setup
@@ -94,7 +114,9 @@ def from_dict(data: Any) -> Match:
     version = data.get("version")
     if type(version) is not int or version not in VERSIONS:
         shown = quoted(version) if isinstance(version, str) else shorten_quotes(repr(version)[:80])
-        raise RecordError(f"record version {shown} is not supported (this termgames reads versions 1 and {VERSION})")
+        raise RecordError(
+            f"record version {shown} is not supported (this termgames reads versions 1 to {TIMED_VERSION})"
+        )
     game_name = _need(data, "game", str)
     try:
         game = get_game(game_name)
@@ -120,30 +142,32 @@ def from_dict(data: Any) -> Match:
             except RuleError as error:
                 raise RecordError(f"seat {number}: {error}") from None
         seats.append(Seat(name, kind, level if kind == AI else None))
-    names = [seat.name for seat in seats]
+    names = [seat.name or "" for seat in seats]
     moves: list[MoveRecord] = []
-    for number, move in enumerate(_need(data, "moves", list), start=1):
-        if not isinstance(move, dict):
-            raise RecordError(f"move {number} is not an object")
+    for number, entry in enumerate(_need(data, "moves", list), start=1):
         where = f"move {number}"
-        seat_name = _need(move, "seat", str, where)
-        if seat_name not in names:
-            raise RecordError(f"move {number} is by {seat_name!r}, who has no seat")
+        move, seat, time = _seat_entry(entry, where, names, "by")
         text = _need(move, "move", str, where)
-        time = move.get("time", "")
-        if not isinstance(time, str):
-            raise RecordError(f"'time' in move {number} has the wrong type")
         drawn = move.get("drawn")
         if drawn is not None and not isinstance(drawn, str):
             raise RecordError(f"'drawn' in move {number} has the wrong type")
-        moves.append(MoveRecord(names.index(seat_name), text, time, drawn))
+        left = move.get("clock")
+        if left is not None and not _seconds(left):
+            raise RecordError(f"'clock' in move {number} is not a number of seconds")
+        moves.append(MoveRecord(seat, text, time, drawn, None if left is None else float(left)))
     setup = data.get("drawn")
     if setup is not None and not isinstance(setup, str):
         raise RecordError("'drawn' in the record has the wrong type")
+    clock, flags, saved = _clock(data, names)
     try:
-        match = Match.replay(game, options, seats, seed, moves)
+        match = Match.replay(game, options, seats, seed, moves, clock=clock, flags=flags)
     except RuleError as error:
         raise RecordError(str(error)) from None
+    if saved is not None and match.clocks is not None:
+        left, running = saved
+        if not set(running) <= set(match.clock_seats()):
+            raise RecordError("the record's clock runs for a seat that is not to move")
+        match.clocks = Clocks(match.clocks.spec, left, running, None, match.clocks.out)
     if version >= 2:
         # Version 2 writes down every random outcome: one that is missing was taken out.
         for number, (kept, played) in enumerate(zip(moves, match.moves), start=1):
@@ -158,6 +182,59 @@ def from_dict(data: Any) -> Match:
             raise RecordError("the record claims a result but its moves do not finish the game")
         raise RecordError("the record's result does not match its moves (tampered?)")
     return match
+
+
+def _seat_entry(entry: Any, where: str, names: list[str], verb: str) -> tuple[dict[str, Any], int, str]:
+    """An entry of a record's list that names a seat and a time (a move, a flag): the entry, its seat, its time."""
+    if not isinstance(entry, dict):
+        raise RecordError(f"{where} is not an object")
+    name = _need(entry, "seat", str, where)
+    if name not in names:
+        raise RecordError(f"{where} is {verb} {name!r}, who has no seat")
+    time = entry.get("time", "")
+    if not isinstance(time, str):
+        raise RecordError(f"'time' in {where} has the wrong type")
+    return entry, names.index(name), time
+
+
+def _seconds(value: Any) -> bool:
+    from .clock import MAX_SECONDS
+
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 2 * MAX_SECONDS
+
+
+def _clock(
+    data: dict[str, Any], names: list[str]
+) -> tuple[ClockSpec | None, list[Flag], tuple[tuple[float, ...], tuple[int, ...]] | None]:
+    """A record's clock: its spec, its flags, and each seat's time left with the seats whose clocks ran."""
+    found = data.get("clock")
+    if found is None:
+        if data.get("flags"):
+            raise RecordError("the record has seats out of time but no clock")
+        return None, [], None
+    if not isinstance(found, dict) or not isinstance(found.get("spec"), str):
+        raise RecordError("'clock' in the record is not an object with a 'spec'")
+    try:
+        spec = ClockSpec.parse(found["spec"])
+    except RuleError as error:
+        raise RecordError(f"the record's clock: {error}") from None
+    flags: list[Flag] = []
+    listed = data.get("flags", [])
+    if not isinstance(listed, list):
+        raise RecordError("'flags' in the record is not a list")
+    for number, entry in enumerate(listed, start=1):
+        where = f"flag {number}"
+        flag, seat, stamp = _seat_entry(entry, where, names, "for")
+        flags.append(Flag(seat, _need(flag, "ply", int, where), stamp))
+    left_by_name, running_names = found.get("left", {}), found.get("running", [])
+    if not isinstance(left_by_name, dict) or not isinstance(running_names, list):
+        raise RecordError("the record's clock has no time left per seat")
+    if set(left_by_name) != set(names) or not all(_seconds(value) for value in left_by_name.values()):
+        raise RecordError("the record's clock does not give each seat's time left in seconds")
+    if not all(isinstance(name, str) and name in names for name in running_names):
+        raise RecordError("the record's clock runs for a seat that is not there")
+    left = tuple(float(left_by_name[name]) for name in names)
+    return spec, flags, (left, tuple(sorted(names.index(name) for name in set(running_names))))
 
 
 def _same_result(stored: Any, actual: dict[str, Any] | None) -> bool:
@@ -202,8 +279,8 @@ def _seed(data: dict[str, Any], version: int) -> int:
 # --------------------------------------------------------------------------
 
 
-def dumps(match: Match) -> str:
-    return json.dumps(to_dict(match), indent=1, ensure_ascii=False) + "\n"
+def dumps(match: Match, now: float | None = None) -> str:
+    return json.dumps(to_dict(match, now), indent=1, ensure_ascii=False) + "\n"
 
 
 def loads(text: str) -> Match:
@@ -272,8 +349,9 @@ def load(path: str | os.PathLike[str]) -> Match:
         raise RecordError(f"{file}: {error}") from None
 
 
-def save(path: str | os.PathLike[str], match: Match) -> Path:
-    """Write the record atomically: the old file stays whole until the new one is complete.
+def save(path: str | os.PathLike[str], match: Match, now: float | None = None) -> Path:
+    """Write the record atomically: the old file stays whole until the new one is complete (a running clock
+    as it stands at ``now``, default the time now).
 
     A symlink is written through (its target is replaced, the link stays a link); a record the user may
     not write is not replaced, and a folder that cannot be written is one line of :class:`RecordError`.
@@ -284,7 +362,8 @@ def save(path: str | os.PathLike[str], match: Match) -> Path:
         _check_writable(file, target)
     try:
         # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
-        write_atomically(target, dumps(match).encode("utf-8"), mode=_file_mode(target))
+        text = dumps(match) if now is None else dumps(match, now)
+        write_atomically(target, text.encode("utf-8"), mode=_file_mode(target))
     except OSError as error:
         raise SaveError(f"cannot write {file}: {_why(error, target.parent)}") from None
     return file

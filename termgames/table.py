@@ -24,10 +24,13 @@ asked meanwhile.  What a game may tune is on its ``Game`` class:
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .clock import Clocks
 from .match import Match, PreparedMove, Seat
 from .preferences import DEFAULT_PACE, PACE_FACTORS, check_pace
 from .records import RecordError, dumps, load, locked, read_bytes, save
@@ -88,6 +91,10 @@ class Table(Protocol):
 
     def view(self, viewer: Viewer) -> View:
         """What ``viewer`` may see (``ALL``: every board, once the game is over)."""
+        ...
+
+    def read_clocks(self) -> tuple[Clocks, float] | None:
+        """The seats' clocks and the time now to read them at (``Clocks.left_at``); None when untimed."""
         ...
 
     def play(self, seat: int, move: str) -> None:
@@ -157,6 +164,9 @@ class LocalTable:
         self._on_disk: bytes | None = None
         #: What the player must hear about saving (a record changed on disk, a folder not writable).
         self.notice = ""
+        #: The time now, in seconds since the epoch: what the clocks count with (a test's own clock replaces it).
+        self.now: Callable[[], float] = time.time
+        self._clock_timer: asyncio.TimerHandle | None = None
         if save_path is not None:
             self._on_disk = self._disk_copy_of_this_game(save_path)
             self.save()
@@ -212,8 +222,8 @@ class LocalTable:
         humans = self.local_humans()
         if not humans:
             return None  # AI against AI: watch as a spectator
-        for seat in self.match.state.to_move():
-            if seat in humans:
+        for seat in self.match.to_move():
+            if seat in humans and not self.match.computer_plays(seat):
                 return seat
         for record in reversed(self.match.moves):
             if record.seat in humans:
@@ -225,32 +235,83 @@ class LocalTable:
     def view(self, viewer: Viewer) -> View:
         return self.match.view(viewer)
 
+    def read_clocks(self) -> tuple[Clocks, float] | None:
+        clocks = self.match.clocks
+        return None if clocks is None else (clocks, self.now())
+
     def play(self, seat: int, move: str) -> None:
         """Apply a move (RuleError says what is wrong, and nothing changes) and save."""
-        self.match.play(seat, move)
+        self._refuse_out_of_time(seat)
+        self.match.play(seat, move, at=self.now())
         self._moved()
 
     async def play_slow(self, seat: int, move: str) -> None:
+        self._refuse_out_of_time(seat)
         self.play_prepared(await self.runner.prepare_in_thread(seat, move))
 
     def play_prepared(self, prepared: PreparedMove) -> None:
-        self.match.record(prepared)
+        self.match.record(prepared, at=self.now())
         self._moved()
+
+    def _refuse_out_of_time(self, seat: int) -> None:
+        """A human's move for a seat whose time is up (its flag may be due this very moment) is refused."""
+        self.check_clocks()
+        if seat in self.match.out_of_time:
+            raise RuleError(f"{self.match.names[seat]} ran out of time")
+
+    # -- clocks ------------------------------------------------------------
+
+    def check_clocks(self) -> None:
+        """Flag every seat whose time ran out (saved, and told), then wait for the next clock to run out."""
+        match = self.match
+        clocks = match.clocks
+        if clocks is None:
+            return
+        now = self.now()
+        notices = []
+        for seat in clocks.due(now):
+            if match.over or seat in match.out_of_time:
+                continue
+            notices.append(match.flag_notice(match.flag(seat, at=now)))
+        if notices:
+            self.save()
+            self.runner.moved()
+            self._listeners.tell("moved")
+            for notice in notices:  # after the new position: a redraw clears what was said before it
+                self._listeners.tell("notice", notice)
+        self._wait_for_clock()
+
+    def _wait_for_clock(self) -> None:
+        """One timer, at the moment the first running clock runs out (none while no clock runs)."""
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        clocks = self.match.clocks
+        deadline = None if clocks is None or self.match.over else clocks.deadline()
+        if deadline is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: the clocks are checked at the next move
+        self._clock_timer = loop.call_later(max(0.0, deadline - self.now()), self.check_clocks)
 
     def undo(self) -> str:
         """Undo (``termgames.turns.undo_ply``): against AIs, back to before the last human move; hot-seat, one move."""
         ply = undo_ply(self.match, self.local_humans())
         if ply is None:
             raise RuleError("Nothing to undo")
-        self.match.truncate(ply)
+        self.match.truncate(ply, at=self.now())
         self.save()
         self.runner.rewound()
+        self._wait_for_clock()
         self._listeners.tell("moved")
         return "Undone"
 
     def _moved(self) -> None:
         self.save()
         self.runner.moved()
+        self._wait_for_clock()
         self._listeners.tell("moved")
 
     def save(self) -> None:
@@ -271,7 +332,7 @@ class LocalTable:
                 current = _bytes_or_none(path)
                 if current is not None and current != self._on_disk:
                     path = self._keep_both(path)
-                save(path, self.match)
+                save(path, self.match, now=self.now())
                 self._on_disk = read_bytes(path)
         except (RecordError, OSError) as error:
             self.notice = f"Not saved: {error}"
@@ -322,10 +383,22 @@ class LocalTable:
         self._listeners.remove(listener)
 
     def start(self) -> None:
+        """The screen shows the game: the clocks count (from where they were), the AI seats play."""
+        if self.match.clocks is not None and not self.match.clocks.counting and not self.match.over:
+            self.match.start_clocks(self.now())
+            self.check_clocks()
         self.runner.start()
 
     def close(self) -> None:
+        """The screen leaves: no AI move after this, and the clocks stop where they are (saved so)."""
         self.runner.stop()
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        if self.match.clocks is not None and self.match.clocks.counting:
+            self.match.pause_clocks(self.now())
+            if self.match.moves:
+                self.save()
 
     def ai_may_move(self) -> bool:
         return True

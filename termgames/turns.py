@@ -40,6 +40,7 @@ tells it of every change and hears of its moves and of who is thinking.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -83,6 +84,8 @@ class _Decision:
     answer: _Answer | None = field(default=None, compare=False)
     #: The bot's deadline: stopped by :meth:`TurnRunner.hurry`.
     deadline: Deadline = field(default_factory=Deadline, compare=False)
+    #: The longest pace waited out: on a clock, the thinking time (the pace never costs a seat its time).
+    pace_cap: float = field(default=float("inf"), compare=False)
 
 
 @dataclass(frozen=True)
@@ -99,9 +102,14 @@ def undo_ply(match: Match, asking: Sequence[int]) -> int | None:
     after it: against AIs the human's own move comes back; hot-seat (every
     seat asking) one move; at a shared table the asking player's last move.
     With nobody asking (AIs playing each other) the last move.  None when
-    there is nothing to undo.
+    there is nothing to undo; RuleError when a seat ran out of time since
+    that move (the flag, and what came before it, stand).
     """
-    return match.undo_ply_for(asking or range(len(match.seats)))
+    wanted = asking or range(len(match.seats))
+    ply = match.undo_ply_for(wanted)
+    if ply is None and match.flags and any(record.seat in set(wanted) for record in match.moves):
+        raise RuleError("a seat ran out of time since that move: the moves before the flag stand")
+    return ply
 
 
 class TurnRunner:
@@ -221,11 +229,22 @@ class TurnRunner:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # no loop (a plain script or a test without one): start() is called on the loop later
-        for seat in match.state.to_move():
-            if match.seats[seat].is_ai and seat not in self._deciding and seat not in self._failed:
+        for seat in match.to_move():
+            if match.computer_plays(seat) and seat not in self._deciding and seat not in self._failed:
                 self._begin(loop, match, seat)
 
     def _begin(self, loop: asyncio.AbstractEventLoop, match: Match, seat: int) -> None:
+        timeout_move = match.timeout_move(seat)
+        if timeout_move is not None:
+            # A seat out of time whose game says what it plays (Monad's pass): no thinking, no pace.
+            decision = _Decision(seat, self._epoch, loop.time())
+            self._deciding[seat] = decision
+            try:
+                answer = _Answer(timeout_move, prepare_move(match.state, seat, timeout_move), "")
+            except RuleError as error:
+                answer = _Answer(timeout_move, None, f"tried {timeout_move}: {error}")
+            loop.call_soon(self._conclude, decision, answer)
+            return
         try:
             bot = self._bot(match, seat)
         except Exception as error:  # no bot for this game or level: the seat waits, the game goes on
@@ -233,13 +252,25 @@ class TurnRunner:
             self.host.ai_news("error", f"{match.names[seat]} (AI) has no computer player: {error}")
             return
         view = match.view(seat)
-        decision = _Decision(seat, self._epoch, loop.time(), deadline=Deadline(TIME_CAP))
+        seconds = self._think_seconds(match, seat)
+        decision = _Decision(seat, self._epoch, loop.time(), deadline=Deadline(seconds))
+        if match.clocks is not None:
+            decision.pace_cap = seconds
         self._deciding[seat] = decision
         future = loop.run_in_executor(self.executor, _decide, bot, view, match.state, seat, decision.deadline)
         future.add_done_callback(partial(self._answered, decision))
 
+    @staticmethod
+    def _think_seconds(match: Match, seat: int) -> float:
+        """How long a computer seat may think: :data:`TIME_CAP`, and on a clock a tenth of its time left at most,
+        so that a computer player never runs out of time thinking."""
+        clocks = match.clocks
+        if clocks is None or not clocks.counting or seat not in clocks.running:
+            return TIME_CAP
+        return max(0.05, min(TIME_CAP, clocks.left_at(seat, time.time()) / 10))
+
     def _bot(self, match: Match, seat: int) -> Bot:
-        level = match.seats[seat].level or match.game.default_level
+        level = match.computer_level(seat)
         key = (seat, level)
         if key not in self._bots:
             self._bots[key] = make_bot(match.game.name, level, seed=match.bot_seed(seat))  # never the table's seed
@@ -257,7 +288,8 @@ class TurnRunner:
         error = future.exception()
         answer = _Answer("", None, f"failed: {error}") if error is not None else future.result()
         loop = asyncio.get_running_loop()
-        rest = decision.started + self.pace_seconds() - loop.time()
+        # The pace is waited out within the thinking time: on a clock it never costs the seat more than that.
+        rest = decision.started + min(self.pace_seconds(), decision.pace_cap) - loop.time()
         if rest > 0 and not decision.deadline.stopped:
             decision.answer = answer
             decision.timer = loop.call_later(rest, self._conclude, decision, answer)
@@ -304,7 +336,7 @@ class TurnRunner:
 
     def _still_valid(self, decision: _Decision) -> bool:
         match = self.host.match
-        return decision.epoch == self._epoch and not match.over and decision.seat in match.state.to_move()
+        return decision.epoch == self._epoch and not match.over and decision.seat in match.to_move()
 
     def _drop(self, decision: _Decision) -> None:
         decision.deadline.stop()  # its answer would be thrown away: the pool's thread is free sooner

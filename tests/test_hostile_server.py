@@ -489,7 +489,7 @@ async def test_a_postgresql_database_of_schema_3_is_migrated_and_its_idle_tables
         assert hub.tables[2].owner == "name:alice"  # no owner kept then: worked out from its creator
         statuses = {t.id: t.final_status() for t in hub.finished_tables("alice")}
         assert statuses == {1: "closed: no move for 30 days", 3: "finished"}
-        # Every migration since, up to this termgames's own (4 brought the closing; 6 the notices).
+        # Every migration since, up to this termgames's own (4 brought the closing; 5 the clocks; 6 the notices).
         assert hub.store._run(lambda c: c.fetchval("SELECT max(version) FROM schema_version")) == SCHEMA_VERSION
         hub.tables[2].play(0, "A1")  # the new move function
     finally:

@@ -198,7 +198,7 @@ def test_changed_moves_that_make_the_stored_result_wrong(finished):
     assert "do not finish" in refused(cut)
 
 
-@pytest.mark.parametrize("version", [3, 0, "1", None, 1.5, [1]])
+@pytest.mark.parametrize("version", [4, 0, "1", None, 1.5, [1]])
 def test_wrong_version(finished, version):
     data = record_of(finished)
     data["version"] = version

@@ -452,6 +452,10 @@ class Game(ABC):
     #: The move an AI seat plays for itself when its bot fails or answers an illegal move, followed by
     #: the reason (Monad: ``fault REASON``, the turn goes on without it); None: the game waits instead.
     fault_move: ClassVar[str | None] = None
+    #: What a seat that ran out of time plays every turn from then on, at a table of three or four (Monad:
+    #: ``pass``, so that simultaneous turns stop waiting for it); None: the computer plays the seat instead,
+    #: at the game's default level.
+    timeout_move: ClassVar[str | None] = None
     compound_flags: ClassVar[tuple[CompoundFlag, ...]] = ()
 
     def __init__(self, descriptor: GameDescriptor | None = None) -> None:

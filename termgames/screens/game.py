@@ -21,17 +21,21 @@ from typing import Any, ClassVar, Generic, cast
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.geometry import Spacing
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ..clock import next_change
 from ..messages import CursorMoved, MoveChosen, PanelChanged
 from ..rules import RuleError, Viewer
 from ..rules.base import possessive
 from ..table import LocalTable, Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
+from ..widgets.clock import ClockLines, out_note
 from ..widgets.footer import Footer
 from ..widgets.palette import next_palette, use_ascii_scrollbars
 from ..widgets.panel import PanelTexts, SidePanel, update_if_changed
@@ -158,6 +162,9 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         self._game_over_shown = False
         #: Widgets looked up once (``found``).
         self._found: dict[str, Widget] = {}
+        #: The clocks' next repaint (a timed table only), and the seats at this keyboard under their warning.
+        self._clock_timer: Timer | None = None
+        self._warned: set[int] = set()
 
     #: Under the board (narrow layout), the lines the panel keeps before the board scrolls (``panel_lines_under``).
     PANEL_LINES_WANTED: ClassVar[int] = PANEL_LINES_LEAST
@@ -219,6 +226,9 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         # The spinner turns only while a computer seat thinks: a server holds hundreds of these screens, and a
         # timer ticking on each of them for nothing was most of an idle server's CPU.
         self._spinner = self.set_interval(0.12, self._tick, pause=not self.table.thinking)
+        if self.table.read_clocks() is not None:
+            # Public like the scores: every screen at the table shows them, above the panel's texts.
+            self.query_one("#side-panel").mount(ClockLines(self.ascii_only, id="clocks"), before=0)
         self.table.watch(self._table_news)
         self.table.start()
         seat = self.table.viewing_seat()
@@ -245,6 +255,8 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             if self.table.generation != self._drawn_generation and not self._privacy_open:
                 self.message = ""  # what was said before (e.g. "It is its turn") no longer holds
                 self.refresh_view()
+            else:
+                self.update_clocks()  # a flag, or a privacy screen over the board: the clocks are public
         elif kind == "thinking":
             if self.table.thinking:
                 self._spinner.resume()
@@ -284,6 +296,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     def refresh_view(self) -> None:
         """Redraw from a fresh view of the seat the keyboard belongs to."""
         self.tell_save_notice()
+        self.update_clocks()
         self._drawn_generation = self.table.generation
         seat = self.table.viewing_seat()
         if seat is not None and self._needs_privacy(seat):
@@ -495,6 +508,41 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         self.message = message
         self._message_is_error = error
         self.update_panel()
+
+    # -- clocks ----------------------------------------------------------------
+
+    def update_clocks(self) -> None:
+        """Draw the clocks as they stand now, ring the bell once for a clock of this keyboard's that falls under its
+        warning, and come back when the running clock next reads differently (nothing while none runs)."""
+        reading = self.table.read_clocks()
+        if reading is None:
+            return
+        clocks, now = reading
+        try:
+            lines = self.found("#clocks", ClockLines)
+        except NoMatches:  # not mounted yet: its first drawing comes with the screen's
+            return
+        lines.show(clocks, now, self.table.names, out_note(len(self.table.names), self.table.game.timeout_move))
+        mine = {seat for seat in self.table.local_humans() if seat not in clocks.out}
+        warning = {
+            seat for seat in clocks.running
+            if clocks.counting and clocks.left_at(seat, now) < clocks.spec.warning_seconds
+        }
+        if (warning & mine) - self._warned:
+            self.app.bell()
+        self._warned = warning & mine
+        if self._clock_timer is not None:
+            self._clock_timer.stop()
+            self._clock_timer = None
+        if not clocks.counting or not clocks.running or self.table.over:
+            return
+        waits = []
+        for seat in clocks.running:
+            left = clocks.left_at(seat, now)
+            waits.append(next_change(left))
+            if left >= clocks.spec.warning_seconds:
+                waits.append(left - clocks.spec.warning_seconds + 1e-3)
+        self._clock_timer = self.set_timer(max(0.01, min(waits)), self.update_clocks)
 
     def _tick(self) -> None:
         if not self.table.thinking:

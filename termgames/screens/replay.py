@@ -14,10 +14,12 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from ..clock import Clocks
 from ..match import Match
 from ..rules import Viewer
 from ..rules.base import ALL
 from ..widgets.board import Board, BoardArea
+from ..widgets.clock import ClockLines, out_note
 from ..widgets.footer import Footer
 from ..widgets.move_log import MoveLog
 from ..widgets.palette import next_palette, use_ascii_scrollbars
@@ -125,6 +127,8 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
     def on_mount(self) -> None:
         if self.ascii_only:
             use_ascii_scrollbars(self)
+        if self.match.clock is not None:
+            self.query_one(SidePanel).mount(ClockLines(self.ascii_only, id="clocks"), before=0)
         self.show()
 
     def on_resize(self) -> None:
@@ -164,8 +168,19 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         self.query_one(SidePanel).show(
             view, status, Text.assemble(*board.legend()), log_view=full, highlight_ply=self.ply, follow_log=False
         )
+        self.show_clocks()
         # Once laid out (the log's width decides how its lines wrap), the current move's line is kept in sight.
         self.call_after_refresh(self.query_one(MoveLog).keep_ply_in_sight, self.ply)
+
+    def show_clocks(self) -> None:
+        """Each seat's clock as the record says it stood after the move on screen."""
+        match = self.match
+        left = match.clocks_at(self.ply)
+        if match.clock is None or left is None or not self.query("#clocks"):
+            return
+        out = tuple(sorted({flag.seat for flag in match.flags if flag.ply <= self.ply}))
+        note = out_note(len(match.seats), match.game.timeout_move)
+        self.query_one("#clocks", ClockLines).show(Clocks(match.clock, left, out=out), 0.0, match.names, note)
 
     # -- analysis ------------------------------------------------------------
 

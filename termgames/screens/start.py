@@ -30,6 +30,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
+from ..clock import GRAMMAR, ClockSpec, parse_clock
 from ..games import GAMES
 from ..match import AI, HUMAN, Match, Seat, random_seed
 from ..paths import bundled_saves
@@ -66,7 +67,9 @@ class SavedGame:
             return self.error
         state = match.state
         if match.over:
-            winners = state.winners()
+            winners = match.winners()
+            if match.ended_by == "time":
+                return f"finished: {match.names[winners[0]]} won on time"
             scores = state.scores()
             best = int(scores[winners[0]])
             others = sorted((int(s) for i, s in enumerate(scores) if i not in winners), reverse=True)
@@ -294,12 +297,16 @@ class SetupScreen(AppScreen[None]):
         Binding("escape", "back", "Back"),
     ]
 
-    def __init__(self, game: str, options: dict[str, Any] | None = None, seats: Sequence[Seat] = ()) -> None:
-        """``options`` and ``seats`` fill the form in (a new game after one just played); none: the defaults."""
+    def __init__(
+        self, game: str, options: dict[str, Any] | None = None, seats: Sequence[Seat] = (), clock: str = ""
+    ) -> None:
+        """``options``, ``seats`` and ``clock`` fill the form in (a new game after one just played, ``--clock``);
+        none: the defaults (untimed)."""
         super().__init__()
         self.game = get_game(game)
         self.initial_options = self.game.check_options(dict(options or {}))
         self.initial_seats = tuple(seats)[: self.game.max_seats]
+        self.initial_clock = clock
 
     # -- layout --------------------------------------------------------------
 
@@ -350,6 +357,13 @@ class SetupScreen(AppScreen[None]):
                         yield Label(f"Seat {seat + 1}", classes="setup-label")
                         yield OrderedInput(names[seat], id=f"seat-name-{seat}", max_length=24, compact=True)
                         yield Select(kinds, value=default_kind, allow_blank=False, id=f"seat-kind-{seat}", compact=True)
+            with Vertical(classes="setup-section") as timing:
+                timing.border_title = "Clock"
+                with Horizontal(classes="setup-row"):
+                    yield Label("Clock", classes="setup-label")
+                    yield Input(self.initial_clock, placeholder="untimed", id="setup-clock", max_length=40,
+                                compact=True)
+                    yield Static(f"{GRAMMAR}; empty: untimed", classes="setup-help")
         yield Static("", id="setup-error")
         yield Button("Start game", variant="primary", id="setup-start")
         yield Footer()
@@ -408,6 +422,10 @@ class SetupScreen(AppScreen[None]):
         raw = {spec.name: self._option_widget(spec.name).value for spec in self.game.option_specs}
         return self.game.options_from_form(raw)
 
+    def read_clock(self) -> ClockSpec | None:
+        """The clock as typed (None: untimed); RuleError when it is no clock."""
+        return parse_clock(self.query_one("#setup-clock", Input).value)
+
     def read_seats(self) -> list[Seat]:
         seats = []
         for seat in range(self.seat_count()):
@@ -427,6 +445,7 @@ class SetupScreen(AppScreen[None]):
         try:
             options = self.read_options()
             seats = self.read_seats()
+            clock = self.read_clock()
         except RuleError as problem:
             error.update(f"! {problem}")
             # The summary says what the form makes now: no game, not the last one it made.
@@ -437,7 +456,8 @@ class SetupScreen(AppScreen[None]):
         self.query_one("#setup-start", Button).disabled = False
         players = " vs ".join(seat.describe() for seat in seats)
         separator = "  -  " if getattr(self.app, "ascii", False) else "  ·  "
-        summary.update(f"{self.game.describe_options(options)}{separator}{players}")
+        timing = f"{separator}clock {clock}" if clock is not None else ""
+        summary.update(f"{self.game.describe_options(options)}{separator}{players}{timing}")
         return True
 
     # -- events --------------------------------------------------------------
@@ -474,7 +494,7 @@ class SetupScreen(AppScreen[None]):
             return
         options = self.read_options()
         seats = self.read_seats()
-        match = Match(self.game, options, seats, random_seed())
+        match = Match(self.game, options, seats, random_seed(), clock=self.read_clock())
         path = new_save_path(Path(self.app.saves_dir), match)
         self.app.open_game(match, path)
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import shlex
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..clock import clock_text, parse_clock
 from ..games import GAMES
 from ..match import HUMAN, Seat, parse_player
 from ..report import move_report, to_move_text, view_json, view_text
@@ -37,8 +39,9 @@ _LINK_MINUTES = WEB_LINK_SECONDS // 60
 USAGE = f"""\
 termgames over SSH: commands (or no command for the game screens)
   challenge GAME [options] NAME...   a new table: you, then NAME... in that order (NAME:ai[:LEVEL] for an AI);
-                                     rated unless --casual (a table with an AI or a guest is always casual)
-  tables                             your tables; * marks those where it is your move
+                                     rated unless --casual (a table with an AI or a guest is always casual);
+                                     --clock BASE+INC (10m+5s), BASE (5m) or N/move (3d/move): untimed without
+  tables                             your tables; * marks those where it is your move (least time left first)
   show TABLE [--json]                the board as your seat sees it
   move TABLE MOVE                    play one move
   record TABLE                       a finished game's record (save it; termgames replay FILE plays it)
@@ -140,33 +143,77 @@ def _challenge(hub: Hub, player: str, args: list[str], owner: str | None = None)
     if not args:
         return _fail("challenge GAME [options] NAME...: name the game")
     game = get_game(args[0])
-    choices = {word for word in args[1:] if word in ("--rated", "--casual")}
+    words, clock_words = _take_clock(args[1:])
+    choices = {word for word in words if word in ("--rated", "--casual")}
     if len(choices) > 1:
         return _fail("challenge: --rated or --casual, not both")
     rated = None if not choices else choices == {"--rated"}
+    if len(clock_words) > 1:
+        return _fail("challenge: one --clock at most")
+    clock = parse_clock(clock_words[0]) if clock_words else None
+    if clock_words and clock is None:
+        return _fail("--clock needs a value: BASE+INC (10m+5s), BASE (5m) or N/move (3d/move)")
     # The CLI's own reader of option flags; the words left over are the players.
-    options, names = game.take_cli_options([word for word in args[1:] if word not in choices])
+    options, names = game.take_cli_options([word for word in words if word not in choices])
     if not names:
         return _fail("challenge whom? Name the other players after the game and its options")
     seats = [Seat(name=player)]
     for text in names:
         info = parse_player(text, game)
         seats.append(info)
-    table = hub.create_table(game.name, options, seats, creator=player, rated=rated, owner=owner)
+    table = hub.create_table(game.name, options, seats, creator=player, rated=rated, owner=owner, clock=clock)
     kind = "rated" if table.rated else "casual"
     return _ok(f"{table.id}: {table.match.describe()}; {kind}; {to_move_text(table.match)}")
+
+
+def _take_clock(args: list[str]) -> tuple[list[str], list[str]]:
+    """``--clock SPEC`` (or ``--clock=SPEC``) out of ``args``: (the other words, the clock specs given)."""
+    rest: list[str] = []
+    specs: list[str] = []
+    items = list(args)
+    while items:
+        word = items.pop(0)
+        if word == "--clock":
+            specs.append(items.pop(0) if items else "")
+        elif word.startswith("--clock="):
+            specs.append(word.removeprefix("--clock="))
+        else:
+            rest.append(word)
+    return rest, specs
+
+
+def time_left_for(table: LiveTable | FinishedTable, player: str) -> float | None:
+    """Seconds ``player`` has left to move at ``table`` when it is her move there on a clock, else None."""
+    seat = table.seat_of(player)
+    if not isinstance(table, LiveTable) or seat is None or not table.to_move_for(player):
+        return None
+    reading = table.read_clocks()
+    if reading is None or seat not in reading[0].running:
+        return None
+    clocks, now = reading
+    return clocks.left_at(seat, now)
 
 
 def _tables(hub: Hub, player: str) -> Result:
     mine = hub.tables_of(player)
     if not mine:
         return _ok("no tables yet: challenge GAME NAME... starts one")
+    left = {table.id: time_left_for(table, player) for table in mine}
+
+    def order(table: LiveTable | FinishedTable) -> tuple[bool, float, int]:
+        # Where it is her move on a clock, least time left first; then every other table by number.
+        seconds = left[table.id]
+        return (seconds is None, seconds if seconds is not None else math.inf, table.id)
+
     lines = []
-    for table in mine:
+    for table in sorted(mine, key=order):
         mark = "*" if table.to_move_for(player) else " "
         players = " vs ".join(_seat_name(table, seat) for seat in range(len(table.names)))
         if isinstance(table, LiveTable) and not table.over:
             state = to_move_text(table.match)
+            seconds = left[table.id]
+            if seconds is not None:
+                state += f", {clock_text(seconds)} left"
         else:
             state = table.final_status() if table.closed else "over: " + table.final_status()
         kind = "rated" if table.rated else "casual"
@@ -250,8 +297,9 @@ def _show(hub: Hub, player: str, args: list[str]) -> Result:
         return _fail("show TABLE [--json] takes nothing else")
     seat = table.seat_of(player)
     viewer = seat if seat is not None else (ALL if table.over else None)
+    table.check_clocks(hub.now())  # a clock that ran out a moment ago is shown out
     if as_json:
-        return _ok(safe_json(view_json(table.match, viewer)))
+        return _ok(safe_json(view_json(table.match, viewer, hub.now())))
     return _ok(view_text(table.match, viewer))
 
 

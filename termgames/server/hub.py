@@ -33,17 +33,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..clock import Clocks, ClockSpec
 from ..match import AI, HUMAN, Seat, random_seed
 from ..paths import write_atomically
 from ..records import dumps, save
 from ..rules import RuleError, get_game
 from ..untrusted import fold_name
+from .clocks import ClockedTable, Timekeeper, clock_text, stored_clock
 from .idle import IdleTables, closed_record_text
 from .limits import (
     AI_THREADS,
@@ -110,7 +113,10 @@ class Hub:
         chat_per_minute: float = CHAT_PER_MINUTE,
         mail: MailConfig | None = None,
         mail_every: float = MAIL_EVERY_HOURS,
+        now: Callable[[], float] = time.time,
     ) -> None:
+        """``now``: the time in seconds since the epoch, what the clocks count with (a test passes its own)."""
+        self._now = now
         self.store = store
         #: Limits on unfinished tables, so that one person (or all) cannot fill the server's memory and disk.
         self.max_tables_per_player = max_tables_per_player
@@ -138,12 +144,17 @@ class Hub:
         self.notices = Notices(self, mail, mail_every)
         #: Closes the tables without a move for idle_days (a guest's table: guest_idle_days).
         self.idle = IdleTables(self, idle_days, guest_idle_days)
+        #: The one timer of every running clock, and the heartbeat.
+        self.timekeeper = Timekeeper(self)
+        # The time no server ran is not charged to any clock: credited before a table is read.
+        self.timekeeper.credit_downtime()
         # Start-up replays the unfinished tables only, once the idle ones are closed (without replaying them).
         self.close_idle()
         for stored in store.load_open_tables():
             table = self._live(stored)
             if table is None:
                 continue
+            table.clock_changed()
             try:
                 if table.over:
                     # Its last move was stored but the server stopped before the table was marked finished.
@@ -199,6 +210,7 @@ class Hub:
             self._watch_task = loop.create_task(self.others.take_over_forever())
         self._idle_task = loop.create_task(self.idle.close_forever())
         self.notices.start()
+        self.timekeeper.start()
 
     def close_idle(self, now: datetime | None = None) -> list[int]:
         """Close the tables idle for too long (see :meth:`~.idle.IdleTables.close`); the ids of those closed."""
@@ -210,6 +222,7 @@ class Hub:
         # server's process from exiting (its thread holds the interpreter) long after everything was closed.
         for table in self.tables.values():
             table.runner.stop()
+        self.timekeeper.stop()
         for name in ("_watch_task", "_idle_task"):
             task = getattr(self, name, None)
             if task is not None:
@@ -257,6 +270,7 @@ class Hub:
         if stored.finished and table.rated:
             table.rating_changes = self.store.rating_changes(table.id)
         table.runner.start()
+        table.clock_changed()
         self.lobby_changed()
         return table
 
@@ -269,19 +283,23 @@ class Hub:
         seed: int | None = None,
         rated: bool | None = None,
         owner: str | None = None,
+        clock: ClockSpec | None = None,
     ) -> LiveTable:
         """A new table; RuleError if the game, options or seats make no game.
 
         ``rated`` None: rated when every seat is a human's and no guest's, casual otherwise.  Asked for
         explicitly, a rated table with a computer seat, a guest or one person in two seats is refused.
         ``owner``: whom it counts against (the connection knows: :func:`key_owner`, :func:`guest_owner`);
-        None works it out from ``creator``.
+        None works it out from ``creator``.  ``clock``: the seats' clock (None: untimed); it starts once every
+        seat is taken.
         """
         game = get_game(game_name)
         seats = list(seats)
         computers_only = all(seat.kind == AI for seat in seats)
         if computers_only and (is_guest(creator) or self.store.account(creator) is None):
             raise RuleError("only a registered player makes a table of computers only (sign in with an SSH key)")
+        if computers_only and clock is not None:
+            raise RuleError("a table of computers only is untimed: its computers play only while someone watches")
         owner = owner or self.owner_of(creator)
         self._check_table_limits(owner, computers_only)
         for index, seat in enumerate(seats):
@@ -299,12 +317,15 @@ class Hub:
         seed = random_seed() if seed is None else seed
         stored = StoredTable(
             0, game.name, game.check_options(options), seed, [s.to_dict() for s in seats], creator, "", False,
-            rated=rated,
+            rated=rated, clock="" if clock is None else stored_clock(Clocks.new(clock, len(seats)), []),
         )
         probe = LiveTable(self, stored)  # checks seat count, names and options before anything is stored
+        if clock is not None and not probe.open_seats():
+            probe.match.start_clocks(self.now())  # every seat taken: the first to move is on the clock now
+            stored.clock = clock_text(probe.match)
         try:
             table_id = self.store.create_table(
-                game.name, probe.match.options, seed, stored.seats, creator, rated, owner=owner
+                game.name, probe.match.options, seed, stored.seats, creator, rated, owner=owner, clock=stored.clock
             )
         except StoreError as error:
             log.error("a table not stored: %s", error)
@@ -314,6 +335,7 @@ class Hub:
         self.tables[table_id] = table
         self.lobby_changed()
         table.runner.start()
+        table.clock_changed()
         self.notices.challenged(table)
         return table
 
@@ -455,6 +477,22 @@ class Hub:
         if kept:
             return kept
         return closed_record_text(table.match, table.closed) if table.closed else dumps(table.match)
+
+    # -- clocks and turns ------------------------------------------------------------
+
+    def now(self) -> float:
+        """The time now, in seconds since the epoch: what every clock of this server counts with."""
+        return self._now()
+
+    def clocked_table(self, table_id: int) -> LiveTable | None:
+        return self.tables.get(table_id)
+
+    def clock_warning(self, clocked: ClockedTable, seat: int) -> None:
+        """``seat``'s running clock at ``clocked`` fell below a fifth of its time: her notices (and mail, if she is
+        away) hear it.  Every server holding the table tells the players connected to it; the mail is sent once."""
+        table = self.tables.get(clocked.id)
+        if table is not None and not table.match.computer_plays(seat):
+            self.players_news(table, "clock", [seat])
 
     # -- ratings --------------------------------------------------------------------
 

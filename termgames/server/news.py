@@ -124,6 +124,6 @@ class OtherServers:
             await asyncio.sleep(AI_TAKEOVER_SECONDS)
             for table in list(self.hub.tables.values()):
                 if not table.over and not table.runner.thinking and any(
-                    table.match.seats[seat].is_ai for seat in table.to_move()
+                    table.match.computer_plays(seat) for seat in table.to_move()
                 ):
                     table.runner.start()

@@ -67,10 +67,13 @@ class Notice:
 def time_left(table: LiveTable, seat: int) -> float | None:
     """Seconds left on ``seat``'s clock at ``table``; None while the table has no clock.
 
-    The digest sorts by it (least time first) and says it; the clocks give it (until then every table is
-    sorted by how long it has waited).
+    The digest sorts by it (least time first) and says it.
     """
-    return None
+    reading = table.read_clocks()
+    if reading is None:
+        return None
+    clocks, now = reading
+    return clocks.left_at(seat, now)
 
 
 def iso(moment: datetime) -> str:

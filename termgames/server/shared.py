@@ -14,6 +14,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..clock import Clocks
 from ..match import HUMAN, Seat
 from ..rules import Game, RuleError, View, Viewer
 from ..rules.base import ALL
@@ -83,6 +84,9 @@ class SharedTable:
         if viewer == ALL and self.live.over:
             return self.live.view(ALL)
         return self.live.view(self.seat)
+
+    def read_clocks(self) -> tuple[Clocks, float] | None:
+        return self.live.read_clocks()  # public, like the scores
 
     def _check_seat(self, seat: int) -> None:
         if self.seat is None:

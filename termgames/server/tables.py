@@ -25,16 +25,18 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..match import AI, HUMAN, Match, PreparedMove, Seat, prepare_move
-from ..rating import ranks_of
+from ..clock import Clocks
+from ..match import AI, HUMAN, Flag, Match, MoveRecord, PreparedMove, Seat, prepare_move
 from ..rules import Game, RuleError, State, View, Viewer, get_game
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
 from ..untrusted import fold_name
+from .clocks import Timekeeper, clock_text, read_clock, stored_clock
 from .limits import RateLimit
 from .people import OPEN_PREFIX, is_guest, name_owner
 from .pool import FairPool
 from .stores.interface import (
+    ClockChanged,
     PlayerRating,
     PlyTaken,
     RatedResult,
@@ -67,6 +69,8 @@ class TableHost(Protocol):
     executor: FairPool
     #: The server stops: no computer seat thinks any more.
     closed: bool
+    #: The one timer of every running clock.
+    timekeeper: Timekeeper
     #: Chat lines by owner (see :func:`~.people.key_owner`), and the limit's rate for the refusal's words.
     chat_limit: RateLimit
     chat_per_minute: float
@@ -84,6 +88,10 @@ class TableHost(Protocol):
         ...
 
     def lobby_changed(self) -> None: ...
+
+    def now(self) -> float:
+        """The time now (seconds since the epoch): what the clocks count with."""
+        ...
 
     def players_news(self, table: LiveTable, kind: str, seats: Collection[int]) -> None:
         """News for the players of ``seats`` wherever they are connected: it became their move (``move``), an
@@ -229,7 +237,9 @@ class LiveTable(TableFacts):
         self.seed = stored.seed
         #: What this table did to its players' ratings once it finished rated (empty otherwise).
         self.rating_changes: list[RatingChange] = []
-        self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, stored.moves)
+        #: The clock as stored (what a change of it must find there still: see :meth:`play_prepared`).
+        self.clock_text = stored.clock
+        self.match = self._stored_match(stored.moves, stored.clock)
         self.subscribers: list[Subscriber] = []
         #: Each local subscriber's presence as the store knows it (shared by every server process).
         self._presence_ids: dict[int, int] = {}
@@ -265,7 +275,7 @@ class LiveTable(TableFacts):
         return self.rating_changes
 
     def to_move(self) -> tuple[int, ...]:
-        return () if self.closed else self.match.state.to_move()  # a closed table waits for nobody
+        return () if self.closed else self.match.to_move()  # a closed table waits for nobody
 
     def to_move_for(self, player: str) -> bool:
         seat = self.seat_of(player)
@@ -301,7 +311,8 @@ class LiveTable(TableFacts):
         here = self.connected()
         out = []
         for number, seat in enumerate(self.seats, start=1):
-            if seat.kind == AI:
+            # A seat out of time that the computer plays now shows as the computer's.
+            if seat.kind == AI or (seat.name is not None and self.match.computer_plays(number - 1)):
                 out.append((seat.name or f"ai{number}", "ai"))
             elif seat.name is None:
                 out.append((f"{OPEN_PREFIX}{number}", "open"))
@@ -319,12 +330,43 @@ class LiveTable(TableFacts):
         only ever gets its own; a new position (a move, an undo, a seat taken: a new state) starts afresh.
         """
         state = self.match.state
-        if state is not self._views_of:
+        if state is not self._views_of:  # (a flag changes the views too: it forgets them, _forget_views)
             self._views_of, self._views = state, {}
         view = self._views.get(viewer)
         if view is None:
             view = self._views[viewer] = self.match.view(ALL if viewer is None and self.over else viewer)
         return view
+
+    def read_clocks(self) -> tuple[Clocks, float] | None:
+        """The clocks and the time now to read them at (None: untimed)."""
+        clocks = self.match.clocks
+        return None if clocks is None else (clocks, self.hub.now())
+
+    def _stored_match(self, moves: list[MoveRecord], stored_clock: str) -> Match:
+        """The match of these stored moves and clock (the clocks as stored, counting where they counted)."""
+        clocks: Clocks | None = None
+        flags: list[Flag] = []
+        if stored_clock:
+            clocks, flags = read_clock(stored_clock, len(self.seats))
+        match = Match.replay(
+            self.game, self.options, self.match_seats(), self.seed, moves,
+            clock=clocks.spec if clocks else None, flags=flags,
+        )
+        if clocks is not None:
+            match.clocks = clocks
+        return match
+
+    def _rebuilt(self, moves: list[MoveRecord]) -> Match:
+        """The match again with this table's seats (one was taken): its clock and flags as they are."""
+        match = Match.replay(
+            self.game, self.options, self.match_seats(), self.seed, moves, clock=self.match.clock,
+            flags=self.match.flags,
+        )
+        match.clocks = self.match.clocks
+        return match
+
+    def _forget_views(self) -> None:
+        self._views_of = None
 
     # -- changes -----------------------------------------------------------------
 
@@ -333,6 +375,7 @@ class LiveTable(TableFacts):
         self._refuse_closed()
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
+        self._refuse_out_of_time(seat)
         try:
             prepared = prepare_move(self.match.state, seat, move)
         except RuleError:
@@ -347,43 +390,164 @@ class LiveTable(TableFacts):
         self._refuse_closed()
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
+        self._refuse_out_of_time(seat)
         self.play_prepared(await self.runner.prepare_in_thread(seat, move))
 
+    def _refuse_out_of_time(self, seat: int) -> None:
+        """A player's move for a seat whose time is up (its flag may be due this very moment) is refused."""
+        self.check_clocks(self.hub.now())
+        if seat in self.match.out_of_time:
+            raise RuleError(f"{self.names[seat]} ran out of time: the move was not made")
+
     def play_prepared(self, prepared: PreparedMove) -> None:
-        """Record, store and announce a checked move (on the loop); RuleError if refused."""
+        """Record, store and announce a checked move (on the loop); RuleError if refused.
+
+        At a timed table the move is charged to its seat's clock, and stored only if the table's clock is still
+        the one this table holds: a seat that ran out of time at another server meanwhile moves no more.
+        """
         require_thread(self.hub.store.thread, "a move at a shared table")
         self._refuse_closed()
+        now = self.hub.now()
+        clocks = self.match.clocks
+        if clocks is not None and prepared.seat in clocks.due(now):
+            self.check_clocks(now)
+            raise RuleError(f"{self.names[prepared.seat]} ran out of time: the move was not made")
         ply = len(self.match.moves)
         before = self.to_move()
-        self.match.record(prepared)
+        self.match.record(prepared, at=now)
+        after_clock = clock_text(self.match)
         try:
-            self.hub.store.append_move(self.id, ply, self.match.moves[-1])
+            self.hub.store.append_move(
+                self.id, ply, self.match.moves[-1], clock=after_clock, clock_before=self.clock_text
+            )
         except TableClosed:
             # Another server closed it a moment ago (its news is on the way): closed here too, now.
-            self.match.truncate(ply)
+            self._take_back(ply, clocks)
             self.reload()
             self._refuse_closed()
             raise RuleError(f"table {self.id} was closed") from None
+        except ClockChanged:
+            # A seat ran out of time at another server first (its news is on the way): show that now.
+            self._take_back(ply, clocks)
+            self.catch_up()
+            if prepared.seat in self.match.out_of_time:
+                raise RuleError(f"{self.names[prepared.seat]} ran out of time: the move was not made") from None
+            raise RuleError("the clocks changed meanwhile: the board now shows how; try again") from None
         except PlyTaken:
             # Another server accepted a move here first (its news is on the way): show that position now.
-            self.match.truncate(ply)
+            self._take_back(ply, clocks)
             self.catch_up()
             raise RuleError("another move was accepted first: the board now shows it") from None
         except StoreUnavailable as error:
-            self.match.truncate(ply)
+            self._take_back(ply, clocks)
             log.warning("table %s: move not stored: %s", self.id, error)
             raise RuleError(MOVE_NOT_STORED) from None
         except StoreError as error:
-            self.match.truncate(ply)
+            self._take_back(ply, clocks)
             log.error("table %s: move not stored: %s", self.id, error)
             raise RuleError("the move could not be stored; try again") from None
+        self.clock_text = after_clock
         self.undo_request = None
         self.runner.moved()
         self.broadcast("moved", "")
         self.hub.lobby_changed()
+        self.clock_changed()
         self.tell_whose_move(before)
         if self.match.over:
             self.hub.finished(self)
+
+    def _take_back(self, ply: int, clocks: Clocks | None) -> None:
+        """A move recorded here but not stored: gone again, and the clocks as they were before it."""
+        self.match.truncate(ply)
+        self.match.clocks = clocks
+
+    # -- clocks --------------------------------------------------------------------
+
+    def clock_changed(self) -> None:
+        """The clock changed (or the table was read): the timekeeper looks at it again."""
+        if self.match.clock is not None:
+            self.hub.timekeeper.schedule(self)
+
+    def check_clocks(self, now: float) -> None:
+        """Flag every seat whose time ran out by ``now`` (the timekeeper calls this when the first is due)."""
+        clocks = self.match.clocks
+        if clocks is None or self.over:
+            return
+        for seat in clocks.due(now):
+            if self.over or self.closed:
+                return
+            if seat not in self.match.out_of_time and not self._flag(seat, now):
+                return
+
+    def _flag(self, seat: int, now: float) -> bool:
+        """``seat`` ran out of time: stored as the table's clock, once (another server may flag first, or a move
+        come first); then everyone is told.  False when it was not stored here."""
+        ply = len(self.match.moves)
+        before_clocks = self.match.clocks
+        flag = self.match.flag(seat, at=now)
+        after_clock = clock_text(self.match)
+        try:
+            stored = self.hub.store.flag(self.id, ply, self.clock_text, after_clock)
+        except StoreError as error:
+            self._unflag(before_clocks)
+            log.warning("table %s: %s's flag not stored: %s", self.id, self.names[seat], error)
+            self.hub.timekeeper.retry(self)
+            return False
+        if not stored:  # another server flagged, or a move came there first: read what the store has
+            self._unflag(before_clocks)
+            if not self.catch_up():
+                self.reload()
+            return False
+        self.clock_text = after_clock
+        self._after_flags([flag])
+        if self.match.over:
+            self.hub.finished(self)
+        return True
+
+    def _unflag(self, clocks: Clocks | None) -> None:
+        self.match.flags.pop()
+        self.match.clocks = clocks
+
+    def _after_flags(self, flags: list[Flag]) -> None:
+        """Tell everyone at the table of seats that just ran out of time (here or at another server)."""
+        self._forget_views()
+        self.undo_request = None
+        self.runner.moved()
+        self.broadcast("moved", "")
+        for flag in flags:
+            self.broadcast("notice", self.match.flag_notice(flag))
+        self.hub.lobby_changed()
+        self.clock_changed()
+
+    def adopt_clock(self, text: str | None) -> bool:
+        """The clock as the store has it (another server changed it): taken, with any flag it adds; True when it
+        changed.  A clock this table cannot follow (flags it missed before moves it has) reloads the table."""
+        if text is None or text == self.clock_text:
+            return False
+        try:
+            clocks, flags = read_clock(text, len(self.seats)) if text else (None, [])
+        except ValueError as error:
+            log.error("table %s: its stored clock is unreadable: %s", self.id, error)
+            return False
+        known = [(flag.seat, flag.ply) for flag in self.match.flags]
+        new = flags[len(known):]
+        moves = len(self.match.moves)
+        if [(flag.seat, flag.ply) for flag in flags[: len(known)]] != known or any(f.ply != moves for f in new):
+            self.reload()
+            return True
+        try:
+            for flag in new:
+                self.match.flag(flag.seat, time=flag.time)
+        except RuleError:
+            self.reload()
+            return True
+        self.match.clocks = clocks
+        self.clock_text = text
+        if new:
+            self._after_flags(new)
+        else:
+            self.clock_changed()
+        return True
 
     def join(self, player: str) -> int:
         """Seat ``player`` in the first open seat (or where they sit already)."""
@@ -404,12 +568,17 @@ class LiveTable(TableFacts):
         previous, previous_match = [s.to_dict() for s in self.seats], self.match
         self.seats[seat] = self.seats[seat].named(player)
         try:
-            self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, self.match.moves)
+            self.match = self._rebuilt(self.match.moves)
         except RuleError:
             self.seats[seat] = replace(self.seats[seat], name=None)
             raise
+        started: str | None = None
+        if self.match.clocks is not None and not self.match.clocks.counting and not self.open_seats():
+            # The last seat taken: the clocks start now (none ran while the table waited for players).
+            self.match.start_clocks(self.hub.now())
+            started = clock_text(self.match)
         try:
-            taken = self.hub.store.update_seats(self.id, [s.to_dict() for s in self.seats], previous)
+            taken = self.hub.store.update_seats(self.id, [s.to_dict() for s in self.seats], previous, clock=started)
         except StoreError as error:
             taken = False
             log.error("table %s: seats not stored: %s", self.id, error)
@@ -420,6 +589,9 @@ class LiveTable(TableFacts):
         self.runner.start()  # the position is the same: an AI deciding goes on, its move is checked again
         self.broadcast("seats", f"{player} takes seat {seat + 1}")
         self.hub.lobby_changed()
+        if started is not None:
+            self.clock_text = started
+            self.clock_changed()
         return seat
 
     def request_undo(self, seat: int) -> str:
@@ -465,8 +637,14 @@ class LiveTable(TableFacts):
                 self._undo_to(request.ply, f"Undo accepted: {self.names[request.seat]} takes back a move")
 
     def _undo_to(self, ply: int, notice: str) -> None:
+        clock, clocks = None, self.match.clocks
+        if clocks is not None and clocks.counting:
+            # The time spent stays spent: from now the clocks of the seats to move after the undo run.
+            out = self.match.out_of_time
+            clocks = clocks.run([s for s in self.match.states[ply].to_move() if s not in out], self.hub.now())
+            clock = stored_clock(clocks, [flag for flag in self.match.flags if flag.ply <= ply])
         try:
-            self.hub.store.truncate(self.id, ply, notice)
+            self.hub.store.truncate(self.id, ply, notice, clock=clock)
         except TableClosed:
             self.reload()
             raise RuleError(f"table {self.id} was closed: its moves stand") from None
@@ -474,11 +652,15 @@ class LiveTable(TableFacts):
             log.error("table %s: undo not stored: %s", self.id, error)
             raise RuleError("the undo could not be stored; try again") from None
         self.match.truncate(ply)
+        self.match.clocks = clocks
+        if clock is not None:
+            self.clock_text = clock
         self.undo_request = None
         self.runner.rewound()
         self.broadcast("moved", "")
         self.broadcast("notice", notice)
         self.hub.lobby_changed()
+        self.clock_changed()
 
     def rated_result(self) -> RatedResult | str:
         """The finished rated game's result, or why it rates nobody (one line)."""
@@ -498,9 +680,8 @@ class LiveTable(TableFacts):
             return "one account sat in two seats"
         if len(set(keys)) != len(keys):  # two names claimed by one key after they were seated
             return "two seats' names sign in with one SSH key: one person played both"
-        state = self.match.state
-        ranks = ranks_of(state.winners(), state.scores(), len(players))
-        return RatedResult(self.game.name, tuple(players), tuple(ranks))
+        # A seat that ran out of time ranks last (two seats: the other won on time).
+        return RatedResult(self.game.name, tuple(players), tuple(self.match.ranks()))
 
     def say(self, player: str, text: str, owner: str | None = None) -> None:
         """One chat line from ``player`` (control characters removed, length capped); RuleError (one line)
@@ -582,17 +763,27 @@ class LiveTable(TableFacts):
         except StoreError as error:
             log.error("table %s: cannot read the moves: %s", self.id, error)
             return False
+        stored_clock = None
+        if self.match.clock is not None:
+            try:
+                stored_clock = self.hub.store.table_clock(self.id)
+            except StoreError as error:
+                log.error("table %s: cannot read the clock: %s", self.id, error)
         if not records:
-            return False
+            return self.adopt_clock(stored_clock)
         before = self.to_move()
         try:
             for record in records:
-                self.match.play(record.seat, self.game.stored_move(record.move), time=record.time)
+                self.match.play(
+                    record.seat, self.game.stored_move(record.move), time=record.time, at=self.hub.now(),
+                    clock=record.clock,
+                )
         except RuleError as error:  # cannot happen unless the position here went astray: start again from the store
             log.warning("table %s: the stored moves do not follow ours (%s): reloading", self.id, error)
             self.reload()
             return True
         self.moved_elsewhere(before)
+        self.adopt_clock(stored_clock)
         return True
 
     def moved_elsewhere(self, before: Collection[int] = ()) -> None:
@@ -610,7 +801,11 @@ class LiveTable(TableFacts):
         if self.over or not moves:
             return
         last = moves[-1].seat
-        seats = [seat for seat in self.to_move() if seat not in before and seat != last]
+        seats = [
+            seat for seat in self.to_move()
+            # (a seat out of time is the computer's now)
+            if seat not in before and seat != last and not self.match.computer_plays(seat)
+        ]
         if seats:
             self.hub.players_news(self, "move", seats)
 
@@ -625,12 +820,14 @@ class LiveTable(TableFacts):
         was_to_move, had = self.to_move(), len(self.match.moves)
         self.seats = [Seat.from_dict(seat) for seat in stored.seats]
         try:
-            match = Match.replay(self.game, self.options, self.match_seats(), self.seed, stored.moves)
-        except RuleError as error:
+            match = self._stored_match(stored.moves, stored.clock)
+        except (RuleError, ValueError) as error:
             log.error("table %s cannot be reloaded: %s", self.id, error)
             self.seats = before
             return
-        self.match, self.undo_request = match, None
+        self.match, self.undo_request, self.clock_text = match, None, stored.clock
+        self._forget_views()
+        self.clock_changed()
         self.runner.rewound()
         self.broadcast("seats", "")
         self.broadcast("moved", "")
@@ -645,25 +842,36 @@ class LiveTable(TableFacts):
             have = len(self.match.moves)
             if have > ply:
                 return  # we know that move already (we read it when ours came second)
-            if have == ply and isinstance(data.get("move"), str):
+            if have == ply and isinstance(data.get("move"), str) and (self.match.clock is None or "clock" in data):
+                left = data.get("left")
                 before = self.to_move()
                 try:
-                    self.match.play(int(data["seat"]), data["move"], time=str(data.get("time", "")))
+                    self.match.play(
+                        int(data["seat"]), data["move"], time=str(data.get("time", "")), at=self.hub.now(),
+                        clock=float(left) if isinstance(left, (int, float)) else None,
+                    )
                 except RuleError:
                     self.reload()
                     return
                 self.moved_elsewhere(before)
+                self.adopt_clock(data.get("clock"))
             else:
                 self.catch_up()
+        elif event.kind == "flag":
+            if int(data.get("ply", -1)) != len(self.match.moves):
+                self.catch_up()
+            else:
+                self.adopt_clock(str(data.get("clock", "")))
         elif event.kind == "truncate":
             ply = int(data["ply"])
-            self.match.truncate(ply)
+            self.match.truncate(ply, at=self.hub.now())
             self.undo_request = None
             self.runner.rewound()
             self.broadcast("moved", "")
             if data.get("notice"):
                 self.broadcast("notice", str(data["notice"]))
             self.hub.lobby_changed()
+            self.adopt_clock(data.get("clock"))
         elif event.kind == "seats":
             self.reload_seats(data)
         elif event.kind == "chat":
@@ -722,11 +930,12 @@ class LiveTable(TableFacts):
         before = self.seats
         self.seats = seats
         try:
-            self.match = Match.replay(self.game, self.options, self.match_seats(), self.seed, self.match.moves)
+            self.match = self._rebuilt(self.match.moves)
         except RuleError as error:
             log.error("table %s: the seats stored elsewhere make no game: %s", self.id, error)
             self.seats = before
             return
+        self.adopt_clock(data.get("clock"))
         self.runner.start()
         taken = [f"{seat.name} takes seat {number}" for number, (seat, old) in enumerate(zip(seats, before), start=1)
                  if seat.name is not None and old.name is None]
@@ -788,5 +997,5 @@ class LiveTable(TableFacts):
     def differs_from(self, seats: str, moves: int, last: str) -> bool:
         """Whether the stored table (as :meth:`~.stores.interface.TableStore.changes` gives it) is not what we have."""
         have = self.match.moves
-        mine = f"{have[-1].move} {have[-1].time}" if have else ""
+        mine = (f"{have[-1].move} {have[-1].time}" if have else "") + self.clock_text
         return json.loads(seats) != [seat.to_dict() for seat in self.seats] or moves != len(have) or last != mine

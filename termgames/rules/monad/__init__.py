@@ -458,6 +458,8 @@ class Monad(Game):
     )
     #: A computer seat whose bot fails sends ``fault REASON`` (the turn runner does): the turn goes on without it.
     fault_move = FAULT
+    #: A seat out of time sends no more commands: it passes every turn, and the turns stop waiting for it.
+    timeout_move = "pass"
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> MonadState:
         board = make_map(

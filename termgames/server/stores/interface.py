@@ -58,6 +58,11 @@ class TableClosed(StoreError):
     """The table was closed for inactivity (by this server or another): no move or undo is stored any more."""
 
 
+class ClockChanged(PlyTaken):
+    """The table's clock is not what this server held: a seat ran out of time there first (or the clocks were
+    credited a downtime).  The move is not accepted; the table is read again."""
+
+
 @dataclass
 class StoredTable:
     id: int
@@ -83,11 +88,13 @@ class StoredTable:
     outcome: str = ""
     #: Why the row makes no table ("" when it does): the hub sets such a table aside.
     unreadable: str = ""
+    #: The table's clock as stored (JSON text: the clocks and the seats out of time); empty when untimed.
+    clock: str = ""
 
 
 def table_from_row(
     table_id: int, game: str, options: str, seed: str, seats: str, creator: str, created: str, finished: Any,
-    rated: Any, owner: str = "", closed: str = "", outcome: str = "",
+    rated: Any, owner: str = "", closed: str = "", outcome: str = "", clock: str = "",
 ) -> StoredTable:
     """A table as a store's row holds it (options and seats as JSON text, the seed as digits).
 
@@ -102,7 +109,7 @@ def table_from_row(
             raise ValueError("its seats are not a list of JSON objects")
         return StoredTable(
             table_id, game, options_value, int(seed), seats_value, creator, created, bool(finished),
-            rated=bool(rated), owner=owner or "", closed=closed or "", outcome=outcome or "",
+            rated=bool(rated), owner=owner or "", closed=closed or "", outcome=outcome or "", clock=clock or "",
         )
     except (ValueError, TypeError, RecursionError) as error:
         return StoredTable(
@@ -253,12 +260,17 @@ class TableStore(Protocol):
         creator: str,
         rated: bool = False,
         owner: str = "",
-    ) -> int: ...
+        clock: str = "",
+    ) -> int:
+        """A new table (``clock``: its clock as JSON text, empty when untimed); its number."""
+        ...
 
     def update_seats(
-        self, table_id: int, seats: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None
+        self, table_id: int, seats: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None,
+        clock: str | None = None,
     ) -> bool:
-        """Store the seats; with ``previous``, only if they are still those (False: someone changed them first)."""
+        """Store the seats (and ``clock``, when given: the clocks start once every seat is taken); with
+        ``previous``, only if they are still those (False: someone changed them first)."""
         ...
 
     def set_finished(self, table_id: int, finished: bool) -> None: ...
@@ -287,11 +299,35 @@ class TableStore(Protocol):
 
     def rating_changes(self, table_id: int) -> list[RatingChange]: ...
 
-    def append_move(self, table_id: int, ply: int, record: MoveRecord) -> None:
-        """Store move number ``ply`` (0-based) in the transaction that accepts it; :class:`PlyTaken` if taken."""
+    def append_move(
+        self, table_id: int, ply: int, record: MoveRecord, clock: str = "", clock_before: str = ""
+    ) -> None:
+        """Store move number ``ply`` (0-based) in the transaction that accepts it, and the table's ``clock`` after
+        it; :class:`PlyTaken` if the ply is taken, :class:`ClockChanged` if the table's clock is no longer
+        ``clock_before`` (a seat ran out of time meanwhile)."""
         ...
 
-    def truncate(self, table_id: int, ply: int, notice: str = "") -> None: ...
+    def flag(self, table_id: int, ply: int, clock_before: str, clock: str) -> bool:
+        """A seat ran out of time after ``ply`` moves: store the table's ``clock`` (which says so) if the table
+        still has ``ply`` moves, is open and its clock is still ``clock_before``, and tell the other servers.
+        Whoever gets True flagged: one server of many, exactly once."""
+        ...
+
+    def table_clock(self, table_id: int) -> str:
+        """The table's clock as stored (empty when untimed)."""
+        ...
+
+    def heartbeat(self, now: float) -> None:
+        """A server is running at ``now`` (seconds since the epoch): what the next start-up measures a downtime from."""
+        ...
+
+    def credit_downtime(self, now: float, stale_after: float, shift: Callable[[str, float], str]) -> float:
+        """At start-up: if no server ran for more than ``stale_after`` seconds before ``now``, every unfinished
+        table's clock is given ``shift(clock, seconds)`` (the time nobody could move is not charged), once
+        whatever the number of servers starting; the seconds credited (0: a server was running)."""
+        ...
+
+    def truncate(self, table_id: int, ply: int, notice: str = "", clock: str | None = None) -> None: ...
 
     def set_at_table(self, player: str, table_id: int | None) -> None: ...
 
@@ -325,7 +361,7 @@ class TableStore(Protocol):
 
     def changes(self, held: Collection[int] = ()) -> dict[int, tuple[str, bool, int, str]]:
         """Per unfinished table and per table in ``held``: (seats as stored, finished, number of moves, the last
-        move's ``move time``).
+        move's ``move time`` followed by the table's clock).
 
         What a server compares with its tables after it lost the database for a while (see ``online``)."""
         ...

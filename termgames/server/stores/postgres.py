@@ -55,6 +55,7 @@ from ...untrusted import fold_name
 from .interface import (
     CHAT_KEPT,
     DEFAULT_NOTIFY_MODE,
+    ClockChanged,
     NoticeSettings,
     PlayerRating,
     PlyTaken,
@@ -118,10 +119,12 @@ RECONNECT_LONGEST = 2.0
 AI_LOCK = 0x7468
 RATING_LOCK = 0x7469
 MAIL_LOCK = 0x746A
+#: Crediting a downtime to the clocks: one server at a time (the first to start does it, the others see it done).
+CLOCK_LOCK = 0x746B
 
 
 
-_COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome"
+_COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome, clock"
 
 
 def _stored(row: Any) -> StoredTable:
@@ -402,13 +405,14 @@ class PostgresStore:
         creator: str,
         rated: bool = False,
         owner: str = "",
+        clock: str = "",
     ) -> int:
         async def create(conn: Any) -> tuple[int, bool]:
             async with conn.transaction():
                 table_id: int = await conn.fetchval(
-                    "INSERT INTO tables (game, options, seed, seats, creator, created, rated, owner) "
-                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
-                    game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), rated, owner,
+                    "INSERT INTO tables (game, options, seed, seats, creator, created, rated, owner, clock) "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+                    game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), rated, owner, clock,
                 )
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, self._notify("table", table_id, {}))
             # The table's computer seats are played here, where it was made (another server takes over if we die).
@@ -425,18 +429,32 @@ class PostgresStore:
         return table_id
 
     def update_seats(
-        self, table_id: int, seats: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None
+        self, table_id: int, seats: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None,
+        clock: str | None = None,
     ) -> bool:
-        news = self._notify("seats", table_id, {"seats": seats})
+        data: dict[str, Any] = {"seats": seats}
+        if clock is not None:
+            data["clock"] = clock
+        news = self._notify("seats", table_id, data)
+        # The clock (when given) starts with the last seat taken: it is set in the same statement.
+        clocked = "" if clock is None else ", clock = $6"
         if previous is None:
-            sql = "WITH u AS (UPDATE tables SET seats = $2 WHERE id = $1 RETURNING id) SELECT pg_notify($3, $4) FROM u"
+            sql = (
+                f"WITH u AS (UPDATE tables SET seats = $2{clocked} WHERE id = $1 RETURNING id) "
+                "SELECT pg_notify($3, $4) FROM u"
+            )
             args: tuple[Any, ...] = (table_id, json.dumps(seats), CHANNEL, news)
+            if clock is not None:
+                sql = sql.replace("$6", "$5")
+                args += (clock,)
         else:
             sql = (
-                "WITH u AS (UPDATE tables SET seats = $2 WHERE id = $1 AND seats = $5 RETURNING id) "
+                f"WITH u AS (UPDATE tables SET seats = $2{clocked} WHERE id = $1 AND seats = $5 RETURNING id) "
                 "SELECT pg_notify($3, $4) FROM u"
             )
             args = (table_id, json.dumps(seats), CHANNEL, news, json.dumps(previous))
+            if clock is not None:
+                args += (clock,)
         row = self._run(lambda c: c.fetchrow(sql, *args))
         return row is not None
 
@@ -541,29 +559,88 @@ class PostgresStore:
             for r in rows
         ]
 
-    def append_move(self, table_id: int, ply: int, record: MoveRecord) -> None:
+    def append_move(
+        self, table_id: int, ply: int, record: MoveRecord, clock: str = "", clock_before: str = ""
+    ) -> None:
         data: dict[str, Any] = {"ply": ply, "seat": record.seat, "time": record.time}
         if len(record.move) <= MAX_MOVE_IN_NEWS:
             data["move"] = record.move
+        if clock:
+            data["clock"], data["left"] = clock, record.clock
         news = self._notify("move", table_id, data)
 
         async def append(conn: Any) -> None:
-            # One transaction, one round trip (migration 4): the table's row lock orders every change of its
-            # moves (a move, an undo, closing it) between servers, and the move is stored only as the next ply
-            # of a table still open.
+            # One transaction, one round trip (migrations 4 and 5): the table's row lock orders every change of
+            # its moves (a move, an undo, closing it, a flag) between servers, and the move is stored only as the
+            # next ply of a table still open whose clock is still the one this server held.
             stored = await conn.fetchval(
-                "SELECT termgames_play($1, $2, $3, $4, $5, $6)",
-                table_id, ply, record.seat, record.move, record.time, news,
+                "SELECT termgames_play_timed($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                table_id, ply, record.seat, record.move, record.time, record.clock, clock_before, clock, news,
             )
-            if stored < 0:
+            if stored == -1:
                 raise TableClosed(f"table {table_id} was closed")
+            if stored == -2:
+                raise ClockChanged(f"the clock of table {table_id} changed")
             if not stored:
                 raise PlyTaken(f"move {ply + 1} of table {table_id} is stored already")
 
         self._run(append)
 
-    def truncate(self, table_id: int, ply: int, notice: str = "") -> None:
-        news = self._notify("truncate", table_id, {"ply": ply, "notice": notice})
+    def flag(self, table_id: int, ply: int, clock_before: str, clock: str) -> bool:
+        news = self._notify("flag", table_id, {"ply": ply, "clock": clock})
+        return bool(
+            self._run(
+                lambda c: c.fetchval(
+                    "SELECT termgames_flag($1, $2, $3, $4, $5)", table_id, ply, clock_before, clock, news
+                )
+            )
+        )
+
+    def table_clock(self, table_id: int) -> str:
+        found = self._run(lambda c: c.fetchval("SELECT clock FROM tables WHERE id = $1", table_id))
+        return str(found or "")
+
+    def heartbeat(self, now: float) -> None:
+        self._run(
+            lambda c: c.execute(
+                "INSERT INTO alive (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = "
+                "greatest(alive.at, EXCLUDED.at)",
+                now,
+            )
+        )
+
+    def credit_downtime(self, now: float, stale_after: float, shift: Callable[[str, float], str]) -> float:
+        async def credit(conn: Any) -> float:
+            async with conn.transaction():
+                # Servers starting at once take turns: the second sees the first one's heartbeat, fresh.
+                await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", CLOCK_LOCK)
+                last = await conn.fetchval("SELECT at FROM alive WHERE id = 1")
+                gap = 0.0 if last is None else now - float(last)
+                if gap > stale_after:
+                    rows = await conn.fetch(
+                        "SELECT id, clock FROM tables WHERE NOT finished AND clock <> '' FOR NO KEY UPDATE"
+                    )
+                    for row in rows:
+                        await conn.execute(
+                            "UPDATE tables SET clock = $2 WHERE id = $1", row["id"], shift(row["clock"], gap)
+                        )
+                else:
+                    gap = 0.0
+                await conn.execute(
+                    "INSERT INTO alive (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = "
+                    "greatest(alive.at, EXCLUDED.at)",
+                    now,
+                )
+                return gap
+
+        found: float = self._run(credit)
+        return found
+
+    def truncate(self, table_id: int, ply: int, notice: str = "", clock: str | None = None) -> None:
+        data: dict[str, Any] = {"ply": ply, "notice": notice}
+        if clock is not None:
+            data["clock"] = clock
+        news = self._notify("truncate", table_id, data)
 
         async def truncate(conn: Any) -> None:
             async with conn.transaction():
@@ -574,6 +651,8 @@ class PostgresStore:
                 await conn.execute(
                     "UPDATE tables SET finished = FALSE, record = NULL, outcome = '' WHERE id = $1", table_id
                 )
+                if clock is not None:
+                    await conn.execute("UPDATE tables SET clock = $2 WHERE id = $1", table_id, clock)
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, news)
 
         self._run(truncate)
@@ -644,10 +723,12 @@ class PostgresStore:
             for row in await conn.fetch(f"SELECT {_COLUMNS} FROM tables {where} ORDER BY id", *args):
                 tables[row["id"]] = _stored(row)
             for row in await conn.fetch(
-                f"SELECT table_id, seat, move, time FROM moves {move_where} ORDER BY table_id, ply", *args
+                f"SELECT table_id, seat, move, time, clock FROM moves {move_where} ORDER BY table_id, ply", *args
             ):
                 if row["table_id"] in tables:
-                    tables[row["table_id"]].moves.append(MoveRecord(row["seat"], row["move"], row["time"]))
+                    tables[row["table_id"]].moves.append(
+                        MoveRecord(row["seat"], row["move"], row["time"], clock=row["clock"])
+                    )
             for row in await conn.fetch(
                 "SELECT table_id, player, text FROM (SELECT table_id, player, text, id, row_number() OVER "
                 f"(PARTITION BY table_id ORDER BY id DESC) AS age FROM chat {move_where}) recent "
@@ -661,10 +742,11 @@ class PostgresStore:
     def moves_from(self, table_id: int, ply: int) -> list[MoveRecord]:
         rows = self._run(
             lambda c: c.fetch(
-                "SELECT seat, move, time FROM moves WHERE table_id = $1 AND ply >= $2 ORDER BY ply", table_id, ply
+                "SELECT seat, move, time, clock FROM moves WHERE table_id = $1 AND ply >= $2 ORDER BY ply",
+                table_id, ply,
             )
         )
-        return [MoveRecord(row["seat"], row["move"], row["time"]) for row in rows]
+        return [MoveRecord(row["seat"], row["move"], row["time"], clock=row["clock"]) for row in rows]
 
     def add_chat(self, table_id: int, player: str, text: str) -> None:
         news = self._notify("chat", table_id, {"player": player, "text": text})
@@ -693,7 +775,8 @@ class PostgresStore:
             lambda c: c.fetch(
                 "SELECT t.id, t.seats, t.finished, (SELECT count(*) FROM moves m WHERE m.table_id = t.id) AS moves, "
                 "coalesce((SELECT m.move || ' ' || m.time FROM moves m WHERE m.table_id = t.id "
-                "ORDER BY m.ply DESC LIMIT 1), '') AS last FROM tables t WHERE NOT t.finished OR t.id = ANY($1)",
+                "ORDER BY m.ply DESC LIMIT 1), '') || t.clock AS last FROM tables t "
+                "WHERE NOT t.finished OR t.id = ANY($1)",
                 list(held),
             )
         )

@@ -159,6 +159,79 @@ MIGRATIONS: list[tuple[int, str]] = [
         """,
     ),
     (
+        5,
+        # Clocks (issue 26): each table's clock (JSON text: the seats' time, who ran out), what each mover had
+        # left, and when a server last ran (a start-up after a downtime credits it to the clocks).  A move now
+        # stores the clock after it, refused when the clock changed meanwhile (a seat ran out of time first);
+        # a flag is stored under the row's lock too, once.  The move function of migration 4 stays for the
+        # servers of the version before, but refuses a timed table: they would not keep its clock.
+        """
+        ALTER TABLE tables ADD COLUMN clock TEXT NOT NULL DEFAULT '';
+        ALTER TABLE moves ADD COLUMN clock DOUBLE PRECISION;
+        CREATE TABLE alive (
+            id INTEGER PRIMARY KEY,
+            at DOUBLE PRECISION NOT NULL
+        );
+        CREATE OR REPLACE FUNCTION termgames_play(
+            p_table BIGINT, p_ply INTEGER, p_seat INTEGER, p_move TEXT, p_time TEXT, p_news TEXT
+        ) RETURNS INTEGER LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            IF (SELECT closed FROM tables WHERE id = p_table) <> '' THEN
+                RETURN -1;
+            END IF;
+            IF (SELECT clock FROM tables WHERE id = p_table) <> ''
+                    OR (SELECT count(*) FROM moves WHERE table_id = p_table) <> p_ply THEN
+                RETURN 0;
+            END IF;
+            INSERT INTO moves (table_id, ply, seat, move, time) VALUES (p_table, p_ply, p_seat, p_move, p_time);
+            PERFORM pg_notify('termgames', p_news);
+            RETURN 1;
+        END $$;
+        CREATE FUNCTION termgames_play_timed(
+            p_table BIGINT, p_ply INTEGER, p_seat INTEGER, p_move TEXT, p_time TEXT, p_left DOUBLE PRECISION,
+            p_clock_before TEXT, p_clock TEXT, p_news TEXT
+        ) RETURNS INTEGER LANGUAGE plpgsql VOLATILE AS $$
+        DECLARE
+            v_closed TEXT;
+            v_clock TEXT;
+        BEGIN
+            -- The row's lock, and what it holds once locked (a move, an undo or a flag in flight came first).
+            SELECT closed, clock INTO v_closed, v_clock FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            IF v_closed <> '' THEN
+                RETURN -1;
+            END IF;
+            IF (SELECT count(*) FROM moves WHERE table_id = p_table) <> p_ply THEN
+                RETURN 0;
+            END IF;
+            IF v_clock <> p_clock_before THEN
+                RETURN -2;
+            END IF;
+            INSERT INTO moves (table_id, ply, seat, move, time, clock)
+                VALUES (p_table, p_ply, p_seat, p_move, p_time, p_left);
+            IF p_clock <> p_clock_before THEN
+                UPDATE tables SET clock = p_clock WHERE id = p_table;
+            END IF;
+            PERFORM pg_notify('termgames', p_news);
+            RETURN 1;
+        END $$;
+        CREATE FUNCTION termgames_flag(p_table BIGINT, p_ply INTEGER, p_clock_before TEXT, p_clock TEXT, p_news TEXT)
+        RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+            -- Waits for a move in flight; the UPDATE's own snapshot then sees it.
+            PERFORM 1 FROM tables WHERE id = p_table FOR NO KEY UPDATE;
+            UPDATE tables SET clock = p_clock
+            WHERE id = p_table AND NOT finished AND closed = '' AND clock = p_clock_before
+                AND (SELECT count(*) FROM moves WHERE table_id = p_table) = p_ply;
+            IF NOT FOUND THEN
+                RETURN FALSE;
+            END IF;
+            PERFORM pg_notify('termgames', p_news);
+            RETURN TRUE;
+        END $$;
+        """,
+    ),
+    (
         6,
         # Notices and mail (``notify``): an account's choice, her address and its confirmation, when she was last
         # mailed and seen connected; the confirmation mails' throttle (per person and per address); the clock

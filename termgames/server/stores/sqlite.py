@@ -1,8 +1,9 @@
 """The server's memory: an embedded SQLite database in WAL mode.
 
-Six tables: ``players`` (name -> the SSH key that claimed it, trust on
-first use), ``tables`` (game, options, seed, seats and rated-or-casual of each
-shared table), ``moves`` (one row per ply), ``at_table`` (the table each
+Seven tables: ``players`` (name -> the SSH key that claimed it, trust on
+first use), ``tables`` (game, options, seed, seats, rated-or-casual and clock of
+each shared table), ``moves`` (one row per ply), ``alive`` (when the server last
+ran: a start-up after a downtime credits it to the clocks), ``at_table`` (the table each
 player's screen was at, so a dropped connection or a restarted server brings
 them back there), ``ratings`` (an account's rating per game) and
 ``rating_changes`` (what each rated table did to each rating: also the proof
@@ -34,6 +35,7 @@ from ...rating import Rating, rate
 from ...untrusted import fold_name
 from .interface import (
     DEFAULT_NOTIFY_MODE,
+    ClockChanged,
     NoticeSettings,
     PlayerRating,
     PlyTaken,
@@ -68,7 +70,8 @@ CREATE TABLE IF NOT EXISTS tables (
     rated INTEGER NOT NULL DEFAULT 0,
     owner TEXT NOT NULL DEFAULT '',
     closed TEXT NOT NULL DEFAULT '',
-    outcome TEXT NOT NULL DEFAULT ''
+    outcome TEXT NOT NULL DEFAULT '',
+    clock TEXT NOT NULL DEFAULT ''
 )"""
 
 SCHEMA = _TABLES_SCHEMA + """;
@@ -83,7 +86,12 @@ CREATE TABLE IF NOT EXISTS moves (
     seat INTEGER NOT NULL,
     move TEXT NOT NULL,
     time TEXT NOT NULL,
+    clock REAL,
     PRIMARY KEY (table_id, ply)
+);
+CREATE TABLE IF NOT EXISTS alive (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS at_table (
     player TEXT PRIMARY KEY,
@@ -179,6 +187,7 @@ class Store:
         _seeds_as_text(self.db)
         _add_rated_column(self.db)
         _add_closing_columns(self.db)
+        _add_clock_columns(self.db)
         self.db.executescript(NOTICES_SCHEMA)
         # Start-up reads the unfinished tables only: without this it would read past every finished one.
         self.db.execute("CREATE INDEX IF NOT EXISTS tables_by_finished ON tables (finished, id)")
@@ -235,22 +244,27 @@ class Store:
         creator: str,
         rated: bool = False,
         owner: str = "",
+        clock: str = "",
     ) -> int:
         with self._transaction():
             cursor = self.db.execute(
-                "INSERT INTO tables (game, options, seed, seats, creator, created, rated, owner) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), int(rated), owner),
+                "INSERT INTO tables (game, options, seed, seats, creator, created, rated, owner, clock) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), int(rated), owner,
+                 clock),
             )
         assert cursor.lastrowid is not None  # an INSERT sets it
         return cursor.lastrowid
 
     def update_seats(
-        self, table_id: int, seats: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None
+        self, table_id: int, seats: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None,
+        clock: str | None = None,
     ) -> bool:
         with self._transaction():
             # One process changes its seats on its loop only: nobody can have changed them meanwhile.
             self.db.execute("UPDATE tables SET seats = ? WHERE id = ?", (json.dumps(seats), table_id))
+            if clock is not None:
+                self.db.execute("UPDATE tables SET clock = ? WHERE id = ?", (clock, table_id))
         return True
 
     def set_finished(self, table_id: int, finished: bool) -> None:
@@ -333,26 +347,72 @@ class Store:
             for p, g, rank, mu0, sigma0, mu1, sigma1 in rows
         ]
 
-    def append_move(self, table_id: int, ply: int, record: MoveRecord) -> None:
-        """Store move number ``ply`` (0-based); :class:`PlyTaken` if that ply is taken."""
+    def append_move(
+        self, table_id: int, ply: int, record: MoveRecord, clock: str = "", clock_before: str = ""
+    ) -> None:
+        """Store move number ``ply`` (0-based) and the table's clock after it; :class:`PlyTaken` if that ply is
+        taken, :class:`ClockChanged` if the clock is not ``clock_before``."""
         try:
             with self._transaction():
                 self._refuse_closed(table_id)
+                if self._clock(table_id) != clock_before:
+                    raise ClockChanged(f"the clock of table {table_id} changed")
                 self.db.execute(
-                    "INSERT INTO moves (table_id, ply, seat, move, time) VALUES (?, ?, ?, ?, ?)",
-                    (table_id, ply, record.seat, record.move, record.time),
+                    "INSERT INTO moves (table_id, ply, seat, move, time, clock) VALUES (?, ?, ?, ?, ?, ?)",
+                    (table_id, ply, record.seat, record.move, record.time, record.clock),
                 )
+                if clock != clock_before:
+                    self.db.execute("UPDATE tables SET clock = ? WHERE id = ?", (clock, table_id))
         except sqlite3.IntegrityError as error:
             raise PlyTaken(f"move {ply + 1} of table {table_id} is stored already") from error
         except sqlite3.Error as error:
             raise StoreError(str(error)) from error
 
-    def truncate(self, table_id: int, ply: int, notice: str = "") -> None:
+    def _clock(self, table_id: int) -> str:
+        row = self.db.execute("SELECT clock FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return str(row[0]) if row else ""
+
+    def flag(self, table_id: int, ply: int, clock_before: str, clock: str) -> bool:
+        with self._transaction():
+            changed = self.db.execute(
+                "UPDATE tables SET clock = ? WHERE id = ? AND finished = 0 AND closed = '' AND clock = ? "
+                "AND (SELECT count(*) FROM moves WHERE table_id = ?) = ?",
+                (clock, table_id, clock_before, table_id, ply),
+            ).rowcount
+        return bool(changed)
+
+    def table_clock(self, table_id: int) -> str:
+        require_thread(self.thread, "the store")
+        return self._clock(table_id)
+
+    def heartbeat(self, now: float) -> None:
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO alive (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = max(at, excluded.at)",
+                (now,),
+            )
+
+    def credit_downtime(self, now: float, stale_after: float, shift: Callable[[str, float], str]) -> float:
+        with self._transaction():
+            row = self.db.execute("SELECT at FROM alive WHERE id = 1").fetchone()
+            gap = 0.0 if row is None else now - float(row[0])
+            if gap > stale_after:
+                timed = self.db.execute("SELECT id, clock FROM tables WHERE finished = 0 AND clock <> ''").fetchall()
+                for table_id, clock in timed:
+                    self.db.execute("UPDATE tables SET clock = ? WHERE id = ?", (shift(clock, gap), table_id))
+            else:
+                gap = 0.0
+            self.db.execute("INSERT OR REPLACE INTO alive (id, at) VALUES (1, ?)", (now,))
+        return gap
+
+    def truncate(self, table_id: int, ply: int, notice: str = "", clock: str | None = None) -> None:
         """Forget moves from ``ply`` on (an accepted undo); :class:`TableClosed` at a closed table."""
         with self._transaction():
             self._refuse_closed(table_id)
             self.db.execute("DELETE FROM moves WHERE table_id = ? AND ply >= ?", (table_id, ply))
             self.db.execute("UPDATE tables SET finished = 0, outcome = '' WHERE id = ?", (table_id,))
+            if clock is not None:
+                self.db.execute("UPDATE tables SET clock = ? WHERE id = ?", (clock, table_id))
 
     def _refuse_closed(self, table_id: int) -> None:
         row = self.db.execute("SELECT closed FROM tables WHERE id = ?", (table_id,)).fetchone()
@@ -413,9 +473,10 @@ class Store:
     def moves_from(self, table_id: int, ply: int) -> list[MoveRecord]:
         require_thread(self.thread, "the store")
         return [
-            MoveRecord(seat, move, time)
-            for seat, move, time in self.db.execute(
-                "SELECT seat, move, time FROM moves WHERE table_id = ? AND ply >= ? ORDER BY ply", (table_id, ply)
+            MoveRecord(seat, move, time, clock=clock)
+            for seat, move, time, clock in self.db.execute(
+                "SELECT seat, move, time, clock FROM moves WHERE table_id = ? AND ply >= ? ORDER BY ply",
+                (table_id, ply),
             )
         ]
 
@@ -614,17 +675,17 @@ class Store:
         for row in self.db.execute(f"SELECT {_COLUMNS} FROM tables{where} ORDER BY id", args):
             tables[row[0]] = _stored(row)
         # Only the chosen tables' moves, each table's found by the primary key (table_id, ply).
-        for table_id, seat, move, time in self.db.execute(
-            f"SELECT table_id, seat, move, time FROM moves WHERE table_id IN (SELECT id FROM tables{where}) "
+        for table_id, seat, move, time, clock in self.db.execute(
+            f"SELECT table_id, seat, move, time, clock FROM moves WHERE table_id IN (SELECT id FROM tables{where}) "
             "ORDER BY table_id, ply",
             args,
         ):
             if table_id in tables:
-                tables[table_id].moves.append(MoveRecord(seat, move, time))
+                tables[table_id].moves.append(MoveRecord(seat, move, time, clock=clock))
         return list(tables.values())
 
 
-_COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome"
+_COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome, clock"
 
 
 def _stored(row: Any) -> StoredTable:
@@ -676,6 +737,15 @@ def _add_closing_columns(db: sqlite3.Connection) -> None:
     for column in ("owner", "closed", "outcome"):
         if column not in columns:
             db.execute(f"ALTER TABLE tables ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+
+
+def _add_clock_columns(db: sqlite3.Connection) -> None:
+    """A database made before clocks gets their columns: every table untimed, no move with a clock."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
+    if "clock" not in columns:
+        db.execute("ALTER TABLE tables ADD COLUMN clock TEXT NOT NULL DEFAULT ''")
+    if "clock" not in {row[1] for row in db.execute("PRAGMA table_info(moves)")}:
+        db.execute("ALTER TABLE moves ADD COLUMN clock REAL")
 
 
 class _Transaction:

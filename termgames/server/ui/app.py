@@ -192,10 +192,13 @@ class ServeApp(ServeHost):
         else:
             self.open_table(live.id, watch=live.seat_of(self.player) is None and not live.open_seats())
 
-    def create_table(self, game: str, options: dict[str, Any], seats: list[Any], rated: bool | None = None) -> None:
-        """Create a table (RuleError says why not) and sit down at it; ``rated`` None: the hub's default."""
+    def create_table(
+        self, game: str, options: dict[str, Any], seats: list[Any], rated: bool | None = None, clock: Any = None
+    ) -> None:
+        """Create a table (RuleError says why not) and sit down at it; ``rated`` None: the hub's default;
+        ``clock``: its :class:`~termgames.clock.ClockSpec` (None: untimed)."""
         table = self.hub.create_table(
-            game, options, seats, creator=self.player, rated=rated, owner=self.owner or None
+            game, options, seats, creator=self.player, rated=rated, owner=self.owner or None, clock=clock
         )
         self.pop_screen()  # the setup form
         if table.seat_of(self.player) is not None or table.open_seats():

@@ -36,8 +36,11 @@ class ServeHost(TermgamesApp):
         """Sit down at table ``table_id`` (the seat she has, or the first open one), or ``watch`` it."""
 
     @abstractmethod
-    def create_table(self, game: str, options: dict[str, Any], seats: list[Any], rated: bool | None = None) -> None:
-        """Create a table (RuleError says why not) and sit down at it; ``rated`` None: the hub's default."""
+    def create_table(
+        self, game: str, options: dict[str, Any], seats: list[Any], rated: bool | None = None, clock: Any = None
+    ) -> None:
+        """Create a table (RuleError says why not) and sit down at it; ``rated`` None: the hub's default;
+        ``clock``: its :class:`~termgames.clock.ClockSpec` (None: untimed)."""
 
     @abstractmethod
     def replay_table(self, table_id: int) -> None:

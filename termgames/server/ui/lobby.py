@@ -19,13 +19,14 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from ...clock import clock_text
 from ...games import GAMES
 from ...match import AI, HUMAN, Seat
 from ...rules import RuleError
 from ...screens.dialogs import HelpScreen
 from ...screens.start import SetupScreen
 from ...widgets.footer import Footer
-from ..commands import ratings_text
+from ..commands import ratings_text, time_left_for
 from ..logs import error_line
 
 if TYPE_CHECKING:
@@ -66,7 +67,8 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
     if table.over:
         parts.append((dot + table.final_status(), "dim"))
     elif table.to_move_for(player):
-        parts.append((dot + "your move", "bold reverse"))
+        left = time_left_for(table, player)
+        parts.append((dot + "your move" + (f", {clock_text(left)} left" if left is not None else ""), "bold reverse"))
     return Text.assemble(*parts)
 
 
@@ -324,6 +326,8 @@ class CreateTableScreen(SetupScreen):
             return
         app = self.app
         try:
-            app.create_table(self.game.name, self.read_options(), self.read_seats(), rated=self.read_rated())
+            app.create_table(
+                self.game.name, self.read_options(), self.read_seats(), rated=self.read_rated(), clock=self.read_clock()
+            )
         except RuleError as problem:
             self.query_one("#setup-error", Static).update(f"! {problem}")

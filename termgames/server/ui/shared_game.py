@@ -99,10 +99,18 @@ class SharedGameMixin(GameScreen[Any]):
     def on_unmount(self) -> None:
         self.app.watching(None)
 
+    def update_clocks(self) -> None:
+        if self.app.following:
+            return  # another app draws this terminal, clocks included; this one catches up when it stops
+        super().update_clocks()
+
     def follow_drawing(self, following: bool) -> None:
         """Another spectator's app draws this terminal from now on, or this screen draws itself again."""
         if following:
             self._spinner.pause()
+            if self._clock_timer is not None:
+                self._clock_timer.stop()
+                self._clock_timer = None
             return
         # Its terminal shows another app's frames: catch up with the table and draw every line.
         self._drawn_generation = -1
