@@ -279,3 +279,34 @@ async def test_a_checkbox_that_is_off_shows_an_empty_box(tmp_path):
         box.value = True
         await pilot.pause()
         assert "X" in drawn() and drawn().endswith("on")
+
+
+async def test_at_50_columns_a_fields_help_stands_under_it_whole(tmp_path):
+    """At 50 columns the help beside each field was squeezed two letters a line ("st", "ra", "ig", ...)."""
+    app = RecordingApp(tmp_path, lambda: SetupScreen("monunrail"))
+    async with app.run_test(size=(50, 20)) as pilot:
+        await pilot.pause()
+        lines = [strip.text for strip in app.screen._compositor.render_strips()]
+        assert any("straights in the supply (0-99)" in line for line in lines)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        lines = [strip.text for strip in app.screen._compositor.render_strips()]
+        assert any("Straights" in line and "straights in the supply" in line for line in lines)  # beside it
+
+
+async def test_the_clock_field_takes_keys_in_order_too(tmp_path):
+    from textual import events
+
+    app = RecordingApp(tmp_path, lambda: SetupScreen("copolymer"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        field = app.screen.query_one("#setup-clock", Input)
+        field.value = "5m"
+        field.focus()
+        await pilot.pause()
+        field.action_end()
+        for key, character in (("backspace", None), ("s", "s")):  # in one read from the terminal
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        await pilot.pause()
+        assert field.value == "5s"

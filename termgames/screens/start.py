@@ -40,7 +40,7 @@ from ..rules.base import OptionSpec, default_seat_names
 from ..widgets.footer import Footer
 from ..widgets.form import OrderedInput, TickBox
 from ..widgets.palette import use_ascii_scrollbars
-from .base import AppScreen
+from .base import NARROW_WIDTH, AppScreen
 
 # --------------------------------------------------------------------------
 # Saved games
@@ -283,6 +283,9 @@ class SetupScreen(AppScreen[None]):
     SetupScreen .setup-row { height: auto; margin: 0 0 1 0; }
     SetupScreen .setup-label { width: 14; }
     SetupScreen .setup-help { color: $text-muted; padding: 0 0 0 2; width: 1fr; }
+    /* Narrow: a field's help under it, its whole width, not squeezed beside it two letters a line. */
+    SetupScreen.narrow .with-help { layout: grid; grid-size: 2; grid-columns: 14 1fr; grid-rows: auto; }
+    SetupScreen.narrow .setup-help { column-span: 2; padding: 0; height: auto; }
     SetupScreen Input { width: 18; margin-right: 2; }
     SetupScreen Select { width: 22; }
     SetupScreen Checkbox { width: 18; margin-right: 2; }
@@ -359,10 +362,10 @@ class SetupScreen(AppScreen[None]):
                         yield Select(kinds, value=default_kind, allow_blank=False, id=f"seat-kind-{seat}", compact=True)
             with Vertical(classes="setup-section") as timing:
                 timing.border_title = "Clock"
-                with Horizontal(classes="setup-row"):
+                with Horizontal(classes="setup-row with-help"):
                     yield Label("Clock", classes="setup-label")
-                    yield Input(self.initial_clock, placeholder="untimed", id="setup-clock", max_length=40,
-                                compact=True)
+                    yield OrderedInput(self.initial_clock, placeholder="untimed", id="setup-clock", max_length=40,
+                                       compact=True)
                     yield Static(f"{GRAMMAR}; empty: untimed", classes="setup-help")
         yield Static("", id="setup-error")
         yield Button("Start game", variant="primary", id="setup-start")
@@ -370,7 +373,7 @@ class SetupScreen(AppScreen[None]):
 
     def _option_row(self, spec: OptionSpec) -> ComposeResult:
         value = spec.form_value(self.initial_options[spec.name])
-        with Horizontal(classes="setup-row"):
+        with Horizontal(classes="setup-row with-help"):
             yield Label(spec.name.replace("_", " ").capitalize(), classes="setup-label")
             widget_id = f"option-{spec.name}"
             if spec.kind == "choice":
@@ -393,8 +396,12 @@ class SetupScreen(AppScreen[None]):
             yield Static(help_text, classes="setup-help")
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
         self.refresh_summary()
         self.query_one("#setup-start", Button).focus()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")
         if getattr(self.app, "ascii", False):
             use_ascii_scrollbars(self)
             for arrow in self.query("SelectCurrent .down-arrow").results(Static):
