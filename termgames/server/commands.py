@@ -29,7 +29,8 @@ from .logs import error_line
 from .notify import notify_command
 from .people import is_guest, name_owner
 from .stores.interface import StoreError
-from .tables import FinishedTable, LiveTable
+from .table_facts import FinishedTable
+from .tables import LiveTable
 
 log = logging.getLogger("termgames.server")
 

@@ -2,7 +2,7 @@
 
 Pure Python on the server's asyncio loop (no Textual, no asyncssh).  The
 tables themselves are :mod:`.tables` (a :class:`~.tables.LiveTable` is played,
-a :class:`~.tables.FinishedTable` only listed); the hub loads them, makes new
+a :class:`~.table_facts.FinishedTable` only listed); the hub loads them, makes new
 ones within the limits, finishes them (ratings, records), tells the lobbies of
 every change, and remembers where each player sits; what other servers
 sharing its store change reaches it through :mod:`.news`.  The store, the
@@ -81,7 +81,8 @@ from .stores.interface import (
     TableStore,
     require_thread,
 )
-from .tables import FinishedTable, LiveTable
+from .table_facts import FinishedTable
+from .tables import LiveTable
 
 log = logging.getLogger("termgames.server")
 
@@ -154,7 +155,7 @@ class Hub:
             table = self._live(stored)
             if table is None:
                 continue
-            table.clock_changed()
+            table.clock.changed()
             try:
                 if table.over:
                     # Its last move was stored but the server stopped before the table was marked finished.
@@ -270,7 +271,7 @@ class Hub:
         if stored.finished and table.rated:
             table.rating_changes = self.store.rating_changes(table.id)
         table.runner.start()
-        table.clock_changed()
+        table.clock.changed()
         self.lobby_changed()
         return table
 
@@ -335,7 +336,7 @@ class Hub:
         self.tables[table_id] = table
         self.lobby_changed()
         table.runner.start()
-        table.clock_changed()
+        table.clock.changed()
         self.notices.challenged(table)
         return table
 

@@ -11,8 +11,9 @@ one the local game uses: bots think in the hub's thread pool, so one table's
 AI never blocks the loop that every other table and player shares, and their
 moves are stored and announced back on the loop.
 
-A :class:`FinishedTable` is a finished table the server lists without reading it whole; both are
-:class:`TableFacts`, what every listing says of a table.  A table reaches the server through its
+A :class:`~.table_facts.FinishedTable` is a finished table the server lists without reading it whole; both are
+:class:`~.table_facts.TableFacts`, what every listing says of a table; a table's clock is its
+:class:`~.table_clock.TableClock`.  A table reaches the server through its
 :class:`TableHost` (the hub, :mod:`.hub`, which holds every table and imports this module).
 """
 
@@ -27,17 +28,16 @@ from typing import Any, Protocol
 
 from ..clock import Clocks
 from ..match import AI, HUMAN, Flag, Match, MoveRecord, PreparedMove, Seat, prepare_move
-from ..rules import Game, RuleError, State, View, Viewer, get_game
+from ..rules import RuleError, State, View, Viewer
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
 from ..untrusted import fold_name
-from .clocks import Timekeeper, clock_text, read_clock, stored_clock
+from .clocks import Timekeeper, clock_text, read_clock
 from .limits import RateLimit
 from .people import OPEN_PREFIX, is_guest, name_owner
 from .pool import FairPool
 from .stores.interface import (
     ClockChanged,
-    PlayerRating,
     PlyTaken,
     RatedResult,
     RatingChange,
@@ -46,9 +46,10 @@ from .stores.interface import (
     StoreEvent,
     StoreUnavailable,
     TableClosed,
-    TableStore,
     require_thread,
 )
+from .table_clock import TableClock
+from .table_facts import ListingHost, TableFacts
 
 log = logging.getLogger("termgames.server")
 
@@ -60,12 +61,11 @@ CHAT_WIDTH = 200
 MOVE_NOT_STORED = "the database cannot be reached: your move was not made; try again in a moment"
 
 
-class TableHost(Protocol):
+class TableHost(ListingHost, Protocol):
     """What a table needs of the hub that holds it (:class:`~termgames.server.hub.Hub` is one): the store,
     the computers' thread pool, what the hub keeps for every table (the chat limit, ratings, whom a name
     counts against) and whom to tell of a change (the lobbies; the hub when a game ends)."""
 
-    store: TableStore
     executor: FairPool
     #: The server stops: no computer seat thinks any more.
     closed: bool
@@ -74,10 +74,6 @@ class TableHost(Protocol):
     #: Chat lines by owner (see :func:`~.people.key_owner`), and the limit's rate for the refusal's words.
     chat_limit: RateLimit
     chat_per_minute: float
-
-    def owner_of(self, player: str) -> str: ...
-
-    def rating(self, player: str, game: str) -> PlayerRating | None: ...
 
     def check_rated_seat(self, table_id: int | None, player: str, seated: Iterable[str]) -> None: ...
 
@@ -119,112 +115,6 @@ class UndoRequest:
     generation: int
 
 
-class TableFacts:
-    """What every listing says of a table, loaded or not: its game, seats, rated or casual, whom it counts
-    against, whether it was closed, and what it did to ratings."""
-
-    def __init__(self, hub: TableHost, stored: StoredTable) -> None:
-        self.hub = hub
-        self.id = stored.id
-        self.game: Game = get_game(stored.game)
-        self.options = stored.options
-        #: The seats as stored: an open seat has no name yet.
-        self.seats = [Seat.from_dict(seat) for seat in stored.seats]
-        self.creator = stored.creator
-        self.created = stored.created
-        #: Rated (the result changes the players' ratings) or casual; fixed when the table is made.
-        self.rated = stored.rated
-        #: Why the table was closed before its game ended ("no move for 30 days"); empty while it was not.
-        self.closed = stored.closed
-        self._owner = stored.owner
-
-    @property
-    def owner(self) -> str:
-        """Whom the table counts against (see :func:`~.people.key_owner`); worked out from its creator for a table
-        made before owners were kept."""
-        if not self._owner:
-            self._owner = self.hub.owner_of(self.creator)
-        return self._owner
-
-    @property
-    def computers_only(self) -> bool:
-        """No human seat: computers play each other (they think only while someone watches)."""
-        return all(seat.kind == AI for seat in self.seats)
-
-    def match_seats(self) -> list[Seat]:
-        """The seats as the match knows them: an open seat is called ``seat-N`` until someone takes it."""
-        seats = enumerate(self.seats, start=1)
-        return [seat.named(f"{OPEN_PREFIX}{number}") if seat.is_open else seat for number, seat in seats]
-
-    def seat_of(self, player: str) -> int | None:
-        for index, seat in enumerate(self.seats):
-            if seat.kind == HUMAN and seat.name == player:
-                return index
-        return None
-
-    def open_seats(self) -> list[int]:
-        return [index for index, seat in enumerate(self.seats) if seat.is_open]
-
-    def human_seats(self) -> list[int]:
-        return [index for index, seat in enumerate(self.seats) if seat.kind == HUMAN]
-
-    def changes_made(self) -> list[RatingChange]:
-        """What this table did to its players' ratings (nothing before it finished rated)."""
-        return []
-
-    def rating_note(self, name: str) -> str:
-        """What listings add to a player's name: ``+2.6`` once this rated game changed her rating, else her
-        rating at this game (``27?``), else nothing (no rated game yet, a guest)."""
-        change = next((c for c in self.changes_made() if fold_name(c.player) == fold_name(name)), None)
-        if change is not None:
-            return f"{change.after.mu - change.before.mu:+.1f}"
-        found = self.hub.rating(name, self.game.name)
-        return found.rating.short() if found else ""
-
-
-class FinishedTable(TableFacts):
-    """A finished table the server has not read whole: what the lobby and ``tables`` list of it, from its row.
-
-    :meth:`~.hub.Hub.table` reads it whole (its moves replayed) when a player asks for it: to replay it, for its
-    record.  Start-up reads the newest :data:`~.hub.FINISHED_LISTED` of these, never a move."""
-
-    over = True
-
-    def __init__(self, hub: TableHost, stored: StoredTable) -> None:
-        super().__init__(hub, stored)
-        self.outcome = stored.outcome
-        self._changes: list[RatingChange] | None = None
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(seat.name or "" for seat in self.match_seats())
-
-    def changes_made(self) -> list[RatingChange]:
-        if self._changes is None:  # read when a listing first shows it
-            try:
-                self._changes = self.hub.store.rating_changes(self.id) if self.rated else []
-            except StoreError as error:
-                log.warning("table %s: its rating changes not read: %s", self.id, error)
-                return []
-        return self._changes
-
-    def to_move(self) -> tuple[int, ...]:
-        return ()
-
-    def to_move_for(self, player: str) -> bool:
-        return False
-
-    def spectators(self) -> list[str]:
-        return []
-
-    def describe_options(self) -> str:
-        return self.game.describe_options(self.options)
-
-    def final_status(self) -> str:
-        # A table finished before outcomes were kept has none: its replay shows how it ended.
-        return self.outcome or "finished"
-
-
 class LiveTable(TableFacts):
     """One shared table: its authoritative match, seats, subscribers, chat, undo request and turn runner.
 
@@ -232,13 +122,16 @@ class LiveTable(TableFacts):
     seats' moves as it records the players' (stored, then announced).
     """
 
+    hub: TableHost
+
     def __init__(self, hub: TableHost, stored: StoredTable) -> None:
         super().__init__(hub, stored)
+        self.hub = hub
         self.seed = stored.seed
         #: What this table did to its players' ratings once it finished rated (empty otherwise).
         self.rating_changes: list[RatingChange] = []
-        #: The clock as stored (what a change of it must find there still: see :meth:`play_prepared`).
-        self.clock_text = stored.clock
+        #: The clock as stored, its flags and its deadline.
+        self.clock = TableClock(self, hub, stored.clock)
         self.match = self._stored_match(stored.moves, stored.clock)
         self.subscribers: list[Subscriber] = []
         #: Each local subscriber's presence as the store knows it (shared by every server process).
@@ -375,7 +268,7 @@ class LiveTable(TableFacts):
         self._refuse_closed()
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
-        self._refuse_out_of_time(seat)
+        self.clock.refuse_out_of_time(seat)
         try:
             prepared = prepare_move(self.match.state, seat, move)
         except RuleError:
@@ -390,14 +283,8 @@ class LiveTable(TableFacts):
         self._refuse_closed()
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
-        self._refuse_out_of_time(seat)
+        self.clock.refuse_out_of_time(seat)
         self.play_prepared(await self.runner.prepare_in_thread(seat, move))
-
-    def _refuse_out_of_time(self, seat: int) -> None:
-        """A player's move for a seat whose time is up (its flag may be due this very moment) is refused."""
-        self.check_clocks(self.hub.now())
-        if seat in self.match.out_of_time:
-            raise RuleError(f"{self.names[seat]} ran out of time: the move was not made")
 
     def play_prepared(self, prepared: PreparedMove) -> None:
         """Record, store and announce a checked move (on the loop); RuleError if refused.
@@ -408,17 +295,15 @@ class LiveTable(TableFacts):
         require_thread(self.hub.store.thread, "a move at a shared table")
         self._refuse_closed()
         now = self.hub.now()
+        self.clock.refuse_late(prepared.seat, now)
         clocks = self.match.clocks
-        if clocks is not None and prepared.seat in clocks.due(now):
-            self.check_clocks(now)
-            raise RuleError(f"{self.names[prepared.seat]} ran out of time: the move was not made")
         ply = len(self.match.moves)
         before = self.to_move()
         self.match.record(prepared, at=now)
         after_clock = clock_text(self.match)
         try:
             self.hub.store.append_move(
-                self.id, ply, self.match.moves[-1], clock=after_clock, clock_before=self.clock_text
+                self.id, ply, self.match.moves[-1], clock=after_clock, clock_before=self.clock.text
             )
         except TableClosed:
             # Another server closed it a moment ago (its news is on the way): closed here too, now.
@@ -446,12 +331,12 @@ class LiveTable(TableFacts):
             self._take_back(ply, clocks)
             log.error("table %s: move not stored: %s", self.id, error)
             raise RuleError("the move could not be stored; try again") from None
-        self.clock_text = after_clock
+        self.clock.text = after_clock
         self.undo_request = None
         self.runner.moved()
         self.broadcast("moved", "")
         self.hub.lobby_changed()
-        self.clock_changed()
+        self.clock.changed()
         self.tell_whose_move(before)
         if self.match.over:
             self.hub.finished(self)
@@ -460,94 +345,6 @@ class LiveTable(TableFacts):
         """A move recorded here but not stored: gone again, and the clocks as they were before it."""
         self.match.truncate(ply)
         self.match.clocks = clocks
-
-    # -- clocks --------------------------------------------------------------------
-
-    def clock_changed(self) -> None:
-        """The clock changed (or the table was read): the timekeeper looks at it again."""
-        if self.match.clock is not None:
-            self.hub.timekeeper.schedule(self)
-
-    def check_clocks(self, now: float) -> None:
-        """Flag every seat whose time ran out by ``now`` (the timekeeper calls this when the first is due)."""
-        clocks = self.match.clocks
-        if clocks is None or self.over:
-            return
-        for seat in clocks.due(now):
-            if self.over or self.closed:
-                return
-            if seat not in self.match.out_of_time and not self._flag(seat, now):
-                return
-
-    def _flag(self, seat: int, now: float) -> bool:
-        """``seat`` ran out of time: stored as the table's clock, once (another server may flag first, or a move
-        come first); then everyone is told.  False when it was not stored here."""
-        ply = len(self.match.moves)
-        before_clocks = self.match.clocks
-        flag = self.match.flag(seat, at=now)
-        after_clock = clock_text(self.match)
-        try:
-            stored = self.hub.store.flag(self.id, ply, self.clock_text, after_clock)
-        except StoreError as error:
-            self._unflag(before_clocks)
-            log.warning("table %s: %s's flag not stored: %s", self.id, self.names[seat], error)
-            self.hub.timekeeper.retry(self)
-            return False
-        if not stored:  # another server flagged, or a move came there first: read what the store has
-            self._unflag(before_clocks)
-            if not self.catch_up():
-                self.reload()
-            return False
-        self.clock_text = after_clock
-        self._after_flags([flag])
-        if self.match.over:
-            self.hub.finished(self)
-        return True
-
-    def _unflag(self, clocks: Clocks | None) -> None:
-        self.match.flags.pop()
-        self.match.clocks = clocks
-
-    def _after_flags(self, flags: list[Flag]) -> None:
-        """Tell everyone at the table of seats that just ran out of time (here or at another server)."""
-        self._forget_views()
-        self.undo_request = None
-        self.runner.moved()
-        self.broadcast("moved", "")
-        for flag in flags:
-            self.broadcast("notice", self.match.flag_notice(flag))
-        self.hub.lobby_changed()
-        self.clock_changed()
-
-    def adopt_clock(self, text: str | None) -> bool:
-        """The clock as the store has it (another server changed it): taken, with any flag it adds; True when it
-        changed.  A clock this table cannot follow (flags it missed before moves it has) reloads the table."""
-        if text is None or text == self.clock_text:
-            return False
-        try:
-            clocks, flags = read_clock(text, len(self.seats)) if text else (None, [])
-        except ValueError as error:
-            log.error("table %s: its stored clock is unreadable: %s", self.id, error)
-            return False
-        known = [(flag.seat, flag.ply) for flag in self.match.flags]
-        new = flags[len(known):]
-        moves = len(self.match.moves)
-        if [(flag.seat, flag.ply) for flag in flags[: len(known)]] != known or any(f.ply != moves for f in new):
-            self.reload()
-            return True
-        try:
-            for flag in new:
-                self.match.flag(flag.seat, time=flag.time)
-        except RuleError:
-            self.reload()
-            return True
-        self.match.clocks = clocks
-        self.clock_text = text
-        if new:
-            self._after_flags(new)
-        else:
-            self.clock_changed()
-        return True
 
     def join(self, player: str) -> int:
         """Seat ``player`` in the first open seat (or where they sit already)."""
@@ -572,11 +369,7 @@ class LiveTable(TableFacts):
         except RuleError:
             self.seats[seat] = replace(self.seats[seat], name=None)
             raise
-        started: str | None = None
-        if self.match.clocks is not None and not self.match.clocks.counting and not self.open_seats():
-            # The last seat taken: the clocks start now (none ran while the table waited for players).
-            self.match.start_clocks(self.hub.now())
-            started = clock_text(self.match)
+        started = None if self.open_seats() else self.clock.start()
         try:
             taken = self.hub.store.update_seats(self.id, [s.to_dict() for s in self.seats], previous, clock=started)
         except StoreError as error:
@@ -590,8 +383,8 @@ class LiveTable(TableFacts):
         self.broadcast("seats", f"{player} takes seat {seat + 1}")
         self.hub.lobby_changed()
         if started is not None:
-            self.clock_text = started
-            self.clock_changed()
+            self.clock.text = started
+            self.clock.changed()
         return seat
 
     def request_undo(self, seat: int) -> str:
@@ -637,12 +430,7 @@ class LiveTable(TableFacts):
                 self._undo_to(request.ply, f"Undo accepted: {self.names[request.seat]} takes back a move")
 
     def _undo_to(self, ply: int, notice: str) -> None:
-        clock, clocks = None, self.match.clocks
-        if clocks is not None and clocks.counting:
-            # The time spent stays spent: from now the clocks of the seats to move after the undo run.
-            out = self.match.out_of_time
-            clocks = clocks.run([s for s in self.match.states[ply].to_move() if s not in out], self.hub.now())
-            clock = stored_clock(clocks, [flag for flag in self.match.flags if flag.ply <= ply])
+        clock, clocks = self.clock.after_undo(ply)
         try:
             self.hub.store.truncate(self.id, ply, notice, clock=clock)
         except TableClosed:
@@ -654,13 +442,13 @@ class LiveTable(TableFacts):
         self.match.truncate(ply)
         self.match.clocks = clocks
         if clock is not None:
-            self.clock_text = clock
+            self.clock.text = clock
         self.undo_request = None
         self.runner.rewound()
         self.broadcast("moved", "")
         self.broadcast("notice", notice)
         self.hub.lobby_changed()
-        self.clock_changed()
+        self.clock.changed()
 
     def rated_result(self) -> RatedResult | str:
         """The finished rated game's result, or why it rates nobody (one line)."""
@@ -719,6 +507,26 @@ class LiveTable(TableFacts):
         self.chat = deque(stored.chat, maxlen=CHAT_LINES)
         self.broadcast("chat", "")
 
+    # -- clocks --------------------------------------------------------------------
+
+    def check_clocks(self, now: float) -> None:
+        """Flag every seat whose time ran out by ``now`` (the timekeeper calls this when the first is due)."""
+        self.clock.check(now)
+
+    def flagged(self, flags: list[Flag], *, here: bool) -> None:
+        """Tell everyone at the table of seats that just ran out of time (``here``: flagged by this server, which
+        finishes the game they end; else at another server)."""
+        self._forget_views()
+        self.undo_request = None
+        self.runner.moved()
+        self.broadcast("moved", "")
+        for flag in flags:
+            self.broadcast("notice", self.match.flag_notice(flag))
+        self.hub.lobby_changed()
+        self.clock.changed()
+        if here and self.match.over:
+            self.hub.finished(self)
+
     # -- subscribers -----------------------------------------------------------------
 
     def subscribe(self, subscriber: Subscriber) -> None:
@@ -770,7 +578,7 @@ class LiveTable(TableFacts):
             except StoreError as error:
                 log.error("table %s: cannot read the clock: %s", self.id, error)
         if not records:
-            return self.adopt_clock(stored_clock)
+            return self.clock.adopt(stored_clock)
         before = self.to_move()
         try:
             for record in records:
@@ -783,7 +591,7 @@ class LiveTable(TableFacts):
             self.reload()
             return True
         self.moved_elsewhere(before)
-        self.adopt_clock(stored_clock)
+        self.clock.adopt(stored_clock)
         return True
 
     def moved_elsewhere(self, before: Collection[int] = ()) -> None:
@@ -825,9 +633,9 @@ class LiveTable(TableFacts):
             log.error("table %s cannot be reloaded: %s", self.id, error)
             self.seats = before
             return
-        self.match, self.undo_request, self.clock_text = match, None, stored.clock
+        self.match, self.undo_request, self.clock.text = match, None, stored.clock
         self._forget_views()
-        self.clock_changed()
+        self.clock.changed()
         self.runner.rewound()
         self.broadcast("seats", "")
         self.broadcast("moved", "")
@@ -854,14 +662,14 @@ class LiveTable(TableFacts):
                     self.reload()
                     return
                 self.moved_elsewhere(before)
-                self.adopt_clock(data.get("clock"))
+                self.clock.adopt(data.get("clock"))
             else:
                 self.catch_up()
         elif event.kind == "flag":
             if int(data.get("ply", -1)) != len(self.match.moves):
                 self.catch_up()
             else:
-                self.adopt_clock(str(data.get("clock", "")))
+                self.clock.adopt(str(data.get("clock", "")))
         elif event.kind == "truncate":
             ply = int(data["ply"])
             self.match.truncate(ply, at=self.hub.now())
@@ -871,7 +679,7 @@ class LiveTable(TableFacts):
             if data.get("notice"):
                 self.broadcast("notice", str(data["notice"]))
             self.hub.lobby_changed()
-            self.adopt_clock(data.get("clock"))
+            self.clock.adopt(data.get("clock"))
         elif event.kind == "seats":
             self.reload_seats(data)
         elif event.kind == "chat":
@@ -935,7 +743,7 @@ class LiveTable(TableFacts):
             log.error("table %s: the seats stored elsewhere make no game: %s", self.id, error)
             self.seats = before
             return
-        self.adopt_clock(data.get("clock"))
+        self.clock.adopt(data.get("clock"))
         self.runner.start()
         taken = [f"{seat.name} takes seat {number}" for number, (seat, old) in enumerate(zip(seats, before), start=1)
                  if seat.name is not None and old.name is None]
@@ -997,5 +805,5 @@ class LiveTable(TableFacts):
     def differs_from(self, seats: str, moves: int, last: str) -> bool:
         """Whether the stored table (as :meth:`~.stores.interface.TableStore.changes` gives it) is not what we have."""
         have = self.match.moves
-        mine = (f"{have[-1].move} {have[-1].time}" if have else "") + self.clock_text
+        mine = (f"{have[-1].move} {have[-1].time}" if have else "") + self.clock.text
         return json.loads(seats) != [seat.to_dict() for seat in self.seats] or moves != len(have) or last != mine
