@@ -465,6 +465,11 @@ def serve(
     mail_every: float = typer.Option(
         limits.MAIL_EVERY_HOURS, "--mail-every", metavar="HOURS", help="Hours between two mails to one player."
     ),
+    public_address: str | None = typer.Option(
+        None, "--public-address", metavar="HOST[:PORT]",
+        help="How players reach this server, when not as --host and --port (a router's, a proxy's): "
+        "mails and screens tell them ssh -p PORT NAME@HOST.",
+    ),
     reuse_port: bool = typer.Option(False, "--reuse-port", hidden=True, help="A worker of --workers."),
     web_port: int | None = typer.Option(
         None, "--web", metavar="PORT",
@@ -533,6 +538,15 @@ def serve(
         fail(f"--workers must be at least 1, not {workers}")
     if workers > 1 and url is None:
         fail("--workers above 1 needs a shared database (--db postgresql://...): SQLite is one process's file")
+    address = None
+    if public_address is not None:
+        from .rules import RuleError
+        from .server.address import parse_public_address
+
+        try:
+            address = parse_public_address(public_address)
+        except RuleError as error:
+            fail(str(error))
     if host_key is not None and host_key.is_dir():
         fail(f"--host-key names a file, not the folder {host_key}")
     if web_port is not None:
@@ -560,7 +574,8 @@ def serve(
         limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
                 "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
-                "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads},
+                "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads,
+                "public_address": address},
         db=url, host_key=host_key, reuse_port=reuse_port, mail=mail, mail_every=mail_every, web=web,
     )
 

@@ -356,7 +356,7 @@ def test_no_player_text_reaches_a_header():
     with pytest.raises(ValueError):
         new_message(config, "x@example.org", "termgames\r\nBcc: y@example.org", "body")
     hostile = Waiting(7, "Mono", ("bob\r\nBcc: y@example.org\x1b[2J",), None, 7200.0)
-    mail = digest_mail(config, "x@example.org", [hostile], 24)
+    mail = digest_mail(config, "x@example.org", [hostile], 24, "ssh x@localhost")
     assert sorted(mail.keys()) == ["Auto-Submitted", "Content-Transfer-Encoding", "Content-Type", "Date", "From",
                                    "MIME-Version", "Message-ID", "Subject", "To"]
     assert mail["Subject"] == "termgames: your move at 1 table" and "Bcc" not in str(mail["To"])
@@ -386,6 +386,8 @@ async def test_a_digest_lists_every_waiting_table_hides_nothing_and_goes_once_a_
     body = digest.get_content()
     lines = [line for line in body.splitlines() if line.startswith("  #")]
     assert sorted(line.split(":")[0] for line in lines) == ["  #1 Mono against bob", "  #2 Copolymer against carol"]
+    # How to play there, with the command that signs her in at this server.
+    assert "ssh -p 2222 alice@localhost show TABLE" in body and "ssh -p 2222 alice@localhost notify --no-email" in body
     # Nothing hidden: neither layout, no move, no board.
     assert ALICE_LAYOUT not in body and BOB_LAYOUT not in body and "a1" not in body.lower()
 
@@ -616,6 +618,8 @@ def test_serve_refuses_a_half_given_relay_or_a_bad_sender_in_one_line():
         (["--smtp", "localhost", "--mail-from", "games@example.org"], "--smtp takes HOST:PORT"),
         (["--smtp", "localhost:25", "--mail-from", "Games <games@example.org>"], "is not one plain address"),
         (["--smtp", "localhost:25", "--mail-from", "games@example.org", "--mail-every", "0"], "--mail-every"),
+        (["--public-address", "games.example.org:0"], "--public-address takes HOST or HOST:PORT"),
+        (["--public-address", "games example\x1b]0;x\x07"], "is not a host name or address"),
     ):
         result = runner.invoke(app, ["serve", *args])
         assert result.exit_code == 2 and said in result.output and result.output.count("\n") == 1, args

@@ -217,7 +217,7 @@ async def test_a_shared_game_ends_with_its_record_a_rematch_and_the_way_back_to_
             live.play(seat, live.match.state.random_move(seat, rng))
         await settle(pilot, watching)
         ending = str(alice.screen.query_one("#game-over").render())
-        assert f"record {live.id} >" in ending and "rematch, seats swapped" in ending
+        assert f"ssh -p 2222 alice@localhost record {live.id} >" in ending and "rematch, seats swapped" in ending
         assert "q: back to the lobby" in ending
         assert "Rematch" in footer_descriptions(alice) and "New game" not in footer_descriptions(alice)
         watched = str(carol.screen.query_one("#game-over").render())

@@ -19,7 +19,7 @@ from webtools import ALICE, closed_with, link_for, next_message, screen_titled, 
 
 from termgames.server.commands import run_command
 from termgames.server.people import key_owner
-from termgames.server.ssh import start_server
+from termgames.server.ssh import TermgamesServer, start_server
 from termgames.server.stores.interface import StoreUnavailable, WebPass
 from termgames.web import serve as web_serve
 from termgames.web.serve import COOKIE, SIGNED_OUT, WebSettings, digest, iso_in, start_web
@@ -31,6 +31,11 @@ async def browser(server, **options):
     """A browser's cookie jar and connections (a fresh one is a browser never signed in)."""
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True), **options) as http:
         yield http
+
+
+def signed_out(server: TermgamesServer) -> str:
+    """What alice's signed-out page says at ``server``: the command that gets her a new link there."""
+    return SIGNED_OUT.format(ssh=f"ssh -p {server.port} alice@127.0.0.1")
 
 
 def base(server) -> str:
@@ -205,7 +210,7 @@ async def test_signing_out_ends_every_page_here_and_at_the_other_servers(tmp_pat
         result = run_command(server.hub, "alice", "web --sign-out-all", owner=ALICE, web=server.web)
         assert "(2 signed in)" in result.stdout
         last, code = await closed_with(page)
-        assert last == ["ended", {"lines": [], "why": SIGNED_OUT}] and code == CLOSE_ENDED
+        assert last == ["ended", {"lines": [], "why": signed_out(server)}] and code == CLOSE_ENDED
         alive = await http.get(base(server) + "alive")
         assert alive.status == 403 and "signed out" in await alive.text()
 
@@ -215,7 +220,7 @@ async def test_signing_out_ends_every_page_here_and_at_the_other_servers(tmp_pat
         await titled(page, "termgames - alice - lobby")
         server.store.drop_web_sign_ins("alice")
         last, code = await closed_with(page)
-        assert last == ["ended", {"lines": [], "why": SIGNED_OUT}]
+        assert last == ["ended", {"lines": [], "why": signed_out(server)}]
 
 
 async def test_guests_come_in_from_the_page_where_the_server_takes_guests(tmp_path):
@@ -312,7 +317,7 @@ async def test_several_servers_on_one_database_share_sign_ins_and_a_page_comes_b
             result = run_command(first.hub, "alice", "web --sign-out-all", owner=ALICE, web=first.web)
             assert "(1 signed in)" in result.stdout
             last, _code = await closed_with(again)  # closed at the other server within a check
-            assert last == ["ended", {"lines": [], "why": SIGNED_OUT}]
+            assert last == ["ended", {"lines": [], "why": signed_out(second)}]
 
 
 def test_the_web_options_mistakes_are_one_line_each(tmp_path):

@@ -269,6 +269,6 @@ async def test_limits_refuse_in_one_line_and_signing_out_ends_the_pages(tmp_path
 
         signed_out = await command(server.port, "alice", keys["alice"], "web --sign-out-all")
         assert signed_out.exit_status == 0
-        assert await notice_text(first, "signed out") == SIGNED_OUT
+        assert await notice_text(first, "signed out") == SIGNED_OUT.format(ssh=f"ssh -p {server.port} alice@127.0.0.1")
         assert (await first.reload()).status == 403
         await context.close()

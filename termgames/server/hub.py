@@ -46,6 +46,7 @@ from ..paths import write_atomically
 from ..records import dumps, save
 from ..rules import RuleError, get_game
 from ..untrusted import fold_name
+from .address import SshAddress
 from .clocks import ClockedTable, Timekeeper, clock_text, stored_clock
 from .idle import IdleTables, closed_record_text
 from .limits import (
@@ -114,11 +115,14 @@ class Hub:
         chat_per_minute: float = CHAT_PER_MINUTE,
         mail: MailConfig | None = None,
         mail_every: float = MAIL_EVERY_HOURS,
+        address: SshAddress | None = None,
         now: Callable[[], float] = time.time,
     ) -> None:
         """``now``: the time in seconds since the epoch, what the clocks count with (a test passes its own)."""
         self._now = now
         self.store = store
+        #: How players reach this server (the ``ssh`` command mails and screens name).
+        self.address = address or SshAddress("localhost", 2222)
         #: Limits on unfinished tables, so that one person (or all) cannot fill the server's memory and disk.
         self.max_tables_per_player = max_tables_per_player
         self.max_tables = max_tables

@@ -247,12 +247,13 @@ def text_of(name: str) -> str:
     return printable(name, keep_newlines=False)
 
 
-def confirmation_mail(config: MailConfig, player: str, to: str, code: str, minutes: int) -> EmailMessage:
+def confirmation_mail(config: MailConfig, player: str, to: str, code: str, minutes: int, ssh: str) -> EmailMessage:
+    """``ssh``: the command that signs her in (``ssh -p 2222 alice@games.example.org``)."""
     body = (
         f"Someone signed in to a termgames server as {text_of(player)} asked for mail\n"
         "at this address when it is their move and they are away.\n\n"
         f"The code is {code} (good for {minutes} minutes). Confirm it over SSH:\n\n"
-        f"    ssh HOST notify --confirm {code}\n\n"
+        f"    {ssh} notify --confirm {code}\n\n"
         "If that was not you, ignore this mail: without the code,\n"
         "this address gets nothing more.\n"
     )
@@ -290,24 +291,25 @@ def waiting_line(entry: Waiting) -> str:
     return f"  #{entry.table_id} {text_of(entry.title)}{against}: {when}"
 
 
-def digest_mail(config: MailConfig, to: str, waiting: list[Waiting], every_hours: float) -> EmailMessage:
-    """Every table where it is her move, least time first: table, game, players and time only."""
+def digest_mail(config: MailConfig, to: str, waiting: list[Waiting], every_hours: float, ssh: str) -> EmailMessage:
+    """Every table where it is her move, least time first: table, game, players and time only; ``ssh`` signs her
+    in."""
     count = len(waiting)
     tables = "1 table" if count == 1 else f"{count} tables"
     body = (
         f"It is your move at {tables}:\n\n"
         + "\n".join(waiting_line(entry) for entry in waiting)
-        + "\n\nPlay over SSH: the lobby lists them (or ssh HOST show TABLE,\n"
-        "then ssh HOST move TABLE MOVE). At most one such mail every\n"
-        f"{every_hours:g} hours, none while you are connected; ssh HOST notify --no-email\n"
-        "stops them.\n"
+        + f"\n\nPlay over SSH: {ssh} opens the lobby that lists them\n"
+        f"({ssh} show TABLE shows one, {ssh} move TABLE MOVE\n"
+        f"plays there). At most one such mail every {every_hours:g} hours, none while you\n"
+        f"are connected; {ssh} notify --no-email stops them.\n"
     )
     return new_message(config, to, f"termgames: your move at {tables}", body)
 
 
-def warning_mail(config: MailConfig, to: str, entry: Waiting) -> EmailMessage:
+def warning_mail(config: MailConfig, to: str, entry: Waiting, ssh: str) -> EmailMessage:
     body = (
         f"Your clock is below a fifth of its time at one table:\n\n{waiting_line(entry)}\n\n"
-        "ssh HOST notify --no-email stops these mails.\n"
+        f"{ssh} notify --no-email stops these mails.\n"
     )
     return new_message(config, to, f"termgames: your time runs low at table {entry.table_id}", body)

@@ -30,6 +30,7 @@ from typing import Protocol
 
 from ..match import HUMAN
 from ..untrusted import fold_name, printable
+from .address import SshAddress
 from .limits import MAIL_EVERY_HOURS
 from .mail import MailConfig, Mailer, Waiting, digest_mail, warning_mail
 from .people import is_guest
@@ -112,6 +113,8 @@ class NoticesHost(Protocol):
     store: TableStore
     tables: dict[int, LiveTable]
     closed: bool
+    #: How players reach the server (what mails tell them to type).
+    address: SshAddress
 
 
 class Notices:
@@ -237,7 +240,8 @@ class Notices:
             log.warning("%s: clock warning not mailed: %s", player, error)
             return
         if address is not None:
-            self.mailer.send(warning_mail(self.mailer.config, address, self.waiting_entry(table, seat, now)))
+            entry = self.waiting_entry(table, seat, now)
+            self.mailer.send(warning_mail(self.mailer.config, address, entry, self.hub.address.command(player)))
 
     # -- mail -------------------------------------------------------------------------------
 
@@ -285,7 +289,8 @@ class Notices:
                 continue
             if address is None:
                 continue  # another server sends it (or she came back meanwhile)
-            future = self.mailer.send(digest_mail(self.mailer.config, address, waiting, self.mail_every))
+            mail = digest_mail(self.mailer.config, address, waiting, self.mail_every, self.hub.address.command(player))
+            future = self.mailer.send(mail)
             future.add_done_callback(self._retry_when_failed(player, now))
             sent.append(future)
         return sent

@@ -96,7 +96,7 @@ def ask_to_confirm(hub: Hub, player: str, text: str, owner: str | None) -> str:
     if refused:
         raise RuleError(f"you asked for a confirmation mail less than {minutes} minutes ago: try again later")
     lifetime = int(CODE_LIFETIME.total_seconds() // 60)
-    mailer.send(confirmation_mail(mailer.config, player, address, code, lifetime))
+    mailer.send(confirmation_mail(mailer.config, player, address, code, lifetime, hub.address.command(player)))
     return (
         f"a confirmation code is on its way to {address}: notify --confirm CODE confirms it "
         f"(good for {lifetime} minutes); until then it gets nothing more"

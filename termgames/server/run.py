@@ -114,7 +114,7 @@ async def _serve(
         print(f"termgames: {error}", file=sys.__stderr__)
         raise SystemExit(2) from None
     print(
-        f"termgames serve: ssh -p {server.port} NAME@{host}   (data in {server.store.describe()})",
+        f"termgames serve: {server.hub.address.command('NAME')}   (data in {server.store.describe()})",
         file=sys.__stderr__, flush=True,
     )
     if web is not None:
@@ -126,7 +126,7 @@ async def _serve(
             raise SystemExit(2) from None
         print(
             f"termgames serve --web: {server.web.url}   "
-            f"(ssh -p {server.port} NAME@{host} web prints a link that signs a browser in)",
+            f"({server.hub.address.command('NAME')} web prints a link that signs a browser in)",
             file=sys.__stderr__, flush=True,
         )
     stop = asyncio.Event()

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
+from .address import SshAddress, listening_address
 from .collector import CollectorPolicy
 from .commands import WebSignIn, run_command
 from .drawing import SpectatorGroups
@@ -120,7 +121,8 @@ class GameSession(asyncssh.SSHServerSession):
             self._run_command(self.command)
             return
         if not self.pty:
-            self.write("termgames needs a terminal: connect with ssh -t, or give a command (ssh HOST help)\r\n")
+            ssh = self.service.hub.address.command(self.player)
+            self.write(f"termgames needs a terminal: connect with {ssh} -t, or give a command ({ssh} help)\r\n")
             self._exit(1)
             return
         self.service.sessions.add(self)
@@ -563,12 +565,14 @@ async def start_server(
     reuse_port: bool = False,
     mail: MailConfig | None = None,
     mail_every: float = MAIL_EVERY_HOURS,
+    public_address: SshAddress | None = None,
 ) -> TermgamesServer:
     """Open the store, load every table and listen; ``port=0`` picks a free port.
 
     ``db``: a ``postgresql://`` address shared with other servers (None: the data folder's SQLite file);
     ``reuse_port``: several server processes listen on one port (SO_REUSEPORT), the kernel spreads players;
-    ``mail``: the relay for mail to players who are away (None: no mail), a digest every ``mail_every`` hours.
+    ``mail``: the relay for mail to players who are away (None: no mail), a digest every ``mail_every`` hours;
+    ``public_address``: how players reach the server, if not as ``host`` and the port it listens on.
     """
     folder = Path(data_dir).expanduser()
     secure_data_folder(folder, sqlite=not is_postgres(db))
@@ -613,6 +617,7 @@ async def start_server(
         raise
     sockets = service.acceptor.sockets
     service.port = sockets[0].getsockname()[1] if sockets else port
+    hub.address = public_address or listening_address(host, service.port)
     hub.start()
     service.collector.start()
     return service

@@ -32,6 +32,7 @@ from ..rules import RuleError, State, View, Viewer
 from ..rules.base import ALL
 from ..turns import TurnRunner, undo_ply
 from ..untrusted import fold_name
+from .address import SshAddress
 from .clocks import Timekeeper, clock_text, read_clock
 from .limits import RateLimit
 from .people import OPEN_PREFIX, is_guest, name_owner
@@ -67,6 +68,8 @@ class TableHost(ListingHost, Protocol):
     counts against) and whom to tell of a change (the lobbies; the hub when a game ends)."""
 
     executor: FairPool
+    #: How players reach the server (what a table's end tells them to type for its record).
+    address: SshAddress
     #: The server stops: no computer seat thinks any more.
     closed: bool
     #: The one timer of every running clock.

@@ -73,8 +73,8 @@ COOKIE = "termgames_signin"
 SIGN_OUT_CHECK = 10.0
 #: Why the gate refused a request, kept on the request for the line the browser reads.
 REFUSAL = web.RequestKey("termgames_refusal", str)
-#: What a signed-out page says.
-SIGNED_OUT = "This browser was signed out (web --sign-out-all): ssh HOST web gives a new link."
+#: What a signed-out page says (``ssh``: the command that signs its player in).
+SIGNED_OUT = "This browser was signed out (web --sign-out-all): {ssh} web gives a new link."
 #: What the page of a browser not signed in may do: post the guest form to this server (nothing else).
 REFUSED_POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'; "
@@ -342,7 +342,9 @@ class BrowserFront:
 
     def sign_out_all(self, player: str) -> int:
         count: int = self.service.store.drop_web_sign_ins(player)
-        closed = self.registry.close_where(lambda s: s.visitor.name == player and not s.visitor.guest, SIGNED_OUT)
+        closed = self.registry.close_where(
+            lambda s: s.visitor.name == player and not s.visitor.guest, self.signed_out
+        )
         log.info("%s signed out of every browser (%s pages closed here)", player, closed)
         return count
 
@@ -363,7 +365,11 @@ class BrowserFront:
 
     def close_signed_out(self, kept: set[str]) -> int:
         """Close the sessions whose sign-in is not among ``kept`` (the sign-ins the store still has)."""
-        return self.registry.close_where(lambda s: s.visitor.sign_in not in kept, SIGNED_OUT)
+        return self.registry.close_where(lambda s: s.visitor.sign_in not in kept, self.signed_out)
+
+    def signed_out(self, session: BrowserSession) -> str:
+        """What the page of a session signed out says: how its player gets a new link."""
+        return SIGNED_OUT.format(ssh=self.service.hub.address.command(session.visitor.name))
 
     async def close(self) -> None:
         if self._checker is not None:

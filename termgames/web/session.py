@@ -381,11 +381,11 @@ class SessionRegistry:
         if self.sessions.get(session.id) is session:
             del self.sessions[session.id]
 
-    def close_where(self, ended: Callable[[BrowserSession], bool], why: str) -> int:
-        """Close every session ``ended`` picks (signed out), saying ``why`` on its page; how many."""
+    def close_where(self, ended: Callable[[BrowserSession], bool], why: Callable[[BrowserSession], str]) -> int:
+        """Close every session ``ended`` picks (signed out), saying ``why(session)`` on its page; how many."""
         chosen = [session for session in list(self.sessions.values()) if ended(session)]
         for session in chosen:
-            session.close(why)
+            session.close(why(session))
         return len(chosen)
 
     async def close(self) -> None:

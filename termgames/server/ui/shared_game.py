@@ -266,7 +266,8 @@ class SharedGameMixin(GameScreen[Any]):
         if view is None or not view.over or self._privacy_open:
             return None
         number = self.table.live.id
-        lines = [f"Record: ssh HOST record {number} > table-{number}.json (termgames replay plays it)"]
+        ssh = self.table.live.hub.address.command(self.table.player)
+        lines = [f"Record: {ssh} record {number} > table-{number}.json (termgames replay plays it)"]
         keys = []
         if self.table.seat is not None:
             keys.append(f"{key_name('ctrl+r')}: {self.rematch_words(self.table.live.match)}")
