@@ -35,6 +35,12 @@ def test_a_bad_public_address_is_one_line_and_nothing_from_it_reaches_a_terminal
     assert "\n" not in said and "\x1b" not in said and "\x07" not in said
 
 
+def test_a_guest_is_told_to_type_a_name_and_a_screen_wants_a_terminal():
+    address = SshAddress("games.example.org", 2222)
+    assert address.command("guest-3f2a9c") == "ssh -p 2222 NAME@games.example.org"
+    assert address.command("alice", terminal=True) == "ssh -t -p 2222 alice@games.example.org"
+
+
 def test_the_listening_address_is_what_a_player_can_type():
     assert listening_address("127.0.0.1", 2222) == SshAddress("127.0.0.1", 2222)
     assert listening_address("::1", 22).command("bob") == "ssh bob@::1"

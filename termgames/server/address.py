@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..rules import RuleError
 from ..untrusted import quoted
+from .people import is_guest
 
 #: A host name as DNS spells one (letters, digits, dots and hyphens).
 _HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
@@ -29,10 +30,13 @@ class SshAddress:
     host: str
     port: int = SSH_PORT
 
-    def command(self, player: str) -> str:
-        """``ssh -p 2222 alice@games.example.org``: the command that signs in as ``player`` (a checked name)."""
-        port = f"-p {self.port} " if self.port != SSH_PORT else ""
-        return f"ssh {port}{player}@{self.host}"
+    def command(self, player: str, *, terminal: bool = False) -> str:
+        """``ssh -p 2222 alice@games.example.org``: the command that signs in as ``player`` (a checked name; a
+        guest's, whose name lasts one visit, is ``NAME``); ``terminal``: with ``-t``, for the screens."""
+        options = "-t " if terminal else ""
+        if self.port != SSH_PORT:
+            options += f"-p {self.port} "
+        return f"ssh {options}{'NAME' if is_guest(player) else player}@{self.host}"
 
 
 def _checked_host(host: str, what: str) -> str:

@@ -121,8 +121,11 @@ class GameSession(asyncssh.SSHServerSession):
             self._run_command(self.command)
             return
         if not self.pty:
-            ssh = self.service.hub.address.command(self.player)
-            self.write(f"termgames needs a terminal: connect with {ssh} -t, or give a command ({ssh} help)\r\n")
+            address = self.service.hub.address
+            self.write(
+                f"termgames needs a terminal: connect with {address.command(self.player, terminal=True)}, "
+                f"or give a command ({address.command(self.player)} help)\r\n"
+            )
             self._exit(1)
             return
         self.service.sessions.add(self)
