@@ -296,6 +296,13 @@ class LocalTable:
             return  # no loop: the clocks are checked at the next move
         self._clock_timer = loop.call_later(max(0.0, deadline - self.now()), self.check_clocks)
 
+    def can_undo(self) -> bool:
+        """Whether :meth:`undo` would take a move back (not when a flag since the last move stands)."""
+        try:
+            return undo_ply(self.match, self.local_humans()) is not None
+        except RuleError:
+            return False
+
     def undo(self) -> str:
         """Undo (``termgames.turns.undo_ply``): against AIs, back to before the last human move; hot-seat, one move."""
         ply = undo_ply(self.match, self.local_humans())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tui import panel_text
+from tui import footer_descriptions, panel_text
 
 from termgames.match import Seat
 from termgames.screens.dialogs import ConfirmScreen
@@ -193,12 +193,6 @@ async def test_after_a_restart_a_player_is_back_at_her_table_until_she_leaves_it
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(again.screen, LobbyScreen)
-
-
-def footer_descriptions(app) -> list[str]:
-    from termgames.widgets.footer import Footer
-
-    return [item.description for item in app.screen.query_one(Footer).items]
 
 
 async def test_a_shared_game_ends_with_its_record_a_rematch_and_the_way_back_to_the_lobby(tmp_path, new_store):

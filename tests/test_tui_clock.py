@@ -5,6 +5,8 @@ a shared table sees them too.  Time is made up: each test moves the table's cloc
 
 from __future__ import annotations
 
+from tui import footer_descriptions
+
 from termgames.app import TermgamesApp
 from termgames.clock import Clocks, ClockSpec
 from termgames.launch import Launch
@@ -73,6 +75,7 @@ async def test_a_hot_seat_game_counts_down_marks_and_rings_once_then_ends_on_tim
         assert clock_lines(app)[1].endswith("out of time")
         assert app.screen.view is not None and app.screen.view.status == "bob ran out of time: ann wins on time"
         assert table.over and app.screen.query("#game-over")
+        assert "Undo" not in footer_descriptions(app)  # the flag stands: no undo offered at the end
 
 
 async def test_the_clocks_show_at_60x20_and_not_on_an_untimed_game(tmp_path):

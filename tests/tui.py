@@ -72,3 +72,10 @@ class Terminal:
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
+
+
+def footer_descriptions(app) -> list[str]:
+    """The footer's keys as the player reads them (``Undo``, ``Quit``...)."""
+    from termgames.widgets.footer import Footer
+
+    return [item.description for item in app.screen.query_one(Footer).items]

@@ -401,6 +401,9 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             return self.opened_from_start() == (action == "back")
         if action == "pace":
             return isinstance(self.table, LocalTable)  # a shared table's pace is the server's
+        if action == "undo" and view.over and isinstance(self.table, LocalTable):
+            # A game a flag ended (its last move before the flag stands) offers no undo at its end.
+            return self.table.can_undo()
         return True
 
     # -- game over: the record, a rematch, a new game -----------------------------
