@@ -462,6 +462,16 @@ async def test_a_clock_low_warning_goes_once_per_move_and_not_while_connected(tm
     warning = kept.mails[-1]
     assert warning["Subject"] == "termgames: your time runs low at table 1"
     assert "#1 Copolymer against bob" in warning.get_content()
+    assert warnings_kept(hub.store) == 1
+    hub.store.finish_table(1, outcome="bob wins")  # what a warning was kept for is over: it goes
+    assert warnings_kept(hub.store) == 0
+
+
+def warnings_kept(store) -> int:
+    """Rows of the store's ``mail_warnings`` (one per warning mailed: player, table, ply)."""
+    if hasattr(store, "db"):  # SQLite
+        return int(store.db.execute("SELECT count(*) FROM mail_warnings").fetchone()[0])
+    return int(store._run(lambda c: c.fetchval("SELECT count(*) FROM mail_warnings")))
 
 
 async def test_one_server_of_two_sends_a_digest(servers, relay):

@@ -484,6 +484,7 @@ class PostgresStore(PeopleQueries):
                 await conn.execute(
                     "UPDATE tables SET finished = TRUE, outcome = $2 WHERE id = $1", table_id, outcome
                 )
+                await conn.execute("DELETE FROM mail_warnings WHERE table_id = $1", table_id)  # needed while it ran
                 if result is None or len(result.players) < 2:
                     return []
                 if len(set(result.players)) != len(result.players) or len(result.ranks) != len(result.players):
@@ -669,6 +670,7 @@ class PostgresStore(PeopleQueries):
             lambda c: c.fetchval("SELECT termgames_close_idle($1, $2, $3, $4)", table_id, idle_before, reason, news)
         )
         if closed:
+            self._run(lambda c: c.execute("DELETE FROM mail_warnings WHERE table_id = $1", table_id))
             self._release_ai(table_id)
         return bool(closed)
 

@@ -285,6 +285,7 @@ class Store:
         """
         with self._transaction():
             self.db.execute("UPDATE tables SET finished = 1, outcome = ? WHERE id = ?", (outcome, table_id))
+            self.db.execute("DELETE FROM mail_warnings WHERE table_id = ?", (table_id,))  # needed while it ran
             if result is None or len(result.players) < 2:
                 return []
             if len(set(result.players)) != len(result.players) or len(result.ranks) != len(result.players):
@@ -438,6 +439,8 @@ class Store:
                 "created) < ?",
                 (reason, f"closed: {reason}", table_id, idle_before),
             ).rowcount
+            if closed:
+                self.db.execute("DELETE FROM mail_warnings WHERE table_id = ?", (table_id,))
         return bool(closed)
 
     def set_at_table(self, player: str, table_id: int | None) -> None:
