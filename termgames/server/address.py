@@ -69,7 +69,7 @@ def parse_public_address(text: str) -> SshAddress:
 def listening_address(host: str, port: int) -> SshAddress:
     """What the server listens on, as players would type it: ``--host``, or this machine's name for every address."""
     if host in _EVERY_ADDRESS:
-        name = socket.getfqdn()
+        name = socket.gethostname()  # not getfqdn: a DNS lookup could hold the start up
         try:
             return SshAddress(_checked_host(name, "the host name"), port)
         except RuleError:
