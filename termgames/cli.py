@@ -68,24 +68,8 @@ def game_option_rows(rules: Any) -> list[tuple[str, str]]:
     for preset in rules.presets:
         rows.append((preset.flag, preset.help))
     for spec in rules.option_specs:
-        text = spec.help
-        if spec.kind in ("int", "float"):
-            if spec.minimum is not None and spec.maximum is not None:
-                text += f"; {_number(spec.minimum)} to {_number(spec.maximum)}"
-            elif spec.minimum is not None:
-                text += f"; at least {_number(spec.minimum)}"
-            elif spec.maximum is not None:
-                text += f"; at most {_number(spec.maximum)}"
-        if spec.kind != "flag":
-            text += f" (default: {spec.default})"
-        if spec.overrides:
-            text += f"; replaces {', '.join('--' + name.replace('_', '-') for name in spec.overrides)}"
-        rows.append((spec.usage, text))
+        rows.append((spec.usage, spec.help_line()))
     return rows
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
 
 
 app = typer.Typer(

@@ -81,6 +81,27 @@ class Table(Protocol):
         """The AI seats working out a move now."""
         ...
 
+    @property
+    def match_here(self) -> Match | None:
+        """The match itself when this keyboard keeps it (a game here: it offers a rematch, a new game filled in
+        as it, the computer players' pace and quitting where it stands); None where a server keeps it."""
+        ...
+
+    @property
+    def can_hurry(self) -> bool:
+        """Whether :meth:`hurry` cuts the computer seats' thinking short here (at a shared table they think
+        for everyone, at the server's pace)."""
+        ...
+
+    def time_left(self, seat: int) -> float | None:
+        """Seconds the AI seat ``seat`` may still think (None when it is not thinking, or nobody here can
+        hurry it)."""
+        ...
+
+    def hurry(self) -> None:
+        """The AI seats thinking play their best move so far, now (nothing where :attr:`can_hurry` is False)."""
+        ...
+
     def local_humans(self) -> list[int]:
         """The human seats played at this keyboard."""
         ...
@@ -104,6 +125,10 @@ class Table(Protocol):
     async def play_slow(self, seat: int, move: str) -> None:
         """:meth:`play` for a move whose checking takes long (MonUnrail's Impossible): checked in a worker
         thread, recorded on the loop; RuleError if refused or if the position changed meanwhile."""
+        ...
+
+    def can_undo(self) -> bool:
+        """Whether :meth:`undo` may do something now (not after a flag that stands; a spectator never)."""
         ...
 
     def undo(self) -> str:
@@ -200,6 +225,14 @@ class LocalTable:
     @property
     def thinking(self) -> frozenset[int]:
         return self.runner.thinking
+
+    @property
+    def match_here(self) -> Match:
+        return self.match
+
+    @property
+    def can_hurry(self) -> bool:
+        return True
 
     def time_left(self, seat: int) -> float | None:
         """Seconds the AI seat ``seat`` may still think (None when it is not thinking)."""

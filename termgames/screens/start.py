@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     Checkbox,
@@ -376,24 +377,23 @@ class SetupScreen(AppScreen[None]):
         with Horizontal(classes="setup-row with-help"):
             yield Label(spec.name.replace("_", " ").capitalize(), classes="setup-label")
             widget_id = f"option-{spec.name}"
-            if spec.kind == "choice":
-                yield Select(
-                    [(choice, choice) for choice in spec.choices],
-                    value=value,
-                    allow_blank=False,
-                    id=widget_id,
-                    compact=True,
-                )
-                help_text = spec.help
-            elif spec.kind == "flag":
-                yield TickBox(bool(value), id=widget_id, compact=True)
-                help_text = spec.help
-            else:
-                kind: Literal["number", "integer"] = "number" if spec.kind == "float" else "integer"
-                yield OrderedInput(value, type=kind, id=widget_id, compact=True)
-                bounds = f"{spec.minimum}-{spec.maximum}" if spec.minimum is not None else ""
-                help_text = f"{spec.help} ({bounds})" if bounds else spec.help
+            yield self._option_input(spec, value, widget_id)
+            help_text = spec.kind.form_help(spec)
             yield Static(help_text, classes="setup-help")
+
+    @staticmethod
+    def _option_input(spec: OptionSpec, value: Any, widget_id: str) -> Widget:
+        """The input the option's kind names (``OptionKind.widget``) holding ``value``."""
+        widget = spec.kind.widget
+        if widget == "select":
+            return Select([(choice, choice) for choice in spec.choices], value=value, allow_blank=False,
+                          id=widget_id, compact=True)
+        if widget == "switch":
+            return TickBox(bool(value), id=widget_id, compact=True)
+        if widget in ("integer", "number"):
+            number: Literal["integer", "number"] = "integer" if widget == "integer" else "number"
+            return OrderedInput(value, type=number, id=widget_id, compact=True)
+        return OrderedInput(value, id=widget_id, compact=True)
 
     def on_mount(self) -> None:
         self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")

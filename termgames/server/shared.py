@@ -73,6 +73,20 @@ class SharedTable:
     def table_id(self) -> int:
         return self.live.id
 
+    @property
+    def match_here(self) -> None:
+        return None  # the hub keeps it, seed and hidden boards included
+
+    @property
+    def can_hurry(self) -> bool:
+        return False  # the computer seats think for everyone at the table
+
+    def time_left(self, seat: int) -> None:
+        return None
+
+    def hurry(self) -> None:
+        """Nobody at a shared table cuts the computer players short for the others."""
+
     def local_humans(self) -> list[int]:
         return [] if self.seat is None else [self.seat]
 
@@ -101,6 +115,9 @@ class SharedTable:
     async def play_slow(self, seat: int, move: str) -> None:
         self._check_seat(seat)
         await self.live.play_slow(seat, move)
+
+    def can_undo(self) -> bool:
+        return self.seat is not None  # whether the others accept is theirs to say
 
     def undo(self) -> str:
         """A shared game asks the other players first."""
