@@ -222,7 +222,8 @@ async def test_a_page_under_another_name_pointed_at_the_server_gets_no_guest_and
         assert refused.value.status == 421
         assert not list(http.cookie_jar)
         # Its own names: --web-url's, --public-address's, loopback's, an address's.
-        for host in ("games.example.org", "ssh.example.net:8080", "localhost", "127.0.0.1", "[::1]", "GAMES.example.org."):
+        names = ("games.example.org", "ssh.example.net:8080", "localhost", "127.0.0.1", "[::1]", "GAMES.example.org.")
+        for host in names:
             answer = await http.get(url, headers={"Host": host})
             assert answer.status == 403 and 'action="guest"' in await answer.text(), host
         came = await http.post(
