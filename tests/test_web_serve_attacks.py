@@ -120,7 +120,36 @@ async def test_connections_are_limited_per_address_and_in_all_each_refused_in_on
             "termgames: this server has 5 browser connections open already: try again in a moment\n"
         )
         await tables_answers(server.port, key)  # the SSH port is not the web port's: it answers
-        for _reader, writer in held:
+        for reader, writer in held:
+            writer.close()
+            assert await closed_by_server(reader, within=10) == b""
+        guard = server.web.guard
+        assert await settled(lambda: not guard.connections and not guard.by_owner)  # each counted out again
+
+
+async def settled(predicate) -> bool:
+    """Whether ``predicate()`` holds once the in-process server's pending callbacks have run (loop turns, no time)."""
+    for _ in range(1000):
+        if predicate():
+            return True
+        await asyncio.sleep(0)
+    return predicate()
+
+
+async def test_over_tls_a_handshake_counts_and_has_the_same_deadline(tmp_path):
+    cert, key_file = self_signed(tmp_path)
+    limits = ConnectionLimits(per_address=2, total=10, request_seconds=2)
+    async with web_server(tmp_path / "tls", cert=cert, key=key_file, limits=limits) as server:
+        port, guard = server.web.port, server.web.guard
+        silent = [await asyncio.open_connection("127.0.0.1", port) for _ in range(2)]  # no handshake: no bytes
+        reader, _writer = await asyncio.open_connection("127.0.0.1", port)
+        assert await closed_by_server(reader, within=1) == b""  # one too many: closed at once (no line before TLS)
+        for reader, _writer in silent:
+            assert await closed_by_server(reader, within=10) == b""  # the handshake's deadline
+        assert await settled(lambda: not guard.connections and not guard.by_owner)
+        async with browser(server, connector=aiohttp.TCPConnector(ssl=False)) as http:
+            assert (await http.get(server.web.url)).status == 403  # counted out: the address comes in again
+        for _reader, writer in silent:
             writer.close()
 
 

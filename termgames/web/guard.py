@@ -117,14 +117,21 @@ class GuardedConnection(asyncio.Protocol):
             tls = await loop.start_tls(
                 raw, self, context, server_side=True, ssl_handshake_timeout=self.guard.limits.request_seconds
             )
-        except (OSError, ssl.SSLError, TimeoutError):  # (ConnectionError and ssl.SSLError are OSErrors)
+        except BaseException as error:
+            # A handshake that failed, timed out or was cut off: TLS does not call connection_lost for it.
+            self.disarm()
+            self.guard.release(self)
             raw.abort()
-            return
+            if isinstance(error, OSError | TimeoutError):  # (ssl.SSLError and ConnectionError are OSErrors)
+                return
+            raise
         finally:
             task = asyncio.current_task()
             if task is not None:
                 self.guard.tasks.discard(task)
-        if tls is None or raw.is_closing():
+        if tls is None or raw.is_closing():  # closed during the handshake (its deadline): start_tls returns None
+            self.disarm()
+            self.guard.release(self)
             raw.abort()
             return
         self._hand_over(tls)
