@@ -90,6 +90,7 @@ class GuardedConnection(asyncio.Protocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._raw: asyncio.Transport | None = None
         self._early = bytearray()  # what TLS decrypted before start_tls returned (the request, often)
+        self._partial = False  # bytes of a request came since the deadline was armed
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         raw = cast(asyncio.Transport, transport)
@@ -99,7 +100,7 @@ class GuardedConnection(asyncio.Protocol):
         refusal = self.guard.admit(self, address)
         if refusal is not None:
             if self.guard.tls is None:
-                raw.write(refusal_answer(refusal))
+                raw.write(plain_answer("503 Service Unavailable", refusal))
             raw.close()
             return
         self.arm()
@@ -152,6 +153,7 @@ class GuardedConnection(asyncio.Protocol):
     def arm(self) -> None:
         """Start the time a request (its TLS handshake, its headers, the rest of a body) has to arrive."""
         self.disarm()
+        self._partial = False
         self._deadline = asyncio.get_running_loop().call_later(self.guard.limits.request_seconds, self._late)
 
     def disarm(self) -> None:
@@ -169,12 +171,23 @@ class GuardedConnection(asyncio.Protocol):
         ):
             self.arm()  # an answer (a file) is still going out
             return
-        if self._raw is not None:
-            self._raw.abort()
+        if self._partial and transport is not None and not transport.is_closing():
+            # Half a request: say which limit closed it (an idle connection is closed without a word: a browser
+            # would take an answer there for its next request's).
+            seconds = f"{self.guard.limits.request_seconds:g}"
+            transport.write(plain_answer(
+                "408 Request Timeout", f"a request must arrive whole within {seconds} seconds: connection closed"
+            ))
+            transport.close()
+            # TLS's goodbye waits for the other side's: not for longer than the request had.
+            self._deadline = asyncio.get_running_loop().call_later(self.guard.limits.request_seconds, self.abort)
+            return
+        self.abort()
 
     # -- passed on to aiohttp ----------------------------------------------------------------------
 
     def data_received(self, data: bytes) -> None:
+        self._partial = True
         if self.handler is not None:
             self.handler.data_received(data)
         elif len(self._early) < EARLY_BYTES:
@@ -205,11 +218,12 @@ class GuardedConnection(asyncio.Protocol):
             self._raw.abort()
 
 
-def refusal_answer(line: str) -> bytes:
-    """A whole HTTP answer to a connection refused before its request was read: 503 and the one line."""
+def plain_answer(status: str, line: str) -> bytes:
+    """A whole HTTP answer to a connection whose request was not read (``503 Service Unavailable``: a limit; ``408
+    Request Timeout``: the deadline), then closed: the status and the one line."""
     body = f"termgames: {line}\n".encode()
     head = (
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n"
         f"Content-Length: {len(body)}\r\nCache-Control: no-store\r\nRetry-After: 10\r\nConnection: close\r\n\r\n"
     )
     return head.encode() + body
