@@ -12,7 +12,8 @@ them, and then the SSH port could accept nobody either.  So the port's connectio
   closed: no line can be said before the handshake) and closed;
 * a connection must finish its TLS handshake and a request's headers within
   :attr:`~ConnectionLimits.request_seconds` of opening, and each next request (and the rest of a body nobody
-  reads) within as long of the last answer; a connection idle past it is closed.  A request being answered
+  reads) within as long of the last answer; past it half a request is answered ``408`` in one line and closed,
+  an idle connection closed without a word.  A request being answered
   (a websocket: for as long as it is open) has no deadline, nor an answer still going out.
 
 TLS is done here (after counting), not by the listening socket: a handshake that never ends must count too.
