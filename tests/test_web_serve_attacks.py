@@ -56,8 +56,8 @@ async def closed_by_server(reader, within: float) -> bytes:
 
 
 async def tables_answers(port: int, key) -> None:
-    """An SSH player's ``tables`` answers within a few seconds."""
-    async with asyncio.timeout(20):
+    """An SSH player's ``tables`` answers (within 30 s on a busy machine)."""
+    async with asyncio.timeout(30):  # held by the attack, it would never answer
         result = await command(port, "alice", key, "tables")
     assert result.exit_status == 0, result.stderr
 
@@ -142,14 +142,14 @@ async def settled(predicate) -> bool:
 
 async def test_over_tls_a_handshake_counts_and_has_the_same_deadline(tmp_path):
     cert, key_file = self_signed(tmp_path)
-    limits = ConnectionLimits(per_address=2, total=10, request_seconds=2)
+    limits = ConnectionLimits(per_address=2, total=10, request_seconds=5)
     async with web_server(tmp_path / "tls", cert=cert, key=key_file, limits=limits) as server:
         port, guard = server.web.port, server.web.guard
         silent = [await asyncio.open_connection("127.0.0.1", port) for _ in range(2)]  # no handshake: no bytes
         reader, _writer = await asyncio.open_connection("127.0.0.1", port)
-        assert await closed_by_server(reader, within=1) == b""  # one too many: closed at once (no line before TLS)
+        assert await closed_by_server(reader, within=4) == b""  # one too many: closed at once (no line before TLS)
         for reader, _writer in silent:
-            assert await closed_by_server(reader, within=10) == b""  # the handshake's deadline
+            assert await closed_by_server(reader, within=20) == b""  # the handshake's deadline
         assert await settled(lambda: not guard.connections and not guard.by_owner)
         async with browser(server, connector=aiohttp.TCPConnector(ssl=False)) as http:
             assert (await http.get(server.web.url)).status == 403  # counted out: the address comes in again
