@@ -482,6 +482,18 @@ def serve(
         limits.WEB_MAX_SESSIONS_PER_PLAYER, "--web-max-sessions-per-player",
         help="Browser sessions one player may have open (one SSH key; the guests of one address together).",
     ),
+    web_max_connections: int = typer.Option(
+        limits.WEB_MAX_CONNECTIONS, "--web-max-connections",
+        help="Connections to the browser port at once (at most half of ulimit -n: SSH keeps the rest).",
+    ),
+    web_max_connections_per_address: int = typer.Option(
+        limits.WEB_MAX_CONNECTIONS_PER_ADDRESS, "--web-max-connections-per-address",
+        help="Connections to the browser port from one address at once.",
+    ),
+    web_request_seconds: float = typer.Option(
+        limits.WEB_REQUEST_SECONDS, "--web-request-seconds",
+        help="Seconds a browser connection has to send a whole request: past them it is closed.",
+    ),
 ) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST (and browsers, with --web)."""
     for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
@@ -490,12 +502,16 @@ def serve(
                         ("--max-bot-tables-per-player", max_bot_tables_per_player),
                         ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads),
                         ("--web-max-sessions", web_max_sessions),
-                        ("--web-max-sessions-per-player", web_max_sessions_per_player)):
+                        ("--web-max-sessions-per-player", web_max_sessions_per_player),
+                        ("--web-max-connections", web_max_connections),
+                        ("--web-max-connections-per-address", web_max_connections_per_address)):
         if value < 1:
             fail(f"{flag} must be at least 1, not {value}")
     for flag, days in (("--idle-days", idle_days), ("--guest-idle-days", guest_idle_days)):
         if not 0 < days <= limits.MAX_IDLE_DAYS:
             fail(f"{flag} must be more than 0 and at most {limits.MAX_IDLE_DAYS} (100 years), not {days:g}")
+    if not 0 < web_request_seconds <= 3600:
+        fail(f"--web-request-seconds must be more than 0 and at most 3600, not {web_request_seconds:g}")
     mail = None
     if (smtp is None) != (mail_from is None):
         fail("--smtp HOST:PORT and --mail-from ADDR go together: mail needs a relay and a sender")
@@ -546,12 +562,14 @@ def serve(
     if web_port is not None:
         from functools import partial
 
+        from .web.guard import ConnectionLimits
         from .web.serve import WebSettings, start_web
 
         proxies = frozenset(word.strip() for word in (web_proxy or "").split(",") if word.strip())
+        connections = ConnectionLimits(web_max_connections_per_address, web_max_connections, web_request_seconds)
         web = partial(start_web, settings=WebSettings(
             web_port, web_host or host, web_cert, web_key, web_url, proxies, web_max_sessions,
-            web_max_sessions_per_player, reuse_port,
+            web_max_sessions_per_player, reuse_port, connections,
         ))
     serve_forever(
         host, port, data, allow_guests=not no_guests, ascii=ascii_mode,

@@ -50,6 +50,13 @@ WEB_GUEST_HOURS = 24
 #: Guests signed in from one address a minute (in bursts of up to WEB_GUEST_BURST): each is a database row.
 WEB_GUESTS_PER_MINUTE = 6
 WEB_GUEST_BURST = 3
+#: Connections to the browser port open at once from one address (an IPv6 /64; a page holds its websocket and
+#: a few more while it loads), and in all (at most half the process's file descriptors: SSH keeps the rest).
+WEB_MAX_CONNECTIONS_PER_ADDRESS = 30
+WEB_MAX_CONNECTIONS = 400
+#: Seconds a browser connection has for its TLS handshake and a request's headers (from opening, or from its
+#: last answer), and for the rest of a body: past them it is closed.  A websocket, once open, has none.
+WEB_REQUEST_SECONDS = 15.0
 
 
 class RateLimit:
