@@ -85,9 +85,25 @@ def solve(
     budget = Budget(seconds, memory)  # the time limit counts from here, reading the caches included
     solver = Solver()
     tag = solver_cache.position_tag(cells)
+
+    def warn(line: str) -> None:
+        print(f"termgames: {line}", file=sys.stderr)
+
     if not no_cache:
-        solver_cache.load(solver)
-        solver_cache.load_resume(solver, tag)
+        # the memory budget covers reading the files: what they need is weighed first, and the solver's
+        # tables make room for them within it
+        def afford(need: int, what: str) -> None:
+            budget.afford(solver, need, what)
+
+        try:
+            budget.limit_tables(solver)
+            solver_cache.load(solver, warn=warn, afford=afford)
+            solver_cache.load_resume(solver, tag, warn=warn, afford=afford)
+        except SolveStopped as stop:
+            # nothing is written: the files hold more than this run could, and stay as they are
+            print(f"termgames: {stop_report(stop, budget, solver, solver.cache_size)}; {stop} "
+                  "(the solver's files are left as they are)", file=sys.stderr)
+            raise typer.Exit(EXIT_BUDGET) from None
     known = solver.cache_size
     progress = ProgressLine(sys.stderr.isatty() and not as_json, solver, budget)
 
