@@ -75,9 +75,9 @@ FILE_NAME = "monunrail-nimbers.json.gz"
 RESUME_NAME = "monunrail-resume.bin"
 #: At most this many shapes are kept (~0.5 MB on disk, ~0.2 s to read).
 MAX_SHAPES = 100_000
-#: The most JSON read from the cache file, uncompressed: :data:`MAX_SHAPES` shapes take about 4 MB; a file
+#: The most JSON read from the cache file, uncompressed: :data:`MAX_SHAPES` shapes take at most about 5.5 MB; a file
 #: that holds more was not written by termgames (a gzip bomb must not fill memory).
-MAX_CACHE_TEXT = 32 << 20
+MAX_CACHE_TEXT = 8 << 20
 
 
 def default_path() -> Path | None:
