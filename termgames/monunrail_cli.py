@@ -65,11 +65,13 @@ def solve(
     except ValueError as error:
         fail(str(error))
     from .records import RecordError, read_bytes
+
+    position_limit = 8 << 20  # a position is a few hundred bytes: no need for a record's bound
     from .rules.monunrail.solver import Solver, SolveStopped, cell_name, parse_shape
 
     try:
-        # A regular file of at most 8 MB, like a record: a FIFO must not hang, /dev/zero not fill memory.
-        text = sys.stdin.read() if file == "-" else read_bytes(file).decode("utf-8")
+        # A regular file of at most 8 MB: a FIFO must not hang, /dev/zero not fill memory.
+        text = sys.stdin.read() if file == "-" else read_bytes(file, position_limit).decode("utf-8")
     except RecordError as error:
         fail(str(error))
     except (OSError, UnicodeDecodeError) as error:

@@ -21,7 +21,8 @@ megabytes, or fill its stderr.  :class:`BotProcess` owns one such child:
   that keeps it and everything it starts in a PID namespace where the
   machine allows one, else under a subreaper, and ends them all when the bot
   exits, when :meth:`close` is called, or when termgames dies in any way
-  (``kill -9`` included): see that module.  Elsewhere the bot gets its own
+  (``kill -9`` included, run as root too: termgames is made non-dumpable and
+  the lifeline is a socket a bot cannot reopen): see that module.  Elsewhere the bot gets its own
   process group and session only, and a process it moves out of them
   outlives the match (:data:`CONTAINMENT` says which);
 * :meth:`close` ends the box (or kills the process group) and reaps the

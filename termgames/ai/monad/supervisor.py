@@ -4,28 +4,44 @@ termgames (:mod:`.process`) runs this file on Linux, with the standard library o
 
     python -I -S supervisor.py MODE LIFELINE -- PROGRAM [ARGS...]
 
-``LIFELINE`` is the read end of a pipe whose write end only termgames holds:
+``LIFELINE`` is one end of a socket pair whose other end only termgames holds:
 when termgames closes it, or dies in any way (``kill -9`` included: the kernel
-closes a dead process's files), this supervisor sees the pipe hang up and
-ends the box.  It ends the box too when the bot's own process exits, then
+closes a dead process's files), this supervisor sees the socket hang up and
+ends the box.  A socket, not a pipe: a pipe can be opened again through
+``/proc/PID/fd/N``, and a bot run as root that held a write end so opened
+kept the box alive after termgames was gone (issue 32); a socket cannot be
+opened that way.  It ends the box too when the bot's own process exits, then
 exits with the bot's status (the same exit code, or the same signal).
 
 Two boxes, the stronger first (``MODE`` ``namespace`` tries the first, then
 falls back to the second; ``subreaper`` takes the second at once):
 
 * a PID namespace (``unshare``; an ordinary user gets one along with a user
-  namespace, on kernels that allow those, where the bot keeps its own uid).
+  namespace, on kernels that allow those, where the bot keeps its own uid),
+  with a mount namespace where it gets a ``/proc`` of its own (``_mount_proc``:
+  without it the host's ``/proc`` would list every process of the machine).
   Its first process (``init`` below, ours, with ``PR_SET_PDEATHSIG`` so it
   dies with this supervisor) starts the bot and reaps orphans; when it ends,
   the kernel kills every process left in the namespace at once.  From inside
   the bot can neither see this supervisor or termgames nor kill that first
-  process;
+  process.  Where the machine refuses the new ``/proc`` (an ordinary user in
+  some containers), the PID namespace is kept and the bot sees the host's
+  ``/proc``: it still cannot reopen the lifeline, and the rest below holds;
 * a child subreaper (``PR_SET_CHILD_SUBREAPER``): what the bot starts and
   abandons (a double fork, ``setsid``) is re-parented to this supervisor
   instead of to init, so it stays in our tree, and ending the box kills the
   whole tree from ``/proc``, over and over until nothing is left.  A bot that
   kills this supervisor first can escape it; a process that forks and exits
   faster than ``/proc`` is read may outrun it.
+
+Either way this supervisor and termgames are non-dumpable (``PR_SET_DUMPABLE``
+0): a bot of the same uid cannot open their ``/proc`` files (descriptors,
+memory) nor ptrace them.  Root could anyway, with ``CAP_SYS_PTRACE``; so a bot
+run as root keeps uid 0 but starts with no capability at all (empty bounding,
+inheritable and ambient sets, ``PR_SET_NO_NEW_PRIVS``): it can neither open
+those files nor unmount its ``/proc`` to see the host's beneath.  What uid 0
+owns on the machine's files stays its to read and write: running bots as root
+is not advised (docs/security.md).
 
 Why not ``PR_SET_PDEATHSIG`` on this supervisor, as termgames' parent-death
 signal: the kernel sends it when the *thread* that forked the child ends, not
