@@ -27,13 +27,13 @@ tables were, within the memory budget.
 
 Both files are the user's own, and neither is trusted (issue 32):
 
-* they are opened with ``O_NOFOLLOW`` and must be regular files (a symlink
-  another user planted in a shared folder, a FIFO, ``/dev/zero`` are
-  ignored), and written by rename in a folder the user owns (a symlink at the
+* they are opened with ``O_NOFOLLOW`` and must be regular files of this
+  user's (a symlink another user planted in a shared folder, another user's
+  file, a FIFO, ``/dev/zero`` are ignored), and written by rename in a folder the user owns (a symlink at the
   name is replaced, never written through; a folder someone else owns is not
   written to);
 * reading them stays within the solve's memory budget: the caller passes an
-  ``afford`` check (:meth:`termgames.solver_run.Budget.afford`) that stops
+  ``afford`` check (``termgames solve``: :meth:`termgames.solver_run.Budget.afford`) that stops
   the run (:class:`SolveStopped` "memory") before a file that would not fit
   is taken in, and the solver's own tables make room only within
   :attr:`Solver.memory_limit`;
@@ -105,8 +105,12 @@ def _open(path: Path) -> BinaryIO | None:
             raise Ignored(f"{path} is a symlink, not a file of termgames': ignored") from None
         raise Ignored(f"cannot read {path}: {error.strerror or error}") from None
     try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
             raise Ignored(f"{path} is not a regular file: ignored")
+        if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+            # its values are taken on trust: another user's file could make the solver answer wrong
+            raise Ignored(f"{path} belongs to another user (uid {info.st_uid}): ignored")
         os.set_blocking(handle, True)
     except BaseException:
         os.close(handle)

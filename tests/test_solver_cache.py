@@ -271,6 +271,13 @@ def test_a_folder_another_user_owns_is_not_written_to(tmp_path):
     assert solver_cache.save_resume(solver, "mine", shared / "resume.bin") == 0
     assert solver_cache.save(solver, shared / "cache.json.gz") == 0
     assert list(shared.iterdir()) == []
+    # a file another user left there, with values of its choosing, is not taken in
+    mine = tmp_path / "resume.bin"
+    solver_cache.save_resume(solver, "mine", mine)
+    os.chown(mine, 65534, 65534)
+    lines: list[str] = []
+    assert solver_cache.load_resume(Solver(), "mine", mine, warn=lines.append) == 0
+    assert len(lines) == 1 and "another user" in lines[0]
 
 
 def test_a_cache_that_unpacks_past_its_bound_is_ignored_in_one_line(tmp_path, monkeypatch):
