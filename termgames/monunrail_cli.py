@@ -91,12 +91,12 @@ def solve(
     def warn(line: str) -> None:
         print(f"termgames: {line}", file=sys.stderr)
 
-    if not no_cache:
+    def afford(need: int, what: str) -> None:
         # the memory budget covers reading the files: what they need is weighed first, and the solver's
         # tables make room for them within it
-        def afford(need: int, what: str) -> None:
-            budget.afford(solver, need, what)
+        budget.afford(solver, need, what)
 
+    if not no_cache:
         try:
             budget.limit_tables(solver)
             solver_cache.load(solver, warn=warn, afford=afford)
@@ -123,7 +123,7 @@ def solve(
         report = stop_report(stop, budget, solver, known)
         if not no_cache:
             solver.memory_limit = None  # what it solved must reach the files, even if the tables are at the budget
-            solver_cache.save(solver)
+            solver_cache.save(solver, afford=afford)
             kept = solver_cache.save_resume(solver, tag)
             if kept:
                 report += f" (kept for the next run: {human_bytes(kept)})"
@@ -138,7 +138,7 @@ def solve(
     if not no_cache:
         if solver.cache_size > known:
             solver.memory_limit = None
-            solver_cache.save(solver)
+            solver_cache.save(solver, afford=afford)
         solver_cache.discard_resume(tag)
     assert analysis.nimber is not None and analysis.winning_moves is not None
     nimber = analysis.nimber

@@ -78,6 +78,8 @@ MAX_SHAPES = 100_000
 #: The most JSON read from the cache file, uncompressed: :data:`MAX_SHAPES` shapes take at most about 5.5 MB; a file
 #: that holds more was not written by termgames (a gzip bomb must not fill memory).
 MAX_CACHE_TEXT = 8 << 20
+#: About the bytes one shape takes while the cache is written (its list of ints, its JSON, the gzip).
+EXPORT_COST = 250
 
 
 def default_path() -> Path | None:
@@ -166,19 +168,27 @@ def load(solver: Solver, path: Path | None = None, warn: Warn | None = None, aff
         return 0
 
 
-def save(solver: Solver, path: Path | None = None, limit: int | None = None) -> int:
+def save(solver: Solver, path: Path | None = None, limit: int | None = None, afford: Afford | None = None) -> int:
     """Merge the solver's shapes into the cache file; the number of shapes written.
 
     Never raises for a file system that refuses (read-only, full disk): the
-    cache is an optimisation, and the old file stays as it was.
+    cache is an optimisation, and the old file stays as it was.  With
+    ``afford`` (the memory budget), nothing is written when writing would
+    not fit, and a file that does not fit is not read again: the solver's
+    own shapes (it took the file in when it started) are written.
     """
     path = path if path is not None else default_path()
     if path is None:
         return 0
     limit = MAX_SHAPES if limit is None else limit
+    if afford is not None:
+        try:
+            afford(EXPORT_COST * min(limit, solver.cache_size), "writing the solver's cache")
+        except SolveStopped:
+            return 0  # the old file stays; a stopped solve's resume file holds everything anyway
     try:
-        old = _read(path)
-    except Ignored:
+        old = _read(path, afford)
+    except (Ignored, SolveStopped):
         old = None  # rewritten whole below
     if old is not None:
         # the solver checks the old entries as it takes them in (a damaged

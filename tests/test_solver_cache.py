@@ -288,3 +288,22 @@ def test_a_cache_that_unpacks_past_its_bound_is_ignored_in_one_line(tmp_path, mo
     lines: list[str] = []
     assert solver_cache.load(Solver(), path, warn=lines.append) == 0
     assert len(lines) == 1 and "damaged" in lines[0]
+
+
+def test_saving_stays_within_the_memory_budget(tmp_path):
+    from termgames.rules.monunrail.solver import SolveStopped
+
+    path = tmp_path / "cache.json.gz"
+    solver, _ = solved()
+    solver_cache.save(solver, path)
+    before = path.read_bytes()
+    asked: list[tuple[int, str]] = []
+
+    def refuse(need: int, what: str) -> None:
+        asked.append((need, what))
+        raise SolveStopped("memory", f"{what} needs {need}")
+
+    more = Solver()
+    more.nimber(block(4, 4))
+    assert solver_cache.save(more, path, afford=refuse) == 0
+    assert path.read_bytes() == before and asked and asked[0][0] > 0
