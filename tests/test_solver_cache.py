@@ -304,6 +304,6 @@ def test_saving_stays_within_the_memory_budget(tmp_path):
         raise SolveStopped("memory", f"{what} needs {need}")
 
     more = Solver()
-    more.nimber(block(4, 4))
+    more.nimber(block(4, 5))
     assert solver_cache.save(more, path, afford=refuse) == 0
     assert path.read_bytes() == before and asked and asked[0][0] > 0
