@@ -90,13 +90,13 @@ def default_path() -> Path | None:
     return data_dir() / FILE_NAME
 
 
-class Ignored(Exception):
+class UnusableFile(Exception):
     """A file that is there but cannot be used (damaged, not a regular file); ``str()`` says why in one line."""
 
 
 def _open(path: Path) -> BinaryIO | None:
     """``path`` opened for reading, if it is a regular file (None if there is none); a symlink is not
-    followed and anything else (a FIFO, a device, a folder) is refused with :class:`Ignored`."""
+    followed and anything else (a FIFO, a device, a folder) is refused with :class:`UnusableFile`."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         handle = os.open(path, flags)
@@ -104,15 +104,15 @@ def _open(path: Path) -> BinaryIO | None:
         return None
     except OSError as error:
         if os.path.islink(path):
-            raise Ignored(f"{path} is a symlink, not a file of termgames': ignored") from None
-        raise Ignored(f"cannot read {path}: {error.strerror or error}") from None
+            raise UnusableFile(f"{path} is a symlink, not a file of termgames': ignored") from None
+        raise UnusableFile(f"cannot read {path}: {error.strerror or error}") from None
     try:
         info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode):
-            raise Ignored(f"{path} is not a regular file: ignored")
+            raise UnusableFile(f"{path} is not a regular file: ignored")
         if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
             # its values are taken on trust: another user's file could make the solver answer wrong
-            raise Ignored(f"{path} belongs to another user (uid {info.st_uid}): ignored")
+            raise UnusableFile(f"{path} belongs to another user (uid {info.st_uid}): ignored")
         os.set_blocking(handle, True)
     except BaseException:
         os.close(handle)
@@ -121,7 +121,7 @@ def _open(path: Path) -> BinaryIO | None:
 
 
 def _read(path: Path, afford: Afford | None = None) -> dict | None:
-    """The cache file's data; None if there is none; :class:`Ignored` if it is damaged."""
+    """The cache file's data; None if there is none; :class:`UnusableFile` if it is damaged."""
     handle = _open(path)
     if handle is None:
         return None
@@ -129,15 +129,15 @@ def _read(path: Path, afford: Afford | None = None) -> dict | None:
         with handle, gzip.GzipFile(fileobj=handle, mode="rb") as unzipped:
             text = unzipped.read(MAX_CACHE_TEXT + 1)
         if len(text) > MAX_CACHE_TEXT:
-            raise Ignored(f"{path} holds more than {MAX_CACHE_TEXT >> 20} MB of shapes: damaged, ignored")
+            raise UnusableFile(f"{path} holds more than {MAX_CACHE_TEXT >> 20} MB of shapes: damaged, ignored")
         if afford is not None:
             afford(JSON_COST * len(text), f"the solver's cache {path.name}")
         data = json.loads(text.decode("utf-8"))
     except (OSError, EOFError, zlib.error, ValueError, UnicodeDecodeError, RecursionError):
         # unreadable, not gzip, truncated, not JSON, absurdly nested: start cold
-        raise Ignored(f"{path} is damaged: ignored (the next save rewrites it)") from None
+        raise UnusableFile(f"{path} is damaged: ignored (the next save rewrites it)") from None
     if not isinstance(data, dict):
-        raise Ignored(f"{path} is damaged: ignored (the next save rewrites it)")
+        raise UnusableFile(f"{path} is damaged: ignored (the next save rewrites it)")
     return data
 
 
@@ -152,7 +152,7 @@ def load(solver: Solver, path: Path | None = None, warn: Warn | None = None, aff
         return 0
     try:
         data = _read(path, afford)
-    except Ignored as why:
+    except UnusableFile as why:
         if warn is not None:
             warn(str(why))
         return 0
@@ -188,7 +188,7 @@ def save(solver: Solver, path: Path | None = None, limit: int | None = None, aff
             return 0  # the old file stays; a stopped solve's resume file holds everything anyway
     try:
         old = _read(path, afford)
-    except (Ignored, SolveStopped):
+    except (UnusableFile, SolveStopped):
         old = None  # rewritten whole below
     if old is not None:
         # the solver checks the old entries as it takes them in (a damaged
@@ -266,7 +266,7 @@ def load_resume(
         return 0
     try:
         handle = _open(path)
-    except Ignored as why:
+    except UnusableFile as why:
         if warn is not None:
             warn(str(why))
         return 0
@@ -302,5 +302,5 @@ def discard_resume(tag: str, path: Path | None = None) -> None:
             mine = Solver.dump_tag(handle.read) == tag
         if mine:
             path.unlink()
-    except (OSError, Ignored):
+    except (OSError, UnusableFile):
         pass
