@@ -104,7 +104,7 @@ def _open(path: Path) -> BinaryIO | None:
         return None
     except OSError as error:
         if os.path.islink(path):
-            raise UnusableFile(f"{path} is a symlink, not a file of termgames': ignored") from None
+            raise UnusableFile(f"{path} is a symlink: ignored (the solver reads its own files only)") from None
         raise UnusableFile(f"cannot read {path}: {error.strerror or error}") from None
     try:
         info = os.fstat(handle)
