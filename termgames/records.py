@@ -34,8 +34,12 @@ VERSION = 2
 #: as version 3, so that a termgames before clocks refuses it in one line rather than misreading it.
 TIMED_VERSION = 3
 VERSIONS = (1, 2, 3)
-#: The largest record read: a long game's record is tens of kilobytes.
-MAX_RECORD_BYTES = 8 * 1024 * 1024
+#: The largest record read or written (1 GiB).  A board game's record is tens of kilobytes, but a long Monad
+#: match on a large map writes far more (4,500 turns of two random bots on 60 x 60 wrote 256 MB), and what
+#: termgames writes it must read back: a record that would be larger is not written (one line says so), a
+#: file that is larger is refused in one line before anything is read.  Reading one takes memory several
+#: times its size (docs/security.md).
+MAX_RECORD_BYTES = 1 << 30
 
 
 class RecordError(Exception):
@@ -301,8 +305,9 @@ def loads(text: str) -> Match:
     return from_dict(data)
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of the record at ``path``: a regular file (a symlink to one is fine) of at most 8 MB.
+def read_bytes(path: str | os.PathLike[str], limit: int = MAX_RECORD_BYTES) -> bytes:
+    """The bytes of the record at ``path``: a regular file (a symlink to one is fine) of at most ``limit``
+    bytes (:data:`MAX_RECORD_BYTES`).
 
     A FIFO, a device (``/dev/zero``) or a folder is refused at once with :class:`RecordError`: the file is
     opened without blocking and checked before anything is read, and never more than the cap is read.
@@ -322,17 +327,17 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
             raise RecordError(f"{file}: is a folder, not a record")
         if not stat.S_ISREG(info.st_mode):
             raise RecordError(f"{file}: not a regular file")
-        if info.st_size > MAX_RECORD_BYTES:
-            raise RecordError(f"{file}: too large ({info.st_size} bytes; termgames reads at most {MAX_RECORD_BYTES})")
+        if info.st_size > limit:
+            raise RecordError(f"{file}: too large ({info.st_size} bytes; termgames reads at most {limit})")
         os.set_blocking(handle, True)
         with os.fdopen(handle, "rb", closefd=False) as stream:
-            raw = stream.read(MAX_RECORD_BYTES + 1)
+            raw = stream.read(limit + 1)
     except OSError as error:
         raise RecordError(f"{file}: {error.strerror or error}") from None
     finally:
         os.close(handle)
-    if len(raw) > MAX_RECORD_BYTES:  # it grew while we read it
-        raise RecordError(f"{file}: too large (termgames reads at most {MAX_RECORD_BYTES} bytes)")
+    if len(raw) > limit:  # it grew while we read it
+        raise RecordError(f"{file}: too large (termgames reads at most {limit} bytes)")
     return raw
 
 
@@ -343,6 +348,7 @@ def load(path: str | os.PathLike[str]) -> Match:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise RecordError(f"{file}: not a text file") from None
+    del raw  # a long record's bytes need not stay beside its text while it is parsed
     try:
         return loads(text)
     except RecordError as error:
@@ -363,10 +369,20 @@ def save(path: str | os.PathLike[str], match: Match, now: float | None = None) -
     try:
         # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
         text = dumps(match) if now is None else dumps(match, now)
-        write_atomically(target, text.encode("utf-8"), mode=_file_mode(target))
+        data = text.encode("utf-8")
+        check_size(data)
+        write_atomically(target, data, mode=_file_mode(target))
     except OSError as error:
         raise SaveError(f"cannot write {file}: {_why(error, target.parent)}") from None
     return file
+
+
+def check_size(data: bytes) -> None:
+    """Refuse (:class:`SaveError`, one line) a record termgames could not read back."""
+    if len(data) > MAX_RECORD_BYTES:
+        raise SaveError(
+            f"the record would be {len(data)} bytes, more than termgames reads back ({MAX_RECORD_BYTES}): not written"
+        )
 
 
 def _check_writable(file: Path, target: Path) -> None:
