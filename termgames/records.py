@@ -474,6 +474,8 @@ def claim_name(path: Path) -> Path:
     """Take ``path`` for a new record, or the first of ``NAME-2``, ``NAME-3`` ... beside it that is free: an empty
     file made with ``O_EXCL``, so no two writers ever take one name.  The record is then written over it."""
     folder, stem, suffix = path.parent, path.stem, path.suffix
+    if _among_samples(folder):
+        raise SaveError(f"cannot write {path}: that folder holds the samples that ship with termgames (--saves DIR)")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -495,8 +497,7 @@ def not_yours_to_write(path: Path) -> str:
     """Why the record at ``path`` must not be written in place (a sample that ships with termgames, a read-only
     file, another user's, in a folder that may not be written), or "" when it is the player's own to write."""
     target = Path(os.path.realpath(path))
-    samples = Path(os.path.realpath(bundled_saves()))
-    if target.is_relative_to(samples):
+    if _among_samples(target):
         return "a sample that ships with termgames"
     try:
         info = target.stat()
@@ -528,3 +529,8 @@ def played_from(path: Path, folder: Path, match: Match) -> tuple[Path, str]:
             copy.unlink()
         raise
     return copy, why
+
+
+def _among_samples(path: Path) -> bool:
+    """Whether ``path`` is in the repository's ``saves/`` (or is it), where nothing is ever written."""
+    return Path(os.path.realpath(path)).is_relative_to(Path(os.path.realpath(bundled_saves())))

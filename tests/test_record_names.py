@@ -149,3 +149,10 @@ def test_a_record_that_is_not_yours_is_copied_before_anything_is_written(tmp_pat
     table.play(1, "A1")
     assert path.read_bytes() == before and sorted(p.name for p in samples.iterdir()) == ["game.json"]
     assert [m.move for m in records.load(copy).moves] == ["B2", "A1"]
+
+
+def test_no_new_record_is_made_among_the_samples(tmp_path, monkeypatch):
+    monkeypatch.setattr("termgames.records.bundled_saves", lambda: tmp_path)
+    table = LocalTable(small_game(0), new_save_path(tmp_path, small_game(0)))
+    table.play(0, "B2")
+    assert "samples that ship with termgames" in table.take_notice() and list(tmp_path.iterdir()) == []
