@@ -389,6 +389,18 @@ def _why(error: OSError, folder: Path | None) -> str:
     return error.strerror or str(error)
 
 
+def clear_stale_locks(folder: Path) -> int:
+    """Remove the lock files left beside the records of ``folder`` by a termgames that kept them (before issue 33,
+    one per record); how many went.  Each is taken as a writer takes it (:func:`locked`), so one in use is waited
+    for, never removed from under its holder."""
+    removed = 0
+    for lock_path in sorted(folder.glob(".*.json.lock")):
+        record = folder / lock_path.name[1 : -len(".lock")]
+        with contextlib.suppress(RecordError), locked(record):
+            removed += 1
+    return removed
+
+
 #: How often a writer may find, once it holds a lock, that the holder before it removed that lock file: each time
 #: another writer came first, so a handful of writers racing for one record stays far below it.
 LOCK_ATTEMPTS = 1000

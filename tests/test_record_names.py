@@ -156,3 +156,15 @@ def test_no_new_record_is_made_among_the_samples(tmp_path, monkeypatch):
     table = LocalTable(small_game(0), new_save_path(tmp_path, small_game(0)))
     table.play(0, "B2")
     assert "samples that ship with termgames" in table.take_notice() and list(tmp_path.iterdir()) == []
+
+
+def test_the_lock_files_an_older_termgames_left_go_when_the_saves_are_read(tmp_path):
+    from termgames.screens.start import read_saved_games
+
+    records.save(tmp_path / "game.json", small_game())
+    for name in ("game.json", "gone.json"):  # beside a record, and beside one deleted since
+        (tmp_path / f".{name}.lock").touch()
+    (tmp_path / ".notes.lock").touch()  # not a record's: left alone
+    games = read_saved_games(tmp_path, None)
+    assert [game.path.name for game in games] == ["game.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".notes.lock", "game.json"]

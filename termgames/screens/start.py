@@ -34,7 +34,7 @@ from ..clock import GRAMMAR, ClockSpec, parse_clock
 from ..games import GAMES
 from ..match import AI, HUMAN, Match, Seat, random_seed
 from ..paths import bundled_saves
-from ..records import RecordError, load, new_save_path
+from ..records import RecordError, clear_stale_locks, load, new_save_path
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
 from ..widgets.footer import Footer
@@ -90,6 +90,8 @@ class SavedGame:
 def read_saved_games(folder: Path, samples: Path | None) -> list[SavedGame]:
     """Every record in ``folder`` (newest first), then the bundled samples."""
     found: list[SavedGame] = []
+    if folder.is_dir():
+        clear_stale_locks(folder)
     for directory, sample in ((folder, False), (samples, True)):
         if directory is None or not directory.is_dir():
             continue
