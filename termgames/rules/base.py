@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -66,6 +66,13 @@ class View:
 
     def name(self, seat: int) -> str:
         return self.players[seat]
+
+    def position_key(self) -> Hashable:
+        """What names the position this view shows, for what is worked out from it (a hint, an overlay, the move
+        being assembled): the viewer, who is to move, and the moves that led here as this viewer sees them (a
+        game's seed is fixed, so they fix the position).  Never a count of moves: an undo and another line of
+        the same length repeat the count, not the position."""
+        return (self.viewer, self.to_move, self.over, self.moves)
 
     def board_json(self) -> Any:
         """The board in the JSON shape ``termgames show --json`` prints."""

@@ -172,6 +172,10 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
     #: Lines a panel text takes from the start (``PanelTexts.reserved``).
     PANEL_RESERVED: ClassVar[dict[str, int]] = {}
 
+    #: The actions that turn on a display worked out from the position (a hint, an overlay): what the test of
+    #: every game turns on before it undoes and plays another line as long (each is keyed by the position).
+    DERIVED_DISPLAYS: ClassVar[tuple[str, ...]] = ()
+
     @classmethod
     def replay_analysis(cls, options: dict[str, Any]) -> ReplayAnalysis | None:
         """The analysis a replay of a game made with ``options`` may show; None when the game offers none."""

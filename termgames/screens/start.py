@@ -35,7 +35,7 @@ from ..clock import GRAMMAR, ClockSpec, parse_clock
 from ..games import GAMES
 from ..match import AI, HUMAN, Match, Seat, random_seed
 from ..paths import bundled_saves
-from ..records import RecordError, load, new_save_path, save
+from ..records import RecordError, clear_stale_locks, load, new_save_path
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
 from ..widgets.footer import Footer
@@ -91,6 +91,8 @@ class SavedGame:
 def read_saved_games(folder: Path, samples: Path | None) -> list[SavedGame]:
     """Every record in ``folder`` (newest first), then the bundled samples."""
     found: list[SavedGame] = []
+    if folder.is_dir():
+        clear_stale_locks(folder)
     for directory, sample in ((folder, False), (samples, True)):
         if directory is None or not directory.is_dir():
             continue
@@ -240,12 +242,8 @@ class StartScreen(AppScreen[None]):
 
     def resume(self, game: SavedGame) -> None:
         assert game.match is not None
-        path = game.path
-        if game.sample:
-            # Samples ship with termgames and stay pristine: play a copy.
-            path = new_save_path(Path(self.app.saves_dir), game.match)
-            save(path, game.match)
-        self.app.open_game(game.match, path)
+        # A sample ships with termgames and stays pristine: open_game plays a copy (records.played_from).
+        self.app.open_game(game.match, game.path)
 
     def action_pace(self) -> None:
         pace = self.app.cycle_pace()
