@@ -1,12 +1,17 @@
 """Figures of issue 14: bits in a fresh seed, and moves lost when `termgames move` races on one record.
 
-    python bench/hostile.py [--races 5] [--movers 12] [--flood] [--tables 1000] [--sigterm 8]
+    python bench/hostile.py [--races 5] [--movers 12] [--flood] [--tables 1000] [--sigterm 8] [--resize-flood]
 
 ``--flood``: an in-process ``termgames serve`` on 127.0.0.1; one SSH client floods its lobby with 200 kB of
 keys while another player runs ``tables``: that command's time (seconds).  ``--tables N``: with N tables open,
 the time of a move made with the ``move`` command over SSH (median of 8, connection already open).
 ``--sigterm N``: ``termgames serve`` in a child process, quiet and then with computer-only tables of every game
-playing (their hardest levels), sent SIGTERM N times each: the seconds from the signal to the process's exit.
+playing (their hardest levels), sent SIGTERM N times each: the seconds from the signal to the process's exit;
+and once more under the load of issue 32 (three hard computer players, five SSH screens, five browser pages).
+``--resize-flood``: ``termgames serve --web`` in a child process; one guest address opens its 10 pages (or 10 SSH
+screens) and each sends a resize 20 times a second, alternating 240x80 and 20x8, while another player runs
+``ssh ... tables`` (before and during: median and max seconds) and moves at a one-minute table (the seconds
+her clock was charged against the seconds the move took from key to screen).
 
 Each race starts ``--movers`` processes that run ``termgames move RECORD CELL`` on one Copolymer record at
 the same moment (distinct cells, so every move is legal whoever comes first) and counts the moves that
@@ -197,6 +202,196 @@ def sigterm_figure(runs: int) -> None:
                       f"median {statistics.median(times):.2f} s, max {max(times):.2f} s ({runs} runs)")
 
 
+def start_serving(folder: Path, port: int, web_port: int, *extra: str) -> subprocess.Popen[str]:
+    """``termgames serve --web`` in a child process, once it listens (its stderr drained meanwhile)."""
+    import threading
+
+    command = [sys.executable, "-m", "termgames", "serve", "--data", str(folder), "--port", str(port),
+               "--web", str(web_port), *extra]
+    # Run from the data folder: ``-m termgames`` is the interpreter's (bench/hostile.py from another checkout's
+    # interpreter times that checkout's server).
+    server = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert server.stderr is not None
+    for line in server.stderr:
+        if line.startswith("termgames serve --web:"):
+            break
+    else:
+        raise SystemExit(f"the server did not start (status {server.wait()})")
+    stream = server.stderr
+    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
+    return server
+
+
+def free_ports(count: int) -> list[int]:
+    import socket
+
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+#: Resizes a second each flooding terminal sends, and the sizes it alternates between (issue 32).
+FLOOD_RATE = 20.0
+FLOOD_SIZES = [(240, 80), (20, 8)]
+
+
+async def browser_flood(web_port: int, pages: int, stop: object) -> None:
+    """A guest's ``pages`` pages, each sending resizes at ``FLOOD_RATE`` until ``stop`` (an asyncio.Event) is set."""
+    import asyncio
+    import json
+
+    import aiohttp
+
+    base = f"http://127.0.0.1:{web_port}/"
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        await http.post(base + "guest", headers={"Origin": base.rstrip("/")}, allow_redirects=False)
+
+        async def page() -> None:
+            async with http.ws_connect(f"{base}ws?session=&width=100&height=30",
+                                       headers={"Origin": base.rstrip("/")}) as socket:
+                async def drain() -> None:
+                    async for _message in socket:
+                        pass
+
+                reader = asyncio.create_task(drain())
+                number = 0
+                while not stop.is_set() and not socket.closed:  # type: ignore[attr-defined]
+                    width, height = FLOOD_SIZES[number % 2]
+                    number += 1
+                    await socket.send_str(json.dumps(["resize", {"width": width, "height": height}]))
+                    await asyncio.sleep(1 / FLOOD_RATE)
+                reader.cancel()
+
+        await asyncio.gather(*(page() for _ in range(pages)), return_exceptions=True)
+
+
+async def ssh_flood(port: int, screens: int, stop: object) -> None:
+    """A guest's ``screens`` SSH screens (one connection each), each resized at ``FLOOD_RATE`` until ``stop``."""
+    import asyncio
+
+    import asyncssh
+
+    async def screen() -> None:
+        async with asyncssh.connect(
+            "127.0.0.1", port, username="mallory", known_hosts=None, client_keys=None,
+            preferred_auth="keyboard-interactive", password="",
+        ) as conn:
+            process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+
+            async def drain() -> None:
+                while await process.stdout.read(65536):
+                    pass
+
+            reader = asyncio.create_task(drain())
+            number = 0
+            while not stop.is_set():  # type: ignore[attr-defined]
+                width, height = FLOOD_SIZES[number % 2]
+                number += 1
+                process.change_terminal_size(width, height)
+                await asyncio.sleep(1 / FLOOD_RATE)
+            reader.cancel()
+
+    await asyncio.gather(*(screen() for _ in range(screens)), return_exceptions=True)
+
+
+async def tables_times(port: int, key: object, runs: int) -> list[float]:
+    """Seconds each of ``runs`` ``ssh alice@... tables`` took (a new connection each)."""
+    import asyncssh
+
+    times = []
+    for _ in range(runs):
+        started = time.monotonic()
+        async with asyncssh.connect(
+            "127.0.0.1", port, username="alice", client_keys=[key], known_hosts=None
+        ) as conn:
+            await conn.run("tables", check=False)
+        times.append(time.monotonic() - started)
+    return times
+
+
+async def timed_move(port: int, number: int) -> tuple[float, float]:
+    """A new player moves at a one-minute Copolymer table against another: (seconds her clock was charged,
+    seconds from her key to the move on her screen)."""
+    import asyncio
+    import json
+
+    import asyncssh
+
+    mover, other = f"mover{number}", f"other{number}"
+    keys = {name: asyncssh.generate_private_key("ssh-ed25519") for name in (mover, other)}
+    async with asyncssh.connect("127.0.0.1", port, username=other, client_keys=[keys[other]],
+                                known_hosts=None) as conn:
+        await conn.run("tables", check=False)  # the name is this key's
+    async with asyncssh.connect(
+        "127.0.0.1", port, username=mover, client_keys=[keys[mover]], known_hosts=None
+    ) as conn:
+        made = await conn.run(f"challenge copolymer --size 5 --clock 1m {other}", check=False)
+        table = next(word for word in made.stdout.replace(":", " ").split() if word.isdigit())
+        process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+        seen = bytearray()
+
+        async def until(needle: bytes, timeout: float = 60) -> None:
+            async with asyncio.timeout(timeout):
+                while needle not in seen:
+                    seen.extend(await process.stdout.read(65536))
+
+        await until(b"your move")
+        process.stdin.write(b"\r")  # the table (her only one)
+        await until(b"to claim")
+        seen.clear()
+        started = time.monotonic()
+        process.stdin.write(b"\r")  # claim the cursor's cell
+        await until(f"{other} to claim".encode())
+        took = time.monotonic() - started
+        process.close()
+        shown = await conn.run(f"show {table} --json", check=False)
+    left = json.loads(shown.stdout)["clock"][mover]
+    return 60.0 - left, took
+
+
+def resize_flood_figure(runs: int) -> None:
+    import asyncio
+    import statistics
+
+    import asyncssh
+
+    keys = {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob")}
+    port, web_port = free_ports(2)
+    with tempfile.TemporaryDirectory() as folder:
+        server = start_serving(Path(folder), port, web_port)
+        try:
+            async def figures() -> None:
+                async with asyncssh.connect("127.0.0.1", port, username="bob", client_keys=[keys["bob"]],
+                                            known_hosts=None) as conn:
+                    await conn.run("tables", check=False)  # bob's name is his key's
+                before = await tables_times(port, keys["alice"], runs)
+                print(f"another player's tables, quiet server: median {statistics.median(before):.2f} s, "
+                      f"max {max(before):.2f} s ({runs} runs)")
+                floods = (("10 browser pages", browser_flood), ("10 SSH screens", ssh_flood))
+                for number, (name, flood) in enumerate(floods):
+                    stop = asyncio.Event()
+                    flooding = asyncio.create_task(flood(web_port if flood is browser_flood else port, 10, stop))
+                    await asyncio.sleep(3.0)  # every page is up and flooding
+                    during = await tables_times(port, keys["alice"], runs)
+                    charged, took = await timed_move(port, number)
+                    stop.set()
+                    await flooding
+                    print(f"another player's tables during a resize flood from {name}: median "
+                          f"{statistics.median(during):.2f} s, max {max(during):.2f} s; her move at a one-minute "
+                          f"table: key to screen {took:.2f} s, her clock charged {charged:.1f} s "
+                          "(from the challenge to her move)")
+
+            asyncio.run(figures())
+        finally:
+            server.terminate()
+            server.wait(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--races", type=int, default=5)
@@ -205,7 +400,12 @@ def main() -> None:
     parser.add_argument("--flood-size", type=int, default=200_000)
     parser.add_argument("--tables", type=int, default=0, help="time a move with this many tables open")
     parser.add_argument("--sigterm", type=int, default=0, metavar="RUNS", help="time SIGTERM to exit, RUNS times")
+    parser.add_argument("--resize-flood", type=int, default=0, metavar="RUNS",
+                        help="time another player's tables and move during resize floods, RUNS times each")
     args = parser.parse_args()
+    if args.resize_flood:
+        resize_flood_figure(args.resize_flood)
+        return
     if args.sigterm:
         sigterm_figure(args.sigterm)
         return
