@@ -392,6 +392,97 @@ def resize_flood_figure(runs: int) -> None:
             server.wait(30)
 
 
+def sigterm_under_load(runs: int) -> None:
+    """SIGTERM to ``termgames serve --web`` while three hard computer players play (watched by five SSH screens)
+    and five browser pages are open (issue 32's load): the seconds from the signal to the process's exit."""
+    import statistics
+
+    times = [sigterm_load_time() for _ in range(runs)]
+    print(f"SIGTERM to exit, 3 hard computer players, 5 SSH screens watching, 5 browser pages: "
+          f"median {statistics.median(times):.2f} s, max {max(times):.2f} s ({runs} runs)")
+
+
+def sigterm_load_time() -> float:
+    import asyncio
+    import signal
+    import threading
+
+    import asyncssh
+
+    from termgames.server.ssh import DATABASE_NAME
+    from termgames.server.stores.sqlite import Store
+
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(Path(folder) / DATABASE_NAME)
+        seats = [{"kind": "ai", "name": f"cpu{n}", "level": "hard"} for n in (1, 2, 3)]
+        store.create_table("mosaic", {}, random_seed(), seats, "bench")
+        store.close()
+        port, web_port = free_ports(2)
+        server = start_serving(Path(folder), port, web_port)
+        ready: list[str] = []
+        stop = threading.Event()
+
+        async def watcher(number: int) -> None:
+            key = asyncssh.generate_private_key("ssh-ed25519")
+            async with asyncssh.connect("127.0.0.1", port, username=f"watcher{number}", client_keys=[key],
+                                        known_hosts=None) as conn:
+                process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+                await process.stdout.read(1)
+                await asyncio.sleep(1.0)
+                process.stdin.write(b"\r")  # watch the table being played
+                ready.append("ssh")
+                with contextlib.suppress(Exception):
+                    while await process.stdout.read(65536):
+                        pass
+
+        async def everyone() -> None:
+            pages = asyncio.Event()
+            tasks = [asyncio.create_task(watcher(number)) for number in range(5)]
+            tasks.append(asyncio.create_task(browser_flood_pages(web_port, 5, pages, ready)))
+            while not stop.is_set():
+                await asyncio.sleep(0.05)
+            pages.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        clients = threading.Thread(target=lambda: asyncio.run(everyone()), daemon=True)
+        clients.start()
+        deadline = time.monotonic() + 30
+        while len(ready) < 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(3.0)  # the computers think meanwhile
+        started = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        server.wait(60)
+        took = time.monotonic() - started
+        stop.set()
+        clients.join(10)
+        if len(ready) < 10:
+            raise SystemExit(f"only {len(ready)} of 10 terminals got in")
+        return took
+
+
+async def browser_flood_pages(web_port: int, pages: int, stop: object, ready: list[str]) -> None:
+    """A guest's ``pages`` quiet pages (their output read), open until ``stop`` (an asyncio.Event) is set."""
+    import asyncio
+
+    import aiohttp
+
+    base = f"http://127.0.0.1:{web_port}/"
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        await http.post(base + "guest", headers={"Origin": base.rstrip("/")}, allow_redirects=False)
+
+        async def page() -> None:
+            async with http.ws_connect(f"{base}ws?session=&width=100&height=30",
+                                       headers={"Origin": base.rstrip("/")}) as socket:
+                await socket.receive()
+                ready.append("page")
+                async for _message in socket:
+                    if stop.is_set():  # type: ignore[attr-defined]
+                        break
+
+        await asyncio.gather(*(page() for _ in range(pages)), return_exceptions=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--races", type=int, default=5)
@@ -400,6 +491,7 @@ def main() -> None:
     parser.add_argument("--flood-size", type=int, default=200_000)
     parser.add_argument("--tables", type=int, default=0, help="time a move with this many tables open")
     parser.add_argument("--sigterm", type=int, default=0, metavar="RUNS", help="time SIGTERM to exit, RUNS times")
+    parser.add_argument("--sigterm-load-only", action="store_true", help="with --sigterm: issue 32's load only")
     parser.add_argument("--resize-flood", type=int, default=0, metavar="RUNS",
                         help="time another player's tables and move during resize floods, RUNS times each")
     args = parser.parse_args()
@@ -407,7 +499,9 @@ def main() -> None:
         resize_flood_figure(args.resize_flood)
         return
     if args.sigterm:
-        sigterm_figure(args.sigterm)
+        if not args.sigterm_load_only:
+            sigterm_figure(args.sigterm)
+        sigterm_under_load(args.sigterm)
         return
     if args.flood or args.tables:
         import asyncio
