@@ -476,9 +476,10 @@ async def browser_flood_pages(web_port: int, pages: int, stop: object, ready: li
                                        headers={"Origin": base.rstrip("/")}) as socket:
                 await socket.receive()
                 ready.append("page")
-                async for _message in socket:
-                    if stop.is_set():  # type: ignore[attr-defined]
-                        break
+                # A page that reads no more (a tab in the background, a browser busy with its flood): the server's
+                # goodbye waits for no answer.
+                while not stop.is_set():  # type: ignore[attr-defined]
+                    await asyncio.sleep(0.05)
 
         await asyncio.gather(*(page() for _ in range(pages)), return_exceptions=True)
 
