@@ -3,8 +3,11 @@
 Every app of a server shares one event loop, so one player's input must never
 stall the others: an SSH channel (:mod:`.ssh`) and a browser session
 (:mod:`termgames.web.session`) both feed their keys through an
-:class:`InputBudget` and lay their apps out within :func:`clamp_size`.  Imports
-nothing of termgames (neither Textual nor asyncssh), so both import it cheaply.
+:class:`InputBudget`, resize through a :class:`SizeGate` and lay their apps out
+within :func:`clamp_size`.  The budgets are a person's (:class:`PersonBudgets`,
+by owner: one SSH key, every guest of one address): ten pages and ten SSH
+screens of one person draw on what one terminal would.  Imports nothing of
+termgames (neither Textual nor asyncssh), so both import it cheaply.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ DEFAULT_SIZE = (80, 24)
 MAX_PENDING_INPUT = 16 * 1024
 #: Bytes fed to the key parser at once, then the loop serves everyone else.
 INPUT_CHUNK = 512
-#: Key events a terminal may deliver: a steady rate and a burst (a fast typist makes ~15 a second).
+#: Key events one person's terminals may deliver together: a steady rate and a burst (a fast typist makes ~15
+#: a second).
 KEYS_PER_SECOND = 60.0
 KEY_BURST = 240.0
-#: Bytes a terminal may send in a second, sustained (a paste of a few lines is far less).
+#: Bytes one person's terminals may send in a second together, sustained (a paste of a few lines is far less).
 BYTES_PER_SECOND = 8 * 1024
 #: A connection whose input stays over its limits this long is closed.
 FLOOD_SECONDS = 5.0

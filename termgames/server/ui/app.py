@@ -97,9 +97,14 @@ class ServeApp(ServeHost):
         return self.hub.now()
 
     def input_received(self) -> float | None:
-        """When this terminal's latest input reached the server (None: not known): what a move is charged to."""
+        """When this terminal's latest input reached the server (None: not known): what a move is charged to.
+
+        Taken once: a second move with no input since is charged when it is accepted."""
         driver = self._driver
-        return driver.received_at if isinstance(driver, ChannelDriver) else None
+        if not isinstance(driver, ChannelDriver):
+            return None
+        received, driver.received_at = driver.received_at, None
+        return received
 
     def follow(self, following: bool) -> None:
         """Start or stop following another app's drawing (the session's call, maybe from another app's context)."""
