@@ -581,10 +581,13 @@ class TermgamesServer:
     async def close(self) -> None:
         if self.acceptor is not None:
             self.acceptor.close()  # no one new comes in; waiting for it to be closed comes last (see below)
+        running: list[asyncio.Future[Any]] = []
+        web_closing = None
         if self.web is not None:
             # Its sessions' screens leave their tables as they close, as the SSH ones do: before the store closes.
-            await self.web.close()
-        running = []
+            # Closed alongside the SSH screens, not before them: each screen's teardown takes a while.
+            web_closing = asyncio.ensure_future(self.web.close())
+            running.append(web_closing)
         for session in list(self.sessions):
             if session.app is not None:
                 with contextlib.suppress(Exception):
@@ -594,6 +597,9 @@ class TermgamesServer:
         if running:
             # Their screens leave their tables as they close, and that is stored: before the store closes.
             await asyncio.wait(running, timeout=SHUTDOWN_WAIT)
+        failed = web_closing.exception() if web_closing and web_closing.done() and not web_closing.cancelled() else None
+        if failed is not None:
+            log.error("the browser front did not close cleanly", exc_info=failed)
         # Since Python 3.12 a listener is closed only once its connections are: waited for while players were
         # still connected, that took its whole timeout (2 s) before anything else began.
         for conn in list(self.connections):
