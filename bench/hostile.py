@@ -8,6 +8,9 @@ the time of a move made with the ``move`` command over SSH (median of 8, connect
 ``--sigterm N``: ``termgames serve`` in a child process, quiet and then with computer-only tables of every game
 playing (their hardest levels), sent SIGTERM N times each: the seconds from the signal to the process's exit;
 and once more under the load of issue 32 (three hard computer players, five SSH screens, five browser pages).
+``--channels``: one guest opens 8 SSH connections of 100 screens each (issue 32) against ``termgames serve``
+in a child process: how many got a screen, and the server's resident memory before, with them open, and after
+they closed.
 ``--resize-flood``: ``termgames serve --web`` in a child process; one guest address opens its 10 pages (or 10 SSH
 screens) and each sends a resize 20 times a second, alternating 240x80 and 20x8, while another player runs
 ``ssh ... tables`` (before and during: median and max seconds) and moves at a one-minute table (the seconds
@@ -484,6 +487,58 @@ async def browser_flood_pages(web_port: int, pages: int, stop: object, ready: li
         await asyncio.gather(*(page() for _ in range(pages)), return_exceptions=True)
 
 
+def resident_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def channels_figure(connections: int, channels: int) -> None:
+    import asyncio
+
+    import asyncssh
+
+    port, web_port = free_ports(2)
+    with tempfile.TemporaryDirectory() as folder:
+        server = start_serving(Path(folder), port, web_port)
+        try:
+            before = resident_mb(server.pid)
+
+            async def screen(conn: asyncssh.SSHClientConnection) -> bool:
+                """True when the channel got a screen (its first bytes are not a refusal)."""
+                try:
+                    process = await conn.create_process(term_type="xterm", term_size=(100, 30), encoding=None)
+                    async with asyncio.timeout(30):
+                        first = await process.stdout.read(200)
+                except (asyncssh.Error, OSError, TimeoutError):
+                    return False
+                return not first.startswith(b"termgames:")
+
+            async def attack() -> tuple[int, float]:
+                conns = [
+                    await asyncssh.connect("127.0.0.1", port, username="mallory", known_hosts=None,
+                                           client_keys=None, preferred_auth="keyboard-interactive", password="")
+                    for _ in range(connections)
+                ]
+                got = await asyncio.gather(*(screen(conn) for conn in conns for _ in range(channels)))
+                await asyncio.sleep(2.0)
+                during = resident_mb(server.pid)
+                for conn in conns:
+                    conn.close()
+                return sum(got), during
+
+            opened, during = asyncio.run(attack())
+            time.sleep(10.0)
+            after = resident_mb(server.pid)
+            print(f"one guest, {connections} connections of {channels} screens: {opened} got a screen; the server's "
+                  f"memory {before:.0f} MB before, {during:.0f} MB with them open, {after:.0f} MB 10 s after they "
+                  "closed")
+        finally:
+            server.terminate()
+            server.wait(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--races", type=int, default=5)
@@ -493,11 +548,15 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=0, help="time a move with this many tables open")
     parser.add_argument("--sigterm", type=int, default=0, metavar="RUNS", help="time SIGTERM to exit, RUNS times")
     parser.add_argument("--sigterm-load-only", action="store_true", help="with --sigterm: issue 32's load only")
+    parser.add_argument("--channels", action="store_true", help="one guest's 8 connections of 100 SSH screens")
     parser.add_argument("--resize-flood", type=int, default=0, metavar="RUNS",
                         help="time another player's tables and move during resize floods, RUNS times each")
     args = parser.parse_args()
     if args.resize_flood:
         resize_flood_figure(args.resize_flood)
+        return
+    if args.channels:
+        channels_figure(8, 100)
         return
     if args.sigterm:
         if not args.sigterm_load_only:
