@@ -318,3 +318,22 @@ async def test_a_move_is_charged_to_when_it_was_received_not_when_the_busy_serve
             for terminal in terminals:
                 await terminal.close()
             await guests.close()
+
+
+def test_one_person_s_terminals_share_one_budget_and_it_is_forgotten_with_the_last():
+    clock = Clock()
+    budgets = PersonBudgets(clock)
+    page, channel = budgets.join(MALLORY), budgets.join(MALLORY)
+    bob = budgets.join(key_owner("SHA256:bob"))
+    while page.take_key():  # her burst, spent from one page
+        pass
+    assert not channel.take_key() and bob.take_key()  # her other terminal has none left; bob has his own
+    assert page.wait_for_bytes(16 * 1024) == 0.0 and channel.wait_for_bytes(1) > 0
+    clock.now += 1.0
+    assert channel.take_key() and channel.wait_for_bytes(1) == 0.0  # it refills with time, for all of hers
+    budgets.leave(page)
+    budgets.leave(page)  # given back once only
+    assert MALLORY in budgets.people
+    budgets.leave(channel)
+    budgets.leave(bob)
+    assert budgets.people == {}
