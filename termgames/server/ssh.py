@@ -89,7 +89,12 @@ SHUTDOWN_WAIT = 10.0
 
 class GameSession(asyncssh.SSHServerSession):
     def __init__(
-        self, service: TermgamesServer, player: str, guest: bool, owner: str = "", connection: object = None
+        self,
+        service: TermgamesServer,
+        player: str,
+        guest: bool,
+        owner: str = "",
+        connection: PlayerConnection | None = None,
     ) -> None:
         self.service = service
         #: The SSH connection the channel belongs to (its channels with an app are counted: see _refusal).
@@ -147,7 +152,11 @@ class GameSession(asyncssh.SSHServerSession):
             return
         refusal = self._refusal()
         if refusal:
-            log.warning("refused a screen to %s: %s", self.player, refusal)
+            connection = self.connection
+            if connection is None or not connection.screens_refused:  # once a connection: its hundreds would flood
+                log.warning("refused a screen to %s: %s", self.player, refusal)
+            if connection is not None:
+                connection.screens_refused += 1
             self.write(f"termgames: {refusal}\r\n")
             self._exit(1)
             return
@@ -371,6 +380,8 @@ class PlayerConnection(asyncssh.SSHServer):
         self.owner = ""
         self.address = ""
         self.failures = 0
+        #: Screens refused on this connection past a limit (the log tells of the first only).
+        self.screens_refused = 0
         self._starting = False
         self._method: str | None = None
         self._key: str | None = None
