@@ -405,6 +405,17 @@ def serve(
     max_startups: int = typer.Option(
         limits.MAX_STARTUPS, "--max-startups", help="Connections from one address not yet signed in, at once."
     ),
+    max_sessions: int = typer.Option(
+        limits.SSH_MAX_SESSIONS, "--max-sessions", help="SSH game screens open at once (each is an app)."
+    ),
+    max_sessions_per_player: int = typer.Option(
+        limits.SSH_MAX_SESSIONS_PER_PLAYER, "--max-sessions-per-player",
+        help="SSH game screens one player may have open (one SSH key; the guests of one address together).",
+    ),
+    max_sessions_per_connection: int = typer.Option(
+        limits.SSH_MAX_CHANNELS_PER_CONNECTION, "--max-sessions-per-connection",
+        help="SSH game screens open on one connection.",
+    ),
     max_tables_per_player: int = typer.Option(
         limits.MAX_TABLES_PER_PLAYER, "--max-tables-per-player",
         help="Unfinished tables one player may open (one SSH key; the guests of one address together).",
@@ -497,7 +508,9 @@ def serve(
 ) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST (and browsers, with --web)."""
     for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
-                        ("--max-startups", max_startups),
+                        ("--max-startups", max_startups), ("--max-sessions", max_sessions),
+                        ("--max-sessions-per-player", max_sessions_per_player),
+                        ("--max-sessions-per-connection", max_sessions_per_connection),
                         ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables),
                         ("--max-bot-tables-per-player", max_bot_tables_per_player),
                         ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads),
@@ -574,6 +587,8 @@ def serve(
     serve_forever(
         host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
         limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
+                "max_ssh_sessions": max_sessions, "max_ssh_sessions_per_player": max_sessions_per_player,
+                "max_channels_per_connection": max_sessions_per_connection,
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
                 "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
                 "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads,

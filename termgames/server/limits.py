@@ -15,6 +15,12 @@ MAX_AUTH_FAILURES = 30
 AUTH_FAILURE_WINDOW = 60.0
 #: Connections from one address not yet signed in (OpenSSH's MaxStartups, per address): more are closed at once.
 MAX_STARTUPS = 100
+#: SSH channels with the game screens (an app each, about 1.3 MB of the server's memory): on one connection
+#: (OpenSSH's MaxSessions), per person (one SSH key; every guest of one address together) and on the server.
+#: A channel past a limit gets one line naming it; commands (``ssh HOST tables``) are not counted.
+SSH_MAX_CHANNELS_PER_CONNECTION = 10
+SSH_MAX_SESSIONS_PER_PLAYER = 10
+SSH_MAX_SESSIONS = 500
 #: Unfinished tables opened by one person (one SSH key, whatever names it signs in as; every guest of one
 #: address together), and on the whole server.
 MAX_TABLES_PER_PLAYER = 50

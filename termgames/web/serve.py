@@ -322,6 +322,7 @@ class BrowserFront:
         self.registry = SessionRegistry(
             self._make_app, describe, on_end=self._ended, groups=service.spectator_groups,
             max_sessions=settings.max_sessions, max_per_owner=settings.max_sessions_per_player,
+            budgets=service.budgets,
         )
         self.gate = AccountGate(service, self)
         self.runner: web.AppRunner | None = None
