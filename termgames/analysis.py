@@ -147,7 +147,8 @@ def analysis_from_json(data: Any, game: str, moves: Sequence[tuple[str, str]], t
     for ply, (line, (player, move)) in enumerate(zip(lines, moves), start=1):
         if not isinstance(line, dict):
             raise RuleError(f"the record's analysis of move {ply} is not an object")
-        loss, value = line.get("loss"), line.get("value", 0.0)
+        loss: Any = line.get("loss")
+        value: Any = line.get("value", 0.0)
         if line.get("ply") != ply or line.get("player") != player or line.get("move") != move:
             raise RuleError(f"the record's analysis of move {ply} is of another move")
         numbers_ok = all(
