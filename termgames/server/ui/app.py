@@ -219,9 +219,10 @@ class ServeApp(ServeHost):
 
     def rematch_table(self, shared: SharedTable) -> None:
         live = shared.live
+        # The whole table again: options, clock, rated or casual (only the seats turn, as a rematch has them).
         table = self.hub.create_table(
             live.game.name, dict(live.match.options), list(live.match.rematch_seats()), creator=self.player,
-            rated=live.rated, owner=self.owner or None,
+            rated=live.rated, owner=self.owner or None, clock=live.match.clock,
         )
         self.leave_table(shared)
         self.open_table(table.id)

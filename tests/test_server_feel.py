@@ -1,0 +1,65 @@
+"""How the server feels to its players, end to end over real SSH clients (asyncssh, in process) on loopback:
+a rematch is the same table again, a restart is announced with the way back."""
+
+from __future__ import annotations
+
+import json
+
+import asyncssh
+import pytest
+from sshterm import command, connect
+
+from termgames.server.ssh import start_server
+
+
+@pytest.fixture
+def keys():
+    return {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob")}
+
+
+async def shown(port: int, name: str, key: asyncssh.SSHKey, table: int) -> dict:
+    answer = await command(port, name, key, f"show {table} --json")
+    assert answer.exit_status == 0, answer.stderr
+    return json.loads(answer.stdout)
+
+
+async def play_out(port: int, keys: dict, table: int) -> None:
+    """Both players claim the first free cell in turn until the (small) Copolymer board is full."""
+    for _ in range(20):
+        state = await shown(port, "alice", keys["alice"], table)
+        if state["over"]:
+            return
+        cell = next(cell for cell, owner in state["board"].items() if owner is None)
+        mover = state["to_move"][0]
+        moved = await command(port, mover, keys[mover], f"move {table} {cell}")
+        assert moved.exit_status == 0, moved.stderr
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("kind", ["--rated", "--casual"])
+async def test_a_rematch_of_a_clocked_table_keeps_its_clock_options_and_kind(tmp_path, keys, kind):
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    port = server.port
+    alice = None
+    try:
+        made = await command(port, "alice", keys["alice"], f"challenge copolymer --size 3 --clock 10m+5s {kind} bob")
+        assert made.exit_status == 0, made.stderr
+        await command(port, "bob", keys["bob"], "tables")  # bob's account exists: the rematch may be rated
+        alice = await connect(port, "alice", keys["alice"])
+        await alice.wait_for("#1 Copolymer")
+        await alice.press("enter")
+        await alice.wait_for("alice (you)")
+        await play_out(port, keys, 1)
+        await alice.wait_for("rematch, seats swapped")
+        await alice.press("\x12")  # Ctrl+R
+        await alice.wait_for("bob  vs  alice")
+        again = await shown(port, "alice", keys["alice"], 2)
+        assert again["players"] == ["bob", "alice"] and again["options"] == {"shape": "hexagon", "size": 3}
+        assert again["clock"]["alice"] == 600.0 and 590 < again["clock"]["bob"] <= 600.0  # bob moves first
+        listed = (await command(port, "alice", keys["alice"], "tables")).stdout
+        line = next(line for line in listed.splitlines() if line.lstrip("#").lstrip().startswith("2"))
+        assert kind.removeprefix("--") in line, listed
+    finally:
+        if alice is not None:
+            await alice.close()
+        await server.close()
