@@ -158,10 +158,11 @@ class ServeApp(ServeHost):
         if self.opening is not None:
             self.go_to_table(self.opening)
             return
-        # Back after a dropped connection or a restarted server: straight to the seat she was at.
+        # Back after a dropped connection or a restarted server: straight to the seat she was at, or to the
+        # table she watched.
         table = self.hub.returning_to(self.player)
         if table is not None:
-            self.open_table(table.id)
+            self.open_table(table.id, watch=table.seat_of(self.player) is None)
 
     # -- tables --------------------------------------------------------------------
 
@@ -176,8 +177,7 @@ class ServeApp(ServeHost):
         shared = SharedTable(live, self.player, seat, owner=self.owner or None)
         shared.open()
         self.tables.append(shared)
-        if seat is not None:
-            self.hub.seated_at(self.player, live.id)
+        self.hub.seated_at(self.player, live.id)
         self.push_screen(screen_class(shared, ascii_only=self.ascii, palette=self.palette))
 
     def go_to_table(self, table_id: int) -> None:
@@ -232,8 +232,7 @@ class ServeApp(ServeHost):
         shared.close()
         if shared in self.tables:
             self.tables.remove(shared)
-        if shared.seat is not None:
-            self.hub.seated_at(self.player, None)
+        self.hub.seated_at(self.player, None)
         self.pop_screen()
 
     def release_tables(self) -> None:

@@ -80,6 +80,39 @@ GUEST_HINT = (
 )
 
 
+class LobbyList(OptionList):
+    """The lobby's list: the cursor stops at either end (wrapping round took a player from the last line to a
+    table of hers at the top, where Enter claimed a cell)."""
+
+    def action_cursor_up(self) -> None:
+        self._step(-1)
+
+    def action_cursor_down(self) -> None:
+        self._step(1)
+
+    def _step(self, direction: int) -> None:
+        """To the next line that is a table, ``direction`` 1 (down) or -1 (up); none there: stay."""
+        options = self.options
+        start = self.highlighted if self.highlighted is not None else (-1 if direction > 0 else len(options))
+        index = start + direction
+        while 0 <= index < len(options):
+            if not options[index].disabled:
+                self.highlighted = index
+                return
+            index += direction
+
+    def table_index(self, table_id: int) -> int | None:
+        """The line of table ``table_id`` (whichever section lists it now), if listed."""
+        return next((index for index, option in enumerate(self.options) if table_of(option) == table_id), None)
+
+
+def table_of(option: Option | None) -> int | None:
+    """The table number of a lobby line (None: a heading, or nothing)."""
+    if option is None or option.id is None:
+        return None
+    return int(option.id.partition(":")[2])
+
+
 class LobbyScreen(Screen[None]):
     """Every table the player can resume, join, watch or replay, in one list."""
 
@@ -112,7 +145,7 @@ class LobbyScreen(Screen[None]):
         app = self.app
         who = f"{app.player} (guest)" if app.guest else app.player
         yield Static(f"termgames  -  signed in as {who}", id="lobby-title", markup=False)
-        yield OptionList(id="tables")
+        yield LobbyList(id="tables")
         yield Static("Enter: resume / join / watch / replay   w: watch   n: new table   r: ratings", id="lobby-hint")
         if app.guest:
             # A guest name is random and lasts one visit; a key makes a name that stays.
@@ -139,8 +172,10 @@ class LobbyScreen(Screen[None]):
         self._stale = False
         app = self.app
         hub, player = app.hub, app.player
-        listing = self.query_one("#tables", OptionList)
-        kept = listing.highlighted_option.id if listing.highlighted_option is not None else None
+        listing = self.query_one("#tables", LobbyList)
+        # The line under the cursor is a table, not a place in the list: it stays chosen (by its number) when
+        # tables come, go or move from one section to another, or a key meant for it would reach another.
+        kept = table_of(listing.highlighted_option)
         options: list[Option] = []
         sections: list[tuple[str, str, list[Any]]] = [
             ("Your games", "mine", hub.my_tables(player)),
@@ -162,11 +197,8 @@ class LobbyScreen(Screen[None]):
                 options.append(Option(line, id=f"{kind}:{table.id}"))
         listing.clear_options()
         listing.add_options(options)
-        ids = [option.id for option in options]
-        target: int | None
-        if kept is not None and kept in ids:
-            target = ids.index(kept)
-        else:
+        target = listing.table_index(kept) if kept is not None else None
+        if target is None:
             target = next((i for i, option in enumerate(options) if not option.disabled), None)
         listing.highlighted = target
 
