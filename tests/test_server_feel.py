@@ -63,3 +63,29 @@ async def test_a_rematch_of_a_clocked_table_keeps_its_clock_options_and_kind(tmp
         if alice is not None:
             await alice.close()
         await server.close()
+
+
+async def test_a_restart_tells_the_players_their_clocks_wait_and_the_way_back(tmp_path, keys):
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    port = server.port
+    alice = None
+    try:
+        made = await command(port, "alice", keys["alice"], "challenge copolymer --size 5 --clock 10m bob")
+        assert made.exit_status == 0, made.stderr
+        alice = await connect(port, "alice", keys["alice"])
+        await alice.wait_for("#1 Copolymer")
+        await alice.press("enter")
+        await alice.wait_for("alice (you)")
+        closing, server = server.close(), None
+        await closing
+        await alice.wait_for("the server is restarting")
+        said = alice.raw.decode("utf-8", "replace")
+        assert "Clocks stop while it is down" in said
+        assert f"Come back with: ssh -p {port} alice@127.0.0.1" in said
+        # Said after the app gave the terminal back (out of the alternate screen): it stays on her screen.
+        assert said.rindex("\x1b[?1049l") < said.index("the server is restarting")
+    finally:
+        if alice is not None:
+            await alice.close()
+        if server is not None:
+            await server.close()

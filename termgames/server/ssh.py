@@ -162,6 +162,9 @@ class GameSession(asyncssh.SSHServerSession):
             self.service.spectator_groups.leave(self)
             app.release_tables()
             self.service.sessions.discard(self)
+            if self.service.stopping:  # after the app gave the terminal back: the lines stay on her screen
+                lines = self.service.hub.address.restart_lines(self.player)
+                self.send("".join(f"{line}\r\n" for line in lines).encode())
             self._exit(0)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
@@ -516,8 +519,11 @@ class TermgamesServer:
         self.starting: dict[str, int] = {}
         # Full garbage collections of every session's objects would stall every screen (see collector.py).
         self.collector = CollectorPolicy()
+        #: The server is closing: every player is told it is restarting, and how to come back.
+        self.stopping = False
 
     async def close(self) -> None:
+        self.stopping = True
         if self.acceptor is not None:
             self.acceptor.close()  # no one new comes in; waiting for it to be closed comes last (see below)
         if self.web is not None:
