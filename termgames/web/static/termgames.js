@@ -213,7 +213,11 @@ function connect() {
       return;
     }
     const [kind, argument] = reason;
-    if (kind === "ended") {
+    if (kind === "ended" && argument.retry) {
+      // The server restarts: its new process knows no session of ours; a new one goes back to her table.
+      sessionStorage.removeItem(SESSION);
+      comeBackAfterRestart(argument);
+    } else if (kind === "ended") {
       sessionStorage.removeItem(SESSION);
       document.title = "termgames";
       notice(argument.why || "The session has ended.", argument.lines, "Start again", () => {
@@ -228,23 +232,65 @@ function connect() {
   });
 }
 
+// After a restart: the first try this soon, then twice as long each time, up to the last wait (milliseconds).
+const RESTART_FIRST_WAIT = 1000;
+const RESTART_LAST_WAIT = 30000;
+
+// Whether the server answers: "up", "signed out" (with its line) or "down".
+async function serverState() {
+  try {
+    const answer = await fetch("alive", { cache: "no-store" });
+    const line = await answer.text();
+    if (answer.status === 403) {
+      return ["signed out", line];
+    }
+    return [answer.ok ? "up" : "down", line];
+  } catch {
+    return ["down", ""]; // The server cannot be reached yet.
+  }
+}
+
+// The server said it restarts: the page says so, what it does meanwhile, and comes back by itself once the
+// server answers again (less and less often while it does not; "Try now" does not wait).
+async function comeBackAfterRestart(argument) {
+  document.title = "termgames";
+  let wait = RESTART_FIRST_WAIT;
+  let attempt = 0;
+  let wake = null;
+  for (;;) {
+    attempt += 1;
+    const seconds = Math.round(wait / 1000);
+    notice(argument.why, [...(argument.lines || []), `Next try in ${seconds} s (try ${attempt}).`], "Try now",
+      () => wake && wake());
+    await new Promise((resolve) => {
+      wake = resolve;
+      setTimeout(resolve, wait);
+    });
+    wake = null;
+    const [state, line] = await serverState();
+    if (state === "up") {
+      document.getElementById("notice").hidden = true;
+      terminal.reset();
+      connect();
+      return;
+    }
+    if (state === "signed out") {
+      notice(`This browser is no longer signed in: ${line}`, [], "", () => {});
+      return;
+    }
+    wait = Math.min(RESTART_LAST_WAIT, wait * 2);
+  }
+}
+
 async function reconnectSoon() {
   banner("The connection was lost: reconnecting...");
   const wait = Math.min(10000, 500 * 2 ** retries);
   retries += 1;
   await new Promise((resolve) => setTimeout(resolve, wait));
-  let status = 0;
-  let line = "";
-  try {
-    const answer = await fetch("alive", { cache: "no-store" });
-    status = answer.status;
-    line = await answer.text();
-  } catch {
-    // The server cannot be reached yet.
-  }
-  if (status === 403) {
+  const [state, line] = await serverState();
+  if (state === "signed out") {
     notice(`This browser is no longer signed in: ${line}`, [], "", () => {});
-  } else if (status >= 200 && status < 300) {
+  } else if (state === "up") {
     connect();
   } else {
     reconnectSoon();
