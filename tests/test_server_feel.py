@@ -9,6 +9,7 @@ import asyncssh
 import pytest
 from sshterm import command, connect
 
+from termgames.server.notices import desktop_sequence
 from termgames.server.ssh import start_server
 
 
@@ -89,3 +90,41 @@ async def test_a_restart_tells_the_players_their_clocks_wait_and_the_way_back(tm
             await alice.close()
         if server is not None:
             await server.close()
+
+
+def test_the_desktop_notification_goes_through_tmux_and_screen_when_the_terminal_says_so():
+    plain = desktop_sequence("Your move at table #1, Copolymer (bob moved)")
+    assert plain == "\x1b]9;termgames: Your move at table #1, Copolymer (bob moved)\x07"
+    assert desktop_sequence("Your move at table #1, Copolymer (bob moved)", "xterm-256color") == plain
+    for term in ("tmux-256color", "tmux"):
+        wrapped = desktop_sequence("Your move at table #1, Copolymer (bob moved)", term)
+        assert wrapped == "\x1bPtmux;\x1b\x1b]9;termgames: Your move at table #1, Copolymer (bob moved)\x07\x1b\\"
+    assert desktop_sequence("Your move", "screen.xterm-256color") == "\x1bP\x1b]9;termgames: Your move\x07\x1b\\"
+    # A name cannot end the passthrough early either: no ESC of its own gets in.
+    hostile = desktop_sequence("Your move (\x1b\\\x1b]0;pwned\x07 moved)", "tmux-256color")
+    inner = hostile[len("\x1bPtmux;") : -len("\x1b\\")]
+    assert inner.replace("\x1b\x1b", "").count("\x1b") == 0 and "\x07" not in inner[:-1]
+
+
+async def test_over_ssh_from_inside_tmux_the_desktop_notification_comes_wrapped_for_tmux(tmp_path, keys):
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    port = server.port
+    alice = None
+    try:
+        assert (await command(port, "alice", keys["alice"], "notify desktop")).exit_status == 0
+        told = await command(port, "alice", keys["alice"], "notify")
+        assert "allow-passthrough on" in told.stdout  # she is told what tmux needs
+        await command(port, "alice", keys["alice"], "challenge copolymer --size 5 --casual bob")
+        await command(port, "alice", keys["alice"], "move 1 A1")
+        alice = await connect(port, "alice", keys["alice"], term="tmux-256color")
+        await alice.wait_for("#1 Copolymer")
+        moved = await command(port, "bob", keys["bob"], "move 1 E5")
+        assert moved.exit_status == 0
+        await alice.wait_for("Your move at table #1")
+        wrapped = b"\x1bPtmux;\x1b\x1b]9;termgames: Your move at table #1, Copolymer (bob moved)\x07\x1b\\"
+        assert wrapped in alice.raw
+        assert alice.raw.count(b"]9;") == 1  # not bare as well: tmux would swallow that one anyway
+    finally:
+        if alice is not None:
+            await alice.close()
+        await server.close()

@@ -86,6 +86,7 @@ class GameSession(asyncssh.SSHServerSession):
         self.chan: asyncssh.SSHServerChannel | None = None
         self.size = DEFAULT_SIZE
         self.pty = False
+        self.term = ""  # the client's TERM
         self.command: str | None = None
         self.closed = False
         self.app: Any = None
@@ -102,6 +103,7 @@ class GameSession(asyncssh.SSHServerSession):
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
         self.pty = True
+        self.term = term_type
         self.size = clamp_size(term_size[0], term_size[1])
         return True
 
@@ -148,7 +150,8 @@ class GameSession(asyncssh.SSHServerSession):
         from .ui.driver import ChannelDriver
 
         app = ServeApp(
-            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii, owner=self.owner
+            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii, owner=self.owner,
+            term=self.term,
         )
         # Textual only calls driver_class: a partial with the session stands in for the class.
         app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see the line above

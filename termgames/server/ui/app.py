@@ -71,8 +71,10 @@ class ServeApp(ServeHost):
         palette: str = "default",
         owner: str = "",
         opening: int | None = None,
+        term: str = "",
     ) -> None:
-        """``opening``: a table to go to at once (a browser's sign-in link to it) instead of the one she was at."""
+        """``opening``: a table to go to at once (a browser's sign-in link to it) instead of the one she was at;
+        ``term``: the terminal's ``TERM`` (its SSH client's; a desktop notification inside tmux is wrapped)."""
         super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
         self.hub = hub
         self.player = player
@@ -82,6 +84,7 @@ class ServeApp(ServeHost):
         self.owner = owner
         self.tables: list[SharedTable] = []
         self.opening = opening
+        self.term = term
         self._released = False
         #: The SSH session's hook: this app shows a table to its spectator (a table id), or no longer (None).
         #: Spectators of one table whose terminals look alike are drawn once (drawing.py).
@@ -130,7 +133,7 @@ class ServeApp(ServeHost):
         if notice.mode in ("bell", "desktop"):
             self.bell()
         if notice.mode == "desktop":
-            self.write_to_terminal(desktop_sequence(notice.text))
+            self.write_to_terminal(desktop_sequence(notice.text, self.term))
 
     def write_to_terminal(self, text: str) -> None:
         """Bytes for this player's terminal outside the frames (a desktop notification)."""
