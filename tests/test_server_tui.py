@@ -311,3 +311,55 @@ async def test_a_spectator_who_comes_back_is_at_the_table_she_watched(tmp_path, 
     async with back.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(back.screen, LobbyScreen)
+
+
+def toast_texts(app: ServeApp) -> list[str]:
+    """What the toasts on her screen say (Textual keeps them in the app, each drawn on the screen on top)."""
+    return [toast.message for toast in app._notifications]
+
+
+async def test_a_notice_s_toast_goes_once_she_opens_its_table(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    table = hub.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", rated=False)
+    other = hub.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("carol")], "alice", rated=False)
+    table.play(0, "A1")
+    other.play(0, "A1")
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table.play(1, "E5")
+        other.play(1, "E5")
+        await settle(pilot)
+        assert any("Your move at table #1" in text for text in toast_texts(alice))
+        alice.open_table(table.id)
+        await settle(pilot)
+        assert isinstance(alice.screen, SharedGameMixin)
+        shown = toast_texts(alice)
+        assert not any("table #1" in text for text in shown)  # it covered the lines below the board
+        assert any("Your move at table #2" in text for text in shown)  # another table's stays
+        alice.release_tables()
+
+
+async def test_the_time_left_on_her_lobby_lines_counts_down(tmp_path, new_store):
+    from termgames.clock import ClockSpec
+
+    now = [1_800_000_000.0]
+    hub = Hub(new_store(), tmp_path / "records", now=lambda: now[0])
+    hub.create_table(
+        "copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", rated=False, clock=ClockSpec.parse("10m")
+    )
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lobby = alice.screen
+        assert isinstance(lobby, LobbyScreen)
+
+        def line() -> str:
+            return str(lobby.query_one("#tables").get_option("mine:1").prompt)
+
+        assert "your move, 10:00 left" in line()
+        now[0] += 24
+        lobby.tick_clocks()  # what its timer calls every second
+        await settle(pilot)
+        assert "your move, 9:36 left" in line()
+        alice.release_tables()

@@ -53,6 +53,8 @@ class PlayerNotice(Message):
 
 #: Seconds a notice stays on the screen.
 NOTICE_SECONDS = 12.0
+#: Tables whose notices' toasts are kept (to take away when she opens one) before those gone are forgotten.
+KEPT_TOAST_TABLES = 20
 TITLES = {"move": "Your move", "challenge": "Challenged", "undo": "Undo asked", "clock": "Time runs low"}
 
 
@@ -93,6 +95,8 @@ class ServeApp(ServeHost):
         self.following = False
         #: Players (folded names) whose chat lines this player hid at her screen, at every table of her visit.
         self.muted: set[str] = set()
+        #: The texts of her notices' toasts, by table: opening the table takes them away.
+        self.toasts: dict[int, set[str]] = {}
 
     def follow(self, following: bool) -> None:
         """Start or stop following another app's drawing (the session's call, maybe from another app's context)."""
@@ -130,6 +134,12 @@ class ServeApp(ServeHost):
         # her must not reach them), as after a key of hers.
         self.watching(None)
         self.notify(notice.text, title=TITLES.get(notice.kind, ""), timeout=NOTICE_SECONDS, markup=False)
+        # Kept to take the toast away when she opens the table.  Those gone by themselves are forgotten once
+        # many tables have some (not at each notice: a toast posted a moment ago is not shown yet).
+        if len(self.toasts) >= KEPT_TOAST_TABLES:
+            shown = {toast.message for toast in self._notifications}  # (Textual's: App has no public way to ask)
+            self.toasts = {table: kept for table, texts in self.toasts.items() if (kept := texts & shown)}
+        self.toasts.setdefault(notice.table_id, set()).add(notice.text)
         if notice.mode in ("bell", "desktop"):
             self.bell()
         if notice.mode == "desktop":
@@ -179,6 +189,10 @@ class ServeApp(ServeHost):
             return
         shared = SharedTable(live, self.player, seat, owner=self.owner or None)
         shared.open()
+        # The table's own news is on its screen now: its toasts would only cover the lines below.
+        texts = self.toasts.pop(live.id, set())
+        for toast in [toast for toast in self._notifications if toast.message in texts]:
+            self._unnotify(toast)  # (App has no public way to take one toast away)
         self.tables.append(shared)
         self.hub.seated_at(self.player, live.id)
         self.push_screen(screen_class(shared, ascii_only=self.ascii, palette=self.palette))

@@ -7,6 +7,7 @@ match: listings show only what everyone may see (names, options, whose turn).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, OptionList, Select, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ...clock import clock_text
 from ...games import GAMES
@@ -73,6 +74,9 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
 
 
 log = logging.getLogger("termgames.server")
+
+#: Seconds between redraws of the time left on her lobby lines (clock_text shows seconds under an hour).
+CLOCK_TICK = 1.0
 
 GUEST_HINT = (
     "Guest names last one visit. To keep a name (and your seats) across visits, connect with an SSH key: "
@@ -140,6 +144,8 @@ class LobbyScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._stale = False
+        #: Her tables whose lines show a running clock of hers: redrawn every tick.
+        self._clocked: list[Any] = []
 
     def compose(self) -> ComposeResult:
         app = self.app
@@ -155,6 +161,16 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         self.refresh_lists()
         self.query_one("#tables", OptionList).focus()
+        self.set_interval(CLOCK_TICK, self.tick_clocks)
+
+    def tick_clocks(self) -> None:
+        """Her time left counts down on her lines, as at the table (only those lines, only while it shows)."""
+        if not self._clocked or self.app.screen is not self:
+            return
+        listing = self.query_one("#tables", LobbyList)
+        for table in self._clocked:
+            with contextlib.suppress(OptionDoesNotExist):
+                listing.replace_option_prompt(f"mine:{table.id}", self._line(table))
 
     def on_screen_resume(self) -> None:
         if self._stale:
@@ -177,6 +193,7 @@ class LobbyScreen(Screen[None]):
         # tables come, go or move from one section to another, or a key meant for it would reach another.
         kept = table_of(listing.highlighted_option)
         options: list[Option] = []
+        clocked: list[Any] = []
         sections: list[tuple[str, str, list[Any]]] = [
             ("Your games", "mine", hub.my_tables(player)),
             ("Open tables: Enter takes a seat", "open", hub.open_tables(player)),
@@ -189,18 +206,24 @@ class LobbyScreen(Screen[None]):
                 options.append(Option(Text("  none", style="dim"), disabled=True))
             for table in tables:
                 try:
-                    line = Text("  ") + describe_table(table, player, app.ascii)
+                    line = self._line(table)
+                    if kind == "mine" and time_left_for(table, player) is not None:
+                        clocked.append(table)
                 except Exception as error:  # one table that cannot be drawn must not take the lobby with it
                     log.error("table %s: its lobby line cannot be drawn: %s", table.id, error_line(error))
                     options.append(Option(Text(f"  #{table.id} cannot be shown", style="dim"), disabled=True))
                     continue
                 options.append(Option(line, id=f"{kind}:{table.id}"))
+        self._clocked = clocked
         listing.clear_options()
         listing.add_options(options)
         target = listing.table_index(kept) if kept is not None else None
         if target is None:
             target = next((i for i, option in enumerate(options) if not option.disabled), None)
         listing.highlighted = target
+
+    def _line(self, table: Any) -> Text:
+        return Text("  ") + describe_table(table, self.app.player, self.app.ascii)
 
     # -- actions ---------------------------------------------------------------
 
