@@ -3,8 +3,8 @@
 //
 // The page keeps its session's id (sessionStorage: one per tab, kept across a reload) and gives it back when it
 // connects again, so a reload or a dropped connection returns to the same app.  It sizes the terminal to the
-// window, but never below the minimum the screen needs (a narrow window scrolls), and shows buttons for the
-// keys a phone has not.
+// window, but never below the minimum the screen needs (a narrow window gets a smaller font first, then
+// scrolls), and shows buttons for the keys a phone has not.
 
 import { Terminal } from "./xterm.mjs";
 import { FitAddon } from "./addon-fit.mjs";
@@ -29,6 +29,9 @@ let opening = query.get("table") || "";
 
 const narrow = window.matchMedia("(max-width: 600px)").matches;
 const fontSize = narrow ? 12 : 15;
+// A window narrower than the screen's least columns at fontSize gets a smaller font, down to this (px), before
+// the terminal scrolls sideways.
+const LEAST_FONT_SIZE = 7;
 const fontFamily = '"termgames mono", "termgames braille", monospace';
 // Measured before the terminal opens: a fallback font's cell size would stay.
 await Promise.all([
@@ -66,7 +69,30 @@ function wantedSize() {
   return { cols: Math.max(fitted.cols, minimum[0]), rows: Math.max(fitted.rows, minimum[1]) };
 }
 
+// The font the terminal has for this window width and the screen's least columns: its own size, or a smaller
+// one that fits the columns (a phone's 360 px hold 60 of them at about 10 px).
+let fontFor = "";
+function fitFont() {
+  const width = document.getElementById("terminal").clientWidth;
+  const key = `${width}x${minimum[0]}`;
+  if (key === fontFor || width === 0) {
+    return;
+  }
+  fontFor = key;
+  let size = fontSize;
+  terminal.options.fontSize = size;
+  for (;;) {
+    const fitted = fit.proposeDimensions();
+    if (!fitted || fitted.cols >= minimum[0] || size <= LEAST_FONT_SIZE) {
+      return;
+    }
+    size = Math.max(LEAST_FONT_SIZE, size - 0.5);
+    terminal.options.fontSize = size;
+  }
+}
+
 function layout() {
+  fitFont();
   const { cols, rows } = wantedSize();
   if (cols !== terminal.cols || rows !== terminal.rows) {
     terminal.resize(cols, rows);

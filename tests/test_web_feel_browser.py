@@ -1,4 +1,5 @@
-"""A browser page across a restart of ``termgames serve --web``: told why, and back by itself.
+"""``termgames serve --web`` as a player feels it: a page across a restart (told why, back by itself), a
+phone's lobby that fits its width.
 
 Playwright driving Debian's Chromium, as ``test_web_serve_browser.py`` (skips, saying why, without either).
 """
@@ -58,9 +59,7 @@ async def test_a_page_is_told_the_server_restarts_and_comes_back_to_the_table_by
     server = await serve(tmp_path)
     context = await browser.new_context()
     try:
-        table = server.hub.create_table(
-            "copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", rated=False
-        )
+        table = server.hub.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", rated=False)
         page = await context.new_page()
         await page.goto(link_for(server, table=table.id))
         await until(page, f"{SCREEN}.includes('alice (you)')", "her table")
@@ -82,3 +81,30 @@ async def test_a_page_is_told_the_server_restarts_and_comes_back_to_the_table_by
         await context.close()
         if server is not None:
             await server.close()
+
+
+async def test_a_phone_s_lobby_and_table_fit_its_360_px(tmp_path, browser):
+    server = await serve(tmp_path)
+    context = await browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    try:
+        server.hub.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", rated=False)
+        page = await context.new_page()
+        await page.goto(link_for(server))
+        await until(page, f"{SCREEN}.includes('signed in as alice')", "the lobby")
+        await until(page, "document.querySelectorAll('#screen-keys button').length > 0", "the lobby's keys")
+        await until(page, f"{SIDEWAYS}.length === 0", "a page that does not scroll sideways")
+        assert await page.evaluate("() => window.termgames.terminal.cols") >= 60
+        await page.locator("#pad button", has_text="Enter").first.tap()
+        await until(page, f"{SCREEN}.includes('alice (you)')", "her table")
+        await until(page, "document.title.includes('table 1')", "the table's keys")
+        await until(page, f"{SIDEWAYS}.length === 0", "a table that does not scroll sideways")
+    finally:
+        await context.close()
+        await server.close()
+
+
+#: What scrolls sideways on the page: the page itself, the terminal, a row of keys.
+SIDEWAYS = (
+    "[document.documentElement, document.getElementById('terminal'), ...document.querySelectorAll('#keys .row')]"
+    ".filter(e => e.scrollWidth > e.clientWidth)"
+)
