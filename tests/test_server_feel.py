@@ -3,7 +3,16 @@ a rematch is the same table again, a restart is announced with the way back."""
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 import json
+import os
+import pty
+import select
+import shutil
+import struct
+import subprocess
+import termios
 
 import asyncssh
 import pytest
@@ -128,3 +137,55 @@ async def test_over_ssh_from_inside_tmux_the_desktop_notification_comes_wrapped_
         if alice is not None:
             await alice.close()
         await server.close()
+
+
+async def test_openssh_prints_the_restart_lines_before_the_connection_goes(tmp_path, keys):
+    """OpenSSH drops what it has not printed when the server closes the connection first ("Disconnected by
+    application"): the server waits (a little) for the client to hang up after its app said goodbye."""
+    ssh = shutil.which("ssh")
+    if ssh is None:
+        pytest.skip("no OpenSSH client (apt-get install openssh-client): this test needs one")
+    key_file = tmp_path / "alice_key"
+    key_file.write_bytes(keys["alice"].export_private_key())
+    key_file.chmod(0o600)
+    server = await start_server(tmp_path / "data", "127.0.0.1", 0)
+    port = server.port
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    client = subprocess.Popen(
+        [ssh, "-tt", "-i", str(key_file), "-p", str(port), "-o", "StrictHostKeyChecking=no", "-o",
+         "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "alice@127.0.0.1"],
+        stdin=terminal, stdout=terminal, stderr=terminal, env={**os.environ, "TERM": "xterm-256color"},
+    )
+    os.close(terminal)
+    seen = bytearray()
+    loop = asyncio.get_running_loop()
+
+    async def read_until(wanted: bytes, timeout: float = 15.0) -> None:
+        deadline = loop.time() + timeout
+        while wanted not in seen:
+            assert loop.time() < deadline, f"{wanted!r} never came: {bytes(seen[-400:])!r}"
+            ready, _, _ = await loop.run_in_executor(None, select.select, [controller], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(controller, 65536)
+                except OSError:  # the client has gone and its terminal with it
+                    chunk = b""
+                if not chunk:
+                    assert wanted in seen, f"{wanted!r} never came: {bytes(seen[-400:])!r}"
+                    return
+                seen.extend(chunk)
+
+    try:
+        await read_until(b"signed in as alice")
+        closing, server = server.close(), None
+        await closing
+        await read_until(b"Come back with: ssh -p")
+        assert b"the server is restarting" in seen and b"Disconnected by application" not in seen
+        assert await loop.run_in_executor(None, client.wait, 10) == 0
+    finally:
+        client.kill()
+        client.wait()
+        os.close(controller)
+        if server is not None:
+            await server.close()

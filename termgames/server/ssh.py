@@ -69,6 +69,8 @@ DATABASE_AWAY = "termgames: the database cannot be reached just now: try again i
 
 #: At shutdown, how long the apps may take to close (leaving their tables) before the store closes.
 SHUTDOWN_WAIT = 10.0
+#: Then how long their clients, told the server restarts, have to hang up before their connections are closed.
+CLIENTS_LEAVE_WAIT = 1.0
 
 
 # --------------------------------------------------------------------------
@@ -84,6 +86,8 @@ class GameSession(asyncssh.SSHServerSession):
         #: The person signed in (her key, or the guests of her address): whom her tables and chat count against.
         self.owner = owner
         self.chan: asyncssh.SSHServerChannel | None = None
+        #: Its connection (told from the server's others at shutdown): kept, a closed channel forgets it.
+        self.conn: object = None
         self.size = DEFAULT_SIZE
         self.pty = False
         self.term = ""  # the client's TERM
@@ -100,6 +104,7 @@ class GameSession(asyncssh.SSHServerSession):
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self.chan = chan
+        self.conn = chan.get_connection()
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
         self.pty = True
@@ -533,15 +538,24 @@ class TermgamesServer:
             # Its sessions' screens leave their tables as they close, as the SSH ones do: before the store closes.
             await self.web.close()
         running = []
+        told = set()
         for session in list(self.sessions):
             if session.app is not None:
                 with contextlib.suppress(Exception):
                     session.app.exit()
             if session.app_task is not None:
                 running.append(session.app_task)
+            if session.conn is not None:
+                told.add(session.conn)
         if running:
             # Their screens leave their tables as they close, and that is stored: before the store closes.
             await asyncio.wait(running, timeout=SHUTDOWN_WAIT)
+        # Told that the server restarts (_run_app), their clients hang up by themselves: closed first from here,
+        # ssh would drop the lines it had not printed yet and say "Disconnected by application" instead.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CLIENTS_LEAVE_WAIT
+        while told & self.connections and loop.time() < deadline:
+            await asyncio.sleep(0.02)
         # Since Python 3.12 a listener is closed only once its connections are: waited for while players were
         # still connected, that took its whole timeout (2 s) before anything else began.
         for conn in list(self.connections):
