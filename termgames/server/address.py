@@ -38,6 +38,15 @@ class SshAddress:
             options += f"-p {self.port} "
         return f"ssh {options}{'NAME' if is_guest(player) else player}@{self.host}"
 
+    def restart_lines(self, player: str) -> list[str]:
+        """What ``player`` reads as the server stops (her terminal, her page): it comes back, her clocks wait
+        (a server starting credits the time none ran: :mod:`.clocks`), and the command that brings her back."""
+        return [
+            "termgames: the server is restarting.",
+            "Clocks stop while it is down: that time is charged to nobody.",
+            f"Come back with: {self.command(player)}",
+        ]
+
 
 def _checked_host(host: str, what: str) -> str:
     try:

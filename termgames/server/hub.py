@@ -519,7 +519,8 @@ class Hub:
     # -- where each player is ------------------------------------------------------
 
     def seated_at(self, player: str, table_id: int | None) -> None:
-        """``player``'s screen is at this seated table now (None: back in the lobby); guests are not kept."""
+        """``player``'s screen is at this table now, in a seat or watching (None: back in the lobby); guests are
+        not kept."""
         if not player.startswith(GUEST_PREFIX):
             try:
                 self.store.set_at_table(player, table_id)
@@ -527,7 +528,8 @@ class Hub:
                 log.warning("%s: where they sit not stored: %s", player, error)
 
     def returning_to(self, player: str) -> LiveTable | None:
-        """The table ``player`` was at when their connection dropped or the server stopped, if it goes on."""
+        """The table ``player`` was at (in a seat or watching) when their connection dropped or the server
+        stopped, if it goes on."""
         try:
             table_id = self.store.at_table(player)
         except StoreError as error:
@@ -536,7 +538,7 @@ class Hub:
         if table_id is None:
             return None
         table = self.tables.get(table_id)
-        if table is None or table.over or table.seat_of(player) is None:
+        if table is None or table.over:
             self.seated_at(player, None)  # that game is over (or gone): the lobby, and next time too
             return None
         return table

@@ -96,15 +96,25 @@ def one_line(text: str) -> str:
     return clean if len(clean) <= NOTICE_WIDTH else clean[: NOTICE_WIDTH - 3] + "..."
 
 
-def desktop_sequence(text: str) -> str:
-    """OSC 9, a desktop notification in many terminals (it passes SSH and tmux): ``ESC ] 9 ; text BEL``.
+def desktop_sequence(text: str, term: str = "") -> str:
+    r"""OSC 9, a desktop notification in many terminals (it passes SSH): ``ESC ] 9 ; text BEL``.
 
     The text is :func:`one_line`'s, so it holds no ESC, BEL or C1 control (any of them would end the sequence
     early and let the rest drive the terminal), and it starts with a letter: ``9;4;...`` is another command to
     some terminals (a progress bar).
+
+    ``term``: the client's ``TERM``.  tmux and GNU screen swallow an OSC they do not know: inside tmux
+    (``tmux*``) the sequence goes in tmux's passthrough (``ESC P tmux; ... ESC \``, its ESCs doubled), which
+    tmux lets out only with ``set -g allow-passthrough on`` (3.3 and later); inside screen (``screen*``) in
+    screen's (``ESC P ... ESC \``), which tmux, should it be the one whose TERM says screen, drops unseen.
     """
     clean = "".join(c for c in one_line(text) if c.isprintable())  # (one_line's are; kept for what follows)
-    return f"\x1b]9;termgames: {clean}\x07"
+    sequence = f"\x1b]9;termgames: {clean}\x07"
+    if term.startswith("tmux"):
+        return "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + "\x1b\\"
+    if term.startswith("screen"):
+        return f"\x1bP{sequence}\x1b\\"
+    return sequence
 
 
 class NoticesHost(Protocol):

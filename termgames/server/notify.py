@@ -30,7 +30,10 @@ USAGE = "notify [off|bell|desktop] | notify --email ADDR | notify --confirm CODE
 MODES = {
     "off": "no notices",
     "bell": "a line on your screen and the terminal's bell",
-    "desktop": "a line on your screen, the bell and a desktop notification (OSC 9; it passes SSH and tmux)",
+    "desktop": (
+        "a line on your screen, the bell and a desktop notification (OSC 9: it passes SSH and screen; "
+        "inside tmux only with `set -g allow-passthrough on`, else you get the bell)"
+    ),
 }
 WHEN = "when it becomes your move at another table, you are challenged, or an undo waits for your answer"
 

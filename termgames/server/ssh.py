@@ -80,6 +80,8 @@ DATABASE_AWAY = "termgames: the database cannot be reached just now: try again i
 
 #: At shutdown, how long the apps may take to close (leaving their tables) before the store closes.
 SHUTDOWN_WAIT = 10.0
+#: Then how long their clients, told the server restarts, have to hang up before their connections are closed.
+CLIENTS_LEAVE_WAIT = 1.0
 
 
 # --------------------------------------------------------------------------
@@ -104,8 +106,11 @@ class GameSession(asyncssh.SSHServerSession):
         #: The person signed in (her key, or the guests of her address): whom her tables and chat count against.
         self.owner = owner
         self.chan: asyncssh.SSHServerChannel | None = None
+        #: Its connection (told from the server's others at shutdown): kept, a closed channel forgets it.
+        self.conn: object = None
         self.size = DEFAULT_SIZE
         self.pty = False
+        self.term = ""  # the client's TERM
         self.command: str | None = None
         self.closed = False
         self.app: Any = None
@@ -121,9 +126,11 @@ class GameSession(asyncssh.SSHServerSession):
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self.chan = chan
+        self.conn = chan.get_connection()
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
         self.pty = True
+        self.term = term_type
         self.size = clamp_size(term_size[0], term_size[1])
         return True
 
@@ -197,7 +204,8 @@ class GameSession(asyncssh.SSHServerSession):
         from .ui.driver import ChannelDriver
 
         app = ServeApp(
-            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii, owner=self.owner
+            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii, owner=self.owner,
+            term=self.term,
         )
         # Textual only calls driver_class: a partial with the session stands in for the class.
         app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see the line above
@@ -214,6 +222,9 @@ class GameSession(asyncssh.SSHServerSession):
             if self.sizes is not None:
                 self.sizes.cancel()
             self.service.budgets.leave(self.input_budget)
+            if self.service.stopping:  # after the app gave the terminal back: the lines stay on her screen
+                lines = self.service.hub.address.restart_lines(self.player)
+                self.send("".join(f"{line}\r\n" for line in lines).encode())
             self._exit(0)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
@@ -588,8 +599,11 @@ class TermgamesServer:
         self.starting: dict[str, int] = {}
         # Full garbage collections of every session's objects would stall every screen (see collector.py).
         self.collector = CollectorPolicy()
+        #: The server is closing: every player is told it is restarting, and how to come back.
+        self.stopping = False
 
     async def close(self) -> None:
+        self.stopping = True
         if self.acceptor is not None:
             self.acceptor.close()  # no one new comes in; waiting for it to be closed comes last (see below)
         running: list[asyncio.Future[Any]] = []
@@ -599,18 +613,27 @@ class TermgamesServer:
             # Closed alongside the SSH screens, not before them: each screen's teardown takes a while.
             web_closing = asyncio.ensure_future(self.web.close())
             running.append(web_closing)
+        told = set()
         for session in list(self.sessions):
             if session.app is not None:
                 with contextlib.suppress(Exception):
                     session.app.exit()
             if session.app_task is not None:
                 running.append(session.app_task)
+            if session.conn is not None:
+                told.add(session.conn)
         if running:
             # Their screens leave their tables as they close, and that is stored: before the store closes.
             await asyncio.wait(running, timeout=SHUTDOWN_WAIT)
         failed = web_closing.exception() if web_closing and web_closing.done() and not web_closing.cancelled() else None
         if failed is not None:
             log.error("the browser front did not close cleanly", exc_info=failed)
+        # Told that the server restarts (_run_app), their clients hang up by themselves: closed first from here,
+        # ssh would drop the lines it had not printed yet and say "Disconnected by application" instead.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CLIENTS_LEAVE_WAIT
+        while told & self.connections and loop.time() < deadline:
+            await asyncio.sleep(0.02)
         # Since Python 3.12 a listener is closed only once its connections are: waited for while players were
         # still connected, that took its whole timeout (2 s) before anything else began.
         for conn in list(self.connections):

@@ -367,6 +367,13 @@ class BrowserFront:
             session.app.release_tables()  # the store still says where she sat: her next session starts there
         return []
 
+    def restart_lines(self, session: BrowserSession) -> list[str]:
+        """What a page says as the server stops: it restarts, the clocks wait, the page comes back by itself."""
+        address, name = self.service.hub.address, session.visitor.name
+        _, *clocks, _ = address.restart_lines(name)  # the terminal's words, but for the way back
+        return ["The server is restarting.", *clocks, "This page connects again by itself once it is back.",
+                f"Or over SSH: {address.command(name)}"]
+
     # -- signing in and out (the ``web`` command) ---------------------------------------------
 
     def link(self, player: str, owner: str, table_id: int | None) -> str:
@@ -410,7 +417,7 @@ class BrowserFront:
             self._checker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._checker
-        await self.registry.close()
+        await self.registry.close(restarting=self.restart_lines)
         if self.runner is not None:
             await self.runner.cleanup()
         if self.guard is not None:

@@ -175,6 +175,10 @@ class BrowserSession:
         if self.link is not None:
             ended: dict[str, Any] = {"lines": lines}
             why = "The server has stopped." if self.registry.stopping else self.why
+            if self.registry.stopping and self.registry.restarting is not None:
+                # The page says so and comes back by itself once the server is there again (termgames.js).
+                why, *more = self.registry.restarting(self)
+                ended.update(lines=[*lines, *more], retry=True)
             if why:
                 ended["why"] = why
             self.link.close(CLOSE_ENDED, ["ended", ended])
@@ -350,6 +354,8 @@ class SessionRegistry:
         self.sessions: dict[str, BrowserSession] = {}
         #: The server is stopping: the sessions end for that reason, not their players'.
         self.stopping = False
+        #: It restarts: what a session's page says (its first line the reason), and the page tries again.
+        self.restarting: Callable[[BrowserSession], list[str]] | None = None
 
     def open(
         self, visitor: Visitor, session_id: str | None, size: tuple[int, int], link: Link, opening: str = ""
@@ -389,9 +395,11 @@ class SessionRegistry:
             session.close(why(session))
         return len(chosen)
 
-    async def close(self) -> None:
-        """Close every session's app and wait (a little) for them to finish."""
+    async def close(self, restarting: Callable[[BrowserSession], list[str]] | None = None) -> None:
+        """Close every session's app and wait (a little) for them to finish; ``restarting``: the server comes
+        back, and this is what a session's page says (see :attr:`restarting`)."""
         self.stopping = True
+        self.restarting = restarting
         running = []
         for session in list(self.sessions.values()):
             session.close()
