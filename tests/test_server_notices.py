@@ -24,8 +24,8 @@ from termgames.server.mail import (
     Waiting,
     check_address,
     digest_mail,
+    mailbox_of,
     new_message,
-    throttle_key,
     waiting_line,
 )
 from termgames.server.notices import AWAY_SECONDS, Notice, desktop_sequence
@@ -292,19 +292,109 @@ async def test_wrong_codes_spend_a_confirmation(tmp_path, new_store, relay):
     assert spent.status == 2 and "too many wrong codes" in spent.stderr
 
 
-async def test_confirmation_mails_are_throttled_per_person_and_per_mailbox(tmp_path, new_store, relay, monkeypatch):
+class Clock:
+    """The hub's clock (seconds since the epoch), moved on by the test: no test waits for time to pass."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def later(self, minutes: float) -> None:
+        self.now += minutes * 60
+
+
+def clocked_hub(new_store, folder, config: MailConfig, **limits) -> tuple[Hub, Clock]:
+    clock = Clock()
+    return Hub(new_store(), folder / "records", mail=config, now=clock, **limits), clock
+
+
+async def test_confirmation_mails_are_throttled_per_person_and_per_mailbox(tmp_path, new_store, relay):
     config, kept = relay
-    hub = make_hub(new_store, tmp_path, config)
+    hub, clock = clocked_hub(new_store, tmp_path, config)
     assert run_command(hub, "alice", "notify --email alice@example.org", owner="key:A").status == 0
     same_person = run_command(hub, "alias", "notify --email other@example.org", owner="key:A")
     assert same_person.status == 2 and "you asked for a confirmation mail" in same_person.stderr
-    same_box = run_command(hub, "mallory", "notify --email A.lice+spam@EXAMPLE.org", owner="key:M")
-    assert same_box.status == 2 and "went to that address" in same_box.stderr
-    await asyncio.sleep(0.3)
-    assert len(kept.mails) == 1
-    monkeypatch.setattr(notify_module, "CONFIRM_EVERY", timedelta(0))  # ten minutes later
-    assert run_command(hub, "mallory", "notify --email alice@example.org", owner="key:M").status == 0
+    await until(lambda: len(kept.mails) == 1)
+    clock.later(11)
+    assert run_command(hub, "alias", "notify --email other@example.org", owner="key:A").status == 0
+    same_box = run_command(hub, "carol", "notify --email other@example.org", owner="key:C")
+    assert same_box.status == 0 and "no new one goes meanwhile" in same_box.stdout
     await until(lambda: len(kept.mails) == 2)
+    await asyncio.sleep(0.2)
+    assert len(kept.mails) == 2
+
+
+async def test_a_stranger_asking_again_and_again_cannot_keep_the_owner_of_an_address_from_confirming_it(
+    tmp_path, new_store, relay
+):
+    config, kept = relay
+    hub, clock = clocked_hub(new_store, tmp_path, config)
+    assert run_command(hub, "mallory", "notify --email target@gmail.com", owner="key:M").status == 0
+    await until(lambda: len(kept.mails) == 1)
+    # Every ten minutes, again: the code waiting at that mailbox is not renewed (and no mail goes).
+    for _ in range(2):
+        clock.later(11)
+        again = run_command(hub, "mallory", "notify --email target@gmail.com", owner="key:M")
+        assert again.status == 0 and "no new one goes meanwhile" in again.stdout
+    # Its owner asks, under another spelling of her mailbox: she is given the code waiting there.
+    mine = run_command(hub, "target", "notify --email Tar.Get+games@googlemail.com", owner="key:T")
+    assert mine.status == 0 and "whoever reads that mailbox confirms with it" in mine.stdout
+    await asyncio.sleep(0.2)
+    assert len(kept.mails) == 1
+    assert kept.mails[0]["To"] == "target@gmail.com"
+    done = run_command(hub, "target", f"notify --confirm {code_in(kept.mails[0])}")
+    assert done.status == 0, done.stderr
+    settings = hub.store.notice_settings("target")
+    assert settings.confirmed and settings.email == "Tar.Get+games@googlemail.com"
+    # The code is spent: mallory's account gets nothing of her mailbox.
+    assert not hub.store.notice_settings("mallory").confirmed
+    spent = run_command(hub, "mallory", f"notify --confirm {code_in(kept.mails[0])}")
+    assert spent.status == 2 and "no confirmation is waiting" in spent.stderr
+
+
+async def test_confirmation_mails_are_capped_per_account_per_source_address_and_per_server(
+    tmp_path, new_store, relay
+):
+    config, kept = relay
+    hub, clock = clocked_hub(new_store, tmp_path, config, max_confirmations_per_hour=8)
+
+    def ask(player: str, to: str, address: str = "192.0.2.1"):
+        return run_command(hub, player, f"notify --email {to}", owner=f"key:{player}", address=address)
+
+    # One account: three an hour, whatever the addresses.
+    for n in range(3):
+        assert ask("alice", f"alice{n}@example.org").status == 0
+        clock.later(11)
+    refused = ask("alice", "alice3@example.org")
+    assert refused.status == 2 and refused.stderr.count("\n") == 1
+    assert "3 confirmation mails went for this account within the hour" in refused.stderr
+    # One source address: five an hour, whatever the accounts (fresh keys).
+    for n in range(2):
+        assert ask(f"fresh{n}", f"fresh{n}@example.org").status == 0
+    refused = ask("fresh2", "fresh2@example.org")
+    assert refused.status == 2 and "asked for from your address within the hour" in refused.stderr
+    # The whole server: eight an hour, whatever the addresses.
+    for n in range(3):
+        assert ask(f"far{n}", f"far{n}@example.org", address=f"198.51.100.{n}").status == 0
+    refused = ask("far3", "far3@example.org", address="198.51.100.3")
+    assert refused.status == 2 and "this server sent 8 confirmation mails within the hour" in refused.stderr
+    await until(lambda: len(kept.mails) == 8)
+    clock.later(61)  # an hour later, mail goes again
+    assert ask("alice", "alice3@example.org").status == 0
+    await until(lambda: len(kept.mails) == 9)
+
+
+async def test_the_confirmation_mail_quotes_no_name_a_stranger_chose(tmp_path, new_store, relay):
+    config, kept = relay
+    hub = make_hub(new_store, tmp_path, config)
+    assert run_command(hub, "pills1.example.com", "notify --email victim@example.org").status == 0
+    await until(lambda: len(kept.mails) == 1)
+    body = kept.mails[0].get_content()
+    assert "pills1" not in body and "example.com" not in body
+    code = code_in(kept.mails[0])
+    assert f"ssh -p 2222 NAME@localhost notify --confirm {code}" in body
 
 
 BAD_ADDRESSES = [
@@ -365,8 +455,10 @@ def test_no_player_text_reaches_a_header():
     assert "#7 Mono against bob\\r\\nBcc: y@example.org\\x1b[2J: waiting 2 hours" in body
 
 
-def test_a_mailbox_has_one_throttle_key_whatever_its_spelling():
-    assert throttle_key("A.lice+x@Example.org") == throttle_key("alice@example.org") == "address:alice@example.org"
+def test_a_mailbox_is_one_whatever_its_spelling():
+    assert mailbox_of("A.lice+x@Example.org") == mailbox_of("alice@example.org") == "alice@example.org"
+    # As the big providers compare them: googlemail.com is gmail.com, its dots and +tags reach one mailbox.
+    assert mailbox_of("Tar.Get+x@googlemail.com") == mailbox_of("target@gmail.com") == "target@gmail.com"
 
 
 async def test_a_digest_lists_every_waiting_table_hides_nothing_and_goes_once_a_day(tmp_path, new_store, relay):
