@@ -23,6 +23,7 @@ from termgames.server.mail import (
     MailConfig,
     Waiting,
     check_address,
+    describe_seconds,
     digest_mail,
     mailbox_of,
     new_message,
@@ -480,6 +481,8 @@ async def test_a_digest_lists_every_waiting_table_hides_nothing_and_goes_once_a_
     assert sorted(line.split(":")[0] for line in lines) == ["  #1 Mono against bob", "  #2 Copolymer against carol"]
     # How to play there, with the command that signs her in at this server.
     assert "ssh -p 2222 alice@localhost show TABLE" in body and "ssh -p 2222 alice@localhost notify --no-email" in body
+    for table_id in (1, 2):  # each table with the command that shows it
+        assert f"\n      ssh -p 2222 alice@localhost show {table_id}    " in body
     # Nothing hidden: neither layout, no move, no board.
     assert ALICE_LAYOUT not in body and BOB_LAYOUT not in body and "a1" not in body.lower()
 
@@ -509,6 +512,26 @@ async def test_least_time_left_first_where_tables_have_clocks(tmp_path, new_stor
     assert [line.split(": ")[1] for line in map(waiting_line, waiting)] == [
         "1 minute left", "1 hour left", "waiting 1 day", "waiting 1 hour"
     ]
+
+
+@pytest.mark.parametrize(("seconds", "said"), [
+    (2 * 86400 + 23 * 3600 + 55 * 60, "3 days"), (179, "3 minutes"), (29, "under a minute"), (31, "1 minute"),
+    (59 * 60 + 40, "1 hour"), (90 * 60, "2 hours"), (23 * 3600 + 40 * 60, "1 day"), (36 * 3600, "2 days"),
+])
+def test_times_are_said_to_the_nearest_unit(seconds, said):
+    assert describe_seconds(seconds) == said
+
+
+async def test_a_table_without_a_move_has_waited_since_it_was_made(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    table = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "bob", rated=False)
+    assert table.match.moves == []
+    [entry] = hub.notices.waiting_tables("alice", later(seconds=5 * 60))
+    assert waiting_line(entry).endswith(": waiting 5 minutes")
+    # ... and as the store keeps it (a server started again).
+    again = make_hub(new_store, tmp_path)
+    [entry] = again.notices.waiting_tables("alice", later(seconds=5 * 60))
+    assert waiting_line(entry).endswith(": waiting 5 minutes")
 
 
 async def test_no_digest_while_connected_nor_to_an_unconfirmed_address(tmp_path, new_store, relay):
@@ -554,6 +577,8 @@ async def test_a_clock_low_warning_goes_once_per_move_and_not_while_connected(tm
     warning = kept.mails[-1]
     assert warning["Subject"] == "termgames: your time runs low at table 1"
     assert "#1 Copolymer against bob" in warning.get_content()
+    # The command that reaches the table.
+    assert "ssh -p 2222 alice@localhost show 1 shows it" in warning.get_content()
     assert warnings_kept(hub.store) == 1
     hub.store.finish_table(1, outcome="bob wins")  # what a warning was kept for is over: it goes
     assert warnings_kept(hub.store) == 0
