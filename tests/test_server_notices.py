@@ -387,6 +387,39 @@ async def test_confirmation_mails_are_capped_per_account_per_source_address_and_
     await until(lambda: len(kept.mails) == 9)
 
 
+async def handed_over(hub) -> None:
+    """Every mail the hub gave its mail thread so far has been handed to the relay (the thread takes them in turn)."""
+    await asyncio.wrap_future(hub.notices.mailer._pool.submit(lambda: None))
+
+
+async def test_twenty_fresh_keys_from_one_address_make_five_confirmation_mails(tmp_path, relay):
+    import asyncssh
+
+    from termgames.server.ssh import start_server
+
+    config, kept = relay
+    server = await start_server(tmp_path, "127.0.0.1", 0, mail=config)
+    try:
+        answers = []
+        for n in range(20):
+            key = asyncssh.generate_private_key("ssh-ed25519")
+            async with asyncssh.connect(
+                "127.0.0.1", server.port, username=f"pills{n}.example.com", client_keys=[key], known_hosts=None,
+                preferred_auth="publickey",
+            ) as conn:
+                answers.append(await conn.run(f"notify --email victim{n}@example.org", check=False))
+        assert [answer.exit_status for answer in answers] == [0] * 5 + [2] * 15
+        assert answers[-1].stderr == (
+            "termgames: 5 confirmation mails were asked for from your address within the hour, its limit: "
+            "try again later\n"
+        )
+        await handed_over(server.hub)
+        assert len(kept.mails) == 5
+        assert not any("pills" in mail.get_content() for mail in kept.mails)
+    finally:
+        await server.close()
+
+
 async def test_the_confirmation_mail_quotes_no_name_a_stranger_chose(tmp_path, new_store, relay):
     config, kept = relay
     hub = make_hub(new_store, tmp_path, config)
