@@ -57,6 +57,8 @@ MAX_MAIL_EVERY_HOURS = 24.0 * 366
 #: SSH key; every guest of one address together).  Each is an app in the server's memory (a few MB).
 WEB_MAX_SESSIONS = 50
 WEB_MAX_SESSIONS_PER_PLAYER = 10
+#: The share of those sessions every guest together may hold: a few guest addresses cannot fill them all.
+WEB_GUEST_SHARE = 0.5
 #: How long a sign-in link (``ssh HOST web``) works (once), and how long the browser it signs in stays signed in.
 WEB_LINK_SECONDS = 600
 WEB_SIGN_IN_DAYS = 30
