@@ -186,3 +186,81 @@ def test_a_hundred_fresh_keys_fill_a_tenth_of_the_default_server(tmp_path, new_s
     finally:
         hub.close()
         hub.store.close()
+
+
+# -- databases made before the quotas ------------------------------------------------------------------
+
+
+def test_a_sqlite_database_made_before_the_quotas_gets_them_and_keeps_its_addresses(tmp_path):
+    import sqlite3
+
+    from termgames.server.stores.interface import Quota
+    from termgames.server.stores.sqlite import Store
+
+    path = tmp_path / "termgames.db"
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        CREATE TABLE notice_settings (
+            folded TEXT PRIMARY KEY, player TEXT NOT NULL, mode TEXT NOT NULL DEFAULT 'bell',
+            email TEXT NOT NULL DEFAULT '', confirmed INTEGER NOT NULL DEFAULT 0,
+            code_hash TEXT NOT NULL DEFAULT '', code_expires TEXT NOT NULL DEFAULT '',
+            code_tries INTEGER NOT NULL DEFAULT 0, mailed TEXT NOT NULL DEFAULT '', seen TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE mail_throttle (what TEXT PRIMARY KEY, sent TEXT NOT NULL);
+        INSERT INTO notice_settings (folded, player, email, confirmed) VALUES ('alice', 'alice', 'a@example.org', 1);
+        INSERT INTO mail_throttle VALUES ('address:a@example.org', '2026-01-01T00:00:00+00:00');
+        """
+    )
+    db.commit()
+    db.close()
+    store = Store(path)
+    try:
+        assert store.notice_settings("alice").email == "a@example.org" and store.notice_settings("alice").confirmed
+        assert store.begin_confirmation(
+            "bob", "b@example.org", "b@example.org", "salt$hash", "2026-01-01T00:30:00+00:00",
+            "2026-01-01T00:00:00+00:00", [Quota("mail:server", 1, "2025-12-31T23:00:00+00:00")],
+        ) == ""
+        assert store.take_quota([Quota("mail:server", 1, "2025-12-31T23:00:00+00:00")],
+                                "2026-01-01T00:01:00+00:00") == "mail:server"
+        tables = {row[0] for row in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "mail_throttle" not in tables and "quota_uses" in tables
+    finally:
+        store.close()
+
+
+async def test_a_postgresql_database_of_schema_7_is_migrated_to_the_quotas(pg_url, tmp_path):
+    import asyncpg
+
+    from termgames.server.stores.interface import Quota
+    from termgames.server.stores.postgres import PostgresStore
+    from termgames.server.stores.postgres_schema import MIGRATIONS, SCHEMA_VERSION
+
+    conn = await asyncpg.connect(pg_url)
+    await conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for number, statements in MIGRATIONS:
+        if number <= 7:
+            await conn.execute(statements)
+            await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
+    await conn.execute(
+        "INSERT INTO notice_settings (folded, player, email, confirmed) "
+        "VALUES ('alice', 'alice', 'a@example.org', TRUE)"
+    )
+    await conn.close()
+
+    store = PostgresStore(pg_url)
+    try:
+        assert store._run(lambda c: c.fetchval("SELECT max(version) FROM schema_version")) == SCHEMA_VERSION
+        assert store.notice_settings("alice").confirmed
+        assert store.begin_confirmation(
+            "bob", "b@example.org", "b@example.org", "salt$hash", "2026-01-01T00:30:00+00:00",
+            "2026-01-01T00:00:00+00:00", [Quota("mail:server", 1, "2025-12-31T23:00:00+00:00")],
+        ) == ""
+        # A code waits at that mailbox: carol is given it, and no quota is spent.
+        assert store.begin_confirmation(
+            "carol", "B@example.org", "b@example.org", "salt$other", "2026-01-01T00:31:00+00:00",
+            "2026-01-01T00:01:00+00:00", [Quota("mail:server", 1, "2025-12-31T23:00:00+00:00")],
+        ) == "waiting:2026-01-01T00:30:00+00:00"
+        assert store.notice_settings("carol").code_hash == "salt$hash"
+    finally:
+        store.close()
