@@ -3,7 +3,9 @@
 A registered player's name is her account (claimed by the first SSH key that signs in as it); a guest's
 name (``guest-...``) lasts one visit and is never rated.  People, not visits, are counted: a table or a
 chat line counts against its *owner*: one SSH key whatever names it signs in as (:func:`key_owner`), or
-every guest of one address together (:func:`guest_owner`).
+every guest of one address together (:func:`guest_owner`).  People are not free: the hub lets one address
+(:func:`address_group`) claim few new names a day and gives a newcomer few tables
+(:meth:`~.hub.Hub.new_name_refusal`, :meth:`~.hub.Hub.tables_allowed`).
 
 Pure functions: the hub, the connections and the commands all check names here.
 """
