@@ -143,22 +143,26 @@ class PeopleQueries:
         async def begin(conn: Any) -> str:
             async with conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", MAIL_LOCK)
+                await conn.execute("DELETE FROM mailbox_codes WHERE expires <= $1", now)
                 waiting = await conn.fetchrow(
-                    "SELECT code_hash, code_expires FROM notice_settings WHERE mailbox = $1 AND code_hash <> '' "
-                    "AND code_expires > $2 ORDER BY code_expires DESC LIMIT 1", mailbox, now,
+                    "SELECT code_hash, expires FROM mailbox_codes WHERE mailbox = $1", mailbox
                 )
                 given_hash, given_expires = code_hash, expires
                 if waiting is None:
                     refused = await self._take_quota(conn, quotas, now, spend=True)
                     if refused:
                         return refused
+                    await conn.execute(
+                        "INSERT INTO mailbox_codes (mailbox, code_hash, expires) VALUES ($1, $2, $3)",
+                        mailbox, code_hash, expires,
+                    )
                 else:
-                    given_hash, given_expires = waiting["code_hash"], waiting["code_expires"]
+                    given_hash, given_expires = waiting["code_hash"], waiting["expires"]
                 folded = await self._settings_row(conn, player)
                 await conn.execute(
-                    "UPDATE notice_settings SET email = $2, mailbox = $3, confirmed = FALSE, code_hash = $4, "
-                    "code_expires = $5, code_tries = 0 WHERE folded = $1",
-                    folded, email, mailbox, given_hash, given_expires,
+                    "UPDATE notice_settings SET email = $2, confirmed = FALSE, code_hash = $3, code_expires = $4, "
+                    "code_tries = 0 WHERE folded = $1",
+                    folded, email, given_hash, given_expires,
                 )
                 return "" if waiting is None else f"waiting:{given_expires}"
 
@@ -175,10 +179,12 @@ class PeopleQueries:
 
         async def settle(conn: Any) -> None:
             async with conn.transaction():
-                # The code is spent for every account it was given to (see begin_confirmation).
+                # The code is spent: at its mailbox, and for every account it was given to (see begin_confirmation).
+                spent = await conn.fetchval("SELECT code_hash FROM notice_settings WHERE folded = $1", folded)
+                await conn.execute("DELETE FROM mailbox_codes WHERE code_hash = $1", spent)
                 await conn.execute(
-                    "UPDATE notice_settings SET code_hash = '', code_expires = '', code_tries = 0 WHERE code_hash = "
-                    "(SELECT code_hash FROM notice_settings WHERE folded = $1) AND folded <> $1", folded,
+                    "UPDATE notice_settings SET code_hash = '', code_expires = '', code_tries = 0 "
+                    "WHERE code_hash = $1 AND folded <> $2", spent, folded,
                 )
                 await conn.execute(
                     "UPDATE notice_settings SET confirmed = TRUE, code_hash = '', code_expires = '', code_tries = 0 "
@@ -190,8 +196,8 @@ class PeopleQueries:
     def clear_email(self, player: str) -> None:
         self._run(
             lambda c: c.execute(
-                "UPDATE notice_settings SET email = '', mailbox = '', confirmed = FALSE, code_hash = '', "
-                "code_expires = '', code_tries = 0 WHERE folded = $1", fold_name(player),
+                "UPDATE notice_settings SET email = '', confirmed = FALSE, code_hash = '', code_expires = '', "
+                "code_tries = 0 WHERE folded = $1", fold_name(player),
             )
         )
 

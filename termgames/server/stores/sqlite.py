@@ -123,7 +123,8 @@ CREATE TABLE IF NOT EXISTS rating_changes (
 
 #: Notices and mail (``notify``): per account (by folded name), the clock warnings sent, and the uses of the quotas
 #: (confirmation mails, new names: :class:`~.interface.Quota`; they replace the throttle of one mail per person
-#: and per address that ``mail_throttle`` kept).  New tables only, so a database made before gets them as they are.
+#: and per address that ``mail_throttle`` kept), and the code waiting at each mailbox.  New tables only, so a
+#: database made before gets them as they are.
 NOTICES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS notice_settings (
     folded TEXT PRIMARY KEY,
@@ -142,6 +143,11 @@ CREATE TABLE IF NOT EXISTS quota_uses (
     at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS quota_uses_by_key ON quota_uses (key, at);
+CREATE TABLE IF NOT EXISTS mailbox_codes (
+    mailbox TEXT PRIMARY KEY,
+    code_hash TEXT NOT NULL,
+    expires TEXT NOT NULL
+);
 DROP TABLE IF EXISTS mail_throttle;
 CREATE TABLE IF NOT EXISTS mail_warnings (
     folded TEXT NOT NULL,
@@ -194,7 +200,6 @@ class Store:
         _add_closing_columns(self.db)
         _add_clock_columns(self.db)
         self.db.executescript(NOTICES_SCHEMA)
-        _add_mailbox_column(self.db)
         # Start-up reads the unfinished tables only: without this it would read past every finished one.
         self.db.execute("CREATE INDEX IF NOT EXISTS tables_by_finished ON tables (finished, id)")
         self.db.create_function("fold_name", 1, fold_name, deterministic=True)
@@ -624,21 +629,25 @@ class Store:
         self, player: str, email: str, mailbox: str, code_hash: str, expires: str, now: str, quotas: Collection[Quota]
     ) -> str:
         with self._transaction():
+            self.db.execute("DELETE FROM mailbox_codes WHERE expires <= ?", (now,))
             waiting = self.db.execute(
-                "SELECT code_hash, code_expires FROM notice_settings WHERE mailbox = ? AND code_hash <> '' "
-                "AND code_expires > ? ORDER BY code_expires DESC LIMIT 1", (mailbox, now),
+                "SELECT code_hash, expires FROM mailbox_codes WHERE mailbox = ?", (mailbox,)
             ).fetchone()
             if waiting is None:
                 refused = self._take_quota(quotas, now, spend=True)
                 if refused:
                     return refused
+                self.db.execute(
+                    "INSERT INTO mailbox_codes (mailbox, code_hash, expires) VALUES (?, ?, ?)",
+                    (mailbox, code_hash, expires),
+                )
             else:
                 code_hash, expires = waiting
             folded = self._settings_row(player)
             self.db.execute(
-                "UPDATE notice_settings SET email = ?, mailbox = ?, confirmed = 0, code_hash = ?, code_expires = ?, "
-                "code_tries = 0 WHERE folded = ?",
-                (email, mailbox, code_hash, expires, folded),
+                "UPDATE notice_settings SET email = ?, confirmed = 0, code_hash = ?, code_expires = ?, code_tries = 0 "
+                "WHERE folded = ?",
+                (email, code_hash, expires, folded),
             )
         return "" if waiting is None else f"waiting:{expires}"
 
@@ -646,10 +655,14 @@ class Store:
         folded = fold_name(player)
         with self._transaction():
             if right:
-                # The code is spent for every account it was given to (see begin_confirmation).
+                # The code is spent: at its mailbox, and for every account it was given to (see begin_confirmation).
+                (spent,) = self.db.execute(
+                    "SELECT code_hash FROM notice_settings WHERE folded = ?", (folded,)
+                ).fetchone()
+                self.db.execute("DELETE FROM mailbox_codes WHERE code_hash = ?", (spent,))
                 self.db.execute(
-                    "UPDATE notice_settings SET code_hash = '', code_expires = '', code_tries = 0 WHERE code_hash = "
-                    "(SELECT code_hash FROM notice_settings WHERE folded = ?) AND folded <> ?", (folded, folded),
+                    "UPDATE notice_settings SET code_hash = '', code_expires = '', code_tries = 0 "
+                    "WHERE code_hash = ? AND folded <> ?", (spent, folded),
                 )
                 self.db.execute(
                     "UPDATE notice_settings SET confirmed = 1, code_hash = '', code_expires = '', code_tries = 0 "
@@ -661,8 +674,8 @@ class Store:
     def clear_email(self, player: str) -> None:
         with self._transaction():
             self.db.execute(
-                "UPDATE notice_settings SET email = '', mailbox = '', confirmed = 0, code_hash = '', "
-                "code_expires = '', code_tries = 0 WHERE folded = ?", (fold_name(player),),
+                "UPDATE notice_settings SET email = '', confirmed = 0, code_hash = '', code_expires = '', "
+                "code_tries = 0 WHERE folded = ?", (fold_name(player),),
             )
 
     def mark_seen(self, players: Collection[str], now: str) -> None:
@@ -786,12 +799,6 @@ def _add_clock_columns(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE tables ADD COLUMN clock TEXT NOT NULL DEFAULT ''")
     if "clock" not in {row[1] for row in db.execute("PRAGMA table_info(moves)")}:
         db.execute("ALTER TABLE moves ADD COLUMN clock REAL")
-
-
-def _add_mailbox_column(db: sqlite3.Connection) -> None:
-    """A database made before codes were kept per mailbox gets the column (no code waits for any mailbox)."""
-    if "mailbox" not in {row[1] for row in db.execute("PRAGMA table_info(notice_settings)")}:
-        db.execute("ALTER TABLE notice_settings ADD COLUMN mailbox TEXT NOT NULL DEFAULT ''")
 
 
 class _Transaction:
