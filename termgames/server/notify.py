@@ -112,8 +112,8 @@ def ask_to_confirm(hub: Hub, player: str, text: str, owner: str | None, address:
     if refused.startswith("waiting:"):
         until = refused.removeprefix("waiting:")[11:16]
         return (
-            f"a code already mailed to {email}'s mailbox is good until {until} UTC, and no new one goes meanwhile: "
-            "whoever reads that mailbox confirms with it (notify --confirm CODE)"
+            f"a code already mailed to the mailbox of {email} is good until {until} UTC, and no new one goes "
+            "meanwhile: whoever reads that mailbox confirms with it (notify --confirm CODE)"
         )
     why = {
         "mail:person": f"you asked for a confirmation mail less than {minutes} minutes ago",
