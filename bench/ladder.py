@@ -168,9 +168,9 @@ def largest_options(game_name: str) -> dict[str, Any]:
     game = get_game(game_name)
     options = with_match_limits(game_name, game.default_options())
     for spec in game.option_specs:
-        not_size = spec.name in describe(game_name).ladder.not_sizes
-        if spec.kind in ("int", "float") and spec.maximum is not None and not not_size:
-            options[spec.name] = spec.maximum
+        largest = spec.kind.largest(spec)
+        if largest is not None and spec.name not in describe(game_name).ladder.not_sizes:
+            options[spec.name] = largest
     return game.check_options(options)
 
 

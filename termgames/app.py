@@ -73,6 +73,8 @@ class TermgamesApp(ScreenHost):
         except LookupError as error:
             self.notify(str(error), severity="error")
             return
+        if save_path is not None:
+            save_path = self._own_record(save_path, match)
         table = LocalTable(match, save_path, pace=self.pace)
         self.local_tables.append(table)
         screen = screen_class(table, ascii_only=self.ascii, palette=self.palette)
@@ -80,6 +82,23 @@ class TermgamesApp(ScreenHost):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+
+    def _own_record(self, path: Path, match: Match) -> Path | None:
+        """Where the game loaded from ``path`` is saved: there, or in a copy in this player's saves when it is not
+        theirs to write (a sample, a read-only record, another user's: ``records.played_from``)."""
+        from .records import RecordError, played_from
+        from .screens.game import home_short
+        from .untrusted import printable
+
+        try:
+            own, why = played_from(path, self.saves_dir, match)
+        except RecordError as error:
+            self.notify(f"Not saved: {error}", severity="error", markup=False)
+            return None
+        if why:
+            self.notify(f"Playing a copy, saved as {printable(home_short(own))}: the record opened is {why}",
+                        timeout=8, markup=False)
+        return own
 
     def rematch(self, match: Match) -> None:
         """A rematch of the finished ``match`` (``Match.rematch``) in place of its screen, saved beside it."""

@@ -68,24 +68,8 @@ def game_option_rows(rules: Any) -> list[tuple[str, str]]:
     for preset in rules.presets:
         rows.append((preset.flag, preset.help))
     for spec in rules.option_specs:
-        text = spec.help
-        if spec.kind in ("int", "float"):
-            if spec.minimum is not None and spec.maximum is not None:
-                text += f"; {_number(spec.minimum)} to {_number(spec.maximum)}"
-            elif spec.minimum is not None:
-                text += f"; at least {_number(spec.minimum)}"
-            elif spec.maximum is not None:
-                text += f"; at most {_number(spec.maximum)}"
-        if spec.kind != "flag":
-            text += f" (default: {spec.default})"
-        if spec.overrides:
-            text += f"; replaces {', '.join('--' + name.replace('_', '-') for name in spec.overrides)}"
-        rows.append((spec.usage, text))
+        rows.append((spec.usage, spec.help_line()))
     return rows
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
 
 
 app = typer.Typer(
@@ -421,6 +405,17 @@ def serve(
     max_startups: int = typer.Option(
         limits.MAX_STARTUPS, "--max-startups", help="Connections from one address not yet signed in, at once."
     ),
+    max_sessions: int = typer.Option(
+        limits.SSH_MAX_SESSIONS, "--max-sessions", help="SSH game screens open at once (each is an app)."
+    ),
+    max_sessions_per_player: int = typer.Option(
+        limits.SSH_MAX_SESSIONS_PER_PLAYER, "--max-sessions-per-player",
+        help="SSH game screens one player may have open (one SSH key; the guests of one address together).",
+    ),
+    max_sessions_per_connection: int = typer.Option(
+        limits.SSH_MAX_CHANNELS_PER_CONNECTION, "--max-sessions-per-connection",
+        help="SSH game screens open on one connection.",
+    ),
     max_tables_per_player: int = typer.Option(
         limits.MAX_TABLES_PER_PLAYER, "--max-tables-per-player",
         help="Unfinished tables one player may open (one SSH key; the guests of one address together).",
@@ -511,10 +506,24 @@ def serve(
         limits.WEB_MAX_SESSIONS_PER_PLAYER, "--web-max-sessions-per-player",
         help="Browser sessions one player may have open (one SSH key; the guests of one address together).",
     ),
+    web_max_connections: int = typer.Option(
+        limits.WEB_MAX_CONNECTIONS, "--web-max-connections",
+        help="Connections to the browser port at once (at most half of ulimit -n: SSH keeps the rest).",
+    ),
+    web_max_connections_per_address: int = typer.Option(
+        limits.WEB_MAX_CONNECTIONS_PER_ADDRESS, "--web-max-connections-per-address",
+        help="Connections to the browser port from one address at once.",
+    ),
+    web_request_seconds: float = typer.Option(
+        limits.WEB_REQUEST_SECONDS, "--web-request-seconds",
+        help="Seconds a browser connection has to send a whole request: past them it is closed.",
+    ),
 ) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST (and browsers, with --web)."""
     for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
-                        ("--max-startups", max_startups),
+                        ("--max-startups", max_startups), ("--max-sessions", max_sessions),
+                        ("--max-sessions-per-player", max_sessions_per_player),
+                        ("--max-sessions-per-connection", max_sessions_per_connection),
                         ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables),
                         ("--max-bot-tables-per-player", max_bot_tables_per_player),
                         ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads),
@@ -522,12 +531,16 @@ def serve(
                         ("--new-player-tables", new_player_tables),
                         ("--max-confirmations-per-hour", max_confirmations_per_hour),
                         ("--web-max-sessions", web_max_sessions),
-                        ("--web-max-sessions-per-player", web_max_sessions_per_player)):
+                        ("--web-max-sessions-per-player", web_max_sessions_per_player),
+                        ("--web-max-connections", web_max_connections),
+                        ("--web-max-connections-per-address", web_max_connections_per_address)):
         if value < 1:
             fail(f"{flag} must be at least 1, not {value}")
     for flag, days in (("--idle-days", idle_days), ("--guest-idle-days", guest_idle_days)):
         if not 0 < days <= limits.MAX_IDLE_DAYS:
             fail(f"{flag} must be more than 0 and at most {limits.MAX_IDLE_DAYS} (100 years), not {days:g}")
+    if not 0 < web_request_seconds <= 3600:
+        fail(f"--web-request-seconds must be more than 0 and at most 3600, not {web_request_seconds:g}")
     mail = None
     if (smtp is None) != (mail_from is None):
         fail("--smtp HOST:PORT and --mail-from ADDR go together: mail needs a relay and a sender")
@@ -578,16 +591,20 @@ def serve(
     if web_port is not None:
         from functools import partial
 
+        from .web.guard import ConnectionLimits
         from .web.serve import WebSettings, start_web
 
         proxies = frozenset(word.strip() for word in (web_proxy or "").split(",") if word.strip())
+        connections = ConnectionLimits(web_max_connections_per_address, web_max_connections, web_request_seconds)
         web = partial(start_web, settings=WebSettings(
             web_port, web_host or host, web_cert, web_key, web_url, proxies, web_max_sessions,
-            web_max_sessions_per_player, reuse_port,
+            web_max_sessions_per_player, reuse_port, connections,
         ))
     serve_forever(
         host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
         limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
+                "max_ssh_sessions": max_sessions, "max_ssh_sessions_per_player": max_sessions_per_player,
+                "max_channels_per_connection": max_sessions_per_connection,
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
                 "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
                 "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads,

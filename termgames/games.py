@@ -102,6 +102,12 @@ class GameDescriptor:
     first_player_edge: bool = False
     #: How ``bench/ladder.py`` plays the game (its defaults: the rules' random moves, no limits).
     ladder: Ladder = Ladder()
+    #: ``(level, seed) -> Analyst`` (:mod:`termgames.analysis`): the engine that values each move of a game
+    #: after it (``termgames analyse``); None when the game has none.
+    analyst: str | None = None
+    #: The least loss, in the analyst's unit, of an inaccuracy, a mistake and a blunder (documented on the
+    #: game's page).
+    analysis_thresholds: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     def __post_init__(self) -> None:
         if self.ai_levels and self.default_level not in self.ai_levels:

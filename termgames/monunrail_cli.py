@@ -65,11 +65,13 @@ def solve(
     except ValueError as error:
         fail(str(error))
     from .records import RecordError, read_bytes
+
+    position_limit = 8 << 20  # a position is a few hundred bytes: no need for a record's bound
     from .rules.monunrail.solver import Solver, SolveStopped, cell_name, parse_shape
 
     try:
-        # A regular file of at most 8 MB, like a record: a FIFO must not hang, /dev/zero not fill memory.
-        text = sys.stdin.read() if file == "-" else read_bytes(file).decode("utf-8")
+        # A regular file of at most 8 MB: a FIFO must not hang, /dev/zero not fill memory.
+        text = sys.stdin.read() if file == "-" else read_bytes(file, position_limit).decode("utf-8")
     except RecordError as error:
         fail(str(error))
     except (OSError, UnicodeDecodeError) as error:
@@ -85,9 +87,25 @@ def solve(
     budget = Budget(seconds, memory)  # the time limit counts from here, reading the caches included
     solver = Solver()
     tag = solver_cache.position_tag(cells)
+
+    def warn(line: str) -> None:
+        print(f"termgames: {line}", file=sys.stderr)
+
+    def afford(need: int, what: str) -> None:
+        # the memory budget covers reading the files: what they need is weighed first, and the solver's
+        # tables make room for them within it
+        budget.afford(solver, need, what)
+
     if not no_cache:
-        solver_cache.load(solver)
-        solver_cache.load_resume(solver, tag)
+        try:
+            budget.limit_tables(solver)
+            solver_cache.load(solver, warn=warn, afford=afford)
+            solver_cache.load_resume(solver, tag, warn=warn, afford=afford)
+        except SolveStopped as stop:
+            # nothing is written: the files hold more than this run could, and stay as they are
+            print(f"termgames: {stop_report(stop, budget, solver, solver.cache_size)}; {stop} "
+                  "(the solver's files are left as they are)", file=sys.stderr)
+            raise typer.Exit(EXIT_BUDGET) from None
     known = solver.cache_size
     progress = ProgressLine(sys.stderr.isatty() and not as_json, solver, budget)
 
@@ -105,7 +123,7 @@ def solve(
         report = stop_report(stop, budget, solver, known)
         if not no_cache:
             solver.memory_limit = None  # what it solved must reach the files, even if the tables are at the budget
-            solver_cache.save(solver)
+            solver_cache.save(solver, afford=afford)
             kept = solver_cache.save_resume(solver, tag)
             if kept:
                 report += f" (kept for the next run: {human_bytes(kept)})"
@@ -120,7 +138,7 @@ def solve(
     if not no_cache:
         if solver.cache_size > known:
             solver.memory_limit = None
-            solver_cache.save(solver)
+            solver_cache.save(solver, afford=afford)
         solver_cache.discard_resume(tag)
     assert analysis.nimber is not None and analysis.winning_moves is not None
     nimber = analysis.nimber

@@ -45,15 +45,28 @@ def bundled_saves() -> Path:
     return Path(__file__).resolve().parent.parent / "saves"
 
 
-def write_atomically(path: Path, data: bytes | Callable[[BinaryIO], object], mode: int | None = None) -> None:
+def write_atomically(
+    path: Path, data: bytes | Callable[[BinaryIO], object], mode: int | None = None, private: bool = False
+) -> None:
     """Replace ``path`` with ``data`` whole: the old file stays intact until the new one is complete.
 
     ``data`` is the bytes, or a function that writes them to the file it is given (for contents too
     large to hold twice in memory).  ``mode`` None keeps mkstemp's 0600 (private files: caches, keys).
     A symlink is written through: its target is replaced and the link stays a link.
+
+    ``private``: a file of this user's own, in a folder of its own.  A symlink at ``path`` is replaced,
+    never followed (in a shared folder another user could plant one to make us overwrite a file of ours),
+    and a folder another user owns is refused with :class:`PermissionError` (they could swap the file).
     """
-    path = Path(os.path.realpath(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if private:
+        path = Path(os.path.abspath(path))
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        owner = os.stat(path.parent).st_uid
+        if hasattr(os, "geteuid") and owner != os.geteuid():
+            raise PermissionError(f"{path.parent} is not this user's own folder (its owner is uid {owner})")
+    else:
+        path = Path(os.path.realpath(path))
+        path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # The file object owns the descriptor from here on, so every failure below closes it.

@@ -20,7 +20,7 @@ from typing import Any
 
 from .clock import Clocks, ClockSpec
 from .match import AI, HUMAN, Flag, Match, MoveRecord, Seat
-from .paths import write_atomically
+from .paths import bundled_saves, write_atomically
 from .rules import RuleError, get_game
 from .rules.numbers import exact_number
 from .untrusted import printable, quoted, shorten_quotes
@@ -34,8 +34,12 @@ VERSION = 2
 #: as version 3, so that a termgames before clocks refuses it in one line rather than misreading it.
 TIMED_VERSION = 3
 VERSIONS = (1, 2, 3)
-#: The largest record read: a long game's record is tens of kilobytes.
-MAX_RECORD_BYTES = 8 * 1024 * 1024
+#: The largest record read or written (1 GiB).  A board game's record is tens of kilobytes, but a long Monad
+#: match on a large map writes far more (4,500 turns of two random bots on 60 x 60 wrote 256 MB), and what
+#: termgames writes it must read back: a record that would be larger is not written (one line says so), a
+#: file that is larger is refused in one line before anything is read.  Reading one takes memory several
+#: times its size (docs/security.md).
+MAX_RECORD_BYTES = 1 << 30
 
 
 class RecordError(Exception):
@@ -301,8 +305,9 @@ def loads(text: str) -> Match:
     return from_dict(data)
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of the record at ``path``: a regular file (a symlink to one is fine) of at most 8 MB.
+def read_bytes(path: str | os.PathLike[str], limit: int = MAX_RECORD_BYTES) -> bytes:
+    """The bytes of the record at ``path``: a regular file (a symlink to one is fine) of at most ``limit``
+    bytes (:data:`MAX_RECORD_BYTES`).
 
     A FIFO, a device (``/dev/zero``) or a folder is refused at once with :class:`RecordError`: the file is
     opened without blocking and checked before anything is read, and never more than the cap is read.
@@ -322,17 +327,17 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
             raise RecordError(f"{file}: is a folder, not a record")
         if not stat.S_ISREG(info.st_mode):
             raise RecordError(f"{file}: not a regular file")
-        if info.st_size > MAX_RECORD_BYTES:
-            raise RecordError(f"{file}: too large ({info.st_size} bytes; termgames reads at most {MAX_RECORD_BYTES})")
+        if info.st_size > limit:
+            raise RecordError(f"{file}: too large ({info.st_size} bytes; termgames reads at most {limit})")
         os.set_blocking(handle, True)
         with os.fdopen(handle, "rb", closefd=False) as stream:
-            raw = stream.read(MAX_RECORD_BYTES + 1)
+            raw = stream.read(limit + 1)
     except OSError as error:
         raise RecordError(f"{file}: {error.strerror or error}") from None
     finally:
         os.close(handle)
-    if len(raw) > MAX_RECORD_BYTES:  # it grew while we read it
-        raise RecordError(f"{file}: too large (termgames reads at most {MAX_RECORD_BYTES} bytes)")
+    if len(raw) > limit:  # it grew while we read it
+        raise RecordError(f"{file}: too large (termgames reads at most {limit} bytes)")
     return raw
 
 
@@ -343,6 +348,7 @@ def load(path: str | os.PathLike[str]) -> Match:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise RecordError(f"{file}: not a text file") from None
+    del raw  # a long record's bytes need not stay beside its text while it is parsed
     try:
         return loads(text)
     except RecordError as error:
@@ -363,10 +369,20 @@ def save(path: str | os.PathLike[str], match: Match, now: float | None = None) -
     try:
         # mkstemp makes 0600 files; a record gets the mode a plain open() would give.
         text = dumps(match) if now is None else dumps(match, now)
-        write_atomically(target, text.encode("utf-8"), mode=_file_mode(target))
+        data = text.encode("utf-8")
+        check_size(data)
+        write_atomically(target, data, mode=_file_mode(target))
     except OSError as error:
         raise SaveError(f"cannot write {file}: {_why(error, target.parent)}") from None
     return file
+
+
+def check_size(data: bytes) -> None:
+    """Refuse (:class:`SaveError`, one line) a record termgames could not read back."""
+    if len(data) > MAX_RECORD_BYTES:
+        raise SaveError(
+            f"the record would be {len(data)} bytes, more than termgames reads back ({MAX_RECORD_BYTES}): not written"
+        )
 
 
 def _check_writable(file: Path, target: Path) -> None:
@@ -389,31 +405,68 @@ def _why(error: OSError, folder: Path | None) -> str:
     return error.strerror or str(error)
 
 
+def clear_stale_locks(folder: Path) -> int:
+    """Remove the lock files left beside the records of ``folder`` by a termgames that kept them (before issue 33,
+    one per record); how many went.  Each is taken as a writer takes it (:func:`locked`), so one in use is waited
+    for, never removed from under its holder."""
+    removed = 0
+    for lock_path in sorted(folder.glob(".*.json.lock")):
+        record = folder / lock_path.name[1 : -len(".lock")]
+        with contextlib.suppress(RecordError), locked(record):
+            removed += 1
+    return removed
+
+
+#: How often a writer may find, once it holds a lock, that the holder before it removed that lock file: each time
+#: another writer came first, so a handful of writers racing for one record stays far below it.
+LOCK_ATTEMPTS = 1000
+
+
 @contextlib.contextmanager
 def locked(path: str | os.PathLike[str]) -> Iterator[None]:
     """Hold the record's lock: read, apply and write under it, so two writers never lose a move.
 
     The lock is ``fcntl.flock`` on a sidecar file (``.NAME.lock`` beside the record's target): the record
     itself is replaced by every atomic write, so a lock on it would lock a file that is gone.  A second
-    writer waits here and then reads the record the first one wrote.  The sidecar stays (removing it
-    would let a waiting writer lock a file nobody else sees).
+    writer waits here and then reads the record the first one wrote.  The holder removes the sidecar as it
+    lets go (none stays beside the record); a writer that was waiting on the file removed then holds a lock
+    nobody else sees, so it checks, once it holds it, that the file is still the one at that name, and else
+    locks again.
     """
+    import fcntl
+
     file = Path(path)
     target = Path(os.path.realpath(file))
     lock_path = target.with_name(f".{target.name}.lock")
+    for _attempt in range(LOCK_ATTEMPTS):
+        try:
+            # A new game's first save may be the first file of its folder (--saves DIR): the write would make
+            # the folder, so the lock beside it must too.
+            lock_path.parent.mkdir(parents=True, exist_ok=True)
+            handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except OSError as error:
+            raise SaveError(f"cannot lock {file}: {_why(error, lock_path.parent)}") from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            held = os.fstat(handle)
+            current = os.stat(lock_path)
+        except FileNotFoundError:
+            os.close(handle)  # removed by the writer before: its lock is no longer the record's
+            continue
+        except OSError as error:
+            os.close(handle)
+            raise SaveError(f"cannot lock {file}: {_why(error, None)}") from None
+        if os.path.samestat(held, current):
+            break
+        os.close(handle)
+    else:
+        raise SaveError(f"cannot lock {file}: its lock file was replaced {LOCK_ATTEMPTS} times in a row")
     try:
-        # A new game's first save may be the first file of its folder (--saves DIR): the write would make
-        # the folder, so the lock beside it must too.
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-        handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
-    except OSError as error:
-        raise SaveError(f"cannot lock {file}: {_why(error, lock_path.parent)}") from None
-    try:
-        import fcntl
-
-        fcntl.flock(handle, fcntl.LOCK_EX)
         yield
     finally:
+        # Removed before it is let go: whoever locks the name next makes a new one, checked as above.
+        with contextlib.suppress(OSError):
+            os.unlink(lock_path)
         os.close(handle)  # closing the descriptor releases the lock
 
 
@@ -427,7 +480,8 @@ def _file_mode(file: Path) -> int:
 
 
 def new_save_path(folder: Path, match: Match) -> Path:
-    """A fresh file name in ``folder`` for a new game: game, date and players."""
+    """A file name in ``folder`` for a new game (game, date and players) free now: a suggestion, taken only when
+    the record is first written (:func:`claim_name`), so two games started in one second never share it."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     players = "-".join(match.names)
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in players)[:40]
@@ -437,3 +491,74 @@ def new_save_path(folder: Path, match: Match) -> Path:
         path = base.with_name(f"{base.stem}-{n}.json")
         n += 1
     return path
+
+
+#: Names tried for one new record before giving up: NAME, NAME-2, ... (a folder with this many games of one
+#: second and one set of players is no saves folder).
+CLAIM_ATTEMPTS = 1000
+
+
+def claim_name(path: Path) -> Path:
+    """Take ``path`` for a new record, or the first of ``NAME-2``, ``NAME-3`` ... beside it that is free: an empty
+    file made with ``O_EXCL``, so no two writers ever take one name.  The record is then written over it."""
+    folder, stem, suffix = path.parent, path.stem, path.suffix
+    if _among_samples(folder):
+        raise SaveError(f"cannot write {path}: that folder holds the samples that ship with termgames (--saves DIR)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SaveError(f"cannot write {path}: {_why(error, folder)}") from None
+    for number in range(1, CLAIM_ATTEMPTS + 1):
+        candidate = path if number == 1 else folder / f"{stem}-{number}{suffix}"
+        try:
+            handle = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise SaveError(f"cannot write {candidate}: {_why(error, folder)}") from None
+        os.close(handle)
+        return candidate
+    raise SaveError(f"cannot write {path}: {CLAIM_ATTEMPTS} records of that name are there already")
+
+
+def not_yours_to_write(path: Path) -> str:
+    """Why the record at ``path`` must not be written in place (a sample that ships with termgames, a read-only
+    file, another user's, in a folder that may not be written), or "" when it is the player's own to write."""
+    target = Path(os.path.realpath(path))
+    if _among_samples(target):
+        return "a sample that ships with termgames"
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        return ""
+    except OSError as error:
+        return error.strerror or str(error)
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return "another user's"
+    if not info.st_mode & stat.S_IWUSR:
+        return "read-only"
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        return "in a folder you may not write"
+    return ""
+
+
+def played_from(path: Path, folder: Path, match: Match) -> tuple[Path, str]:
+    """Where a game loaded from ``path`` is saved as it is played, and why when that is not ``path``: a record that
+    is not the player's own to write (:func:`not_yours_to_write`) is copied to a new name in ``folder``, the
+    player's saves, before anything is written, and the copy is played."""
+    why = not_yours_to_write(path)
+    if not why:
+        return path, ""
+    copy = claim_name(new_save_path(folder, match))
+    try:
+        save(copy, match)
+    except RecordError:
+        with contextlib.suppress(OSError):
+            copy.unlink()
+        raise
+    return copy, why
+
+
+def _among_samples(path: Path) -> bool:
+    """Whether ``path`` is in the repository's ``saves/`` (or is it), where nothing is ever written."""
+    return Path(os.path.realpath(path)).is_relative_to(Path(os.path.realpath(bundled_saves())))

@@ -189,8 +189,22 @@ class Budget:
             return
         if self._held > self.memory:
             raise SolveStopped("memory", f"the process holds {human_bytes(self._held)}")
-        # what is not the solver's (Python, the program) stays; the rest of the budget is for its tables
-        solver.memory_limit = max(1, self.memory - max(0, self._held - solver.memory))
+        self.limit_tables(solver)
+
+    def limit_tables(self, solver: Solver) -> None:
+        """Give the solver's tables what the rest of the process does not hold of the memory budget."""
+        if self.memory is not None:
+            # what is not the solver's (Python, the program) stays; the rest of the budget is for its tables
+            solver.memory_limit = max(1, self.memory - max(0, self._held - solver.memory))
+
+    def afford(self, solver: Solver, need: int, what: str) -> None:
+        """Raise :class:`SolveStopped` ("memory") if ``need`` more bytes would take the process past the
+        memory budget: for what is read before the solve starts (the solver's cache and resume files); else
+        limit the solver's tables to the rest, as they make room for it."""
+        self._look_at_memory(force=True)
+        if self.memory is not None and self._held + need > self.memory:
+            raise SolveStopped("memory", f"{what} needs about {human_bytes(need)}")
+        self.limit_tables(solver)
 
     def describe(self, limit: str) -> str:
         """``"the time limit (2.0 s)"``, ``"the memory budget (1.5 GB, what the machine had free)"``."""

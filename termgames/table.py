@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .clock import Clocks
 from .match import Match, PreparedMove, Seat
 from .preferences import DEFAULT_PACE, PACE_FACTORS, check_pace
-from .records import RecordError, dumps, load, locked, read_bytes, save
+from .records import RecordError, claim_name, dumps, load, locked, new_save_path, read_bytes, save
 from .rules import Game, RuleError, View, Viewer
 from .turns import TurnRunner, undo_ply
 
@@ -81,6 +81,27 @@ class Table(Protocol):
         """The AI seats working out a move now."""
         ...
 
+    @property
+    def match_here(self) -> Match | None:
+        """The match itself when this keyboard keeps it (a game here: it offers a rematch, a new game filled in
+        as it, the computer players' pace and quitting where it stands); None where a server keeps it."""
+        ...
+
+    @property
+    def can_hurry(self) -> bool:
+        """Whether :meth:`hurry` cuts the computer seats' thinking short here (at a shared table they think
+        for everyone, at the server's pace)."""
+        ...
+
+    def time_left(self, seat: int) -> float | None:
+        """Seconds the AI seat ``seat`` may still think (None when it is not thinking, or nobody here can
+        hurry it)."""
+        ...
+
+    def hurry(self) -> None:
+        """The AI seats thinking play their best move so far, now (nothing where :attr:`can_hurry` is False)."""
+        ...
+
     def local_humans(self) -> list[int]:
         """The human seats played at this keyboard."""
         ...
@@ -104,6 +125,10 @@ class Table(Protocol):
     async def play_slow(self, seat: int, move: str) -> None:
         """:meth:`play` for a move whose checking takes long (MonUnrail's Impossible): checked in a worker
         thread, recorded on the loop; RuleError if refused or if the position changed meanwhile."""
+        ...
+
+    def can_undo(self) -> bool:
+        """Whether :meth:`undo` may do something now (not after a flag that stands; a spectator never)."""
         ...
 
     def undo(self) -> str:
@@ -167,6 +192,9 @@ class LocalTable:
         #: The time now, in seconds since the epoch: what the clocks count with (a test's own clock replaces it).
         self.now: Callable[[], float] = time.time
         self._clock_timer: asyncio.TimerHandle | None = None
+        #: ``save_path`` names no file yet: a new game's name, taken (``claim_name``) when its record is first
+        #: written; another game that took it first leaves this one the next free name, and no notice.
+        self._name_unclaimed = save_path is not None and not save_path.exists()
         if save_path is not None:
             self._on_disk = self._disk_copy_of_this_game(save_path)
             self.save()
@@ -200,6 +228,14 @@ class LocalTable:
     @property
     def thinking(self) -> frozenset[int]:
         return self.runner.thinking
+
+    @property
+    def match_here(self) -> Match:
+        return self.match
+
+    @property
+    def can_hurry(self) -> bool:
+        return True
 
     def time_left(self, seat: int) -> float | None:
         """Seconds the AI seat ``seat`` may still think (None when it is not thinking)."""
@@ -335,6 +371,10 @@ class LocalTable:
             # (otherwise every game started and left at once would leave an empty record behind).
             return
         try:
+            if self._name_unclaimed:
+                path = self.save_path = claim_name(path)
+                self._name_unclaimed = False
+                self._on_disk = b""  # the empty file claimed: this table's own
             with locked(path):
                 current = _bytes_or_none(path)
                 if current is not None and current != self._on_disk:
@@ -350,15 +390,13 @@ class LocalTable:
         return notice
 
     def _keep_both(self, path: Path) -> Path:
-        from .records import new_save_path
-
-        fresh = new_save_path(path.parent, self.match)
+        fresh = claim_name(new_save_path(path.parent, self.match))
         self.notice = (
             f"{path.name} changed on disk since this game read it (a move came in?). Both are kept: "
             f"this game goes on in {fresh.name}"
         )
         self.save_path = fresh
-        self._on_disk = None
+        self._on_disk = b""  # the empty file claimed: this table's own
         return fresh
 
     def _disk_copy_of_this_game(self, path: Path) -> bytes | None:

@@ -215,26 +215,10 @@ def option_sets(game: Game) -> list[dict[str, Any]]:
     raw += [dict(preset.values) for preset in game.presets]
     raw += [game.parse_cli_options([compound.flag, compound.example]) for compound in game.compound_flags]
     for spec in game.option_specs:
-        if spec.kind == "flag":
-            raw.append({spec.name: not spec.default})
-        elif spec.kind == "choice":
-            raw += [{spec.name: choice} for choice in spec.choices]
-        else:
-            edges = (spec.minimum, spec.maximum, spec.default + 1)
-            raw += [{spec.name: value} for value in edges if value is not None]
+        raw += [{spec.name: value} for value in spec.kind.edges(spec)]
     rng = random.Random(7)
     for _ in range(30):
-        mix: dict[str, Any] = {}
-        for spec in game.option_specs:
-            if spec.kind == "flag":
-                mix[spec.name] = rng.random() < 0.3
-            elif spec.kind == "choice":
-                mix[spec.name] = rng.choice(spec.choices)
-            else:
-                low = spec.minimum if spec.minimum is not None else spec.default - 5
-                high = min(spec.maximum if spec.maximum is not None else spec.default + 5, low + 40)
-                mix[spec.name] = rng.randint(low, high) if spec.kind == "int" else round(rng.uniform(low, high), 2)
-        raw.append(mix)
+        raw.append({spec.name: spec.kind.random_value(spec, rng) for spec in game.option_specs})
     checked = []
     for options in raw:
         try:

@@ -33,11 +33,6 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="containment of bot processes is Linux's")
 
 
-def _running(pid: int) -> bool:
-    """Alive (not a zombie) after five seconds to die: signals and the supervisor's cleanup are asynchronous."""
-    return _running_within(pid, settle=5.0)
-
-
 def _pid_from(path: Path, wait: float = 10.0) -> int:
     deadline = time.monotonic() + wait
     while not path.exists():
@@ -47,14 +42,16 @@ def _pid_from(path: Path, wait: float = 10.0) -> int:
 
 
 @contextlib.contextmanager
-def _killed_at_the_end(*paths: Path):
-    """A failing test leaves no ``sleep 1000`` behind."""
+def _killed_at_the_end(*markers: str):
+    """A failing test leaves no ``sleep 1000`` behind: what runs with one of ``markers`` in its command line
+    is killed (a pid the bot wrote may be its namespace's, not the machine's)."""
     try:
         yield
     finally:
-        for path in paths:
-            with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError):
-                os.kill(int(path.read_text()), signal.SIGKILL)
+        for marker in markers:
+            for pid in _running_with(marker, settle=0):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
 
 
 # Whether this machine lets an unprivileged process (with a user namespace) or root (without) have a PID namespace.
@@ -94,8 +91,9 @@ def _box(monkeypatch, box: str) -> None:
 
 
 # A JSON bot that double-forks a `sleep 1000` into a session of its own (out of the bot's process group),
-# writing the grandchild's pid as the machine sees it (also from inside a PID namespace) to grandchild.pid.
-# PRELUDE runs first (a hostile extra); each answer waits DELAY seconds.
+# writing the grandchild's pid (as its /proc numbers it) to grandchild.pid; the grandchild's command line
+# says escaped-TAG, for the test to find it on the machine.  PRELUDE runs first (a hostile extra); each
+# answer waits DELAY seconds.
 ESCAPER = """\
 import json, os, signal, sys, time
 
@@ -112,7 +110,7 @@ def spawn():
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
-            os.execvp("sleep", ["sleep", "1000"])
+            os.execvp("sleep", ["escaped-{tag}", "1000"])
         os._exit(0)
     os.wait()
     while not os.path.exists("grandchild.pid"):  # the match must not end before the grandchild is there
@@ -130,20 +128,24 @@ for line in sys.stdin:
 
 def escaper(folder: Path, delay: float = 0.0, prelude: str = "") -> str:
     script = folder / "escaper.py"
-    script.write_text(ESCAPER.format(delay=delay, prelude=prelude))
+    script.write_text(ESCAPER.format(delay=delay, prelude=prelude, tag=folder.name))
     return f"{sys.executable} {script}"
+
+
+def _escaped(folder: Path) -> tuple[str, str]:
+    """What finds the escaper's grandchild and the escaper itself on the machine."""
+    return f"escaped-{folder.name}", str(folder / "escaper.py")
 
 
 @pytest.mark.parametrize("box", BOXES)
 def test_a_double_forked_setsid_grandchild_dies_with_the_match(tmp_path, monkeypatch, box):
     _box(monkeypatch, box)
-    grandchild = tmp_path / "grandchild.pid"
-    with _killed_at_the_end(grandchild):
+    with _killed_at_the_end(*_escaped(tmp_path)):
         match = MonadMatch([escaper(tmp_path), "greedy"], {"turns": 3}, 1)
         events = list(match.turns())
         assert all(event.faults[0] is None for event in events)
-        assert not _running(_pid_from(grandchild))
-        assert not _running(_pid_from(tmp_path / "bot.pid"))
+        _pid_from(tmp_path / "grandchild.pid")
+        assert [_running_with(marker) for marker in _escaped(tmp_path)] == [[], []]
 
 
 @pytest.mark.parametrize("box", BOXES)
@@ -160,18 +162,16 @@ def test_a_double_forked_grandchild_dies_when_termgames_is_killed(tmp_path, monk
             pass
         """
     )
-    grandchild, bot = tmp_path / "grandchild.pid", tmp_path / "bot.pid"
-    with _killed_at_the_end(grandchild, bot):
+    with _killed_at_the_end(*_escaped(tmp_path)):
         termgames = subprocess.Popen([sys.executable, "-c", runner], cwd=ROOT)
         try:
-            grandchild_pid, bot_pid = _pid_from(grandchild), _pid_from(bot)
+            _pid_from(tmp_path / "grandchild.pid"), _pid_from(tmp_path / "bot.pid")
             time.sleep(0.3)  # a few turns played
             assert termgames.poll() is None
         finally:
             termgames.kill()  # kill -9: nothing of termgames runs after this
             termgames.wait()
-        assert not _running(grandchild_pid)
-        assert not _running(bot_pid)
+        assert [_running_with(marker) for marker in _escaped(tmp_path)] == [[], []]
 
 
 def test_a_bot_cannot_kill_what_keeps_it(tmp_path, monkeypatch):
@@ -186,12 +186,12 @@ for pid in {{os.getppid(), parent}} - {{{os.getpid()}}}:  # (never the test's ow
     except OSError:
         pass
 """
-    grandchild = tmp_path / "grandchild.pid"
-    with _killed_at_the_end(grandchild):
+    with _killed_at_the_end(*_escaped(tmp_path)):
         match = MonadMatch([escaper(tmp_path, prelude=prelude), "greedy"], {"turns": 3}, 1)
         events = list(match.turns())
         assert all(event.faults[0] is None for event in events)
-        assert not _running(_pid_from(grandchild))
+        _pid_from(tmp_path / "grandchild.pid")
+        assert _running_with(_escaped(tmp_path)[0]) == []
 
 
 # --------------------------------------------------------------------------
@@ -440,3 +440,121 @@ def test_every_kind_of_bot_is_held_to_the_turn_limit(tmp_path, kind):
     assert mine[0] == "pass" and mine[1].startswith("fault late"), mine
     # the late answers are skipped when they come: the bot is back in step, not stopped
     assert mine[-2:] == ["pass", "pass"] and not any("stopped" in move for move in mine), mine
+
+
+# --------------------------------------------------------------------------
+# A bot that reopens its supervisor's lifeline through /proc (issue 32, item 7)
+# --------------------------------------------------------------------------
+
+# A .py bot that looks for termgames (MARKER-TERMGAMES in its command line) and its own supervisor in
+# /proc, opens a write end of every pipe or socket they hold through /proc/PID/fd/N (a pipe's write end
+# keeps the supervisor from seeing termgames go), tries termgames' /proc/PID/mem, and keeps its process
+# alive with a non-daemon thread.  It reports what it got.
+LIFELINE_THIEF = """\
+import json, os, threading, time
+
+seen, held, mem = [], [], []
+for name in os.listdir("/proc"):
+    if not name.isdigit():
+        continue
+    seen.append(int(name))
+    try:
+        with open(f"/proc/{name}/cmdline", "rb") as f:
+            command = f.read()
+    except OSError:
+        continue
+    if (b"supervisor.py" in command and __file__.encode() in command) or b"MARKER-TERMGAMES" in command:
+        try:
+            fds = os.listdir(f"/proc/{name}/fd")
+        except OSError:
+            fds = []
+        for fd in fds:
+            try:
+                target = os.readlink(f"/proc/{name}/fd/{fd}")
+                if target.startswith(("pipe:", "socket:")):
+                    held.append((os.open(f"/proc/{name}/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK), target))
+            except OSError:
+                pass
+    if b"MARKER-TERMGAMES" in command:
+        try:
+            with open(f"/proc/{name}/mem", "rb"):
+                mem.append(int(name))
+        except OSError:
+            pass
+threading.Thread(target=time.sleep, args=(1000,)).start()  # not a daemon: the process waits for it
+with open("report.tmp", "w") as f:
+    json.dump({"seen": seen, "held": [target for _fd, target in held], "mem": mem}, f)
+os.rename("report.tmp", "report.json")
+
+
+def turn(observation):
+    return []
+"""
+
+
+def _fresh_proc_allowed() -> bool:
+    """Whether the supervisor can give a bot a /proc of its own here (a mount namespace is allowed)."""
+    code = f"import sys; sys.path.insert(0, {str(Path(process._SUPERVISOR).parent)!r}); import supervisor; " \
+        "raise SystemExit(0 if supervisor._probe(True) else 1)"
+    return subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def _running_with(marker: str, settle: float = 5.0) -> list[int]:
+    """The processes whose command line holds ``marker`` (as this machine numbers them), once given
+    ``settle`` seconds to die."""
+    deadline = time.monotonic() + settle
+    while True:
+        found = []
+        for name in os.listdir("/proc"):
+            if name.isdigit() and int(name) != os.getpid():
+                with contextlib.suppress(OSError):
+                    if marker.encode() in Path(f"/proc/{name}/cmdline").read_bytes() and _running_within(
+                        int(name), settle=0
+                    ):
+                        found.append(int(name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("box", BOXES)
+def test_a_bot_cannot_reopen_its_lifeline_through_proc_and_outlive_termgames(tmp_path, monkeypatch, box):
+    """Run as root (where the issue was found: the kernel lets root open any process's /proc/PID/fd), and as
+    anyone: after ``kill -9`` of termgames neither the bot nor its supervisor is left."""
+    _box(monkeypatch, box)
+    marker = f"MARKER-{tmp_path.name}"  # this test's termgames, not another's on the machine
+    bot = _bot_file(tmp_path, "thief.py", LIFELINE_THIEF.replace("MARKER-TERMGAMES", marker))
+    runner = textwrap.dedent(
+        f"""
+        import sys
+        from termgames.ai.monad import process
+        process.PID_NAMESPACE = {box == "namespace"}
+        from termgames.ai.monad.match import MonadMatch
+        match = MonadMatch([{str(bot)!r}, "greedy"], {{"turns": 100000}}, 1)
+        for _event in match.turns():
+            pass
+        """
+    )
+    termgames = subprocess.Popen([sys.executable, "-c", runner, marker], cwd=ROOT)
+    try:
+        report_file = tmp_path / "report.json"
+        deadline = time.monotonic() + 20
+        while not report_file.exists():
+            assert time.monotonic() < deadline and termgames.poll() is None, "the bot never reported"
+            time.sleep(0.02)
+        report = json.loads(report_file.read_text())
+        time.sleep(0.2)  # a few turns played
+        assert termgames.poll() is None
+    finally:
+        termgames.kill()  # kill -9: nothing of termgames runs after this
+        termgames.wait()
+    try:
+        assert _running_with(str(bot)) == [], report  # the bot, its supervisor (the bot's path is in its command)
+        assert report["mem"] == [], "the bot read termgames' memory"
+        if box == "namespace" and _fresh_proc_allowed():
+            # a /proc of its own: only the namespace's processes (its first, the bot, maybe a helper)
+            assert max(report["seen"]) < 10 and termgames.pid not in report["seen"], report
+    finally:
+        for pid in _running_with(str(bot)):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

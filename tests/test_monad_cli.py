@@ -128,3 +128,51 @@ def test_a_long_move_is_confirmed_in_one_short_line(tmp_path: Path) -> None:
     result = runner.invoke(app, ["move", str(record), "1,1 1 MINE; " * 10_000, "--as", "ann"])
     assert result.exit_code == 0, result.output
     assert "(10000 commands)" in result.output and len(result.output) < 300
+
+
+# --------------------------------------------------------------------------
+# Long records (issue 32): what termgames writes, show, replay and monad trace read back
+# --------------------------------------------------------------------------
+
+
+def test_a_record_past_the_old_8_mb_limit_is_read_back(tmp_path: Path, monkeypatch) -> None:
+    import termgames.cli as cli
+
+    record = tmp_path / "long.json"
+    played = run("monad", "match", "greedy", "swarm", "--seed", "3", "--turns", "40", "--out", str(record))
+    assert played.exit_code == 0, played.output
+    # a long match's record, as large as 40 turns of a large map's: the same record, its lines indented
+    text = record.read_text()
+    pad = " " * (9_000_000 // text.count("\n ") + 1)
+    record.write_text(text.replace("\n ", "\n " + pad))
+    assert record.stat().st_size > 9_000_000
+    trace = run("monad", "trace", str(record))
+    assert trace.exit_code == 0, trace.output
+    assert len(trace.stdout.splitlines()) == 41
+    assert run("show", str(record)).exit_code == 0
+    launched = []
+    monkeypatch.setattr(cli, "_run_tui", lambda launch, *_rest: launched.append(launch))
+    assert run("replay", str(record)).exit_code == 0
+    assert launched and len(launched[0].match.moves) == 80
+
+
+def test_a_record_termgames_could_not_read_back_is_not_written(tmp_path: Path, monkeypatch) -> None:
+    from termgames import records
+
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", 5_000)
+    record = tmp_path / "long.json"
+    played = run("monad", "match", "greedy", "swarm", "--seed", "3", "--turns", "100", "--out", str(record))
+    assert played.exit_code == 2
+    lines = played.stderr.strip().splitlines()
+    assert len(lines) == 1 and "more than termgames reads back (5000)" in lines[0], lines
+    assert not record.exists()
+    short = tmp_path / "short.json"
+    assert run("new", "monad", "--out", str(short), "--seed", "1").exit_code == 0
+    match = records.load(short)
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", 100)
+    try:
+        records.save(short, match)
+    except records.SaveError as error:
+        assert "not written" in str(error)
+    else:
+        raise AssertionError("saved a record termgames cannot read back")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -357,3 +358,61 @@ def test_the_machine_figures_are_read():
     assert held is None or held > 1 << 20
     if sys.platform == "linux":
         assert total and available and total >= available > 0 and held
+
+
+# --------------------------------------------------------------------------
+# The memory budget covers reading the solver's files (issue 32, item 6)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["cache", "resume"])
+def test_files_that_do_not_fit_the_memory_budget_stop_before_they_are_read(private_cache, monkeypatch, which):
+    from termgames import solver_cache, solver_run
+    from termgames.rules.monunrail.solver import Solver
+
+    shape = "#####\n" * 4
+    solver = Solver()
+    solver.nimber([(c, r) for r in range(4) for c in range(5)])  # about 24,000 shapes
+    resume = private_cache.parent / solver_cache.RESUME_NAME
+    if which == "cache":
+        solver_cache.save(solver, private_cache)
+        written = private_cache
+    else:
+        solver_cache.save_resume(solver, solver_cache.position_tag(
+            [(c, r) for r in range(4) for c in range(5)]), resume)
+        written = resume
+    before = written.read_bytes()
+    # the process holds 20 MB and may have 20.1: a few hundred KB of files do not fit
+    monkeypatch.setattr(solver_run, "process_memory", lambda: 20 << 20)
+    monkeypatch.setattr(solver_run, "machine_memory", lambda: (8 << 30, 6 << 30))
+    result = solve("--json", "--max-memory", "20.1M", stdin=shape)
+    assert result.exit_code == 3, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("termgames: stopped at the memory budget (20 MB)"), lines
+    assert ("cache" if which == "cache" else "resume file") in lines[0]
+    assert written.read_bytes() == before  # nothing of it lost
+    assert solve("--json", stdin=shape).exit_code == 0  # with the default budget it is read and used
+
+
+@pytest.mark.parametrize("entries", [10**8, 10**9])
+def test_a_resume_header_claiming_more_than_the_file_is_one_line_and_the_solve_goes_on(private_cache, entries):
+    from termgames import solver_cache
+    from termgames.rules.monunrail.solver import DUMP_MAGIC, Solver
+
+    cells = [(0, 0), (1, 0), (0, 1), (1, 1), (2, 1)]
+    tag = solver_cache.position_tag(cells)
+    resume = private_cache.parent / solver_cache.RESUME_NAME
+    resume.write_bytes(DUMP_MAGIC + b" " + tag.encode() + b"\n" + b"C" + (18 * entries).to_bytes(8, "little"))
+    # in a child whose address space is bounded: before the fix it tried to reserve gigabytes
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+    code = limit + "import sys; from termgames.cli import main; sys.argv[0] = 'termgames'; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "solve", "monunrail", "--json", "--max-memory", "200M"],
+        input="##.\n###\n", capture_output=True, text=True, timeout=120,
+        env={**os.environ, "TERMGAMES_SOLVER_CACHE": str(private_cache)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["nimber"] == Solver().nimber(cells)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "damaged" in lines[0], lines
+

@@ -207,3 +207,103 @@ def test_save_picks_the_largest_shapes_and_survives_a_solver_at_its_memory_limit
     assert sorted(bits.bit_count() for _h, _w, bits, _v in shapes) == sorted(
         bits.bit_count() for _h, _w, bits, _v in everything
     )[-50:]
+
+
+# --------------------------------------------------------------------------
+# Hostile and oversized files (issue 32, item 6)
+# --------------------------------------------------------------------------
+
+
+def test_a_resume_header_that_claims_more_than_the_file_holds_reserves_nothing(tmp_path):
+    from termgames.rules.monunrail.solver import DUMP_MAGIC
+
+    path = tmp_path / "resume.bin"
+    # 50 bytes whose section claims 10^8 entries of 18 bytes: room for them would be gigabytes
+    path.write_bytes(DUMP_MAGIC + b" mine\n" + b"C" + (18 * 10**8).to_bytes(8, "little") + bytes(12))
+    solver = Solver()
+    solver.memory_limit = 1 << 60  # no budget: the header alone must be refused
+    lines: list[str] = []
+    assert solver_cache.load_resume(solver, "mine", path, warn=lines.append) == 0
+    assert len(lines) == 1 and "damaged" in lines[0]
+    assert solver.memory < 1 << 24
+
+
+def test_a_planted_symlink_is_replaced_not_written_through(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"someone's file")
+    os.chmod(victim, 0o644)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "monunrail-resume.bin").symlink_to(victim)
+    (shared / "cache.json.gz").symlink_to(victim)
+    solver = Solver()
+    solver.nimber(block(3, 4))
+    assert solver_cache.save_resume(solver, "mine", shared / "monunrail-resume.bin") > 0
+    assert solver_cache.save(solver, shared / "cache.json.gz") > 0
+    assert victim.read_bytes() == b"someone's file" and victim.stat().st_mode & 0o777 == 0o644
+    assert not (shared / "monunrail-resume.bin").is_symlink() and not (shared / "cache.json.gz").is_symlink()
+
+
+def test_a_symlink_is_not_read_and_says_so(tmp_path):
+    solver = Solver()
+    solver.nimber(block(3, 4))
+    real = tmp_path / "real.bin"
+    solver_cache.save_resume(solver, "mine", real)
+    solver_cache.save(solver, tmp_path / "real.json.gz")
+    (tmp_path / "link.bin").symlink_to(real)
+    (tmp_path / "link.json.gz").symlink_to(tmp_path / "real.json.gz")
+    lines: list[str] = []
+    fresh = Solver()
+    assert solver_cache.load_resume(fresh, "mine", tmp_path / "link.bin", warn=lines.append) == 0
+    assert solver_cache.load(fresh, tmp_path / "link.json.gz", warn=lines.append) == 0
+    assert len(lines) == 2 and all("symlink" in line for line in lines)
+    assert solver_cache.load_resume(fresh, "mine", real) > 0
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a folder away needs root")
+def test_a_folder_another_user_owns_is_not_written_to(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o1777)
+    os.chmod(shared, 0o1777)
+    os.chown(shared, 65534, 65534)
+    solver = Solver()
+    solver.nimber(block(3, 4))
+    assert solver_cache.save_resume(solver, "mine", shared / "resume.bin") == 0
+    assert solver_cache.save(solver, shared / "cache.json.gz") == 0
+    assert list(shared.iterdir()) == []
+    # a file another user left there, with values of its choosing, is not taken in
+    mine = tmp_path / "resume.bin"
+    solver_cache.save_resume(solver, "mine", mine)
+    os.chown(mine, 65534, 65534)
+    lines: list[str] = []
+    assert solver_cache.load_resume(Solver(), "mine", mine, warn=lines.append) == 0
+    assert len(lines) == 1 and "another user" in lines[0]
+
+
+def test_a_cache_that_unpacks_past_its_bound_is_ignored_in_one_line(tmp_path, monkeypatch):
+    path = tmp_path / "cache.json.gz"
+    solver, _ = solved()
+    solver_cache.save(solver, path)
+    monkeypatch.setattr(solver_cache, "MAX_CACHE_TEXT", 1000)
+    lines: list[str] = []
+    assert solver_cache.load(Solver(), path, warn=lines.append) == 0
+    assert len(lines) == 1 and "damaged" in lines[0]
+
+
+def test_saving_stays_within_the_memory_budget(tmp_path):
+    from termgames.rules.monunrail.solver import SolveStopped
+
+    path = tmp_path / "cache.json.gz"
+    solver, _ = solved()
+    solver_cache.save(solver, path)
+    before = path.read_bytes()
+    asked: list[tuple[int, str]] = []
+
+    def refuse(need: int, what: str) -> None:
+        asked.append((need, what))
+        raise SolveStopped("memory", f"{what} needs {need}")
+
+    more = Solver()
+    more.nimber(block(4, 5))
+    assert solver_cache.save(more, path, afford=refuse) == 0
+    assert path.read_bytes() == before and asked and asked[0][0] > 0

@@ -451,3 +451,34 @@ async def test_the_hint_breaks_a_move_between_its_tiles_never_inside_one(tmp_pat
         for line in lines:
             for tile in re.findall(r"\b[A-H][1-7]:\S*", line):
                 assert re.fullmatch(r"[A-H][1-7]:(S-[hv]|T-(ne|nw|se|sw)|X),?", tile), lines
+
+
+async def test_after_undo_and_another_line_as_long_the_hint_is_the_new_positions(tmp_path):
+    """Issue 33, 1: the hint was cached by (moves played, phase); after `u` `u` and another line of two moves it
+    still said the track could not be completed, where F4:S-v,F5:T-nw completes it (and `i` then lost)."""
+    record = Path(__file__).parent / "data" / "monunrail-stale-hint.json"
+    path = tmp_path / "game.json"
+    path.write_bytes(record.read_bytes())
+    match = load(path)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert "cannot be completed" in panel_text(app.screen, "legend")  # the line played: true there
+        await pilot.press("u")
+        await settle(pilot)
+        await pilot.press("u")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        table = app.screen.table
+        table.play(0, "E6:T-nw")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        table.play(1, "F1:T-sw,F2:S-v,F3:S-v")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        legend = " ".join(panel_text(app.screen, "legend").split())
+        assert "cannot be completed" not in legend
+        assert "F4:S-v,F5:T-nw" in legend

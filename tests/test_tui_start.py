@@ -7,6 +7,7 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Input, OptionList, Select, Static
 
+from termgames.app import TermgamesApp
 from termgames.match import Match, Seat
 from termgames.records import save
 from termgames.screens.start import SetupScreen, StartScreen
@@ -156,14 +157,16 @@ async def test_resuming_a_sample_copies_it(tmp_path, monkeypatch):
     save(samples / "sample.json", unfinished)
     before = (samples / "sample.json").read_bytes()
     monkeypatch.setattr("termgames.screens.start.bundled_saves", lambda: samples)
-    app = RecordingApp(saves, StartScreen)
+    monkeypatch.setattr("termgames.records.bundled_saves", lambda: samples)
+    app = TermgamesApp(saves_dir=saves)
     async with app.run_test(size=(80, 24)) as pilot:
         await saved_listing(app, pilot)
         await pilot.press("tab", "enter")
         await pilot.pause()
-    (kind, _match, path), = app.calls
-    assert kind == "game" and path.parent == saves and path.exists()
+        path = app.screen.table.save_path
+    assert path.parent == saves and path.exists()
     assert (samples / "sample.json").read_bytes() == before
+    assert sorted(p.name for p in samples.iterdir()) == ["sample.json"]  # no lock file either
 
 
 async def test_flag_options_and_seat_count(tmp_path):

@@ -334,6 +334,9 @@ def test_the_web_options_mistakes_are_one_line_each(tmp_path):
         (["--web", "0", "--web-url", "games.example.org"], "--web-url takes the page's address"),
         (["--web", "0", "--web-proxy", "proxy.example.org"], "--web-proxy takes the proxies' IP addresses"),
         (["--web", "0", "--web-max-sessions", "0"], "--web-max-sessions must be at least 1, not 0"),
+        (["--web", "0", "--web-max-connections-per-address", "0"],
+         "--web-max-connections-per-address must be at least 1, not 0"),
+        (["--web", "0", "--web-request-seconds", "0"], "--web-request-seconds must be more than 0 and at most 3600"),
     ):
         result = runner.invoke(app, ["serve", "--data", str(tmp_path), *arguments])
         assert result.exit_code == 2, (arguments, result.output)

@@ -177,9 +177,14 @@ def _write_record(path: Path, record: dict[str, Any]) -> None:
 
     from ..cli_base import fail
     from ..paths import write_atomically
+    from ..records import SaveError, check_size
 
+    data = (json.dumps(record, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     try:
-        write_atomically(path, (json.dumps(record, indent=1, ensure_ascii=False) + "\n").encode("utf-8"), mode=0o644)
+        check_size(data)  # what termgames writes, show, replay and monad trace read back
+        write_atomically(path, data, mode=0o644)
+    except SaveError as error:
+        fail(f"cannot write {path}: {error}")
     except OSError as error:
         fail(f"cannot write {path}: {error.strerror or error}")
 

@@ -18,184 +18,22 @@ walks through every file, with Copolymer as the example, and
 
 from __future__ import annotations
 
-import math
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..errors import RuleError
 from ..games import GameDescriptor, describe
-from ..untrusted import BadName, check_name, quoted, shorten_quotes
+from ..untrusted import BadName, check_name, shorten_quotes
+from .options import CompoundFlag, OptionSpec, Preset
 
 #: A seat index (0-based, in seat order) or ``None`` for a spectator.
 Viewer = int | None
 
 #: Pseudo-viewer for "every board": allowed only once a game is over.
 ALL = -1
-
-
-# --------------------------------------------------------------------------
-# Options
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One option of a game, shared by the CLI, the setup form, records and the server.
-
-    ``kind`` is ``"int"`` (``--size 9``), ``"float"`` (``--obstacles 0.1``), ``"flag"`` (``--no-auto``, a switch)
-    or ``"choice"`` (``--shape rhombus``).  ``overrides`` names options this one
-    makes meaningless when it is on (``--random-supply`` and the counts): a
-    command line may not give them together, and :meth:`Game.check_options`
-    sets them to their defaults.
-    """
-
-    name: str
-    kind: str
-    default: Any
-    help: str
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
-    overrides: tuple[str, ...] = ()
-
-    @property
-    def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
-
-    @property
-    def usage(self) -> str:
-        """The flag as help and errors list it: ``--size N``, ``--shape hexagon|rhombus``, ``--no-auto``."""
-        if self.kind == "flag":
-            return self.flag
-        return f"{self.flag} {'|'.join(self.choices) if self.kind == 'choice' else 'N'}"
-
-    def coerce(self, value: Any, flag: str = "") -> Any:
-        """Turn ``value`` (text from the CLI or a form, JSON from a record) into this option's type.
-
-        ``flag`` is how errors name the option when it came through another
-        flag (``--supply``'s counts); by default its own flag.
-        """
-        flag = flag or self.flag
-        if self.kind == "flag":
-            if isinstance(value, bool):
-                return value
-            if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on"):
-                return True
-            if isinstance(value, str) and value.lower() in ("0", "false", "no", "off"):
-                return False
-            raise RuleError(f"{flag} is a switch and takes no value")
-        if self.kind == "int":
-            if isinstance(value, bool):
-                raise RuleError(f"{flag} needs a whole number")
-            if isinstance(value, float) and not value.is_integer():
-                raise RuleError(f"{flag} needs a whole number, not {value!r}")
-            if isinstance(value, str) and not value.isascii():
-                # int() reads every script's digits (int("٣") is 3); players write ASCII ones.
-                raise RuleError(f"{flag} needs a whole number in ASCII digits, not {quoted(value)}")
-            try:
-                number = int(value)
-            except (TypeError, ValueError, OverflowError):
-                raise RuleError(f"{flag} needs a whole number, not {value!r}") from None
-            if self.minimum is not None and number < self.minimum:
-                raise RuleError(f"{flag} must be at least {self.minimum}, not {number}")
-            if self.maximum is not None and number > self.maximum:
-                raise RuleError(f"{flag} must be at most {self.maximum}, not {number}")
-            return number
-        if self.kind == "float":
-            if isinstance(value, bool):
-                raise RuleError(f"{flag} needs a number")
-            if isinstance(value, str) and not value.isascii():
-                raise RuleError(f"{flag} needs a number in ASCII digits, not {quoted(value)}")
-            try:
-                real = float(value)
-            except (TypeError, ValueError, OverflowError):
-                raise RuleError(f"{flag} needs a number such as 0.1, not {value!r}") from None
-            if not math.isfinite(real):
-                raise RuleError(f"{flag} needs a finite number, not {value!r}")
-            if self.minimum is not None and real < self.minimum:
-                raise RuleError(f"{flag} must be at least {self.minimum}, not {real}")
-            if self.maximum is not None and real > self.maximum:
-                raise RuleError(f"{flag} must be at most {self.maximum}, not {real}")
-            return real
-        if self.kind == "choice":
-            text = str(value).lower()
-            if text not in self.choices:
-                raise RuleError(f"{flag} must be one of {', '.join(self.choices)}, not {value!r}")
-            return text
-        raise AssertionError(f"unknown option kind {self.kind}")
-
-    @property
-    def is_number(self) -> bool:
-        return self.kind not in ("flag", "choice")
-
-    def form_value(self, value: Any) -> Any:
-        """What the setup form's widget for this option holds for ``value``: text, a switch or a choice."""
-        return str(value) if self.is_number else value
-
-    def from_form(self, raw: Any) -> Any:
-        """The form widget's value back as an option value (RuleError when it makes none)."""
-        if not self.is_number:
-            return self.coerce(raw)
-        if not str(raw).strip():
-            raise RuleError(f"{self.name.replace('_', ' ')} needs a number")
-        return self.coerce(str(raw).strip())
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A CLI switch that stands for several option values (``--small`` -> ``{"size": 9}``)."""
-
-    flag: str
-    values: dict[str, Any]
-    help: str
-
-
-@dataclass(frozen=True)
-class CompoundFlag:
-    """A CLI flag whose one value stands for several options: ``--rhombus 9``, ``--supply 8,8,8``.
-
-    The value is split at commas into one part per name in ``fills`` (each
-    read by that option's spec); ``fixed`` are the other options it sets
-    (``--rhombus`` sets the shape).  It cannot be combined on one command line
-    with any other flag that sets one of the same options.
-    """
-
-    flag: str
-    #: How help shows the value: ``N``, ``S,T,C``.
-    metavar: str
-    help: str
-    fills: tuple[str, ...]
-    fixed: dict[str, Any] = field(default_factory=dict)
-    #: A value for "needs a value, e.g. ..." errors.
-    example: str = ""
-
-    @property
-    def usage(self) -> str:
-        return f"{self.flag} {self.metavar}"
-
-    @property
-    def sets(self) -> frozenset[str]:
-        return frozenset(self.fills) | frozenset(self.fixed)
-
-    def read(self, value: str) -> dict[str, Any]:
-        """The raw option values ``value`` stands for (checked by the options' specs afterwards)."""
-        parts = [part.strip() for part in value.split(",")] if len(self.fills) > 1 else [value.strip()]
-        if len(parts) != len(self.fills):
-            count = ("no", "one", "two", "three", "four")[len(self.fills)] if len(self.fills) < 5 else len(self.fills)
-            raise RuleError(f"{self.flag} needs {count} values {self.metavar} ({', '.join(self.fills)}), not {value!r}")
-        return {**self.fixed, **dict(zip(self.fills, parts))}
-
-    def describes(self, options: dict[str, Any], defaults: dict[str, Any]) -> bool:
-        """Whether this flag is the way to write ``options`` (its fixed values hold and it changes something)."""
-        if any(options.get(name) != value for name, value in self.fixed.items()):
-            return False
-        return any(options.get(name) != defaults.get(name) for name in self.sets)
-
-    def write(self, options: dict[str, Any]) -> list[str]:
-        return [self.flag, ",".join(str(options[name]) for name in self.fills)]
 
 
 # --------------------------------------------------------------------------
@@ -228,6 +66,13 @@ class View:
 
     def name(self, seat: int) -> str:
         return self.players[seat]
+
+    def position_key(self) -> Hashable:
+        """What names the position this view shows, for what is worked out from it (a hint, an overlay, the move
+        being assembled): the viewer, who is to move, and the moves that led here as this viewer sees them (a
+        game's seed is fixed, so they fix the position).  Never a count of moves: an undo and another line of
+        the same length repeat the count, not the position."""
+        return (self.viewer, self.to_move, self.over, self.moves)
 
     def board_json(self) -> Any:
         """The board in the JSON shape ``termgames show --json`` prints."""
@@ -557,7 +402,7 @@ class Game(ABC):
                 given.append((flag, compound.sets))
             elif flag in specs:
                 spec = specs[flag]
-                if spec.kind == "flag":
+                if not spec.kind.takes_value:
                     options[spec.name] = spec.coerce(inline) if eq else True
                 else:
                     options[spec.name] = spec.coerce(_flag_value(flag, eq, inline, items))
@@ -620,10 +465,7 @@ class Game(ABC):
             value = options[spec.name]
             if spec.name in done or value == spec.default:
                 continue
-            if spec.kind == "flag":
-                words.append(spec.flag if value else f"{spec.flag}=off")
-            else:
-                words += [spec.flag, str(value)]
+            words += spec.kind.write(spec, value)
         return words
 
     def options_from_form(self, raw: dict[str, Any]) -> dict[str, Any]:

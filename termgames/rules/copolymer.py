@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from .base import CompoundFlag, Game, OptionSpec, Preset, RuleError, State, View, Viewer
+from .options import CHOICE, INT
 
 ROW_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # pbmserv skips I
 MAX_ROWS = len(ROW_LETTERS)
@@ -333,8 +334,8 @@ cells, rows A-L). Options:
 class Copolymer(Game):
     name = "copolymer"
     option_specs = (
-        OptionSpec("shape", "choice", "hexagon", "board shape", choices=("hexagon", "rhombus")),
-        OptionSpec("size", "int", 11, "rows of the board (odd)", minimum=3, maximum=MAX_ROWS),
+        OptionSpec("shape", CHOICE, "hexagon", "board shape", choices=("hexagon", "rhombus")),
+        OptionSpec("size", INT, 11, "rows of the board (odd)", minimum=3, maximum=MAX_ROWS),
     )
     presets = (
         Preset("--small", {"size": 9}, "hexagon of 9 rows"),

@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from .base import ALL, Game, OptionSpec, RuleError, State, View, Viewer, possessive
+from .options import INT, SWITCH
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 MIN_REGIONS, MAX_REGIONS = 2, 35
@@ -768,11 +769,11 @@ class Mono(Game):
     #: An AI turn is many probes: each value stays in sight long enough to be read.
     ai_move_seconds = 0.7
     option_specs = (
-        OptionSpec("size", "int", 9, "regions", minimum=MIN_REGIONS, maximum=MAX_REGIONS),
-        OptionSpec("no_auto", "flag", False, "no automatic random probes"),
-        OptionSpec("take_min", "flag", False, "3-4 players: always take the lowest value"),
-        OptionSpec("take_max", "flag", False, "3-4 players: always take the highest value"),
-        OptionSpec("no_hints", "flag", False, "no deduction overlay (for shared games)"),
+        OptionSpec("size", INT, 9, "regions", minimum=MIN_REGIONS, maximum=MAX_REGIONS),
+        OptionSpec("no_auto", SWITCH, False, "no automatic random probes"),
+        OptionSpec("take_min", SWITCH, False, "3-4 players: always take the lowest value"),
+        OptionSpec("take_max", SWITCH, False, "3-4 players: always take the highest value"),
+        OptionSpec("no_hints", SWITCH, False, "no deduction overlay (for shared games)"),
     )
 
     def _check_option_combination(self, options: dict[str, Any]) -> None:

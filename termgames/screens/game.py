@@ -32,7 +32,7 @@ from ..clock import next_change
 from ..messages import CursorMoved, MoveChosen, PanelChanged
 from ..rules import RuleError, Viewer
 from ..rules.base import possessive
-from ..table import LocalTable, Table
+from ..table import Table
 from ..untrusted import printable
 from ..widgets.board import Board, BoardArea, BoardColumn, BoardWidget, ViewT
 from ..widgets.clock import ClockLines, out_note
@@ -171,6 +171,10 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
 
     #: Lines a panel text takes from the start (``PanelTexts.reserved``).
     PANEL_RESERVED: ClassVar[dict[str, int]] = {}
+
+    #: The actions that turn on a display worked out from the position (a hint, an overlay): what the test of
+    #: every game turns on before it undoes and plays another line as long (each is keyed by the position).
+    DERIVED_DISPLAYS: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def replay_analysis(cls, options: dict[str, Any]) -> ReplayAnalysis | None:
@@ -353,17 +357,15 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
         spinner = ASCII_SPINNER if self.ascii_only else SPINNER
         who = " and ".join(self.table.names[seat] for seat in thinking)
         verb = "is" if len(thinking) == 1 else "are"
-        time_left = getattr(self.table, "time_left", None)
-        left = [t for seat in thinking if (t := time_left(seat)) is not None] if time_left else []
+        left = [t for seat in thinking if (t := self.table.time_left(seat)) is not None]
         # How long it may take, and the key that cuts it short (tables shared over SSH have no such key).
-        limit = f" (at most {max(left):.1f} s more; m: move now)" if left and hasattr(self.table, "hurry") else ""
+        limit = f" (at most {max(left):.1f} s more; m: move now)" if left and self.table.can_hurry else ""
         return f"{who} {verb} thinking {spinner[self._spin % len(spinner)]}{limit}"
 
     def action_move_now(self) -> None:
         """Have the computer seats that are thinking play their best move so far."""
-        hurry = getattr(self.table, "hurry", None)
-        if hurry is not None and self.table.thinking:
-            hurry()
+        if self.table.can_hurry and self.table.thinking:
+            self.table.hurry()
 
     def status_line(self) -> str:
         """The view's status, or which AI is thinking (with a spinner) while the keyboard waits for it."""
@@ -396,35 +398,35 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             return self.finished_here() is not None
         if action in ("back", "quit_game", "quit_here"):
             # One way out at a time: the footer says which, and q (or Esc) takes it.
-            if action == "quit_here" and not isinstance(self.table, LocalTable):
+            if action == "quit_here" and self.table.match_here is None:
                 return False
             return self.opened_from_start() == (action == "back")
         if action == "pace":
-            return isinstance(self.table, LocalTable)  # a shared table's pace is the server's
-        if action == "undo" and view.over and isinstance(self.table, LocalTable):
+            return self.table.match_here is not None  # a shared table's pace is the server's
+        if action == "undo" and view.over:
             # A game a flag ended (its last move before the flag stands) offers no undo at its end.
             return self.table.can_undo()
         return True
 
     # -- game over: the record, a rematch, a new game -----------------------------
 
-    def finished_here(self) -> LocalTable | None:
-        """The table when it is a game at this keyboard that is over and shown (a rematch may follow), else None."""
-        table = self.table
-        if not isinstance(table, LocalTable) or self.view is None or not self.view.over:
+    def finished_here(self) -> Match | None:
+        """The match when it is a game at this keyboard that is over and shown (a rematch may follow), else None."""
+        match = self.table.match_here
+        if match is None or self.view is None or not self.view.over:
             return None
-        return None if self._privacy_open or self._handover_to is not None else table
+        return None if self._privacy_open or self._handover_to is not None else match
 
     def game_over_text(self) -> str | None:
         """The game-over panel's text while it is shown (where the record is, and the keys that lead on), else
         None.  At this keyboard: once the game here is over (:meth:`finished_here`)."""
-        table = self.finished_here()
-        if table is None:
+        match = self.finished_here()
+        if match is None:
             return None
-        path = table.save_path
+        path = self.table.save_path
         saved = f"Saved: {home_short(path)}" if path is not None and path.exists() else "Not saved: no move was played."
         leave = "q: start screen" if self.opened_from_start() else "q: quit"
-        keys = [f"{key_name('ctrl+r')}: {self.rematch_words(table.match)}", f"{key_name('ctrl+n')}: new game", leave]
+        keys = [f"{key_name('ctrl+r')}: {self.rematch_words(match)}", f"{key_name('ctrl+n')}: new game", leave]
         return printable(saved) + "\n" + self.keys_lines(keys)  # the status says the game is over, and who won
 
     @staticmethod
@@ -466,19 +468,19 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             self.refresh_bindings()
 
     def action_rematch(self) -> None:
-        table = self.finished_here()
-        if table is not None:
-            table.close()
-            self.app.rematch(table.match)
+        match = self.finished_here()
+        if match is not None:
+            self.table.close()
+            self.app.rematch(match)
 
     def action_new_game(self) -> None:
-        table = self.finished_here()
-        if table is not None:
-            table.close()
-            self.app.open_new_game(table.match)
+        match = self.finished_here()
+        if match is not None:
+            self.table.close()
+            self.app.open_new_game(match)
 
     def action_pace(self) -> None:
-        if isinstance(self.table, LocalTable):
+        if self.table.match_here is not None:
             pace = self.app.cycle_pace()
             self.notify(f"Computer players' pace: {pace}", timeout=2)
 

@@ -277,20 +277,20 @@ class MonadScreen(GameScreen):
         return text
 
     def refresh_view(self) -> None:
-        previous_turn = self._turn_of_view()
+        previous_map = self._map_of_view()
         super().refresh_view()
         own = getattr(self.view, "own_commands", None)
         if own is not None:
             self._set_queue(list(own))  # sent: the map shows what this seat ordered, until the turn resolves
-        elif self._turn_of_view() != previous_turn or self._sent_shown:
-            # A new turn (or an undo): commands queued on the old map no longer apply.
+        elif self._map_of_view() != previous_map or self._sent_shown:
+            # Another map (a new turn, an undo, another line as long): commands queued on the old one no longer apply.
             self._set_queue([])
         self._sent_shown = own is not None
         self.update_panel()
 
-    def _turn_of_view(self) -> Any:
-        board = self.monad_board.board if self.is_mounted else None
-        return None if board is None else board.get("turn")
+    def _map_of_view(self) -> Any:
+        """The map on screen, whole: the position the queued commands were given on (its turn number is not)."""
+        return self.monad_board.board if self.is_mounted else None
 
     # -- commands ------------------------------------------------------------
 

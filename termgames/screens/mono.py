@@ -101,6 +101,7 @@ class MonoScreen(GameScreen[MonoView]):
     hides_information = True
     #: The last action lists a turn's probes and their values: two to four lines in the panel.
     PANEL_RESERVED: ClassVar[dict[str, int]] = {"last-action": PanelTexts.MAX_LINES["last-action"]}
+    DERIVED_DISPLAYS = ("deduce",)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter,space", "hide_boards", "Hide the boards", key_display="Enter",

@@ -13,7 +13,7 @@ nimber hint, computed in a thread as the AI players are.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -91,13 +91,15 @@ of winning moves `!`. The panel shows the supply left, the pie offer and
 whose opening move it is after a swap.
 """
 
+    DERIVED_DISPLAYS = ("hint",)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         #: The hint is wanted (``n``); its result shows once the thread has it.
         self.hinting = False
-        #: Hints already worked out: (moves played, phase) -> the hint.
-        self._hints: dict[tuple[int, str], Hint] = {}
-        self._hint_wanted: tuple[int, str] | None = None
+        #: Hints already worked out, by the position they are for (``View.position_key``) -> the hint.
+        self._hints: dict[Hashable, Hint] = {}
+        self._hint_wanted: Hashable | None = None
         self._hint_giver = HintGiver()
         #: Impossible is being decided in a thread: keys wait.
         self.deciding = False
@@ -403,11 +405,11 @@ whose opening move it is after a swap.
         self.message = ""
         self.request_hint()
 
-    def hint_key(self) -> tuple[int, str] | None:
+    def hint_key(self) -> Hashable | None:
         view = self.view
         if view is None or view.over:
             return None
-        return (len(view.moves), view.phase)
+        return view.position_key()
 
     def request_hint(self) -> None:
         """Show the hint for the position on the board, working it out in a thread if it is new."""
@@ -431,7 +433,7 @@ whose opening move it is after a swap.
         self.work_out_hint(key, self.view)
 
     @work(thread=True, exclusive=True, group="hint")
-    def work_out_hint(self, key: tuple[int, str], view: MonUnrailView) -> None:
+    def work_out_hint(self, key: Hashable, view: MonUnrailView) -> None:
         try:
             result = self._hint_giver.hint(view)
         except Exception as error:  # the hint is a help: its failure must not end the game
@@ -440,14 +442,14 @@ whose opening move it is after a swap.
         if not get_current_worker().is_cancelled:
             self._report(self._hint_done, key, result)
 
-    def _hint_done(self, key: tuple[int, str], result: Hint) -> None:
+    def _hint_done(self, key: Hashable, result: Hint) -> None:
         self._hints[key] = result
         if self.hinting and key == self.hint_key():
             self._hint_wanted = None
             self.rail_board.set_hint(result.cells, list(result.lines))
             self.update_panel()
 
-    def _hint_failed(self, key: tuple[int, str], error: str) -> None:
+    def _hint_failed(self, key: Hashable, error: str) -> None:
         if key == self._hint_wanted:
             self._hint_wanted = None
             self.hinting = False

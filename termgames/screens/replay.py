@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -87,8 +87,8 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         self.analysing = False
         #: Which of the boards the analysis may cover it covers (Tab adds one; see ReplayAnalysis.choices).
         self.analysis_choice = 0
-        #: Results worked out: (ply, viewer, board chosen) -> what ``analysis.show`` takes.
-        self._analysed: dict[tuple[int, Viewer, int], object | None] = {}
+        #: Results worked out: (the position, ``View.position_key``; the board chosen) -> what ``analysis.show`` takes.
+        self._analysed: dict[tuple[Hashable, int], object | None] = {}
 
     def allowed_viewers(self, hides_information: bool) -> list[int | None]:
         """Every seat, a spectator, and everything once the game is over; but while a game with hidden boards is
@@ -232,7 +232,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         covers = f"Analysis of {choices[choice]} (Tab: the next board)" if len(choices) > 1 else ""
         self.query_one("#message", Static).update(covers)
         self.refresh_bindings()
-        key = (self.ply, self.viewer, choice)
+        key = (view.position_key(), choice)
         if key in self._analysed:
             self.analysis.show(self.board, self._analysed[key])
             return
@@ -245,7 +245,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         self.analyse(key, task)
 
     @work(thread=True, exclusive=True, group="analysis")
-    def analyse(self, key: tuple[int, Viewer, int], task: Callable[[], object]) -> None:
+    def analyse(self, key: tuple[Hashable, int], task: Callable[[], object]) -> None:
         try:
             result = task()
         except Exception as error:  # the analysis is a help: its failure must not end the replay
@@ -258,9 +258,10 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
             self.app.call_from_thread(callback, *args)
 
-    def _analysed_one(self, key: tuple[int, Viewer, int], result: object) -> None:
+    def _analysed_one(self, key: tuple[Hashable, int], result: object) -> None:
         self._analysed[key] = result
-        if self.analysing and self.analysis is not None and key[:2] == (self.ply, self.viewer):
+        here = self.match.view(self.viewer, self.ply).position_key()
+        if self.analysing and self.analysis is not None and key[0] == here:
             self.show()  # the board and its legend again, with the analysis now at hand (and its message)
 
     def _analysis_failed(self, error: str) -> None:

@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     Checkbox,
@@ -34,7 +35,7 @@ from ..clock import GRAMMAR, ClockSpec, parse_clock
 from ..games import GAMES
 from ..match import AI, HUMAN, Match, Seat, random_seed
 from ..paths import bundled_saves
-from ..records import RecordError, load, new_save_path, save
+from ..records import RecordError, clear_stale_locks, load, new_save_path
 from ..rules import RuleError, get_game
 from ..rules.base import OptionSpec, default_seat_names
 from ..widgets.footer import Footer
@@ -90,6 +91,8 @@ class SavedGame:
 def read_saved_games(folder: Path, samples: Path | None) -> list[SavedGame]:
     """Every record in ``folder`` (newest first), then the bundled samples."""
     found: list[SavedGame] = []
+    if folder.is_dir():
+        clear_stale_locks(folder)
     for directory, sample in ((folder, False), (samples, True)):
         if directory is None or not directory.is_dir():
             continue
@@ -239,12 +242,8 @@ class StartScreen(AppScreen[None]):
 
     def resume(self, game: SavedGame) -> None:
         assert game.match is not None
-        path = game.path
-        if game.sample:
-            # Samples ship with termgames and stay pristine: play a copy.
-            path = new_save_path(Path(self.app.saves_dir), game.match)
-            save(path, game.match)
-        self.app.open_game(game.match, path)
+        # A sample ships with termgames and stays pristine: open_game plays a copy (records.played_from).
+        self.app.open_game(game.match, game.path)
 
     def action_pace(self) -> None:
         pace = self.app.cycle_pace()
@@ -376,24 +375,23 @@ class SetupScreen(AppScreen[None]):
         with Horizontal(classes="setup-row with-help"):
             yield Label(spec.name.replace("_", " ").capitalize(), classes="setup-label")
             widget_id = f"option-{spec.name}"
-            if spec.kind == "choice":
-                yield Select(
-                    [(choice, choice) for choice in spec.choices],
-                    value=value,
-                    allow_blank=False,
-                    id=widget_id,
-                    compact=True,
-                )
-                help_text = spec.help
-            elif spec.kind == "flag":
-                yield TickBox(bool(value), id=widget_id, compact=True)
-                help_text = spec.help
-            else:
-                kind: Literal["number", "integer"] = "number" if spec.kind == "float" else "integer"
-                yield OrderedInput(value, type=kind, id=widget_id, compact=True)
-                bounds = f"{spec.minimum}-{spec.maximum}" if spec.minimum is not None else ""
-                help_text = f"{spec.help} ({bounds})" if bounds else spec.help
+            yield self._option_input(spec, value, widget_id)
+            help_text = spec.kind.form_help(spec)
             yield Static(help_text, classes="setup-help")
+
+    @staticmethod
+    def _option_input(spec: OptionSpec, value: Any, widget_id: str) -> Widget:
+        """The input the option's kind names (``OptionKind.widget``) holding ``value``."""
+        widget = spec.kind.widget
+        if widget == "select":
+            return Select([(choice, choice) for choice in spec.choices], value=value, allow_blank=False,
+                          id=widget_id, compact=True)
+        if widget == "switch":
+            return TickBox(bool(value), id=widget_id, compact=True)
+        if widget in ("integer", "number"):
+            number: Literal["integer", "number"] = "integer" if widget == "integer" else "number"
+            return OrderedInput(value, type=number, id=widget_id, compact=True)
+        return OrderedInput(value, id=widget_id, compact=True)
 
     def on_mount(self) -> None:
         self.set_class(self.app.size.width < NARROW_WIDTH, "narrow")

@@ -15,6 +15,12 @@ MAX_AUTH_FAILURES = 30
 AUTH_FAILURE_WINDOW = 60.0
 #: Connections from one address not yet signed in (OpenSSH's MaxStartups, per address): more are closed at once.
 MAX_STARTUPS = 100
+#: SSH channels with the game screens (an app each, about 1.3 MB of the server's memory): on one connection
+#: (OpenSSH's MaxSessions), per person (one SSH key; every guest of one address together) and on the server.
+#: A channel past a limit gets one line naming it; commands (``ssh HOST tables``) are not counted.
+SSH_MAX_CHANNELS_PER_CONNECTION = 10
+SSH_MAX_SESSIONS_PER_PLAYER = 10
+SSH_MAX_SESSIONS = 500
 #: Unfinished tables opened by one person (one SSH key, whatever names it signs in as; every guest of one
 #: address together), and on the whole server.
 MAX_TABLES_PER_PLAYER = 50
@@ -67,6 +73,13 @@ WEB_GUEST_HOURS = 24
 #: Guests signed in from one address a minute (in bursts of up to WEB_GUEST_BURST): each is a database row.
 WEB_GUESTS_PER_MINUTE = 6
 WEB_GUEST_BURST = 3
+#: Connections to the browser port open at once from one address (an IPv6 /64; a page holds its websocket and
+#: a few more while it loads), and in all (at most half the process's file descriptors: SSH keeps the rest).
+WEB_MAX_CONNECTIONS_PER_ADDRESS = 30
+WEB_MAX_CONNECTIONS = 400
+#: Seconds a browser connection has for its TLS handshake and a request's headers (from opening, or from its
+#: last answer), and for the rest of a body: past them it is closed.  A websocket, once open, has none.
+WEB_REQUEST_SECONDS = 15.0
 
 
 class RateLimit:

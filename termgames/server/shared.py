@@ -10,7 +10,7 @@ runner, for everyone at the table.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,8 +31,17 @@ class SharedTable:
 
     save_path: Path | None = None  # every accepted move is stored by the hub
 
-    def __init__(self, live: LiveTable, player: str, seat: Viewer, owner: str | None = None) -> None:
+    def __init__(
+        self,
+        live: LiveTable,
+        player: str,
+        seat: Viewer,
+        owner: str | None = None,
+        received: Callable[[], float | None] | None = None,
+    ) -> None:
         self.live = live
+        #: When the screen's latest input reached the server: a move it makes is charged up to then.
+        self._received = received or (lambda: None)
         self.player = player
         self.seat = seat
         #: The person at this screen (her chat lines count against her: see :meth:`LiveTable.say`).
@@ -73,6 +82,20 @@ class SharedTable:
     def table_id(self) -> int:
         return self.live.id
 
+    @property
+    def match_here(self) -> None:
+        return None  # the hub keeps it, seed and hidden boards included
+
+    @property
+    def can_hurry(self) -> bool:
+        return False  # the computer seats think for everyone at the table
+
+    def time_left(self, seat: int) -> None:
+        return None
+
+    def hurry(self) -> None:
+        """Nobody at a shared table cuts the computer players short for the others."""
+
     def local_humans(self) -> list[int]:
         return [] if self.seat is None else [self.seat]
 
@@ -96,11 +119,14 @@ class SharedTable:
 
     def play(self, seat: int, move: str) -> None:
         self._check_seat(seat)
-        self.live.play(seat, move)
+        self.live.play(seat, move, received=self._received())
 
     async def play_slow(self, seat: int, move: str) -> None:
         self._check_seat(seat)
-        await self.live.play_slow(seat, move)
+        await self.live.play_slow(seat, move, received=self._received())
+
+    def can_undo(self) -> bool:
+        return self.seat is not None  # whether the others accept is theirs to say
 
     def undo(self) -> str:
         """A shared game asks the other players first."""

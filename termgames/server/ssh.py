@@ -36,7 +36,15 @@ from .collector import CollectorPolicy
 from .commands import WebSignIn, run_command
 from .drawing import SpectatorGroups
 from .hub import Hub
-from .input_budget import DEFAULT_SIZE, INPUT_CHUNK, MAX_PENDING_INPUT, InputBudget, clamp_size
+from .input_budget import (
+    DEFAULT_SIZE,
+    INPUT_CHUNK,
+    MAX_PENDING_INPUT,
+    InputBudget,
+    PersonBudgets,
+    SizeGate,
+    clamp_size,
+)
 from .limits import (
     AI_THREADS,
     AUTH_FAILURE_WINDOW,
@@ -53,9 +61,12 @@ from .limits import (
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
     NEW_PLAYER_TABLES,
+    SSH_MAX_CHANNELS_PER_CONNECTION,
+    SSH_MAX_SESSIONS,
+    SSH_MAX_SESSIONS_PER_PLAYER,
 )
 from .mail import MailConfig
-from .people import guest_name, guest_owner, key_owner, valid_player_name
+from .people import guest_name, guest_owner, key_owner, name_owner, valid_player_name
 from .stores import is_postgres, open_store
 from .stores.interface import StoreError, TableStore
 
@@ -81,13 +92,20 @@ SHUTDOWN_WAIT = 10.0
 
 class GameSession(asyncssh.SSHServerSession):
     def __init__(
-        self, service: TermgamesServer, player: str, guest: bool, owner: str = "", address: str = ""
+        self,
+        service: TermgamesServer,
+        player: str,
+        guest: bool,
+        owner: str = "",
+        connection: PlayerConnection | None = None,
     ) -> None:
         self.service = service
+        #: The SSH connection the channel belongs to (its channels with an app are counted: see _refusal).
+        self.connection = connection
         self.player = player
         self.guest = guest
         #: Where the connection comes from (what its confirmation mails count against).
-        self.address = address
+        self.address = connection.address if connection is not None else ""
         #: The person signed in (her key, or the guests of her address): whom her tables and chat count against.
         self.owner = owner
         self.chan: asyncssh.SSHServerChannel | None = None
@@ -102,7 +120,9 @@ class GameSession(asyncssh.SSHServerSession):
         self._pending = bytearray()
         self._paused = False
         self._feeder: asyncio.Task[None] | None = None
+        #: The channel's own until its app starts; then its person's, shared with her other terminals.
         self.input_budget = InputBudget()
+        self.sizes: SizeGate | None = None
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self.chan = chan
@@ -135,8 +155,35 @@ class GameSession(asyncssh.SSHServerSession):
             )
             self._exit(1)
             return
+        refusal = self._refusal()
+        if refusal:
+            connection = self.connection
+            if connection is None or not connection.screens_refused:  # once a connection: its hundreds would flood
+                log.warning("refused a screen to %s: %s", self.player, refusal)
+            if connection is not None:
+                connection.screens_refused += 1
+            self.write(f"termgames: {refusal}\r\n")
+            self._exit(1)
+            return
         self.service.sessions.add(self)
+        self.input_budget = self.service.budgets.join(self.owner or name_owner(self.player))
+        self.sizes = SizeGate(self.input_budget, self._apply_size, self.size)
         self.app_task = asyncio.get_running_loop().create_task(self._run_app())
+
+    def _refusal(self) -> str:
+        """Why this channel gets no app (a limit: one line that names it), or empty."""
+        service = self.service
+        if len(service.sessions) >= service.max_sessions:
+            return f"this server has {service.max_sessions} SSH screens open already: try again later"
+        mine = [session for session in service.sessions if session.owner == self.owner]
+        if len(mine) >= service.max_sessions_per_player:
+            return (f"you have {service.max_sessions_per_player} SSH screens open on this server already "
+                    "(the most one person may): close one")
+        here = sum(1 for session in mine if session.connection is self.connection)
+        if here >= service.max_channels_per_connection:
+            return (f"this connection has {service.max_channels_per_connection} screens open already "
+                    "(the most one connection may): close one")
+        return ""
 
     def _run_command(self, command: str) -> None:
         result = run_command(
@@ -170,6 +217,9 @@ class GameSession(asyncssh.SSHServerSession):
             self.service.spectator_groups.leave(self)
             app.release_tables()
             self.service.sessions.discard(self)
+            if self.sizes is not None:
+                self.sizes.cancel()
+            self.service.budgets.leave(self.input_budget)
             self._exit(0)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
@@ -177,6 +227,8 @@ class GameSession(asyncssh.SSHServerSession):
         self.service.spectator_groups.leave(self)
         # Input is queued and fed in small chunks at a bounded rate by one task per channel (_feed_input):
         # fed at once, 200 kB of keys kept the shared loop busy for many seconds.
+        if self.driver is not None:
+            self.driver.note_input()  # the time a move it makes was received (see LiveTable.play)
         self._pending += data
         if len(self._pending) >= MAX_PENDING_INPUT and not self._paused and self.chan is not None:
             self._paused = True
@@ -215,10 +267,20 @@ class GameSession(asyncssh.SSHServerSession):
         self.input_budget.flooding(0, False)  # all fed: calm again
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
-        self.size = clamp_size(width, height)
+        size = clamp_size(width, height)
+        if self.sizes is None:  # no app yet: it starts at this size
+            self.size = size
+            return
+        if size != self.size:
+            self.service.spectator_groups.leave(self)  # drawn for another size soon
+        # Coalesced, and paid for from her budget: each size applied lays her whole screen out again.
+        self.sizes.request(size)
+
+    def _apply_size(self, size: tuple[int, int]) -> None:
+        self.size = size
         self.service.spectator_groups.leave(self)  # drawn for another size now
         if self.driver is not None:
-            self.driver.resize(*self.size)
+            self.driver.resize(*size)
 
     def eof_received(self) -> bool:
         return False
@@ -324,6 +386,8 @@ class PlayerConnection(asyncssh.SSHServer):
         self.owner = ""
         self.address = ""
         self.failures = 0
+        #: Screens refused on this connection past a limit (the log tells of the first only).
+        self.screens_refused = 0
         self._starting = False
         self._method: str | None = None
         self._key: str | None = None
@@ -451,7 +515,7 @@ class PlayerConnection(asyncssh.SSHServer):
     def session_requested(self) -> GameSession | bool:
         if not self.player:
             return False
-        return GameSession(self.service, self.player, self.guest, self.owner, self.address)
+        return GameSession(self.service, self.player, self.guest, self.owner, self)
 
 
 # --------------------------------------------------------------------------
@@ -532,11 +596,17 @@ class TermgamesServer:
     max_auth_tries: int = MAX_AUTH_TRIES
     auth_throttle: AuthThrottle = field(default_factory=AuthThrottle)
     max_startups: int = MAX_STARTUPS
+    #: Channels with an app (the game screens) on one connection, per person, on the server.
+    max_channels_per_connection: int = SSH_MAX_CHANNELS_PER_CONNECTION
+    max_sessions_per_player: int = SSH_MAX_SESSIONS_PER_PLAYER
+    max_sessions: int = SSH_MAX_SESSIONS
     #: The lobby and tables in browsers too (``--web``), set once it listens; None: SSH only.
     web: WebFront | None = None
 
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
+        #: Every person's input budget, shared by her SSH channels and browser pages.
+        self.budgets = PersonBudgets()
         #: Every SSH connection open: stopping closes them (the clients need not hang up first).
         self.connections: set[asyncssh.SSHServerConnection] = set()
         #: Spectators of a table drawn once for all whose terminals look alike.
@@ -549,10 +619,13 @@ class TermgamesServer:
     async def close(self) -> None:
         if self.acceptor is not None:
             self.acceptor.close()  # no one new comes in; waiting for it to be closed comes last (see below)
+        running: list[asyncio.Future[Any]] = []
+        web_closing = None
         if self.web is not None:
             # Its sessions' screens leave their tables as they close, as the SSH ones do: before the store closes.
-            await self.web.close()
-        running = []
+            # Closed alongside the SSH screens, not before them: each screen's teardown takes a while.
+            web_closing = asyncio.ensure_future(self.web.close())
+            running.append(web_closing)
         for session in list(self.sessions):
             if session.app is not None:
                 with contextlib.suppress(Exception):
@@ -562,6 +635,9 @@ class TermgamesServer:
         if running:
             # Their screens leave their tables as they close, and that is stored: before the store closes.
             await asyncio.wait(running, timeout=SHUTDOWN_WAIT)
+        failed = web_closing.exception() if web_closing and web_closing.done() and not web_closing.cancelled() else None
+        if failed is not None:
+            log.error("the browser front did not close cleanly", exc_info=failed)
         # Since Python 3.12 a listener is closed only once its connections are: waited for while players were
         # still connected, that took its whole timeout (2 s) before anything else began.
         for conn in list(self.connections):
@@ -585,6 +661,9 @@ async def start_server(
     max_auth_tries: int = MAX_AUTH_TRIES,
     max_auth_failures: int = MAX_AUTH_FAILURES,
     max_startups: int = MAX_STARTUPS,
+    max_channels_per_connection: int = SSH_MAX_CHANNELS_PER_CONNECTION,
+    max_ssh_sessions_per_player: int = SSH_MAX_SESSIONS_PER_PLAYER,
+    max_ssh_sessions: int = SSH_MAX_SESSIONS,
     max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
     max_tables: int = MAX_TABLES,
     max_bot_tables_per_player: int = MAX_BOT_TABLES_PER_PLAYER,
@@ -631,6 +710,8 @@ async def start_server(
     service = TermgamesServer(
         folder, store, hub, allow_guests=allow_guests, ascii=ascii, max_auth_tries=max_auth_tries,
         auth_throttle=AuthThrottle(max_auth_failures), max_startups=max_startups,
+        max_channels_per_connection=max_channels_per_connection, max_sessions_per_player=max_ssh_sessions_per_player,
+        max_sessions=max_ssh_sessions,
     )
     try:
         service.acceptor = await asyncssh.create_server(

@@ -52,6 +52,10 @@ from .stores.interface import (
 from .table_clock import TableClock
 from .table_facts import ListingHost, TableFacts
 
+#: A move is charged up to when it reached the server, however long the server took to get to it, but never
+#: more than this before it is processed: the input's time is the latest input of the screen's terminal.
+MAX_RECEIPT_CREDIT = 5.0
+
 log = logging.getLogger("termgames.server")
 
 #: Chat lines a table remembers for players who arrive later.
@@ -266,8 +270,10 @@ class LiveTable(TableFacts):
 
     # -- changes -----------------------------------------------------------------
 
-    def play(self, seat: int, move: str) -> None:
-        """Apply and store one move, then tell everyone; RuleError (nothing changes) if illegal."""
+    def play(self, seat: int, move: str, received: float | None = None) -> None:
+        """Apply and store one move, then tell everyone; RuleError (nothing changes) if illegal.
+
+        ``received``: when the move reached the server (the hub's clock; None: now), what it is charged up to."""
         self._refuse_closed()
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
@@ -279,30 +285,36 @@ class LiveTable(TableFacts):
             if not self.hub.store.shared or not self.catch_up():
                 raise
             prepared = prepare_move(self.match.state, seat, move)
-        self.play_prepared(prepared)
+        self.play_prepared(prepared, received)
 
-    async def play_slow(self, seat: int, move: str) -> None:
+    async def play_slow(self, seat: int, move: str, received: float | None = None) -> None:
         """:meth:`play` for a move whose checking takes long: checked in the pool, stored on the loop."""
         self._refuse_closed()
         if self.seats[seat].is_open:
             raise RuleError(f"seat {seat + 1} has no player yet")
         self.clock.refuse_out_of_time(seat)
-        self.play_prepared(await self.runner.prepare_in_thread(seat, move))
+        self.play_prepared(await self.runner.prepare_in_thread(seat, move), received)
 
-    def play_prepared(self, prepared: PreparedMove) -> None:
+    def play_prepared(self, prepared: PreparedMove, received: float | None = None) -> None:
         """Record, store and announce a checked move (on the loop); RuleError if refused.
 
         At a timed table the move is charged to its seat's clock, and stored only if the table's clock is still
         the one this table holds: a seat that ran out of time at another server meanwhile moves no more.
+        The mover's clock stops when the move was ``received`` (at most ``MAX_RECEIPT_CREDIT`` before now), and
+        the time since, the server's on other things, is charged to no one: the next clocks start now.
         """
         require_thread(self.hub.store.thread, "a move at a shared table")
         self._refuse_closed()
         now = self.hub.now()
-        self.clock.refuse_late(prepared.seat, now)
+        at = now if received is None else min(now, max(received, now - MAX_RECEIPT_CREDIT))
+        self.clock.refuse_late(prepared.seat, at)
         clocks = self.match.clocks
         ply = len(self.match.moves)
         before = self.to_move()
-        self.match.record(prepared, at=now)
+        self.match.record(prepared, at=at)
+        after = self.match.clocks
+        if after is not None and after.since is not None and after.since < now:
+            self.match.clocks = replace(after, since=now)
         after_clock = clock_text(self.match)
         try:
             self.hub.store.append_move(

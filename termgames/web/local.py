@@ -7,7 +7,8 @@ page, its assets and its websocket, and nothing else does: without the cookie
 or the token every request is refused (403).  Each browser tab is a session
 of its own with its own app (the start screen, every screen, key and option as
 in the terminal); a reload, or a connection that drops and comes back within
-the grace period, returns to the same app.
+the grace period, returns to the same app.  The port answers to its own
+names only and bounds its connections as a server's does (:mod:`.guard`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from ..app import TermgamesApp
 from ..launch import exit_lines
 from ..paths import preferences_path
 from ..server.ui.driver import share_the_loop_with_textual
-from .pages import STATIC, WebFront, forbidden, page_address
+from .guard import ConnectionLimits, descriptor_limit, fit_to_descriptors, listen
+from .pages import STATIC, WebFront, forbidden, page_address, server_names
 from .screen_info import describe
 from .session import BrowserSession, SessionRegistry, Visitor
 
@@ -128,11 +130,12 @@ async def serve(
     share_the_loop_with_textual(loop)
     token = token or secrets.token_urlsafe(32)
     registry = make_registry(saves_dir, ascii=ascii, palette=palette, pace=pace, say=say)
-    runner = web.AppRunner(WebFront(registry, TokenGate(token)).application(), access_log=None)
-    await runner.setup()
+    limits, warning = fit_to_descriptors(ConnectionLimits(), descriptor_limit())
+    if warning:
+        say(f"termgames: warning: {warning}")
+    application = WebFront(registry, TokenGate(token), names=server_names(host)).application()
+    runner, guard = await listen(application, host, port, limits, shutdown_timeout=60.0)
     try:
-        site = web.TCPSite(runner, host, port)
-        await site.start()
         bound = runner.addresses[0][1] if runner.addresses else port
         address = link(host, bound, token)
         if started is not None:
@@ -145,6 +148,7 @@ async def serve(
     finally:
         await registry.close()
         await runner.cleanup()
+        guard.close()
 
 
 def run(host: str, port: int, saves_dir: Path, *, ascii: bool, palette: str, pace: str | None) -> None:

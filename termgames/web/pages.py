@@ -21,7 +21,10 @@ Routes (relative, so a reverse proxy may serve them under a path):
 
 Nothing opens without the gate's say: the page, every asset and the websocket
 answer 403 to a browser not signed in, and the websocket checks that its
-``Origin`` is the page's own host.
+``Origin`` is the page's own host.  Before the gate, a request whose ``Host``
+is none of the server's names (:func:`answers_to`) is answered 421: a page of
+another site whose name was pointed at this server (DNS rebinding) reaches
+neither a cookie nor the guest's way in.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import ipaddress
 import json
 import logging
 import socket
@@ -109,9 +113,9 @@ class Gate(Protocol):
         """Routes of the gate's own (a guest's way in), beside the page's."""
 
 
-def forbidden(line: str) -> web.Response:
+def forbidden(line: str, status: int = 403) -> web.Response:
     return web.Response(
-        status=403,
+        status=status,
         text=FORBIDDEN.format(line=html.escape(line)),
         content_type="text/html",
         headers={"Cache-Control": "no-store"},
@@ -150,6 +154,50 @@ def page_address(host: str, port: int, tls: bool = False) -> str:
     if ":" in host:
         host = f"[{host}]"
     return f"{'https' if tls else 'http'}://{host}:{port}/"
+
+
+#: Names every server answers to: this machine by its loopback.
+LOOPBACK_NAMES = frozenset({"localhost"})
+
+
+def host_name(text: str) -> str | None:
+    """The name of a ``Host`` header (``games.example.org:8080``, ``[::1]:80``): lower case, no port, no final dot;
+    None when it is not one."""
+    try:
+        name = urlsplit(f"//{text}").hostname
+    except ValueError:
+        return None
+    return name.rstrip(".") if name else None
+
+
+def answers_to(host: str | None, names: frozenset[str]) -> bool:
+    """Whether a request for ``host`` (its ``Host`` header) is for this server: one of ``names`` (lower case),
+    ``localhost``, or an IP address (a page can come from an address only by being opened at it: the name of
+    another site, pointed at this server, is what DNS rebinding needs)."""
+    name = host_name(host or "")
+    if name is None:
+        return False
+    if name in names or name in LOOPBACK_NAMES:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def server_names(*hosts: str | None) -> frozenset[str]:
+    """The names a server answers to, from its addresses and URLs (a wildcard address names this machine)."""
+    names = set()
+    for host in hosts:
+        if host is None:
+            continue
+        if host in ("", "0.0.0.0", "::"):
+            host = socket.gethostname()
+        name = host_name(urlsplit(host).netloc if "://" in host else host)
+        if name:
+            names.add(name)
+    return frozenset(names)
 
 
 def same_origin(request: web.Request) -> bool:
@@ -234,14 +282,22 @@ class SocketLink:
 class WebFront:
     """The routes of browser play over one :class:`~.session.SessionRegistry`, behind one :class:`Gate`."""
 
-    def __init__(self, registry: SessionRegistry, gate: Gate, proxies: frozenset[str] = frozenset()) -> None:
-        """``proxies``: addresses of reverse proxies whose forwarded headers are trusted (:func:`trust_forwarded`)."""
+    def __init__(
+        self,
+        registry: SessionRegistry,
+        gate: Gate,
+        proxies: frozenset[str] = frozenset(),
+        names: frozenset[str] = frozenset(),
+    ) -> None:
+        """``proxies``: addresses of reverse proxies whose forwarded headers are trusted (:func:`trust_forwarded`);
+        ``names``: the host names the server answers to besides loopback and IP addresses (:func:`answers_to`)."""
         self.registry = registry
         self.gate = gate
         self.proxies = proxies
+        self.names = names
 
     def application(self) -> web.Application:
-        middlewares: list[Middleware] = [self._headers]
+        middlewares: list[Middleware] = [self._headers, self._named]
         if self.proxies:
             middlewares.insert(0, trust_forwarded(self.proxies))
         application = web.Application(middlewares=middlewares)
@@ -269,6 +325,17 @@ class WebFront:
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
+
+    @web.middleware
+    async def _named(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if not answers_to(request.headers.get("Host"), self.names):
+            return forbidden(  # 421: Misdirected Request
+                "this server does not answer to that name (a page of another site may not reach it): "
+                "open the address it gave you", status=421,
+            )
+        return await handler(request)
 
     async def page(self, request: web.Request) -> web.StreamResponse:
         signed = self.gate.sign_in(request)

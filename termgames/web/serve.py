@@ -12,8 +12,9 @@ adds is signing in, which stays with SSH keys:
   the balancer takes it.  Opening it answers the page itself (never a
   redirect: a SameSite=Strict cookie set on a redirect from a link followed
   from another site would not come with the next request) with a cookie
-  (HttpOnly, SameSite=Strict, Secure over TLS) whose digest the store keeps
-  too: the browser is alice's for 30 days, or until ``ssh HOST web
+  (HttpOnly, SameSite=Strict; over TLS Secure and named ``__Host-``, which no
+  other host or plain-HTTP page can set) whose digest the store keeps too:
+  the browser is alice's for 30 days, or until ``ssh HOST web
   --sign-out-all`` (her open pages close: at once here, within
   :data:`SIGN_OUT_CHECK` seconds at the other servers).
 * Where the server takes guests, the page a browser not signed in gets offers
@@ -37,7 +38,7 @@ import html
 import logging
 import secrets
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,7 +60,8 @@ from ..server.limits import (
 from ..server.people import guest_name, guest_owner
 from ..server.stores.interface import StoreError, WebPass
 from ..server.ui.app import ServeApp
-from .pages import STATIC, WebFront, forbidden, page_address, same_origin
+from .guard import ConnectionGuard, ConnectionLimits, descriptor_limit, fit_to_descriptors, listen
+from .pages import STATIC, WebFront, forbidden, page_address, same_origin, server_names
 from .screen_info import ScreenInfo, game_title, key_buttons, minimum_size
 from .session import BrowserSession, SessionRegistry, Visitor
 
@@ -68,8 +70,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("termgames.server")
 
-#: The cookie that signs a browser in to a server (its value: a random token; the store keeps its digest).
+#: The cookie that signs a browser in to a server (its value: a random token; the store keeps its digest), and
+#: its name over TLS: a ``__Host-`` cookie is set by this host only, over TLS, for the whole site, so that a
+#: neighbouring name (a sibling subdomain) or a plain-HTTP port cannot slip in one of its own.
 COOKIE = "termgames_signin"
+SECURE_COOKIE = "__Host-" + COOKIE
 #: Seconds between two looks at the store for sign-ins ended at another server (their pages here close).
 SIGN_OUT_CHECK = 10.0
 #: Why the gate refused a request, kept on the request for the line the browser reads.
@@ -126,6 +131,21 @@ def past(expires: str) -> bool:
     return expires <= iso_in(0)
 
 
+def cookie_name(request: web.Request) -> str:
+    """The sign-in cookie's name for ``request``: ``__Host-`` over TLS (or behind a trusted proxy's https)."""
+    return SECURE_COOKIE if request.secure else COOKIE
+
+
+def cookies_named(request: web.Request, name: str) -> int:
+    """How many cookies called ``name`` came (aiohttp keeps the last of several: one of them may not be ours)."""
+    return sum(
+        1
+        for header in request.headers.getall("Cookie", ())
+        for part in header.split(";")
+        if part.split("=", 1)[0].strip() == name
+    )
+
+
 @dataclass(frozen=True)
 class WebSettings:
     """``termgames serve --web PORT`` and its options."""
@@ -143,6 +163,8 @@ class WebSettings:
     max_sessions_per_player: int = WEB_MAX_SESSIONS_PER_PLAYER
     #: Several server processes share the port (``--workers``).
     reuse_port: bool = False
+    #: Connections at once per address and in all, and the time a request has to arrive (:mod:`.guard`).
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 def tls_context(cert: Path, key: Path) -> ssl.SSLContext:
@@ -186,8 +208,17 @@ class AccountGate:
         request[REFUSAL] = line
 
     def owner(self, request: web.Request) -> Visitor | None:
-        token = request.cookies.get(COOKIE)
+        name = cookie_name(request)
+        token = request.cookies.get(name)
         if not token:
+            return None
+        if cookies_named(request, name) > 1:
+            # Another site under a neighbouring name (or port) set one: which of them is ours cannot be told.
+            self._refuse(
+                request,
+                "this browser sent two sign-in cookies (a neighbouring site set one): clear this site's cookies, "
+                f"then {self._how_to_sign_in()}",
+            )
             return None
         key = digest(token)
         try:
@@ -195,7 +226,7 @@ class AccountGate:
         except StoreError as error:
             raise database_away(error) from None
         if found is None or past(found.expires):
-            self._refuse(request, f"this browser is signed out: {self._how_to_sign_in(request)}")
+            self._refuse(request, f"this browser is signed out: {self._how_to_sign_in()}")
             return None
         return Visitor(found.player, found.owner, found.guest, key)
 
@@ -209,7 +240,7 @@ class AccountGate:
             raise database_away(error) from None
         if found is None or past(found.expires):
             what = "has expired (a link works for 10 minutes)" if found else "was used already (a link works once)"
-            self._refuse(request, f"this sign-in link {what}: {self._how_to_sign_in(request)}")
+            self._refuse(request, f"this sign-in link {what}: {self._how_to_sign_in()}")
             return None
         cookie = secrets.token_urlsafe(32)
         lasting = WEB_SIGN_IN_DAYS * 86400
@@ -223,17 +254,18 @@ class AccountGate:
         # The page itself, not a redirect (see the module doc); the page drops the token from the address bar.
         response = web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
         response.set_cookie(
-            COOKIE, cookie, max_age=lasting, httponly=True, samesite="Strict", secure=request.secure, path="/"
+            cookie_name(request), cookie, max_age=lasting, httponly=True, samesite="Strict", secure=request.secure,
+            path="/",
         )
         return response
 
     def refusal(self, request: web.Request) -> str:
-        return request.get(REFUSAL) or f"sign in first: {self._how_to_sign_in(request)}"
+        return request.get(REFUSAL) or f"sign in first: {self._how_to_sign_in()}"
 
     def refused(self, request: web.Request) -> web.StreamResponse:
         guest = ""
         if self.service.allow_guests:
-            guest = GUEST_FORM.format(command=html.escape(self._command(request)))
+            guest = GUEST_FORM.format(command=html.escape(self._command()))
         page = REFUSED_PAGE.format(line=html.escape(self.refusal(request)), guest=guest)
         return web.Response(
             status=403, text=page, content_type="text/html",
@@ -252,7 +284,7 @@ class AccountGate:
     async def guest(self, request: web.Request) -> web.StreamResponse:
         """The page's "Come in as a guest": a guest's name and a cookie for the visit, then the page."""
         if not self.service.allow_guests:
-            return forbidden(f"this server takes no guests: {self._how_to_sign_in(request)}")
+            return forbidden(f"this server takes no guests: {self._how_to_sign_in()}")
         if not same_origin(request):
             return forbidden("a guest comes in from this server's own page")
         owner = guest_owner(request.remote or "")
@@ -269,15 +301,17 @@ class AccountGate:
         # A POST of this server's own page: the redirected request is same-site, and so carries the cookie.
         response = web.Response(status=303, headers={"Location": "./", "Cache-Control": "no-store"})
         # No Max-Age: the browser forgets it on closing (a guest's name lasts one visit).
-        response.set_cookie(COOKIE, cookie, httponly=True, samesite="Strict", secure=request.secure, path="/")
+        response.set_cookie(
+            cookie_name(request), cookie, httponly=True, samesite="Strict", secure=request.secure, path="/"
+        )
         return response
 
-    def _command(self, request: web.Request) -> str:
-        host = request.url.host or "HOST"
-        return f"ssh -p {self.service.port} NAME@{host} web"
+    def _command(self) -> str:
+        """``ssh -p PORT NAME@HOST web``, as players reach the server (``--public-address``)."""
+        return f"{self.service.hub.address.command('NAME')} web"
 
-    def _how_to_sign_in(self, request: web.Request) -> str:
-        return f"{self._command(request)} prints a link that signs this browser in"
+    def _how_to_sign_in(self) -> str:
+        return f"{self._command()} prints a link that signs this browser in"
 
 
 class BrowserFront:
@@ -289,10 +323,11 @@ class BrowserFront:
         self.registry = SessionRegistry(
             self._make_app, describe, on_end=self._ended, groups=service.spectator_groups,
             max_sessions=settings.max_sessions, max_per_owner=settings.max_sessions_per_player,
-            max_guests=max(1, int(settings.max_sessions * WEB_GUEST_SHARE)),
+            budgets=service.budgets, max_guests=max(1, int(settings.max_sessions * WEB_GUEST_SHARE)),
         )
         self.gate = AccountGate(service, self)
         self.runner: web.AppRunner | None = None
+        self.guard: ConnectionGuard | None = None
         self.port = settings.port
         self.url = settings.url or ""
         self._checker: asyncio.Task[None] | None = None
@@ -300,17 +335,15 @@ class BrowserFront:
     async def start(self) -> None:
         settings = self.settings
         context = tls_context(settings.cert, settings.key) if settings.cert and settings.key else None
-        application = WebFront(self.registry, self.gate, settings.proxies).application()
-        self.runner = web.AppRunner(application, access_log=None, shutdown_timeout=2.0)
-        await self.runner.setup()
-        try:
-            site = web.TCPSite(
-                self.runner, settings.host, settings.port, ssl_context=context, reuse_port=settings.reuse_port or None
-            )
-            await site.start()
-        except BaseException:
-            await self.runner.cleanup()
-            raise
+        limits, warning = fit_to_descriptors(settings.limits, descriptor_limit())
+        if warning:
+            log.warning("%s", warning)
+        names = server_names(settings.url, settings.host, self.service.hub.address.host)
+        application = WebFront(self.registry, self.gate, settings.proxies, names).application()
+        self.runner, self.guard = await listen(
+            application, settings.host, settings.port, limits, tls=context, proxies=settings.proxies,
+            reuse_port=settings.reuse_port, log=log,
+        )
         self.port = self.runner.addresses[0][1] if self.runner.addresses else settings.port
         if not self.url:
             self.url = page_address(settings.host, self.port, context is not None)
@@ -381,6 +414,8 @@ class BrowserFront:
         await self.registry.close()
         if self.runner is not None:
             await self.runner.cleanup()
+        if self.guard is not None:
+            self.guard.close()
 
 
 async def start_web(service: TermgamesServer, settings: WebSettings) -> BrowserFront:

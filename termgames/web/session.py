@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import partial
@@ -37,7 +36,7 @@ from typing import Any, Protocol, runtime_checkable
 from textual.app import App
 
 from ..server.drawing import SpectatorGroups
-from ..server.input_budget import INPUT_CHUNK, InputBudget, clamp_size
+from ..server.input_budget import INPUT_CHUNK, PersonBudgets, SizeGate, clamp_size
 from ..server.limits import WEB_MAX_SESSIONS, WEB_MAX_SESSIONS_PER_PLAYER
 from ..server.ui.driver import ChannelDriver
 from .driver import BrowserDriver
@@ -50,8 +49,6 @@ GRACE_SECONDS = 60.0
 #: Sessions one server holds at once (attached or waiting for their browser), and per person signed in.
 MAX_SESSIONS = WEB_MAX_SESSIONS
 MAX_SESSIONS_PER_OWNER = WEB_MAX_SESSIONS_PER_PLAYER
-#: Resizes applied at most this often (a window dragged wider sends dozens; each lays the screen out again).
-RESIZE_INTERVAL = 0.05
 #: How long closing sessions may take at shutdown (their apps leave their screens, a game is already saved).
 SHUTDOWN_WAIT = 5.0
 
@@ -127,7 +124,10 @@ class BrowserSession:
         self.size = size
         #: What the page asked the new app to open (``?table=N``: a table), if anything.
         self.opening = opening
-        self.input_budget = InputBudget()
+        #: Her person's budget, shared with her other pages and SSH channels (given back when the session ends).
+        self.input_budget = registry.budgets.join(visitor.owner)
+        #: Resizes, coalesced and paid for from that budget: each size applied lays the whole screen out again.
+        self.sizes = SizeGate(self.input_budget, self._apply_size, size)
         self.driver: ChannelDriver | None = None  # set by the driver itself
         self.app: App[Any] | None = None
         self.app_task: asyncio.Task[None] | None = None
@@ -138,8 +138,6 @@ class BrowserSession:
         #: What the page was last told (sent again to a browser that comes back).
         self.info: ScreenInfo | None = None
         self._expiry: asyncio.TimerHandle | None = None
-        self._resize_at = 0.0
-        self._resize_handle: asyncio.TimerHandle | None = None
 
     @property
     def owner(self) -> str:
@@ -173,6 +171,7 @@ class BrowserSession:
         finally:
             self.leave_spectators()
         self.registry.forget(self)
+        self.registry.budgets.leave(self.input_budget)
         if self.link is not None:
             ended: dict[str, Any] = {"lines": lines}
             why = "The server has stopped." if self.registry.stopping else self.why
@@ -262,7 +261,7 @@ class BrowserSession:
             self.resize(*size)
             self.driver.redraw()
         else:
-            self.size = clamp_size(*size)
+            self.size = self.sizes.applied = clamp_size(*size)
 
     def detach(self, link: Link) -> None:
         """``link`` has gone: the app waits for its browser for the grace period, then closes."""
@@ -273,23 +272,20 @@ class BrowserSession:
             self._expiry = asyncio.get_running_loop().call_later(self.registry.grace, self.close)
 
     def resize(self, width: int, height: int) -> None:
-        """The page's terminal has this size now (applied at most every ``RESIZE_INTERVAL``)."""
-        if clamp_size(width, height) != self.size:
-            self.leave_spectators()  # drawn for another size now
-        self.size = clamp_size(width, height)
-        if self._resize_handle is not None:
+        """The page's terminal has this size now: applied once its person's budget allows (the last size wins)."""
+        size = clamp_size(width, height)
+        if self.driver is None:  # no app yet: it starts at this size
+            self.size = self.sizes.applied = size
             return
-        wait = self._resize_at + RESIZE_INTERVAL - time.monotonic()
-        if wait > 0:
-            self._resize_handle = asyncio.get_running_loop().call_later(wait, self._apply_size)
-        else:
-            self._apply_size()
+        if size != self.size:
+            self.leave_spectators()  # drawn for another size soon
+        self.sizes.request(size)
 
-    def _apply_size(self) -> None:
-        self._resize_handle = None
-        self._resize_at = time.monotonic()
+    def _apply_size(self, size: tuple[int, int]) -> None:
+        self.size = size
+        self.leave_spectators()  # drawn for another size now
         if self.driver is not None:
-            self.driver.resize(*self.size)
+            self.driver.resize(*size)
 
     async def take_input(self, cost: int) -> bool:
         """Wait until ``cost`` more bytes may come in; False: this connection floods (over budget too long)."""
@@ -306,6 +302,8 @@ class BrowserSession:
         """Keys from the page (already paid for with :meth:`take_input`), in chunks: the loop serves others between."""
         # A key is this player's own: from here her app draws her page (and no longer anyone else's).
         self.leave_spectators()
+        if self.driver is not None:
+            self.driver.note_input()  # the time a move it makes was received (see LiveTable.play)
         for start in range(0, len(text), INPUT_CHUNK):
             if self.driver is None or self.ended:
                 return
@@ -316,10 +314,10 @@ class BrowserSession:
             await asyncio.sleep(0)
 
     def _cancel_timers(self) -> None:
-        for handle in (self._expiry, self._resize_handle):
-            if handle is not None:
-                handle.cancel()
-        self._expiry = self._resize_handle = None
+        if self._expiry is not None:
+            self._expiry.cancel()
+        self._expiry = None
+        self.sizes.cancel()
 
 
 class SessionRegistry:
@@ -335,11 +333,13 @@ class SessionRegistry:
         grace: float = GRACE_SECONDS,
         max_sessions: int = MAX_SESSIONS,
         max_per_owner: int = MAX_SESSIONS_PER_OWNER,
+        budgets: PersonBudgets | None = None,
         max_guests: int | None = None,
     ) -> None:
         """``make_app(session)``: a new app for the session's visitor; ``describe(app)``: what the page shows of
         it; ``on_end(session)``: once its app has closed, what is left to do, and lines for the page (where its
-        games are saved); ``groups``: the server's spectator groups, which the sessions join as SSH channels do."""
+        games are saved); ``groups``: the server's spectator groups, which the sessions join as SSH channels do;
+        ``budgets``: the server's input budgets of people, which her pages share with her SSH channels."""
         self.make_app = make_app
         self.describe = describe
         self.on_end = on_end
@@ -347,6 +347,7 @@ class SessionRegistry:
         self.grace = grace
         self.max_sessions = max_sessions
         self.max_per_owner = max_per_owner
+        self.budgets = budgets if budgets is not None else PersonBudgets()
         #: Sessions every guest together may hold (None: as many as anyone): the others stay for signed-in players.
         self.max_guests = max_guests
         self.sessions: dict[str, BrowserSession] = {}

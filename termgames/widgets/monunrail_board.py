@@ -24,6 +24,7 @@ move in progress (``pending``), the tile chosen for the next placement
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,14 +152,14 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
         #: "bold", "plain" or "good" (a winning choice), drawn in the palette of the moment.
         self.hint_cells: frozenset[Cell] = frozenset()
         self.hint_lines: list[tuple[str, str]] = []
-        #: The position the pending move belongs to: (moves played, phase).
-        self._position: tuple[int, str] | None = None
+        #: The position the pending move belongs to (``View.position_key``).
+        self._position: Hashable | None = None
         self.geometry = COMPACT
 
     # -- attributes down ---------------------------------------------------
 
     def show(self, view: MonUnrailView | None) -> None:
-        position = None if view is None else (len(view.moves), view.phase)
+        position = None if view is None else view.position_key()
         if position != self._position:
             # A new position: the move in progress belonged to the last one.
             self._position = position

@@ -223,7 +223,7 @@ class MosaicBoard(BoardWidget):
     def show(self, view: Any) -> None:
         self.view = view
         self.picture = picture_of(view) if isinstance(view, MosaicView) else None
-        key = None if view is None else (len(getattr(view, "moves", ())), self.picture.kind if self.picture else "")
+        key = None if self.picture is None else (view.position_key(), self.picture.kind)
         if key != self._position_key:
             self._position_key = key
             self.highlight, self.region_text = frozenset(), ""

@@ -21,7 +21,8 @@ megabytes, or fill its stderr.  :class:`BotProcess` owns one such child:
   that keeps it and everything it starts in a PID namespace where the
   machine allows one, else under a subreaper, and ends them all when the bot
   exits, when :meth:`close` is called, or when termgames dies in any way
-  (``kill -9`` included): see that module.  Elsewhere the bot gets its own
+  (``kill -9`` included, run as root too: termgames is made non-dumpable and
+  the lifeline is a socket a bot cannot reopen): see that module.  Elsewhere the bot gets its own
   process group and session only, and a process it moves out of them
   outlives the match (:data:`CONTAINMENT` says which);
 * :meth:`close` ends the box (or kills the process group) and reaps the
@@ -36,6 +37,7 @@ import fcntl
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -108,6 +110,19 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_in_forked_child)
 
 
+_PR_SET_DUMPABLE = 4
+
+
+def _not_dumpable() -> None:
+    """Make termgames non-dumpable (Linux): a bot of the same user (root included, whose bot has no
+    capabilities: see ``supervisor.py``) can then neither open its /proc files (memory, descriptors) nor
+    ptrace it.  It also means no core dump of termgames, and debuggers must be root."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(ctypes.c_ulong(_PR_SET_DUMPABLE), ctypes.c_ulong(0))
+
+
 def clean_environment(folder: Path) -> dict[str, str]:
     """The whole environment a bot gets: a search path, a home (its folder) and a UTF-8 locale.
 
@@ -160,7 +175,11 @@ class BotProcess:
         argv = self.argv
         keep: tuple[int, ...] = ()
         if CONTAINMENT == "supervisor":
-            reader, self._lifeline = os.pipe()
+            _not_dumpable()
+            # a socket, not a pipe: a pipe can be opened again through /proc/PID/fd/N (for writing, by a
+            # bot run as root), and an end opened so would keep the supervisor from seeing termgames go
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._lifeline, reader = ours.detach(), theirs.detach()
             mode = "namespace" if PID_NAMESPACE else "subreaper"
             argv, keep = [sys.executable, "-I", "-S", _SUPERVISOR, mode, str(reader), "--", *self.argv], (reader,)
         try:

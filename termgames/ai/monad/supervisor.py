@@ -4,28 +4,44 @@ termgames (:mod:`.process`) runs this file on Linux, with the standard library o
 
     python -I -S supervisor.py MODE LIFELINE -- PROGRAM [ARGS...]
 
-``LIFELINE`` is the read end of a pipe whose write end only termgames holds:
+``LIFELINE`` is one end of a socket pair whose other end only termgames holds:
 when termgames closes it, or dies in any way (``kill -9`` included: the kernel
-closes a dead process's files), this supervisor sees the pipe hang up and
-ends the box.  It ends the box too when the bot's own process exits, then
+closes a dead process's files), this supervisor sees the socket hang up and
+ends the box.  A socket, not a pipe: a pipe can be opened again through
+``/proc/PID/fd/N``, and a bot run as root that held a write end so opened
+kept the box alive after termgames was gone (issue 32); a socket cannot be
+opened that way.  It ends the box too when the bot's own process exits, then
 exits with the bot's status (the same exit code, or the same signal).
 
 Two boxes, the stronger first (``MODE`` ``namespace`` tries the first, then
 falls back to the second; ``subreaper`` takes the second at once):
 
 * a PID namespace (``unshare``; an ordinary user gets one along with a user
-  namespace, on kernels that allow those, where the bot keeps its own uid).
+  namespace, on kernels that allow those, where the bot keeps its own uid),
+  with a mount namespace where it gets a ``/proc`` of its own (``_mount_proc``:
+  without it the host's ``/proc`` would list every process of the machine).
   Its first process (``init`` below, ours, with ``PR_SET_PDEATHSIG`` so it
   dies with this supervisor) starts the bot and reaps orphans; when it ends,
   the kernel kills every process left in the namespace at once.  From inside
   the bot can neither see this supervisor or termgames nor kill that first
-  process;
+  process.  Where the machine refuses the new ``/proc`` (an ordinary user in
+  some containers), the PID namespace is kept and the bot sees the host's
+  ``/proc``: it still cannot reopen the lifeline, and the rest below holds;
 * a child subreaper (``PR_SET_CHILD_SUBREAPER``): what the bot starts and
   abandons (a double fork, ``setsid``) is re-parented to this supervisor
   instead of to init, so it stays in our tree, and ending the box kills the
   whole tree from ``/proc``, over and over until nothing is left.  A bot that
   kills this supervisor first can escape it; a process that forks and exits
   faster than ``/proc`` is read may outrun it.
+
+Either way this supervisor and termgames are non-dumpable (``PR_SET_DUMPABLE``
+0): a bot of the same uid cannot open their ``/proc`` files (descriptors,
+memory) nor ptrace them.  Root could anyway, with ``CAP_SYS_PTRACE``; so a bot
+run as root keeps uid 0 but starts with no capability at all (empty bounding,
+inheritable and ambient sets, ``PR_SET_NO_NEW_PRIVS``): it can neither open
+those files nor unmount its ``/proc`` to see the host's beneath.  What uid 0
+owns on the machine's files stays its to read and write: running bots as root
+is not advised (docs/security.md).
 
 Why not ``PR_SET_PDEATHSIG`` on this supervisor, as termgames' parent-death
 signal: the kernel sends it when the *thread* that forked the child ends, not
@@ -47,9 +63,17 @@ import time
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
+#: capset's version 3 (two 32-bit words per set).
+CAPABILITY_VERSION_3 = 0x20080522
 
 #: How long ending the box may try to kill a subreaper's tree (a process stuck in the kernel cannot die at once).
 KILL_FOR = 5.0
@@ -73,9 +97,45 @@ def _default_signals() -> None:
             signal.signal(getattr(signal, name), signal.SIG_DFL)
 
 
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capabilities() -> None:
+    """Run as root, the bot keeps uid 0 but gets no capability: none in its bounding set, inheritable or
+    ambient sets (so exec grants none), and no new privileges from a setuid program.  Without
+    CAP_SYS_PTRACE it cannot open a non-dumpable process's /proc files (termgames', this supervisor's),
+    and without CAP_SYS_ADMIN it cannot unmount the /proc of its namespace."""
+    _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    with contextlib.suppress(OSError):  # a kernel before 4.3 has no ambient set to clear
+        _call("prctl", PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for cap in range(64):
+        if _libc.prctl(ctypes.c_ulong(PR_CAPBSET_DROP), ctypes.c_ulong(cap)) != 0:
+            break  # past the kernel's last capability (EINVAL)
+    header, data = _CapHeader(CAPABILITY_VERSION_3, 0), (_CapData * 2)()
+    if _libc.capget(ctypes.byref(header), data) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"capget: {os.strerror(number)}")
+    for part in data:
+        part.inheritable = 0
+    if _libc.capset(ctypes.byref(header), data) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"capset: {os.strerror(number)}")
+
+
 def _exec(program: list[str]) -> None:
     """Become the bot (every descriptor of ours is close-on-exec: the bot gets its three pipes only)."""
     _default_signals()
+    if os.geteuid() == 0:
+        try:
+            _drop_capabilities()
+        except OSError as error:
+            os.write(2, f"cannot drop root's capabilities for the bot: {error}\n".encode())
+            os._exit(SETUP_FAILED)
     try:
         os.execvp(program[0], program)
     except OSError as error:
@@ -88,37 +148,73 @@ def _write_map(path: str, text: str) -> None:
         file.write(text)
 
 
-def _unshare_pid_namespace() -> None:
-    """Make this process's next child the first process of a new PID namespace (OSError when not allowed)."""
+def _unshare_pid_namespace(mounts: bool) -> None:
+    """Make this process's next child the first process of a new PID namespace (OSError when not allowed);
+    ``mounts``: in a mount namespace of its own too, where it can mount a /proc of its own."""
     uid, gid = os.geteuid(), os.getegid()
+    extra = CLONE_NEWNS if mounts else 0
     if uid == 0:
         with contextlib.suppress(OSError):
-            _call("unshare", CLONE_NEWPID)
+            _call("unshare", CLONE_NEWPID | extra)
             return
-    _call("unshare", CLONE_NEWUSER | CLONE_NEWPID)
+    _call("unshare", CLONE_NEWUSER | CLONE_NEWPID | extra)
     # The bot keeps its uid and gid (and has no capabilities: it is not uid 0 in there).
     _write_map("/proc/self/setgroups", "deny")
     _write_map("/proc/self/uid_map", f"{uid} {uid} 1")
     _write_map("/proc/self/gid_map", f"{gid} {gid} 1")
 
 
-def _enter_pid_namespace() -> bool:
-    """Enter one if this machine allows it (tried in a throwaway child first: a half-made one cannot be left)."""
+def _mount_proc() -> None:
+    """In the namespace's first process: a /proc that shows the namespace's processes only.
+
+    The host's /proc would show every process of the machine to the bot, termgames and this supervisor
+    among them; run as root, the bot could open their descriptors and memory there.  The mounts are made
+    private first, so that the new /proc never shows outside.
+    """
+    mount = _libc.mount
+    mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
+    for args in ((b"none", b"/", None, MS_REC | MS_PRIVATE, None),
+                 (b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)):
+        if mount(*args) != 0:
+            number = ctypes.get_errno()
+            raise OSError(number, f"mount {args[1].decode()}: {os.strerror(number)}")
+
+
+def _probe(mounts: bool) -> bool:
+    """Whether a PID namespace (with a /proc of its own if ``mounts``) can be had, tried in throwaway
+    children: a half-made one cannot be left."""
     probe = os.fork()
     if probe == 0:
         try:
-            _unshare_pid_namespace()
+            _unshare_pid_namespace(mounts)
+            if mounts:
+                first = os.fork()
+                if first == 0:
+                    try:
+                        _mount_proc()
+                    except OSError:
+                        os._exit(1)
+                    os._exit(0)
+                _pid, status = os.waitpid(first, 0)
+                os._exit(os.waitstatus_to_exitcode(status))
         except OSError:
             os._exit(1)
         os._exit(0)
     _pid, status = os.waitpid(probe, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        return False
-    _unshare_pid_namespace()
-    return True
+    return os.waitstatus_to_exitcode(status) == 0
 
 
-def _init(program: list[str], status_out: int, supervisor_alive: int) -> None:
+def _enter_pid_namespace() -> str:
+    """Enter a PID namespace if this machine allows it: "proc" with a /proc of its own, "pid" without
+    (the mount is refused: the bot sees the host's /proc), "" for none."""
+    for mounts in (True, False):
+        if _probe(mounts):
+            _unshare_pid_namespace(mounts)
+            return "proc" if mounts else "pid"
+    return ""
+
+
+def _init(program: list[str], status_out: int, supervisor_alive: int, mount_proc: bool) -> None:
     """The namespace's first process: start the bot, reap whatever is re-parented here, report the bot's end.
 
     Its exit makes the kernel kill everything else in the namespace.
@@ -126,6 +222,12 @@ def _init(program: list[str], status_out: int, supervisor_alive: int) -> None:
     _default_signals()  # and as the namespace's first process, the bot's signals do not reach it
     _call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL)
     _call("prctl", PR_SET_DUMPABLE, 0)  # no ptrace of this process by the bot (same uid)
+    if mount_proc:
+        try:
+            _mount_proc()
+        except OSError as error:
+            os.write(2, f"cannot give the bot a /proc of its own: {error}\n".encode())
+            os._exit(SETUP_FAILED)
     # The supervisor may have died before PR_SET_PDEATHSIG was set: its end of this pipe tells.
     if select.select([supervisor_alive], [], [], 0)[0]:
         os._exit(SETUP_FAILED)
@@ -236,8 +338,11 @@ def main(argv: list[str]) -> None:
         signal.signal(getattr(signal, name), on_stop)
 
     try:
+        # run as root, a bot could otherwise open this process's /proc files (its lifeline among them)
+        _call("prctl", PR_SET_DUMPABLE, 0)
         _call("prctl", PR_SET_CHILD_SUBREAPER, 1)
-        namespace = mode == "namespace" and _enter_pid_namespace()
+        kind = _enter_pid_namespace() if mode == "namespace" else ""
+        namespace = bool(kind)
     except OSError as error:
         os.write(2, f"cannot keep the bot's processes together: {error}\n".encode())
         os._exit(SETUP_FAILED)
@@ -253,7 +358,7 @@ def main(argv: list[str]) -> None:
         if namespace:
             os.close(status_read)
             os.close(alive_write)
-            _init(program, status_write, alive_read)
+            _init(program, status_write, alive_read, kind == "proc")
         _exec(program)
     if namespace:
         os.close(status_write)

@@ -19,6 +19,7 @@ from typing import Any
 from ...untrusted import printable
 from ..base import ALL, Game, OptionSpec, RuleError, State, View, Viewer, possessive
 from ..numbers import short_number, short_numbers
+from ..options import FLOAT, INT
 from .board import (
     DEFAULT_LIMIT,
     DEFAULT_SIZE,
@@ -444,17 +445,17 @@ class MonadState(State):
 class Monad(Game):
     name = "monad"
     option_specs = (
-        OptionSpec("width", "int", DEFAULT_SIZE, "columns of the map", minimum=6, maximum=60),
-        OptionSpec("height", "int", DEFAULT_SIZE, "rows of the map", minimum=6, maximum=60),
+        OptionSpec("width", INT, DEFAULT_SIZE, "columns of the map", minimum=6, maximum=60),
+        OptionSpec("height", INT, DEFAULT_SIZE, "rows of the map", minimum=6, maximum=60),
         OptionSpec(
             "obstacles",
-            "float",
+            FLOAT,
             0.0,
             "share of free cells that are obstacles",
             minimum=0.0,
             maximum=MAX_OBSTACLE_DENSITY,
         ),
-        OptionSpec("turns", "int", DEFAULT_LIMIT, "turn limit", minimum=1, maximum=100_000),
+        OptionSpec("turns", INT, DEFAULT_LIMIT, "turn limit", minimum=1, maximum=100_000),
     )
     #: A computer seat whose bot fails sends ``fault REASON`` (the turn runner does): the turn goes on without it.
     fault_move = FAULT

@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..base import CompoundFlag, Game, OptionSpec, RuleError, State, View, Viewer, possessive, seeded_rng
+from ..options import INT, SWITCH
 from .board import (
     COLUMNS,
     KIND_OF_MASK,
@@ -556,14 +557,14 @@ def draw_random_supply(seed: int) -> tuple[int, int, int]:
 class MonUnrail(Game):
     name = "monunrail"
     option_specs = (
-        OptionSpec("straights", "int", DEFAULT_SUPPLY[0], "straights in the supply", minimum=0, maximum=99),
+        OptionSpec("straights", INT, DEFAULT_SUPPLY[0], "straights in the supply", minimum=0, maximum=99),
         # Fewer than MIN_TURNS can never close a track: the first player would win at once by Impossible.
         OptionSpec(
-            "turns", "int", DEFAULT_SUPPLY[1], "turns in the supply (a track needs 4)", minimum=MIN_TURNS, maximum=99
+            "turns", INT, DEFAULT_SUPPLY[1], "turns in the supply (a track needs 4)", minimum=MIN_TURNS, maximum=99
         ),
-        OptionSpec("crossroads", "int", DEFAULT_SUPPLY[2], "crossroads in the supply", minimum=0, maximum=99),
+        OptionSpec("crossroads", INT, DEFAULT_SUPPLY[2], "crossroads in the supply", minimum=0, maximum=99),
         OptionSpec(
-            "random_supply", "flag", False, "draw the supply counts from the seed",
+            "random_supply", SWITCH, False, "draw the supply counts from the seed",
             overrides=("straights", "turns", "crossroads"),
         ),
     )

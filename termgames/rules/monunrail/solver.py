@@ -74,6 +74,9 @@ CACHE_VERSION = 1
 #: The first line of :meth:`Solver.dump`'s output (then the caller's tag and a newline).
 DUMP_MAGIC = b"MonUnrail solver dump 1"
 
+#: About how many bytes of memory one byte of the cache's JSON takes once parsed (lists of ints).
+JSON_COST = 6
+
 #: Set (to anything but "" or "0") to use the pure-Python solver even where
 #: the compiled core is built.
 PURE_PYTHON_ENV = "TERMGAMES_PURE_PYTHON"
@@ -605,17 +608,22 @@ class Solver:
             return None
         return line[len(DUMP_MAGIC) + 1 : -1].decode("utf-8", "replace")
 
-    def load_dump(self, read: Callable[[int], bytes], chunk: int = 1 << 20) -> int:
+    def load_dump(self, read: Callable[[int], bytes], chunk: int = 1 << 20, size: int | None = None) -> int:
         """Take in what :meth:`dump` wrote (after its tag: see :meth:`dump_tag`); the classes read.
 
         Raises :class:`ValueError` for data that is not a dump, is cut short or
         holds an entry that is not a class of shapes; what was read before
         stays (it was checked).  A section of a kind this solver does not
         keep (the compiled cores' in a pure-Python solver) is skipped.
+        ``size``, the bytes left to read where the caller knows it (a file's
+        length): a section that claims more is refused before any room is
+        made for it, so a damaged header costs nothing.  Room is made within
+        :attr:`memory_limit` (:class:`SolveStopped` "memory" past it).
         """
         import json
 
         count = 0
+        left = size
         cores = {b"C": ("c", (1, 1)), b"S": ("strip", (2, 2))}
         while True:
             head = read(9)
@@ -624,7 +632,16 @@ class Solver:
             if len(head) != 9 or head[:1] not in (b"C", b"S", b"J"):
                 raise ValueError("not a MonUnrail solver dump")
             kind, length = head[:1], int.from_bytes(head[1:], "little")
+            if left is not None:
+                left -= 9
+                if length > left:
+                    raise ValueError(f"the dump's section claims {length} bytes where {max(0, left)} are left")
+                left -= length
             if kind == b"J":
+                limit = self._memory_limit
+                # parsed, the JSON takes several times its length (lists of ints): check before reading it
+                if limit is not None and self.memory + JSON_COST * length > limit:
+                    raise SolveStopped("memory", f"the dump's shapes need about {JSON_COST * length} bytes")
                 blob = read(length)
                 if len(blob) != length:
                     raise ValueError("the dump is cut short")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from ..base import Game, OptionSpec, RuleError, State, Viewer, possessive
+from ..options import INT
 from .alteration import (
     Target,
     candidates,
@@ -749,7 +750,7 @@ class Mosaic(Game):
     option_specs = (
         OptionSpec(
             "max_routines",
-            "int",
+            INT,
             0,
             "end the game after N alteration routines, highest score winning (0: off)",
             minimum=0,

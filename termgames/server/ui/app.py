@@ -21,6 +21,7 @@ from ...screens import game_screen_class
 from ..hub import Hub
 from ..notices import Notice, desktop_sequence
 from ..shared import SharedTable
+from .driver import ChannelDriver
 from .host import ServeHost
 from .lobby import LobbyScreen
 from .shared_game import SharedGameMixin, shared_screen_class
@@ -90,6 +91,20 @@ class ServeApp(ServeHost):
         self.following = False
         #: Players (folded names) whose chat lines this player hid at her screen, at every table of her visit.
         self.muted: set[str] = set()
+
+    def input_clock(self) -> float:
+        """The clock the driver notes the time of input with: the hub's, as the tables' clocks count."""
+        return self.hub.now()
+
+    def input_received(self) -> float | None:
+        """When this terminal's latest input reached the server (None: not known): what a move is charged to.
+
+        Taken once: a second move with no input since is charged when it is accepted."""
+        driver = self._driver
+        if not isinstance(driver, ChannelDriver):
+            return None
+        received, driver.received_at = driver.received_at, None
+        return received
 
     def follow(self, following: bool) -> None:
         """Start or stop following another app's drawing (the session's call, maybe from another app's context)."""
@@ -173,7 +188,7 @@ class ServeApp(ServeHost):
         except (RuleError, LookupError) as error:
             self.notify(str(error), severity="error")
             return
-        shared = SharedTable(live, self.player, seat, owner=self.owner or None)
+        shared = SharedTable(live, self.player, seat, owner=self.owner or None, received=self.input_received)
         shared.open()
         self.tables.append(shared)
         if seat is not None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from textual import events
@@ -70,6 +71,11 @@ class ChannelDriver(Driver):
         self._parser = XTermParser(debug=False)
         self._input = True
         self._tick_handle: asyncio.TimerHandle | None = None
+        # The app's clock if it has one (the server's: the hub's, which a table's clocks count with).
+        self._clock: Callable[[], float] = getattr(app, "input_clock", time.time)
+        #: When the terminal's latest input reached the server, by that clock (None: none yet): what a move it
+        #: makes is charged up to, whatever else the server did before the app could handle it.
+        self.received_at: float | None = None
 
     @property
     def can_suspend(self) -> bool:
@@ -93,6 +99,10 @@ class ChannelDriver(Driver):
         self._input = False
         if self._tick_handle is not None:
             self._tick_handle.cancel()
+
+    def note_input(self) -> None:
+        """Input has just come in (called where it is read, before it waits for its turn on the loop)."""
+        self.received_at = self._clock()
 
     def feed(self, text: str) -> None:
         if not self._input:
