@@ -436,6 +436,19 @@ def serve(
     chat_per_minute: int = typer.Option(
         limits.CHAT_PER_MINUTE, "--chat-per-minute", help="Chat lines one player may send a minute."
     ),
+    max_new_names_per_address: int = typer.Option(
+        limits.MAX_NEW_NAMES_PER_ADDRESS, "--max-new-names-per-address",
+        help="New names (accounts) claimed from one address (an IPv6 /64) a day; loopback is not counted.",
+    ),
+    new_player_tables: int = typer.Option(
+        limits.NEW_PLAYER_TABLES, "--new-player-tables",
+        help="Unfinished tables a newcomer may open (one more for each rated game finished, up to "
+        "--max-tables-per-player); the guests of one address together, always.",
+    ),
+    max_confirmations_per_hour: int = typer.Option(
+        limits.CONFIRMATIONS_PER_HOUR, "--max-confirmations-per-hour",
+        help="Confirmation mails (notify --email) the whole server sends an hour.",
+    ),
     ai_threads: int = typer.Option(
         limits.AI_THREADS, "--ai-threads", help="Threads the computer players think in (shared fairly by tables)."
     ),
@@ -514,6 +527,9 @@ def serve(
                         ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables),
                         ("--max-bot-tables-per-player", max_bot_tables_per_player),
                         ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads),
+                        ("--max-new-names-per-address", max_new_names_per_address),
+                        ("--new-player-tables", new_player_tables),
+                        ("--max-confirmations-per-hour", max_confirmations_per_hour),
                         ("--web-max-sessions", web_max_sessions),
                         ("--web-max-sessions-per-player", web_max_sessions_per_player),
                         ("--web-max-connections", web_max_connections),
@@ -592,7 +608,8 @@ def serve(
                 "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
                 "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
                 "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads,
-                "public_address": address},
+                "max_new_names_per_address": max_new_names_per_address, "new_player_tables": new_player_tables,
+                "max_confirmations_per_hour": max_confirmations_per_hour, "public_address": address},
         db=url, host_key=host_key, reuse_port=reuse_port, mail=mail, mail_every=mail_every, web=web,
     )
 

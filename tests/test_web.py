@@ -230,6 +230,18 @@ async def test_a_session_is_its_owners_only(tmp_path):
         await registry.close()
 
 
+async def test_guests_of_many_addresses_cannot_fill_every_browser_session(tmp_path):
+    registry = registry_for(tmp_path, max_sessions=4, max_per_owner=2, max_guests=2)
+    try:
+        for address in ("192.0.2.1", "192.0.2.2"):
+            registry.open(Visitor(f"guest-{address}", f"guest:{address}", guest=True), None, (80, 24), FakeLink())
+        with pytest.raises(Refused, match=r"^guests have 2 of this server's 4 browser sessions, their share: "):
+            registry.open(Visitor("guest-x", "guest:192.0.2.3", guest=True), None, (80, 24), FakeLink())
+        registry.open(Visitor("alice", "key:alice"), None, (80, 24), FakeLink())  # room for a signed-in player
+    finally:
+        await registry.close()
+
+
 async def test_a_session_whose_browser_never_returns_closes(tmp_path):
     async with one_page(tmp_path, grace=0.2) as (registry, _client, socket, session_id):
         task = registry.sessions[session_id].app_task

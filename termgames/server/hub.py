@@ -36,12 +36,12 @@ import os
 import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from ..clock import Clocks, ClockSpec
-from ..match import AI, HUMAN, Seat, random_seed
+from ..match import AI, HUMAN, Seat, now_iso, random_seed
 from ..paths import write_atomically
 from ..records import dumps, save
 from ..rules import RuleError, get_game
@@ -53,22 +53,29 @@ from .limits import (
     AI_THREADS,
     CHAT_BURST,
     CHAT_PER_MINUTE,
+    CONFIRMATIONS_PER_HOUR,
     GUEST_IDLE_DAYS,
     IDLE_DAYS,
     MAIL_EVERY_HOURS,
     MAX_BOT_TABLES_PER_PLAYER,
+    MAX_NEW_NAMES_PER_ADDRESS,
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
+    NEW_NAMES_DAYS,
+    NEW_PLAYER_TABLES,
     RateLimit,
 )
 from .logs import error_line
 from .mail import MailConfig
 from .news import OtherServers
-from .notices import Notices
+from .notices import Notices, iso
 from .people import (
     GUEST_PREFIX,
+    KEY_PREFIX,
+    address_group,
     check_rated_seat,
     is_guest,
+    is_loopback,
     is_player_name,
     key_owner,
     name_owner,
@@ -76,6 +83,7 @@ from .people import (
 from .pool import FairPool
 from .stores.interface import (
     PlayerRating,
+    Quota,
     RatingChange,
     StoredTable,
     StoreError,
@@ -113,6 +121,9 @@ class Hub:
         idle_days: float = IDLE_DAYS,
         guest_idle_days: float = GUEST_IDLE_DAYS,
         chat_per_minute: float = CHAT_PER_MINUTE,
+        max_new_names_per_address: int = MAX_NEW_NAMES_PER_ADDRESS,
+        new_player_tables: int = NEW_PLAYER_TABLES,
+        max_confirmations_per_hour: int = CONFIRMATIONS_PER_HOUR,
         mail: MailConfig | None = None,
         mail_every: float = MAIL_EVERY_HOURS,
         address: SshAddress | None = None,
@@ -127,6 +138,12 @@ class Hub:
         self.max_tables_per_player = max_tables_per_player
         self.max_tables = max_tables
         self.max_bot_tables_per_player = max_bot_tables_per_player
+        #: People are not free: new names from one address a day, and a newcomer's open tables (one more for each
+        #: rated game she finished, up to max_tables_per_player).
+        self.max_new_names_per_address = max_new_names_per_address
+        self.new_player_tables = new_player_tables
+        #: Confirmation mails the whole server sends an hour (one relay's reputation).
+        self.max_confirmations_per_hour = max_confirmations_per_hour
         #: Chat lines per person and minute (a flood costs every screen at the table a redraw a line).
         self.chat_per_minute = chat_per_minute
         self.chat_limit = RateLimit(chat_per_minute, CHAT_BURST)
@@ -335,7 +352,8 @@ class Hub:
         except StoreError as error:
             log.error("a table not stored: %s", error)
             raise RuleError("the table could not be stored; try again") from None
-        stored.id, stored.owner = table_id, owner
+        # What the store wrote (its waiting time in mails counts from it until a move is made).
+        stored.id, stored.owner, stored.created = table_id, owner, now_iso()
         table = LiveTable(self, stored)
         self.tables[table_id] = table
         self.lobby_changed()
@@ -406,6 +424,39 @@ class Hub:
             raise RuleError(
                 f"{who} {len(mine)} open tables, the limit per player: finish or resign one before opening another"
             )
+        allowed = self.tables_allowed(owner)
+        if len(mine) >= allowed:
+            grows = "" if owner.startswith("guest:") else ", one more for each rated game you finish"
+            raise RuleError(
+                f"{who} {len(mine)} open tables, the limit of a newcomer{grows}: finish or resign one first"
+            )
+
+    def tables_allowed(self, owner: str) -> int:
+        """How many unfinished tables ``owner`` may have: a newcomer a few (:data:`NEW_PLAYER_TABLES`), one
+        more for each rated game her key's names finished, up to ``max_tables_per_player``.  A hundred new keys
+        cannot fill the server: each gets a few tables, and new names from one address are few a day."""
+        finished = 0
+        if owner.startswith(KEY_PREFIX):
+            try:
+                finished = self.store.rated_games(owner.removeprefix(KEY_PREFIX))
+            except StoreError as error:  # the database is away: a newcomer's limit meanwhile
+                log.warning("%s: rated games not read: %s", owner, error)
+        return min(self.max_tables_per_player, self.new_player_tables + finished)
+
+    def new_name_refusal(self, address: str, spend: bool) -> str:
+        """Why a new name (a new account, a new person) may not be claimed from ``address`` now, in one line;
+        "" when it may (``spend``: and it counts).  Loopback is not counted (see :mod:`.limits`)."""
+        if is_loopback(address):
+            return ""
+        now = datetime.fromtimestamp(self.now(), UTC)
+        since = iso(now - timedelta(days=NEW_NAMES_DAYS))
+        quota = Quota(f"names:{address_group(address)}", self.max_new_names_per_address, since)
+        if not self.store.take_quota([quota], iso(now), spend):
+            return ""
+        return (
+            f"{self.max_new_names_per_address} new names were made from your address within a day, its limit "
+            "(--max-new-names-per-address): sign in with a name of yours, or try again tomorrow"
+        )
 
     def finished(self, table: LiveTable) -> None:
         """A game just ended: mark it (rating its players if it is rated) and export a record ``termgames replay``

@@ -49,15 +49,18 @@ from .limits import (
     AI_THREADS,
     AUTH_FAILURE_WINDOW,
     CHAT_PER_MINUTE,
+    CONFIRMATIONS_PER_HOUR,
     GUEST_IDLE_DAYS,
     IDLE_DAYS,
     MAIL_EVERY_HOURS,
     MAX_AUTH_FAILURES,
     MAX_AUTH_TRIES,
     MAX_BOT_TABLES_PER_PLAYER,
+    MAX_NEW_NAMES_PER_ADDRESS,
     MAX_STARTUPS,
     MAX_TABLES,
     MAX_TABLES_PER_PLAYER,
+    NEW_PLAYER_TABLES,
     SSH_MAX_CHANNELS_PER_CONNECTION,
     SSH_MAX_SESSIONS,
     SSH_MAX_SESSIONS_PER_PLAYER,
@@ -103,6 +106,8 @@ class GameSession(asyncssh.SSHServerSession):
         self.connection = connection
         self.player = player
         self.guest = guest
+        #: Where the connection comes from (what its confirmation mails count against).
+        self.address = connection.address if connection is not None else ""
         #: The person signed in (her key, or the guests of her address): whom her tables and chat count against.
         self.owner = owner
         self.chan: asyncssh.SSHServerChannel | None = None
@@ -189,7 +194,8 @@ class GameSession(asyncssh.SSHServerSession):
 
     def _run_command(self, command: str) -> None:
         result = run_command(
-            self.service.hub, self.player, command, owner=self.owner or None, web=self.service.web
+            self.service.hub, self.player, command, owner=self.owner or None, web=self.service.web,
+            address=self.address,
         )
         newline = "\r\n" if self.pty else "\n"
         if result.stdout:
@@ -463,8 +469,25 @@ class PlayerConnection(asyncssh.SSHServer):
         if known is not None and known != fingerprint:
             self._failed()
             return False  # the name belongs to another key
+        if known is None and not self._may_claim(username, spend=False):
+            return False
         self._method, self._key = "key", fingerprint
         return True
+
+    def _may_claim(self, username: str, spend: bool) -> bool:
+        """Whether a new name may be claimed from this address (people are not free: :meth:`.Hub.new_name_refusal`);
+        refused, the player reads why (before "Permission denied") and is not let in as a guest instead."""
+        try:
+            refusal = self.service.hub.new_name_refusal(self.address, spend)
+        except StoreError as error:
+            log.warning("%s not signed in: %s", username, error)
+            refusal = DATABASE_AWAY.removeprefix("termgames: ").strip()
+        if refusal and self.conn is not None:
+            log.warning("refused a new name %s from %s: %s", username, self.address, refusal)
+            with contextlib.suppress(Exception):
+                self.conn.send_auth_banner(f"termgames: {refusal}\r\n")
+            self._database_away = True  # (as then: not let in as a guest instead)
+        return not refusal
 
     def kbdint_auth_supported(self) -> bool:
         return self.service.allow_guests
@@ -481,6 +504,10 @@ class PlayerConnection(asyncssh.SSHServer):
         self._started()
         if self._method == "key" and self._key is not None:
             try:
+                is_new = self.service.store.key_of(self.username) is None
+                if is_new and not self._may_claim(self.username, spend=True):
+                    self.conn.close()  # other new names from this address came first
+                    return
                 if not self.service.store.claim(self.username, self._key):
                     self.conn.close()  # another key claimed the name a moment ago
                     return
@@ -666,6 +693,9 @@ async def start_server(
     idle_days: float = IDLE_DAYS,
     guest_idle_days: float = GUEST_IDLE_DAYS,
     chat_per_minute: float = CHAT_PER_MINUTE,
+    max_new_names_per_address: int = MAX_NEW_NAMES_PER_ADDRESS,
+    new_player_tables: int = NEW_PLAYER_TABLES,
+    max_confirmations_per_hour: int = CONFIRMATIONS_PER_HOUR,
     ai_threads: int = AI_THREADS,
     db: str | None = None,
     host_key: Path | None = None,
@@ -694,6 +724,8 @@ async def start_server(
             store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player,
             max_tables=max_tables, max_bot_tables_per_player=max_bot_tables_per_player, idle_days=idle_days,
             guest_idle_days=guest_idle_days, chat_per_minute=chat_per_minute, mail=mail, mail_every=mail_every,
+            max_new_names_per_address=max_new_names_per_address, new_player_tables=new_player_tables,
+            max_confirmations_per_hour=max_confirmations_per_hour,
         )
     except BaseException:
         store.close()

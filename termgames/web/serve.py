@@ -49,6 +49,7 @@ from textual.app import App
 from ..server.limits import (
     WEB_GUEST_BURST,
     WEB_GUEST_HOURS,
+    WEB_GUEST_SHARE,
     WEB_GUESTS_PER_MINUTE,
     WEB_LINK_SECONDS,
     WEB_MAX_SESSIONS,
@@ -322,7 +323,7 @@ class BrowserFront:
         self.registry = SessionRegistry(
             self._make_app, describe, on_end=self._ended, groups=service.spectator_groups,
             max_sessions=settings.max_sessions, max_per_owner=settings.max_sessions_per_player,
-            budgets=service.budgets,
+            budgets=service.budgets, max_guests=max(1, int(settings.max_sessions * WEB_GUEST_SHARE)),
         )
         self.gate = AccountGate(service, self)
         self.runner: web.AppRunner | None = None

@@ -338,6 +338,7 @@ class SessionRegistry:
         max_sessions: int = MAX_SESSIONS,
         max_per_owner: int = MAX_SESSIONS_PER_OWNER,
         budgets: PersonBudgets | None = None,
+        max_guests: int | None = None,
     ) -> None:
         """``make_app(session)``: a new app for the session's visitor; ``describe(app)``: what the page shows of
         it; ``on_end(session)``: once its app has closed, what is left to do, and lines for the page (where its
@@ -351,6 +352,8 @@ class SessionRegistry:
         self.max_sessions = max_sessions
         self.max_per_owner = max_per_owner
         self.budgets = budgets if budgets is not None else PersonBudgets()
+        #: Sessions every guest together may hold (None: as many as anyone): the others stay for signed-in players.
+        self.max_guests = max_guests
         self.sessions: dict[str, BrowserSession] = {}
         #: The server is stopping: the sessions end for that reason, not their players'.
         self.stopping = False
@@ -369,6 +372,12 @@ class SessionRegistry:
             return session
         if len(self.sessions) >= self.max_sessions:
             raise Refused(f"this server has {self.max_sessions} browser sessions open already: try again later")
+        guests = sum(1 for other in self.sessions.values() if other.visitor.guest)
+        if visitor.guest and self.max_guests is not None and guests >= self.max_guests:
+            raise Refused(
+                f"guests have {guests} of this server's {self.max_sessions} browser sessions, their share: try again "
+                "later, or sign in with an SSH key"
+            )
         if sum(1 for other in self.sessions.values() if other.owner == visitor.owner) >= self.max_per_owner:
             raise Refused(
                 f"you have {self.max_per_owner} browser sessions open already: close a tab "

@@ -389,6 +389,15 @@ class PostgresStore(PeopleQueries):
         )
         return self.key_of(name) == key
 
+    def rated_games(self, key: str) -> int:
+        found = self._run(
+            lambda c: c.fetchval(
+                "SELECT coalesce(sum(r.games), 0) FROM ratings r JOIN players p ON r.player = p.name WHERE p.key = $1",
+                key,
+            )
+        )
+        return int(found)
+
     # -- tables --------------------------------------------------------------------
 
     def create_table(
