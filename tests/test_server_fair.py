@@ -210,7 +210,7 @@ async def guest_connection(port: int) -> asyncssh.SSHClientConnection:
 
 
 async def test_ssh_screens_are_bounded_per_connection_person_and_server_and_given_back(tmp_path):
-    limits = dict(max_channels_per_connection=2, max_ssh_sessions_per_player=3, max_ssh_sessions=4)
+    limits = dict(max_sessions_per_connection=2, max_sessions_per_player=3, max_sessions=4)
     async with fair_server(tmp_path, Clock(), **limits) as server:
         first, second = await guest_connection(server.port), await guest_connection(server.port)
         alice_key = asyncssh.generate_private_key("ssh-ed25519")

@@ -147,7 +147,7 @@ def test_a_newcomers_tables_grow_with_the_rated_games_she_finishes(tmp_path, new
             open_one()
         assert first.id  # (kept open: three now)
         # Never past --max-tables-per-player, however many games she finishes.
-        hub.new_player_tables = 100
+        hub.config = hub.config.with_settings(new_player_tables=100)
         open_one()
         with pytest.raises(RuleError, match="you have 4 open tables, the limit per player"):
             open_one()
@@ -156,7 +156,7 @@ def test_a_newcomers_tables_grow_with_the_rated_games_she_finishes(tmp_path, new
         for _ in range(4):
             hub.create_table("copolymer", {"size": 5}, [Seat(name=guest), Seat(name="bob")], guest,
                              owner="guest:192.0.2.5")
-        hub.new_player_tables = 1
+        hub.config = hub.config.with_settings(new_player_tables=1)
         with pytest.raises(RuleError, match="the guests of your address have 4 open tables"):
             hub.create_table("copolymer", {"size": 5}, [Seat(name=guest), Seat(name="bob")], guest,
                              owner="guest:192.0.2.5")
@@ -182,7 +182,7 @@ def test_a_hundred_fresh_keys_fill_a_tenth_of_the_default_server(tmp_path, new_s
                     break
                 made += 1
                 assert made <= 1000
-        assert made == 500 and made <= hub.max_tables // 10
+        assert made == 500 and made <= hub.config.max_tables // 10
     finally:
         hub.close()
         hub.store.close()

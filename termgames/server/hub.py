@@ -48,21 +48,11 @@ from ..rules import RuleError, get_game
 from ..untrusted import fold_name
 from .address import SshAddress
 from .clocks import ClockedTable, Timekeeper, clock_text, stored_clock
+from .config import ServerConfig
 from .idle import IdleTables, closed_record_text
 from .limits import (
-    AI_THREADS,
     CHAT_BURST,
-    CHAT_PER_MINUTE,
-    CONFIRMATIONS_PER_HOUR,
-    GUEST_IDLE_DAYS,
-    IDLE_DAYS,
-    MAIL_EVERY_HOURS,
-    MAX_BOT_TABLES_PER_PLAYER,
-    MAX_NEW_NAMES_PER_ADDRESS,
-    MAX_TABLES,
-    MAX_TABLES_PER_PLAYER,
     NEW_NAMES_DAYS,
-    NEW_PLAYER_TABLES,
     RateLimit,
 )
 from .logs import error_line
@@ -113,45 +103,28 @@ class Hub:
         self,
         store: TableStore,
         records_dir: Path | None = None,
-        ai_threads: int = AI_THREADS,
         *,
-        max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
-        max_tables: int = MAX_TABLES,
-        max_bot_tables_per_player: int = MAX_BOT_TABLES_PER_PLAYER,
-        idle_days: float = IDLE_DAYS,
-        guest_idle_days: float = GUEST_IDLE_DAYS,
-        chat_per_minute: float = CHAT_PER_MINUTE,
-        max_new_names_per_address: int = MAX_NEW_NAMES_PER_ADDRESS,
-        new_player_tables: int = NEW_PLAYER_TABLES,
-        max_confirmations_per_hour: int = CONFIRMATIONS_PER_HOUR,
+        config: ServerConfig | None = None,
         mail: MailConfig | None = None,
-        mail_every: float = MAIL_EVERY_HOURS,
         address: SshAddress | None = None,
         now: Callable[[], float] = time.time,
+        **settings: Any,
     ) -> None:
-        """``now``: the time in seconds since the epoch, what the clocks count with (a test passes its own)."""
+        """``config``: the server's settings (``settings`` change some of them by name, as tests do);
+        ``now``: the time in seconds since the epoch, what the clocks count with (a test passes its own)."""
         self._now = now
         self.store = store
+        #: The server's settings: its limits among them (unfinished tables per person and in all, a newcomer's
+        #: tables, new names an address a day, chat lines a minute...).
+        self.config = (config or ServerConfig()).with_settings(**settings)
         #: How players reach this server (the ``ssh`` command mails and screens name).
         self.address = address or SshAddress("localhost", 2222)
-        #: Limits on unfinished tables, so that one person (or all) cannot fill the server's memory and disk.
-        self.max_tables_per_player = max_tables_per_player
-        self.max_tables = max_tables
-        self.max_bot_tables_per_player = max_bot_tables_per_player
-        #: People are not free: new names from one address a day, and a newcomer's open tables (one more for each
-        #: rated game she finished, up to max_tables_per_player).
-        self.max_new_names_per_address = max_new_names_per_address
-        self.new_player_tables = new_player_tables
-        #: Confirmation mails the whole server sends an hour (one relay's reputation).
-        self.max_confirmations_per_hour = max_confirmations_per_hour
-        #: Chat lines per person and minute (a flood costs every screen at the table a redraw a line).
-        self.chat_per_minute = chat_per_minute
-        self.chat_limit = RateLimit(chat_per_minute, CHAT_BURST)
+        self.chat_limit = RateLimit(self.config.chat_per_minute, CHAT_BURST)
         #: Finished tables not read whole, for the lobby's list (the newest FINISHED_LISTED at start-up).
         self.finished_listed: dict[int, FinishedTable] = {}
         self.records_dir = records_dir
         # Computer turns: a bounded pool, one lane per table served in turn (one slow table cannot starve the rest).
-        self.executor = FairPool(ai_threads)
+        self.executor = FairPool(self.config.ai_threads)
         self.closed = False
         self.tables: dict[int, LiveTable] = {}
         self.lobby_watchers: list[Callable[[], None]] = []
@@ -163,9 +136,9 @@ class Hub:
         #: The other servers sharing the store: their news, and what a lost database leaves to read again.
         self.others = OtherServers(self)
         #: Who is connected here and what each hears of her tables; mail for those who are not (``mail``).
-        self.notices = Notices(self, mail, mail_every)
+        self.notices = Notices(self, mail, self.config.mail_every)
         #: Closes the tables without a move for idle_days (a guest's table: guest_idle_days).
-        self.idle = IdleTables(self, idle_days, guest_idle_days)
+        self.idle = IdleTables(self, self.config.idle_days, self.config.guest_idle_days)
         #: The one timer of every running clock, and the heartbeat.
         self.timekeeper = Timekeeper(self)
         # The time no server ran is not charged to any clock: credited before a table is read.
@@ -410,17 +383,17 @@ class Hub:
     def _check_table_limits(self, owner: str, computers_only: bool = False) -> None:
         """RuleError (a clear refusal) when the owner or the server has as many open tables as allowed."""
         open_tables = [table for table in self.tables.values() if not table.over]
-        if len(open_tables) >= self.max_tables:
+        if len(open_tables) >= self.config.max_tables:
             raise RuleError(f"the server has {len(open_tables)} open tables, its limit: finish or wait for one")
         mine = [table for table in open_tables if table.owner == owner]
         who = "the guests of your address have" if owner.startswith("guest:") else "you have"
         if computers_only:
             computers = sum(1 for table in mine if table.computers_only)
-            if computers >= self.max_bot_tables_per_player:
+            if computers >= self.config.max_bot_tables_per_player:
                 raise RuleError(
                     f"{who} {computers} open tables of computers only, the limit per player: wait for one to end"
                 )
-        if len(mine) >= self.max_tables_per_player:
+        if len(mine) >= self.config.max_tables_per_player:
             raise RuleError(
                 f"{who} {len(mine)} open tables, the limit per player: finish or resign one before opening another"
             )
@@ -441,7 +414,7 @@ class Hub:
                 finished = self.store.rated_games(owner.removeprefix(KEY_PREFIX))
             except StoreError as error:  # the database is away: a newcomer's limit meanwhile
                 log.warning("%s: rated games not read: %s", owner, error)
-        return min(self.max_tables_per_player, self.new_player_tables + finished)
+        return min(self.config.max_tables_per_player, self.config.new_player_tables + finished)
 
     def new_name_refusal(self, address: str, spend: bool) -> str:
         """Why a new name (a new account, a new person) may not be claimed from ``address`` now, in one line;
@@ -450,11 +423,11 @@ class Hub:
             return ""
         now = datetime.fromtimestamp(self.now(), UTC)
         since = iso(now - timedelta(days=NEW_NAMES_DAYS))
-        quota = Quota(f"names:{address_group(address)}", self.max_new_names_per_address, since)
+        quota = Quota(f"names:{address_group(address)}", self.config.max_new_names_per_address, since)
         if not self.store.take_quota([quota], iso(now), spend):
             return ""
         return (
-            f"{self.max_new_names_per_address} new names were made from your address within a day, its limit "
+            f"{self.config.max_new_names_per_address} new names were made from your address within a day, its limit "
             "(--max-new-names-per-address): sign in with a name of yours, or try again tomorrow"
         )
 

@@ -104,7 +104,7 @@ def ask_to_confirm(hub: Hub, player: str, text: str, owner: str | None, address:
         Quota("mail:person:" + (owner or name_owner(player)), 1, recent),
         Quota("mail:mailbox:" + mailbox, 1, recent),
         Quota("mail:account:" + fold_name(player), CONFIRMATIONS_PER_ACCOUNT_HOUR, hour),
-        Quota("mail:server", hub.max_confirmations_per_hour, hour),
+        Quota("mail:server", hub.config.max_confirmations_per_hour, hour),
     ]
     if address:
         quotas.append(Quota("mail:from:" + address_group(address), CONFIRMATIONS_PER_ADDRESS_HOUR, hour))
@@ -123,8 +123,8 @@ def ask_to_confirm(hub: Hub, player: str, text: str, owner: str | None, address:
         "mail:mailbox": f"a confirmation mail went to that address less than {minutes} minutes ago",
         "mail:account": f"{CONFIRMATIONS_PER_ACCOUNT_HOUR} confirmation mails went for this account within the hour,"
         " its limit",
-        "mail:server": f"this server sent {hub.max_confirmations_per_hour} confirmation mails within the hour, its"
-        " limit (--max-confirmations-per-hour)",
+        "mail:server": f"this server sent {hub.config.max_confirmations_per_hour} confirmation mails within the hour,"
+        " its limit (--max-confirmations-per-hour)",
         "mail:from": f"{CONFIRMATIONS_PER_ADDRESS_HOUR} confirmation mails were asked for from your address within"
         " the hour, its limit",
     }

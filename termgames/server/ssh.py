@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
-from .address import SshAddress, listening_address
+from .address import SshAddress, listening_address, parse_public_address
 from .collector import CollectorPolicy
 from .commands import WebSignIn, run_command
+from .config import ServerConfig
 from .drawing import SpectatorGroups
 from .hub import Hub
 from .input_budget import (
@@ -46,24 +47,8 @@ from .input_budget import (
     clamp_size,
 )
 from .limits import (
-    AI_THREADS,
     AUTH_FAILURE_WINDOW,
-    CHAT_PER_MINUTE,
-    CONFIRMATIONS_PER_HOUR,
-    GUEST_IDLE_DAYS,
-    IDLE_DAYS,
-    MAIL_EVERY_HOURS,
     MAX_AUTH_FAILURES,
-    MAX_AUTH_TRIES,
-    MAX_BOT_TABLES_PER_PLAYER,
-    MAX_NEW_NAMES_PER_ADDRESS,
-    MAX_STARTUPS,
-    MAX_TABLES,
-    MAX_TABLES_PER_PLAYER,
-    NEW_PLAYER_TABLES,
-    SSH_MAX_CHANNELS_PER_CONNECTION,
-    SSH_MAX_SESSIONS,
-    SSH_MAX_SESSIONS_PER_PLAYER,
 )
 from .mail import MailConfig
 from .people import guest_name, guest_owner, key_owner, name_owner, valid_player_name
@@ -180,15 +165,15 @@ class GameSession(asyncssh.SSHServerSession):
     def _refusal(self) -> str:
         """Why this channel gets no app (a limit: one line that names it), or empty."""
         service = self.service
-        if len(service.sessions) >= service.max_sessions:
-            return f"this server has {service.max_sessions} SSH screens open already: try again later"
+        if len(service.sessions) >= service.config.max_sessions:
+            return f"this server has {service.config.max_sessions} SSH screens open already: try again later"
         mine = [session for session in service.sessions if session.owner == self.owner]
-        if len(mine) >= service.max_sessions_per_player:
-            return (f"you have {service.max_sessions_per_player} SSH screens open on this server already "
+        if len(mine) >= service.config.max_sessions_per_player:
+            return (f"you have {service.config.max_sessions_per_player} SSH screens open on this server already "
                     "(the most one person may): close one")
         here = sum(1 for session in mine if session.connection is self.connection)
-        if here >= service.max_channels_per_connection:
-            return (f"this connection has {service.max_channels_per_connection} screens open already "
+        if here >= service.config.max_sessions_per_connection:
+            return (f"this connection has {service.config.max_sessions_per_connection} screens open already "
                     "(the most one connection may): close one")
         return ""
 
@@ -210,8 +195,8 @@ class GameSession(asyncssh.SSHServerSession):
         from .ui.driver import ChannelDriver
 
         app = ServeApp(
-            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii, owner=self.owner,
-            term=self.term,
+            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.config.ascii,
+            owner=self.owner, term=self.term,
         )
         # Textual only calls driver_class: a partial with the session stands in for the class.
         app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see the line above
@@ -414,7 +399,7 @@ class PlayerConnection(asyncssh.SSHServer):
         if self.service.auth_throttle.blocked(self.address):
             log.warning("refused a connection from %s: too many failed logins", self.address)
             asyncio.get_running_loop().call_soon(conn.close)
-        elif starting[self.address] > self.service.max_startups:
+        elif starting[self.address] > self.service.config.max_startups:
             log.warning("refused a connection from %s: too many connections not signed in", self.address)
             asyncio.get_running_loop().call_soon(conn.close)
 
@@ -436,7 +421,7 @@ class PlayerConnection(asyncssh.SSHServer):
         """One failed authentication: counted for this address; too many on this connection close it."""
         self.failures += 1
         self.service.auth_throttle.failed(self.address)
-        if self.failures >= self.service.max_auth_tries or self.service.auth_throttle.blocked(self.address):
+        if self.failures >= self.service.config.max_auth_tries or self.service.auth_throttle.blocked(self.address):
             assert self.conn is not None
             asyncio.get_running_loop().call_soon(self.conn.close)
 
@@ -490,7 +475,7 @@ class PlayerConnection(asyncssh.SSHServer):
         return not refusal
 
     def kbdint_auth_supported(self) -> bool:
-        return self.service.allow_guests
+        return self.service.config.allow_guests
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
         if self.service.auth_throttle.blocked(self.address) or getattr(self, "_database_away", False):
@@ -600,17 +585,11 @@ class TermgamesServer:
     data_dir: Path
     store: TableStore
     hub: Hub
-    allow_guests: bool = True
-    ascii: bool = False
+    #: The server's settings (the hub's): who may come in, and the limits of connections and screens.
+    config: ServerConfig = field(default_factory=ServerConfig)
     acceptor: Any = None
     port: int = 0
-    max_auth_tries: int = MAX_AUTH_TRIES
     auth_throttle: AuthThrottle = field(default_factory=AuthThrottle)
-    max_startups: int = MAX_STARTUPS
-    #: Channels with an app (the game screens) on one connection, per person, on the server.
-    max_channels_per_connection: int = SSH_MAX_CHANNELS_PER_CONNECTION
-    max_sessions_per_player: int = SSH_MAX_SESSIONS_PER_PLAYER
-    max_sessions: int = SSH_MAX_SESSIONS
     #: The lobby and tables in browsers too (``--web``), set once it listens; None: SSH only.
     web: WebFront | None = None
 
@@ -676,73 +655,46 @@ class TermgamesServer:
 
 async def start_server(
     data_dir: str | Path,
-    host: str = "127.0.0.1",
-    port: int = 2222,
+    host: str | None = None,
+    port: int | None = None,
     *,
-    allow_guests: bool = True,
-    ascii: bool = False,
-    max_auth_tries: int = MAX_AUTH_TRIES,
-    max_auth_failures: int = MAX_AUTH_FAILURES,
-    max_startups: int = MAX_STARTUPS,
-    max_channels_per_connection: int = SSH_MAX_CHANNELS_PER_CONNECTION,
-    max_ssh_sessions_per_player: int = SSH_MAX_SESSIONS_PER_PLAYER,
-    max_ssh_sessions: int = SSH_MAX_SESSIONS,
-    max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
-    max_tables: int = MAX_TABLES,
-    max_bot_tables_per_player: int = MAX_BOT_TABLES_PER_PLAYER,
-    idle_days: float = IDLE_DAYS,
-    guest_idle_days: float = GUEST_IDLE_DAYS,
-    chat_per_minute: float = CHAT_PER_MINUTE,
-    max_new_names_per_address: int = MAX_NEW_NAMES_PER_ADDRESS,
-    new_player_tables: int = NEW_PLAYER_TABLES,
-    max_confirmations_per_hour: int = CONFIRMATIONS_PER_HOUR,
-    ai_threads: int = AI_THREADS,
-    db: str | None = None,
-    host_key: Path | None = None,
-    reuse_port: bool = False,
+    config: ServerConfig | None = None,
     mail: MailConfig | None = None,
-    mail_every: float = MAIL_EVERY_HOURS,
     public_address: SshAddress | None = None,
+    **settings: Any,
 ) -> TermgamesServer:
     """Open the store, load every table and listen; ``port=0`` picks a free port.
 
-    ``db``: a ``postgresql://`` address shared with other servers (None: the data folder's SQLite file);
-    ``reuse_port``: several server processes listen on one port (SO_REUSEPORT), the kernel spreads players;
-    ``mail``: the relay for mail to players who are away (None: no mail), a digest every ``mail_every`` hours;
-    ``public_address``: how players reach the server, if not as ``host`` and the port it listens on.
+    ``config``: the server's settings (:class:`~.config.ServerConfig`; ``host``, ``port`` and ``settings``, by
+    field name, change some of them, as tests do); ``mail``: the relay for mail to players who are away (None:
+    no mail); ``public_address``: how players reach the server, if not as the config's ``--public-address`` or
+    ``host`` and the port it listens on.
     """
+    given = {"host": host, "port": port}
+    config = (config or ServerConfig()).with_settings(
+        **{name: value for name, value in given.items() if value is not None}, **settings
+    )
     folder = Path(data_dir).expanduser()
-    secure_data_folder(folder, sqlite=not is_postgres(db))
+    secure_data_folder(folder, sqlite=not is_postgres(config.db))
     from .ui.driver import share_the_loop_with_textual
 
     loop = asyncio.get_running_loop()
     share_the_loop_with_textual(loop)
-    key = load_host_key(folder, host_key)
-    store = open_store(db, folder / DATABASE_NAME)
+    key = load_host_key(folder, config.host_key)
+    store = open_store(config.db, folder / DATABASE_NAME)
     try:
-        hub = Hub(
-            store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player,
-            max_tables=max_tables, max_bot_tables_per_player=max_bot_tables_per_player, idle_days=idle_days,
-            guest_idle_days=guest_idle_days, chat_per_minute=chat_per_minute, mail=mail, mail_every=mail_every,
-            max_new_names_per_address=max_new_names_per_address, new_player_tables=new_player_tables,
-            max_confirmations_per_hour=max_confirmations_per_hour,
-        )
+        hub = Hub(store, folder / RECORDS_NAME, config=config, mail=mail)
     except BaseException:
         store.close()
         raise
-    service = TermgamesServer(
-        folder, store, hub, allow_guests=allow_guests, ascii=ascii, max_auth_tries=max_auth_tries,
-        auth_throttle=AuthThrottle(max_auth_failures), max_startups=max_startups,
-        max_channels_per_connection=max_channels_per_connection, max_sessions_per_player=max_ssh_sessions_per_player,
-        max_sessions=max_ssh_sessions,
-    )
+    service = TermgamesServer(folder, store, hub, config=config, auth_throttle=AuthThrottle(config.max_auth_failures))
     try:
         service.acceptor = await asyncssh.create_server(
             lambda: PlayerConnection(service),
-            host,
-            port,
+            config.host,
+            config.port,
             server_host_keys=[key],
-            reuse_port=reuse_port or None,
+            reuse_port=config.reuse_port or None,
             line_editor=False,
             encoding=None,
             allow_scp=False,
@@ -757,8 +709,10 @@ async def start_server(
         store.close()
         raise
     sockets = service.acceptor.sockets
-    service.port = sockets[0].getsockname()[1] if sockets else port
-    hub.address = public_address or listening_address(host, service.port)
+    service.port = sockets[0].getsockname()[1] if sockets else config.port
+    if public_address is None and config.public_address is not None:
+        public_address = parse_public_address(config.public_address)
+    hub.address = public_address or listening_address(config.host, service.port)
     hub.start()
     service.collector.start()
     return service

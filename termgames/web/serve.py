@@ -264,7 +264,7 @@ class AccountGate:
 
     def refused(self, request: web.Request) -> web.StreamResponse:
         guest = ""
-        if self.service.allow_guests:
+        if self.service.config.allow_guests:
             guest = GUEST_FORM.format(command=html.escape(self._command()))
         page = REFUSED_PAGE.format(line=html.escape(self.refusal(request)), guest=guest)
         return web.Response(
@@ -283,7 +283,7 @@ class AccountGate:
 
     async def guest(self, request: web.Request) -> web.StreamResponse:
         """The page's "Come in as a guest": a guest's name and a cookie for the visit, then the page."""
-        if not self.service.allow_guests:
+        if not self.service.config.allow_guests:
             return forbidden(f"this server takes no guests: {self._how_to_sign_in()}")
         if not same_origin(request):
             return forbidden("a guest comes in from this server's own page")
@@ -357,7 +357,7 @@ class BrowserFront:
         visitor, service = session.visitor, self.service
         opening = int(session.opening) if session.opening.isascii() and session.opening.isdigit() else None
         app = ServeApp(
-            hub=service.hub, player=visitor.name, guest=visitor.guest, ascii=service.ascii, owner=visitor.owner,
+            hub=service.hub, player=visitor.name, guest=visitor.guest, ascii=service.config.ascii, owner=visitor.owner,
             opening=opening,
         )
         app.watching = session.watching
