@@ -88,7 +88,7 @@ class Picture:
     #: The rules' phase: "building", "alteration" or "over" (Step SH/P comes in the first two).
     phase: str = ""
     #: Each seat's points.
-    scores: tuple[int, ...] = ()
+    scores: tuple[float, ...] = ()
 
     @property
     def mismatched_tiles(self) -> set[Pos]:
