@@ -65,7 +65,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         Binding("tab,shift+tab,L", "app.focus_next", "Log", show=False,
                 tooltip="to the move log and back: there up, down, PageUp, PageDown, Home and End scroll it (Esc back "
                 "too)"),
-        Binding("question_mark", "help", "Rules", key_display="?", show=False, tooltip="the rules and these keys"),
+        Binding("question_mark", "help", "Help", key_display="?", show=False, tooltip="the rules and these keys"),
         Binding("q,escape", "leave", "Quit", tooltip="leave the replay"),
     ]
 

@@ -1,0 +1,50 @@
+"""Issue 33, item 11: the screens' points at 80x24, 60x20 and 50x20 (one wording for the help key, undo at a
+game's end alike in every game, a finished replay leaves without asking, Monad's map and panel, the logs, the
+``?`` dialog)."""
+
+from __future__ import annotations
+
+import pytest
+from tui import QUICK, finished_match, footer_descriptions, settle
+
+from termgames.app import TermgamesApp
+from termgames.games import GAMES
+from termgames.launch import Launch
+from termgames.match import Match, SeatInfo
+
+
+@pytest.fixture(autouse=True)
+def quick_ai(monkeypatch):
+    monkeypatch.setattr("termgames.rules.mono.Mono.ai_move_seconds", 0.0)
+
+
+def screen_lines(app) -> list[str]:
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+async def test_the_help_key_has_one_wording_in_every_game(tmp_path, game):
+    match = Match(game, QUICK[game], [SeatInfo("me"), SeatInfo("cpu", "ai", "random")], 1)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 3)
+        assert "Help" in footer_descriptions(app)
+        assert " ? Help " in screen_lines(app)[-1]
+
+
+@pytest.mark.parametrize("game", list(QUICK))
+async def test_undo_at_a_games_end_is_offered_alike_where_it_works(tmp_path, game):
+    """Every game's end at this keyboard offers u Undo in its footer, but Mono's (whose moves are never taken back)."""
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=finished_match(game), save_path=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        offered = "Undo" in footer_descriptions(app)
+        assert offered == (game != "mono")
+        app.screen.action_act()  # (a click on the board: Enter leaves the footer at the end)
+        await pilot.pause()
+        said = str(app.screen.query_one("#message").render())
+        assert ("u undoes" in said) == offered, said
+        if offered:
+            await pilot.press("u")
+            await settle(pilot, 3)
+            assert not app.screen.view.over
