@@ -125,11 +125,14 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-def leave_screen(screen: Screen[Any], question: str) -> None:
+def leave_screen(screen: Screen[Any], question: str | None) -> None:
     """Back to the screen below ``screen``; where it is the app's only one, leaving the app, once ``question`` is
-    answered yes (a replay or a watched match opened from the command line has nothing under it)."""
+    answered yes (a watched match opened from the command line has nothing under it), at once without one."""
     if len(screen.app.screen_stack) > 2:
         screen.app.pop_screen()
+        return
+    if question is None:
+        screen.app.exit()
         return
 
     def answer(yes: bool | None) -> None:

@@ -509,7 +509,7 @@ class MonadWatchScreen(SizedScreen[None]):
 
     def action_leave(self) -> None:
         running = self.live and not self.feed.finished
-        leave_screen(self, "Stop watching? (the match stops too)" if running else "Leave the replay?")
+        leave_screen(self, "Stop watching? (the match stops too)" if running else None)
 
 
 def watch_turns(

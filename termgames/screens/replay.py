@@ -325,4 +325,5 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         self.app.push_screen(HelpScreen(self.match.game.rules_text(), keys_markdown(type(self))))
 
     def action_leave(self) -> None:
-        leave_screen(self, "Leave the replay?")
+        # A replay changes nothing: leaving it loses nothing, opened from the command line as from the start screen.
+        leave_screen(self, None)
