@@ -48,3 +48,27 @@ async def test_undo_at_a_games_end_is_offered_alike_where_it_works(tmp_path, gam
             await pilot.press("u")
             await settle(pilot, 3)
             assert not app.screen.view.over
+
+
+@pytest.mark.parametrize("size", [(50, 20), (60, 20)])
+async def test_the_help_dialog_gives_a_small_terminal_to_the_rules(tmp_path, size):
+    """The ? dialog at 50x20 showed seven lines of rules: the terminal's margins, the box's padding, the title's
+    margin and a hint on two lines took the rest.  Now the box fills the terminal and the rules its lines."""
+    match = Match("copolymer", {}, [SeatInfo("ann"), SeatInfo("bob")], 4)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, 3)
+        await pilot.press("question_mark")
+        await settle(pilot, 3)
+        lines = screen_lines(app)
+        assert lines[0].startswith("╭") and lines[-1].startswith("╰")  # the whole terminal
+        assert "Copolymer" in lines[1]
+        inside = [line[1:-1].strip() for line in lines[1:-1]]
+        assert inside[-1].startswith("Esc, q or ? close") and inside[-1].endswith("scroll")  # one line
+        assert sum(1 for line in inside[:-1] if line) >= 13
+        await pilot.press("escape")
+        await pilot.resize_terminal(100, 30)
+        await pilot.press("question_mark")
+        await settle(pilot, 3)
+        lines = screen_lines(app)
+        assert not lines[0].strip()  # at a roomy size, the dialog as before
