@@ -4,6 +4,8 @@ game's end alike in every game, a finished replay leaves without asking, Monad's
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from tui import QUICK, finished_match, footer_descriptions, settle
 
@@ -72,3 +74,45 @@ async def test_the_help_dialog_gives_a_small_terminal_to_the_rules(tmp_path, siz
         await settle(pilot, 3)
         lines = screen_lines(app)
         assert not lines[0].strip()  # at a roomy size, the dialog as before
+
+
+@functools.cache
+def mono_of_four_moves() -> tuple[tuple[int, str], ...]:
+    """The moves of a Mono of four players on eight regions, played to its end by bots (once: they take seconds)."""
+    from termgames.ai import make_bot
+
+    match = Match("mono", {"size": 8}, [SeatInfo(name) for name in ("me", "you", "cat", "dan")], 1)
+    bots = [make_bot("mono", "easy", seed=seat) for seat in range(4)]
+    while not match.over and len(match.moves) < 3000:
+        seat = match.view(None).to_move[0]
+        match.play(seat, bots[seat].choose(match.view(seat)))
+    return tuple((move.seat, move.move) for move in match.moves)
+
+
+def mono_of_four() -> Match:
+    """That Mono, finished: its end's texts fill the panel beside the boards at 80x24."""
+    match = Match("mono", {"size": 8}, [SeatInfo(name) for name in ("me", "you", "cat", "dan")], 1)
+    for seat, move in mono_of_four_moves():
+        match.play(seat, move)
+    assert match.over
+    return match
+
+
+@pytest.mark.parametrize("mode", ["play", "replay"])
+async def test_monos_log_keeps_its_lines_at_the_end_and_in_the_replay(tmp_path, mode):
+    """At 80x24 the end of a four-player Mono (and its replay) filled the panel with texts: the log got no line."""
+    from termgames.widgets.panel import SidePanel
+
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch(mode, match=mono_of_four(), save_path=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        if mode == "replay":
+            await pilot.press("end")
+            await settle(pilot, 3)
+        log = app.screen.query_one("#move-log")
+        assert log.region.height >= SidePanel.LOG_LINES_LEAST
+        assert log.region.bottom <= app.screen.query_one("#side-panel").region.bottom
+        lines = screen_lines(app)
+        last = log.text_lines()[-1].split()
+        shown = " ".join(line[log.region.x:log.region.right] for line in lines[log.region.y:log.region.bottom])
+        assert last[-1] in shown.split()  # the last move's end in sight

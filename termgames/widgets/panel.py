@@ -11,6 +11,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.css.scalar import Scalar
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -276,10 +277,27 @@ class PanelTexts(StylePerPass, Widget):
 class SidePanel(Vertical):
     """Attributes down: the screen calls ``show`` with a view and what else to say."""
 
+    #: Beside the board, the lines the log keeps (its border's included) however tall the texts above it grow:
+    #: a game's end at 80x24 (Mono's three players: the winner, the legend, three scores, a long last action)
+    #: left it none.  The texts' last lines (the last action, which the log repeats) give way first.
+    LOG_LINES_LEAST = 4
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.texts = PanelTexts(id="panel-info")
         self.move_log = MoveLog(id="move-log")
+
+    def on_resize(self) -> None:
+        self.keep_log_lines()
+
+    def keep_log_lines(self) -> None:
+        """Cap the texts' height so that the log keeps its least lines under them (beside the board only: under
+        it, in the narrow layout, the log stands beside the texts)."""
+        beside = not self.texts.compact and self.move_log.display and self.size.height > 0
+        others = sum(child.outer_size.height for child in self.children if child not in (self.texts, self.move_log))
+        most = max(1, self.content_size.height - others - self.LOG_LINES_LEAST) if beside else None
+        if self.texts.styles.max_height != (None if most is None else Scalar.from_number(most)):
+            self.texts.styles.max_height = most
 
     def compose(self) -> ComposeResult:
         # The texts above the log, one widget: in the narrow layout the log stands beside it, not under it.
