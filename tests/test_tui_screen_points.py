@@ -116,3 +116,20 @@ async def test_monos_log_keeps_its_lines_at_the_end_and_in_the_replay(tmp_path, 
         last = log.text_lines()[-1].split()
         shown = " ".join(line[log.region.x:log.region.right] for line in lines[log.region.y:log.region.bottom])
         assert last[-1] in shown.split()  # the last move's end in sight
+
+
+async def test_monunrails_log_breaks_a_move_between_its_tiles_at_50x20(tmp_path):
+    """A move of three tiles is longer than the log's line at 50x20: it broke wherever the line ended (``C4:T-n``
+    then ``w``); now after a comma, each tile whole."""
+    match = Match("monunrail", {}, [SeatInfo("ann"), SeatInfo("bob")], 7)
+    move = "C2:T-ne,C3:T-se,C4:T-nw"
+    match.play(0, move)
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+    async with app.run_test(size=(50, 20)) as pilot:
+        await settle(pilot, 3)
+        log = app.screen.query_one("#move-log")
+        assert log.scrollable_content_region.width < len(move)
+        lines = screen_lines(app)
+        shown = [line[log.region.x:log.region.right].strip(" ▏") for line in lines[log.region.y:log.region.bottom]]
+        words = " ".join(shown).split()
+        assert words[:3] == ["1.", "ann", "C2:T-ne,C3:T-se,"] and words[3] == "C4:T-nw", shown

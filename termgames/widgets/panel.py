@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from typing import Any, ClassVar
 
@@ -21,7 +20,7 @@ from ..rules import View
 from ..rules.numbers import score_text
 from ..untrusted import printable
 from .line_style import StylePerPass
-from .move_log import MoveLog
+from .move_log import MoveLog, break_after_commas
 
 
 def scores_text(view: View) -> str:
@@ -72,32 +71,6 @@ def _text_key(text: Text) -> tuple[object, ...]:
 #: Wrapped texts shared by every panel of the process, newest last (see ``wrap_strips``).
 _WRAPPED: OrderedDict[tuple[object, ...], list[Strip]] = OrderedDict()
 _WRAPPED_MOST = 1024
-
-
-LONG_WORD = re.compile(r"\S+")
-
-
-def break_after_commas(text: Text, width: int) -> Text:
-    """``text`` with a line break after a comma in each word too long for ``width``, where the word's pieces fit.
-
-    Rich folds such a word wherever the width ends (a move of three tiles became ``F6:S-`` then ``h``): a list
-    written without spaces (a move's tiles, ``C4:T-ne,D4:S-h``) breaks between its items instead.
-    """
-    plain = text.plain
-    offsets: list[int] = []
-    for word in LONG_WORD.finditer(plain):
-        if word.end() - word.start() <= width or "," not in word.group():
-            continue
-        start = word.start()
-        while word.end() - start > width:
-            cut = plain.rfind(",", start, start + width)
-            if cut < 0:
-                break  # a piece with no comma to break after: rich folds it
-            offsets.append(cut + 1)
-            start = cut + 1
-    if not offsets:
-        return text
-    return Text("\n").join(text.divide(offsets))
 
 
 def wrap_strips(
