@@ -44,7 +44,9 @@ from .monad_watch import (
     totals_text,
 )
 
-MAX_COUNT = 10**12  # typed counts; "all" (nothing typed) takes any number of units
+MAX_COUNT = 10**12
+#: The side panel's least width beside the map (MONAD_CSS's ``.monad #side-panel``).
+PANEL_WIDTH_LEAST = 19  # typed counts; "all" (nothing typed) takes any number of units
 
 SEAT_KEYS = """\
 At your seat: arrows or `h` `j` `k` `l` move the cursor (left/right are W/E, up/down go straight up and
@@ -211,6 +213,20 @@ class MonadScreen(GameScreen):
     @property
     def monad_board(self) -> MonadBoard:
         return self.query_one("#board", MonadBoard)
+
+    #: The panel beside the map: at least its stylesheet's 19 columns (the 20x20 map's 61 fit beside it at 80), and
+    #: the columns a smaller map leaves, up to this many (they lay blank between the two, the panel's texts wrapped
+    #: two words a line).
+    PANEL_WIDTH_MOST = 32
+
+    def fit_panel(self) -> None:
+        super().fit_panel()
+        panel = self.query_one("#side-panel")
+        if self.has_class("narrow"):
+            panel.styles.width = None  # the stylesheet's: the whole width, under the map
+            return
+        spare = self.app.size.width - self.monad_board.whole_columns()
+        panel.styles.width = max(PANEL_WIDTH_LEAST, min(self.PANEL_WIDTH_MOST, spare))
 
     # -- drawing -------------------------------------------------------------
 
