@@ -5,6 +5,7 @@ game's end alike in every game, a finished replay leaves without asking, Monad's
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 from tui import QUICK, finished_match, footer_descriptions, settle
@@ -133,3 +134,67 @@ async def test_monunrails_log_breaks_a_move_between_its_tiles_at_50x20(tmp_path)
         shown = [line[log.region.x:log.region.right].strip(" ▏") for line in lines[log.region.y:log.region.bottom]]
         words = " ".join(shown).split()
         assert words[:3] == ["1.", "ann", "C2:T-ne,C3:T-se,"] and words[3] == "C4:T-nw", shown
+
+
+def monad_app(tmp_path, options=None) -> TermgamesApp:
+    match = Match("monad", options or {}, [SeatInfo("me"), SeatInfo("cpu", "ai", "greedy")], 5)
+    return TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
+
+
+def area_lines(app) -> list[str]:
+    """The map's area as the player sees it."""
+    area = app.screen.query_one("#board-area").region
+    return [line[area.x:area.right] for line in screen_lines(app)[area.y:area.bottom]]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (50, 20)])
+async def test_monads_map_keeps_its_labels_and_marks_its_cursor_with_glyphs(tmp_path, size):
+    """The 20x20 map had no row or column labels at these sizes, and its cursor (default palette) was only a
+    background colour.  Now the column numbers head the area and the row numbers stand at its left, kept there
+    as the map scrolls; the cursor's row number is followed by ``>``, its cell stands between ``[`` ``]``."""
+    app = monad_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, 5)
+        board = app.screen.board
+        for presses in ([], ["right"] * 17 + ["down"] * 18):  # the start cell (1,1), then near the far corner
+            for key in presses:
+                await pilot.press(key)
+            await settle(pilot, 2)
+            x, y = board.cursor_xy()
+            lines = area_lines(app)
+            assert re.search(r"\b(0|5|10|15)\b", lines[0]), lines[0]  # the column numbers' line
+            assert all(re.match(r" ?\d\d?[ >]", line) for line in lines[1:]), lines  # a row number on each line
+            marked = [line for line in lines[1:] if re.match(rf" ?{y}>", line)]
+            assert len(marked) == 1, lines
+            assert "[" in marked[0] and "]" in marked[0], marked  # the blank columns either side of the cell
+        assert (x, y) == (18, 19)
+
+
+async def test_monads_cursor_line_is_whole_at_50x20(tmp_path):
+    """A hive with units under the cursor was cut at 50 columns; there the line says it in the panel's
+    abbreviations (``40r``), and in words where it has the room."""
+    app = monad_app(tmp_path)
+    async with app.run_test(size=(50, 20)) as pilot:
+        await settle(pilot, 5)
+        screen = app.screen
+        screen.monad_board.cell(1, 1).update(hive="me", production=12, owner="me", units=1500, resources=40)
+        screen.update_panel()
+        await settle(pilot, 2)
+        line = str(screen.query_one("#cursor-line").render()).strip()
+        assert line == "1,1: your hive (prod 12), your 1500u, 40r"
+        await pilot.resize_terminal(100, 30)
+        await settle(pilot, 3)
+        line = str(screen.query_one("#cursor-line").render()).strip()
+        assert line == "1,1: your hive (12 production), your 1500 units, 40 resources"
+
+
+async def test_monads_panel_takes_the_columns_a_small_map_leaves(tmp_path):
+    """At 80x24 a 14x14 map left blank columns between it and a 19-column panel whose texts wrapped two words
+    a line: the panel takes them now."""
+    app = monad_app(tmp_path, {"width": 14, "height": 14})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        panel = app.screen.query_one("#side-panel").region
+        map_right = app.screen.board.region.right
+        assert panel.width > 19 and panel.x - map_right <= 3
+        assert "Turn 1 of 2000: waiting for" in screen_lines(app)[panel.y]

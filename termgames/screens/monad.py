@@ -214,6 +214,10 @@ class MonadScreen(GameScreen):
     def monad_board(self) -> MonadBoard:
         return self.query_one("#board", MonadBoard)
 
+    def on_resize(self) -> None:
+        # The line under the map words the cursor's cell for its width (GameScreen's own handler runs too).
+        self.call_after_refresh(self.update_panel)
+
     #: The panel beside the map: at least its stylesheet's 19 columns (the 20x20 map's 61 fit beside it at 80), and
     #: the columns a smaller map leaves, up to this many (they lay blank between the two, the panel's texts wrapped
     #: two words a line).
@@ -264,7 +268,9 @@ class MonadScreen(GameScreen):
         last_action = Text(printable(view.last_action), style="italic")
         update_if_changed(self.query_one("#last-action", Static), last_action)
         self.query_one(MonadTurnLog).show(view)
-        update_if_changed(self.query_one("#cursor-line", Static), board.cursor_detail())
+        cursor_line = self.query_one("#cursor-line", Static)
+        room = cursor_line.content_size.width if cursor_line.size.width else None
+        update_if_changed(cursor_line, board.cursor_detail(room))
         look = "bold red" if self._message_is_error else "bold"
         message = self.query_one("#message", Static)
         update_if_changed(message, Text(self.message, style=look) if self.message else "")

@@ -198,13 +198,18 @@ class MonadBoard(BoardWidget):
         spot = self.cursor_xy()
         return f"{spot[0]},{spot[1]}" if spot else ""
 
-    def cursor_detail(self) -> str:
+    def cursor_detail(self, room: int | None = None) -> str:
+        """The cursor's cell in words; in the panel's abbreviations (``20r``) where the words pass ``room``
+        columns (the line under the map at 50 columns cut a hive's cell mid-word)."""
         spot = self.cursor_xy()
         if spot is None or not self.interactive:
             return ""
         viewer = getattr(self.view, "viewer", None)
         reader = self.players[viewer] if isinstance(viewer, int) and 0 <= viewer < len(self.players) else None
-        return f"{spot[0]},{spot[1]}: {describe_cell(self.cell(*spot), reader)}"
+        detail = f"{spot[0]},{spot[1]}: {describe_cell(self.cell(*spot), reader)}"
+        if room is not None and len(detail) > room:
+            detail = f"{spot[0]},{spot[1]}: {describe_cell(self.cell(*spot), reader, short=True)}"
+        return detail
 
     def seat_of(self, name: str | None) -> int | None:
         if name is None:
@@ -350,22 +355,25 @@ def _merge(pieces: list[Piece]) -> list[Piece]:
     return merged
 
 
-def describe_cell(cell: dict[str, Any], reader: str | None = None) -> str:
+def describe_cell(cell: dict[str, Any], reader: str | None = None, short: bool = False) -> str:
     """One line about a cell, in words (the cursor line and screen readers); ``reader``: the player it speaks
-    to, whose hive is "your hive" (another player's named "me" stays \"me\"'s)."""
+    to, whose hive is "your hive" (another player's named "me" stays \"me\"'s).  ``short``: units and
+    resources as the panel's totals write them (``5u``, ``20r``), for a narrow line."""
     if cell.get("obstacle"):
         return "obstacle"
     parts = []
     if cell.get("hive") is not None:
         hive = str(cell["hive"])
         whose = "your" if hive == reader else possessive(hive, addressed=True)
-        parts.append(f"{whose} hive ({cell.get('production', 0)} production)")
+        production = cell.get("production", 0)
+        parts.append(f"{whose} hive (prod {production})" if short else f"{whose} hive ({production} production)")
     if cell.get("owner") is not None and cell.get("units"):
         units = int(cell["units"])
-        noun = "unit" if units == 1 else "units"
+        noun = "u" if short else " unit" if units == 1 else " units"
         if cell["owner"] == reader:
-            parts.append(f"your {short_count(units)} {noun}")
+            parts.append(f"your {short_count(units)}{noun}")
         else:
-            parts.append(f"{short_count(units)} {noun} of {cell['owner']}")
-    parts.append(f"{cell.get('resources', 0)} resources")
+            parts.append(f"{short_count(units)}{noun} of {cell['owner']}")
+    resources = cell.get("resources", 0)
+    parts.append(f"{resources}r" if short else f"{resources} resources")
     return ", ".join(parts)
