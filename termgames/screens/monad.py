@@ -65,6 +65,10 @@ move, `$` for MINE, `+` for BUILD, then the units.  Turns are simultaneous: the 
 you queue, and the turn resolves once every seat has sent.  `U` `R` `H` turn the units, resources and hives
 layers on and off, `u` takes back your last turn (the bots answer again), `c` cycles the colours.
 
+The column numbers (every fifth) head the map and the row numbers stand at its left, kept at the edges as a
+map bigger than the terminal scrolls.  Besides its colour the cursor has its row's number followed by `>`
+and, where the columns either side of its cell are blank, `[ ]` round the cell.
+
 """ + WATCH_KEYS
 
 
