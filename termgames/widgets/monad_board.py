@@ -335,10 +335,10 @@ class MonadBoard(BoardWidget):
         mark = style(self.palette.warn, bold=True)
         chars[ROW_LABEL_WIDTH - 1] = (">", mark)
         for at, bracket in ((x - 1, "["), (x + room, "]")):
+            # Never past the row's end: a line one column longer (the last column's "]") widened the map, which
+            # the area had not taken yet when it scrolled to the cursor.
             if ROW_LABEL_WIDTH <= at < len(chars) and chars[at][0] == " ":
                 chars[at] = (bracket, mark)
-            elif at == len(chars):
-                chars.append((bracket, mark))
         return [(char, look) for char, look in chars]
 
 
