@@ -407,9 +407,9 @@ class MosaicBoard(BoardWidget):
         return (bottom - top + 1) * self.pitch()[1] + gap
 
     def least_lines(self) -> int:
-        # The cursor's tile and a glimpse (two lines) of the tiles above and under it: the board centres itself
-        # on the cursor, so that much is enough to play in.
-        return min(self.whole_lines(), TILE_H + 4)
+        # The cursor's tile and a line of the tiles above and under it: the board centres itself on the cursor, so
+        # that much is enough to play in, and leaves a small terminal's panel the step asked (three lines).
+        return min(self.whole_lines(), TILE_H + 2)
 
     def pitch(self) -> tuple[int, int]:
         """Characters from one tile to the next, across and down."""
