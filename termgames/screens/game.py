@@ -417,7 +417,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
 
     def undo_offered(self) -> bool:
         """Whether ``u`` would take a move back now (a game whose moves cannot be taken back says False)."""
-        return isinstance(self.table, LocalTable) and self.table.can_undo()
+        return self.table.can_undo()
 
     # -- game over: the record, a rematch, a new game -----------------------------
 
