@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from textual.geometry import Region
 from textual.widgets import Static
-from tui import settle, snake_layout
+from tui import QUICK, finished_match, settle, snake_layout
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -112,7 +112,8 @@ def check_cursor_in_sight(app, game: str) -> None:
                 assert not band.overlaps(on_screen)
                 if widget.label_columns:
                     # The cursor's row number is drawn at the window's left.
-                    assert lines[on_screen.y][window.x : window.x + labels.left].strip().isdigit()
+                    # (Monad's marks the cursor's row with a ">" after its number: colour is not the only signal.)
+                    assert lines[on_screen.y][window.x : window.x + labels.left].strip(" >").isdigit()
         if game == "copolymer":
             # The cursor's row letter, in its place or kept at the window's left edge.
             row_letter = board.cursor_name()[0]
@@ -313,29 +314,9 @@ async def test_shared_table_says_too_small_and_keeps_its_lines(tmp_path):
         check_cursor_in_sight(app, "copolymer")
 
 
-#: Quick games to play to their end (computer seats on both sides, in the test, not on the screen).
-QUICK = {
-    "mono": {"size": 2},
-    "copolymer": {"size": 3},
-    "monunrail": {},  # the first player calls Impossible at once
-    "monad": {"turns": 1},
-    "mosaic": {"max_routines": 1},
-}
-
-
 @pytest.mark.parametrize("game", list(QUICK))
 async def test_footer_fits_80_columns_when_the_game_is_over(tmp_path, game):
-    from termgames.ai import make_bot
-
-    match = Match(game, QUICK[game], [SeatInfo("me"), SeatInfo("you")], 1)
-    if game == "monunrail":
-        match.play(0, "impossible")
-    level = "random" if game in ("mosaic", "monad") else "easy"
-    bots = [make_bot(game, level, seed=seat) for seat in range(2)]
-    while not match.over and len(match.moves) < 3000:
-        seat = match.view(None).to_move[0]
-        match.play(seat, bots[seat].choose(match.view(seat)))
-    assert match.over
+    match = finished_match(game)
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, 5)

@@ -121,7 +121,7 @@ async def test_the_page_title_and_keys_follow_the_screens(tmp_path):
         game = describe(app)
         assert game.title == "termgames - Copolymer"
         assert game.minimum == app.screen.minimum_size()
-        assert ("? Rules & keys", "?") in [(key.label, key.data) for key in game.keys]
+        assert ("? Help", "?") in [(key.label, key.data) for key in game.keys]
 
 
 # -- the gate ----------------------------------------------------------------------------------------------

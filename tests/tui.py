@@ -79,3 +79,30 @@ def footer_descriptions(app) -> list[str]:
     from termgames.widgets.footer import Footer
 
     return [item.description for item in app.screen.query_one(Footer).items]
+
+
+#: Quick games to play to their end (computer seats on both sides, in the test, not on the screen).
+QUICK = {
+    "mono": {"size": 2},
+    "copolymer": {"size": 3},
+    "monunrail": {},  # the first player calls Impossible at once
+    "monad": {"turns": 1},
+    "mosaic": {"max_routines": 1},
+}
+
+
+def finished_match(game: str, seed: int = 1):
+    """A match of ``game`` (its ``QUICK`` options, seats me and you) played to its end by bots."""
+    from termgames.ai import make_bot
+    from termgames.match import Match, SeatInfo
+
+    match = Match(game, QUICK[game], [SeatInfo("me"), SeatInfo("you")], seed)
+    if game == "monunrail":
+        match.play(0, "impossible")
+    level = "random" if game in ("mosaic", "monad") else "easy"
+    bots = [make_bot(game, level, seed=seat) for seat in range(2)]
+    while not match.over and len(match.moves) < 3000:
+        seat = match.view(None).to_move[0]
+        match.play(seat, bots[seat].choose(match.view(seat)))
+    assert match.over
+    return match
