@@ -105,3 +105,13 @@ class RateLimit:
             for key in full:
                 del self._buckets[key]
         return True
+
+#: Tournaments (issue 35): open ones (waiting or running) a person may create, and enter.
+MAX_TOURNAMENTS_PER_PLAYER = 2
+MAX_TOURNAMENT_ENTRIES_PER_PLAYER = 5
+#: Minutes a player may be absent at the start of a round of a tournament on a live clock before she forfeits.
+TOURNAMENT_GRACE_MINUTES = 5.0
+#: Players one tournament takes at most (``--max-players`` chooses fewer).
+MAX_TOURNAMENT_PLAYERS = 1000
+#: The longest title of a tournament, in characters.
+MAX_TOURNAMENT_TITLE = 60
