@@ -147,3 +147,191 @@ EXPECTED_SWISS = [
     ("ann", 3.0, 5.0, 5.0), ("cat", 2.0, 6.0, 3.0), ("ben", 2.0, 5.0, 2.0), ("fay", 2.0, 3.0, 1.0),
     ("dan", 1.0, 6.0, 1.0), ("gus", 1.0, 4.0, 0.0), ("eve", 1.0, 3.0, 0.0),
 ]
+
+
+def finish_game(hub: Hub, now: Now, table_id: int, loser: str) -> None:
+    """``loser`` runs out of time at ``table_id`` now (the hub's clock moves on by the clock's N)."""
+    lose_on_time(hub, now, table_id, loser)
+    table = hub.table(table_id)
+    clocks = table.match.clocks
+    assert clocks is not None
+    table.check_clocks(clocks.deadline() + 1)
+
+
+def test_a_four_player_round_robin_meets_each_pair_once(tmp_path, new_store):
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now)
+    number = int(ok(hub, "ann", "tournament new copolymer --round-robin --clock 3d/move --when-full 4"))
+    for name in NAMES[1:4]:
+        ok(hub, name, f"tournament join {number}")
+    hub.tournaments.tick()
+    # A round robin under way takes nobody more.
+    assert "takes no more players" in fail(hub, "eve", f"tournament join {number}")
+    for _round in range(3):
+        current = shown(hub, number)["rounds"][-1]
+        assert len(current) == 2 and all(game["table"] for game in current)
+        for game in current:
+            lose_on_time(hub, now, game["table"], max(game["seats"]))
+        now.at += 3 * DAY + 60
+        for game in current:
+            hub.table(game["table"]).check_clocks(now.at)
+        hub.tournaments.tick()
+    data = shown(hub, number)
+    assert data["status"] == "finished" and len(data["rounds"]) == 3
+    pairs = [frozenset(game["seats"]) for games in data["rounds"] for game in games]
+    assert len(pairs) == len(set(pairs)) == 6
+    firsts = [game["seats"][0] for games in data["rounds"] for game in games]
+    assert sorted(firsts.count(name) for name in NAMES[:4]) == [1, 1, 2, 2]  # who moves first, balanced
+    assert [(line["player"], line["points"]) for line in data["standings"]] == [
+        ("ann", 3.0), ("ben", 2.0), ("cat", 1.0), ("dan", 0.0),
+    ]
+
+
+def test_an_arena_of_six_pairs_again_as_soon_as_a_game_ends(tmp_path, new_store):
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now)
+    number = int(ok(hub, "ann", "tournament new copolymer --arena 60 --clock 3d/move --when-full 6"))
+    for name in NAMES[1:6]:
+        ok(hub, name, f"tournament join {number}")
+    hub.tournaments.tick()
+    first = shown(hub, number)["rounds"]
+    assert len(first) == 1 and len(first[0]) == 3
+    # The games end at different times: each ending pairs its players again at once, the others play on.
+    game = first[0][0]
+    winner, loser = game["seats"]
+    finish_game(hub, now, game["table"], loser)
+    hub.tournaments.tick()
+    rounds = shown(hub, number)["rounds"]
+    assert len(rounds) == 2 and sorted(rounds[1][0]["seats"]) == sorted(game["seats"])
+    assert all(g.get("points") is None for g in rounds[0][1:])
+    # The winner wins twice more: the third win is on a streak and counts double (2 + 2 + 4).
+    for _game in range(2):
+        current = shown(hub, number)["rounds"][-1][0]
+        assert winner in current["seats"]
+        other = next(name for name in current["seats"] if name != winner)
+        finish_game(hub, now, current["table"], other)
+        hub.tournaments.tick()
+    standings = {line["player"]: line for line in shown(hub, number)["standings"]}
+    assert standings[winner]["points"] == 8 and standings[winner]["games"] == 3
+    # The arena's time is up: no more pairings; it finishes once the games under way end.
+    now.at += 3600
+    for games in shown(hub, number)["rounds"]:
+        for g in games:
+            if g.get("points") is None:
+                finish_game(hub, now, g["table"], g["seats"][1])
+    hub.tournaments.tick()
+    data = shown(hub, number)
+    assert data["status"] == "finished"
+    assert data["standings"][0]["player"] == winner
+
+
+def test_a_three_seat_mosaic_event_plays_tables_of_three_and_forfeits_the_absent(tmp_path, new_store):
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now, tournament_grace_minutes=5)
+    number = int(ok(hub, "ann", "tournament new mosaic --swiss 2 --seats 3 --clock 10m+5s --when-full 6"))
+    for name in NAMES[1:6]:
+        ok(hub, name, f"tournament join {number}")
+    hub.tournaments.tick()
+    current = shown(hub, number)["rounds"][0]
+    assert [len(game["seats"]) for game in current] == [3, 3]
+    tables = [hub.table(game["table"]) for game in current]
+    assert all(len(table.names) == 3 for table in tables)
+    now.at += 4 * 60
+    hub.tournaments.tick()
+    assert all(game.get("points") is None for game in shown(hub, number)["rounds"][0])  # within the grace
+    now.at += 2 * 60
+    hub.tournaments.tick()
+    data = shown(hub, number)
+    first = data["rounds"][0]
+    for game, table in zip(first, tables):
+        absent = table.names[0]  # the first to move never came
+        assert game["forfeit"] == [absent] and table.closed
+        # By finishing place: the absent last (0), the two others tied for first and second (0.75 each).
+        assert game["points"] == [0.0 if name == absent else 0.75 for name in game["seats"]]
+    assert len(data["rounds"]) == 2  # the next round is paired at once
+
+
+def test_a_tournament_survives_a_restart_mid_round(tmp_path, new_store):
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now)
+    number = int(ok(hub, "ann", "tournament new copolymer --swiss 2 --clock 3d/move --when-full 4"))
+    for name in NAMES[1:4]:
+        ok(hub, name, f"tournament join {number}")
+    hub.tournaments.tick()
+    first = shown(hub, number)["rounds"][0]
+    finish_game(hub, now, first[0]["table"], first[0]["seats"][1])
+    hub.close()
+    hub.store.close()
+    again = make_hub(new_store(), tmp_path, now)
+    lose_on_time(again, now, first[1]["table"], first[1]["seats"][0])
+    table = again.table(first[1]["table"])
+    table.check_clocks(table.match.clocks.deadline() + 1)
+    again.tournaments.tick()
+    data = shown(again, number)
+    assert [game["winners"] for game in data["rounds"][0]] == [[first[0]["seats"][0]], [first[1]["seats"][1]]]
+    assert len(data["rounds"]) == 2 and all(game["table"] for game in data["rounds"][1])
+
+
+def test_two_servers_on_one_database_pair_a_round_exactly_once(tmp_path, new_store):
+    now = Now()
+    one = make_hub(new_store(), tmp_path, now)
+    other = Hub(new_store(), tmp_path / "records2", now=now)
+    number = int(ok(one, "ann", "tournament new copolymer --swiss 2 --clock 3d/move --when-full 4"))
+    for name in NAMES[1:4]:
+        ok(other, name, f"tournament join {number}")
+    stale = one.tournaments.get(number)  # both servers read it before either paired
+    other.tournaments._maybe_start(other.tournaments.get(number), now.at)
+    one.tournaments._maybe_start(stale, now.at)
+    one.tournaments.tick()
+    other.tournaments.tick()
+    data = shown(one, number)
+    assert len(data["rounds"]) == 1 and len(data["rounds"][0]) == 2
+    made = [game["table"] for game in data["rounds"][0]]
+    assert len(one.store.load_open_tables()) == 2 == len(set(made))
+    # A result learnt at either server; the next round paired once.
+    finish_game(other, now, made[0], data["rounds"][0][0]["seats"][1])
+    finish_game(other, now, made[1], data["rounds"][0][1]["seats"][1])
+    stale = one.tournaments.get(number)
+    other.tournaments._learn_results(stale)
+    one.tournaments._learn_results(stale)
+    fresh = one.tournaments.get(number)
+    one.tournaments._next_round(fresh, now.at)
+    other.tournaments._next_round(fresh, now.at)
+    data = shown(other, number)
+    assert len(data["rounds"]) == 2 and len(one.store.load_open_tables()) == 2
+
+
+def test_limits_guests_and_titles(tmp_path, new_store):
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now, max_tournaments_per_player=1, max_tournament_entries_per_player=2)
+    number = int(ok(hub, "ann", "tournament new copolymer --swiss 3 --rated --title 'Friday night'"))
+    assert "--max-tournaments-per-player" in fail(hub, "ann", "tournament new copolymer --swiss 3")
+    guest = "guest-1"
+    assert "only a registered player" in fail(hub, guest, "tournament new copolymer --swiss 3", owner="guest:1.2.3.4")
+    assert "casual tournaments only" in fail(hub, guest, f"tournament join {number}", owner="guest:1.2.3.4")
+    casual = int(ok(hub, "ben", "tournament new copolymer --arena 30"))
+    assert run_command(hub, guest, f"tournament join {casual}", owner="guest:1.2.3.4").status == 0
+    third = int(ok(hub, "cat", "tournament new copolymer --swiss 2"))
+    ok(hub, "dan", f"tournament join {number}")
+    ok(hub, "dan", f"tournament join {casual}")
+    assert "--max-tournament-entries-per-player" in fail(hub, "dan", f"tournament join {third}")
+    ok(hub, "dan", f"tournament leave {casual}")
+    ok(hub, "dan", f"tournament join {third}")
+    assert "plain text" in fail(hub, "eve", "tournament new copolymer --swiss 2 --title 'a\x1b[2Jb'")
+    listed = ok(hub, "dan", "tournaments")
+    assert "Friday night" in listed and listed.count("\n") == 2
+    assert shown(hub, number)["players"] == ["ann", "dan"]
+    assert "one of --swiss" in fail(hub, "eve", "tournament new copolymer --swiss 2 --arena 5")
+
+
+def test_a_change_is_stored_only_over_the_version_it_read(new_store):
+    """What makes a round paired once: of two servers changing one version, the second is refused."""
+    store, other = new_store(), new_store()
+    number = store.create_tournament("waiting", {"rounds": []})
+    assert store.update_tournament(number, 1, "running", {"rounds": [["a"]]})
+    assert not other.update_tournament(number, 1, "running", {"rounds": [["b"]]})
+    found = other.tournament(number)
+    assert (found.version, found.status, found.data) == (2, "running", {"rounds": [["a"]]})
+    assert [t.id for t in other.tournaments()] == [number]
+    assert store.update_tournament(number, 2, "finished", found.data)
+    assert other.tournaments() == [] and [t.id for t in other.tournaments(unfinished_only=False)] == [number]
