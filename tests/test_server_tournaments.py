@@ -335,3 +335,34 @@ def test_a_change_is_stored_only_over_the_version_it_read(new_store):
     assert [t.id for t in other.tournaments()] == [number]
     assert store.update_tournament(number, 2, "finished", found.data)
     assert other.tournaments() == [] and [t.id for t in other.tournaments(unfinished_only=False)] == [number]
+
+
+async def test_the_lobby_lists_tournaments_and_their_screen_leads_to_the_next_game(tmp_path, new_store):
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.lobby import TOURNAMENT_LINE
+    from termgames.server.ui.shared_game import SharedGameMixin
+    from termgames.server.ui.tournament import TournamentScreen
+
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now)
+    number = int(ok(hub, "ann", "tournament new copolymer --swiss 2 --clock 3d/move --when-full 2 --title Cup"))
+    ben = ServeApp(hub=hub, player="ben", owner="key:SHA256:ben")
+    async with ben.run_test(size=(100, 32)) as pilot:
+        listing = ben.screen.query_one("#tables")
+        index = next(i for i, option in enumerate(listing.options) if option.id == f"{TOURNAMENT_LINE}{number}")
+        assert "Cup" in str(listing.options[index].prompt)
+        listing.highlighted = index
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(ben.screen, TournamentScreen)
+        await pilot.press("j")  # joins: the tournament is full, and starts at the timer's next look
+        await pilot.pause()
+        hub.tournaments.tick()
+        table = shown(hub, number)["rounds"][0][0]["table"]
+        ben.screen.refresh_text()
+        await pilot.pause()
+        assert f"your game: table {table}" in ben.screen._text
+        await pilot.press("enter")
+        for _ in range(3):
+            await pilot.pause()
+        assert isinstance(ben.screen, SharedGameMixin) and ben.screen.table.table_id == table

@@ -27,8 +27,10 @@ from ...rules import RuleError
 from ...screens.dialogs import HelpScreen
 from ...screens.start import SetupScreen
 from ...widgets.footer import Footer
-from ..commands import ratings_text, time_left_for
+from ..commands import ratings_text, time_left_for, tournament_line
 from ..logs import error_line
+from ..stores.interface import StoreError
+from .tournament import TournamentScreen
 
 if TYPE_CHECKING:
     from textual import getters
@@ -112,9 +114,30 @@ class LobbyList(OptionList):
 
 def table_of(option: Option | None) -> int | None:
     """The table number of a lobby line (None: a heading, or nothing)."""
-    if option is None or option.id is None:
+    if option is None or option.id is None or option.id.startswith(TOURNAMENT_LINE):
         return None
     return int(option.id.partition(":")[2])
+
+
+#: The kind of a lobby line that is a tournament (its id: ``tournament:ID``).
+TOURNAMENT_LINE = "tournament:"
+
+
+def tournament_options(hub: Any, player: str) -> list[Option]:
+    """The lobby's "Tournaments" section: every open one, hers marked; Enter shows it."""
+    options = [Option(Text("Tournaments: Enter shows standings and your game", style="bold underline"), disabled=True)]
+    try:
+        listed = hub.tournaments.listing()
+    except StoreError as error:
+        log.warning("tournaments not listed: %s", error)
+        listed = []
+    if not listed:
+        options.append(Option(Text("  none (tournament new GAME --swiss ROUNDS over SSH)", style="dim"), disabled=True))
+    for tournament in listed[:30]:
+        mark = "* " if tournament.entry(player) is not None else "  "
+        line = Text(f"{mark}T{tournament.id} {tournament_line(tournament)}")
+        options.append(Option(line, id=f"{TOURNAMENT_LINE}{tournament.id}"))
+    return options
 
 
 class LobbyScreen(Screen[None]):
@@ -214,6 +237,7 @@ class LobbyScreen(Screen[None]):
                     options.append(Option(Text(f"  #{table.id} cannot be shown", style="dim"), disabled=True))
                     continue
                 options.append(Option(line, id=f"{kind}:{table.id}"))
+        options += tournament_options(hub, player)
         self._clocked = clocked
         listing.clear_options()
         listing.add_options(options)
@@ -250,7 +274,9 @@ class LobbyScreen(Screen[None]):
         kind, _, number = event.option.id.partition(":")
         table_id = int(number)
         app = self.app
-        if kind == "done":
+        if event.option.id.startswith(TOURNAMENT_LINE):
+            app.push_screen(TournamentScreen(table_id))
+        elif kind == "done":
             app.replay_table(table_id)
         else:
             app.open_table(table_id, watch=(kind == "watch"))
@@ -258,7 +284,7 @@ class LobbyScreen(Screen[None]):
     def action_watch(self) -> None:
         chosen = self._chosen()
         app = self.app
-        if chosen is None or chosen[0] == "done":
+        if chosen is None or chosen[0] in ("done", TOURNAMENT_LINE.rstrip(":")):
             self.notify("Choose a game in progress to watch", severity="warning")
             return
         app.open_table(chosen[1], watch=True)
