@@ -164,7 +164,12 @@ def test_a_four_player_round_robin_meets_each_pair_once(tmp_path, new_store):
     number = int(ok(hub, "ann", "tournament new copolymer --round-robin --clock 3d/move --when-full 4"))
     for name in NAMES[1:4]:
         ok(hub, name, f"tournament join {number}")
+    heard: list[str] = []
+    hub.notices.attach("ann", lambda notice: heard.append(notice.text))
     hub.tournaments.tick()
+    first = shown(hub, number)["rounds"][0]
+    mine = next(game for game in first if "ann" in game["seats"])
+    assert heard and heard[0].startswith(f"Your next game of tournament {number} is ready: table #{mine['table']}")
     # A round robin under way takes nobody more.
     assert "takes no more players" in fail(hub, "eve", f"tournament join {number}")
     for _round in range(3):

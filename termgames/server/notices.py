@@ -117,6 +117,10 @@ def desktop_sequence(text: str, term: str = "") -> str:
     return sequence
 
 
+#: The owner of a tournament's tables: ``tournament:ID`` (see :mod:`.tournaments`).
+TOURNAMENT_OWNER = "tournament:"
+
+
 class NoticesHost(Protocol):
     """What the notices need of the hub (:class:`~.hub.Hub` is one): the store and every table it holds."""
 
@@ -221,13 +225,19 @@ class Notices:
             self.tell(player, table, kind, text)
 
     def challenged(self, table: LiveTable) -> None:
-        """A new table: every player seated at it but its creator is challenged."""
+        """A new table: every player seated at it but its creator is challenged (a tournament's table: every
+        player hears her next game is ready)."""
         kind = "rated" if table.rated else "casual"
+        tournament = table.owner.removeprefix(TOURNAMENT_OWNER) if table.owner.startswith(TOURNAMENT_OWNER) else ""
         for seat_number, seat in enumerate(table.seats):
-            if seat.kind != HUMAN or not seat.name or fold_name(seat.name) == fold_name(table.creator):
+            if seat.kind != HUMAN or not seat.name:
+                continue
+            if not tournament and fold_name(seat.name) == fold_name(table.creator):
                 continue
             turn = "; your move" if seat_number in table.to_move() else ""
             text = f"{table.creator} challenges you: {self._where(table)} ({kind}){turn}"
+            if tournament:
+                text = f"Your next game of tournament {tournament} is ready: {self._where(table)} ({kind}){turn}"
             self.tell(seat.name, table, CHALLENGE, text)
 
     def clock_low(self, table: LiveTable, seat: int) -> None:

@@ -41,6 +41,7 @@ from ..untrusted import fold_name, printable
 from .config import ServerConfig
 from .limits import MAX_TOURNAMENT_PLAYERS, MAX_TOURNAMENT_TITLE
 from .logs import error_line
+from .notices import TOURNAMENT_OWNER
 from .people import is_guest
 from .stores.interface import PlayerRating, StoredTournament, StoreError, TableStore
 from .tables import LiveTable
@@ -705,7 +706,7 @@ class Tournaments:
                 table = self.hub.create_table(
                     tournament.game, dict(tournament.data["options"]), [Seat(name=name) for name in game["seats"]],
                     creator=str(tournament.data["creator"]), rated=bool(tournament.data.get("rated")),
-                    owner=f"tournament:{tournament_id}", clock=clock, counted=False,
+                    owner=f"{TOURNAMENT_OWNER}{tournament_id}", clock=clock, counted=False,
                 )
             except RuleError as error:
                 log.warning("tournament %s: a table not made: %s", tournament_id, error)
