@@ -371,3 +371,48 @@ async def test_the_lobby_lists_tournaments_and_their_screen_leads_to_the_next_ga
         for _ in range(3):
             await pilot.pause()
         assert isinstance(ben.screen, SharedGameMixin) and ben.screen.table.table_id == table
+
+
+async def test_the_seven_player_swiss_over_ssh(tmp_path):
+    """Scripted SSH clients create, join, play and read the Swiss; the hub's clock runs their time out."""
+    import asyncssh
+    from sshterm import command
+
+    from termgames.server.ssh import start_server
+
+    keys = {name: asyncssh.generate_private_key("ssh-ed25519") for name in NAMES}
+    server = await start_server(tmp_path, "127.0.0.1", 0)
+    now = Now()
+    server.hub._now = now  # the test moves the server's time (no waiting)
+    try:
+        for name in NAMES:  # each key claims its name
+            assert (await command(server.port, name, keys[name], "tables")).exit_status == 0
+        made = await command(
+            server.port, "ann", keys["ann"], "tournament new copolymer --swiss 3 --clock 3d/move --when-full 7 --rated"
+        )
+        assert made.exit_status == 0, made.stderr
+        number = int(made.stdout)
+        for name in NAMES[1:]:
+            joined = await command(server.port, name, keys[name], f"tournament join {number}")
+            assert joined.exit_status == 0, joined.stderr
+        server.hub.tournaments.tick()
+        listed = await command(server.port, "ben", keys["ben"], "tables")
+        game = next(g for g in shown(server.hub, number)["rounds"][0] if "ben" in g["seats"])
+        assert f"{game['table']:>4}  copolymer  rated" in listed.stdout  # a round's table, listed as any other
+        if game["seats"][0] == "ben":  # ben plays his first move over SSH
+            seat_move = server.hub.table(game["table"]).match.state.random_move(0, random.Random(1))
+            moved = await command(server.port, "ben", keys["ben"], f"move {game['table']} {seat_move}")
+            assert moved.exit_status == 0, moved.stderr
+        order = {name: index for index, name in enumerate(NAMES)}
+        for _round in range(3):
+            play_round(server.hub, now, number, lambda one, other: order[one] < order[other])
+        out = await command(server.port, "gus", keys["gus"], f"tournament show {number} --json")
+        data = json.loads(out.stdout)
+        assert data["status"] == "finished"
+        got = [(line["player"], line["points"], line["tiebreaks"]["buchholz"],
+                line["tiebreaks"]["sonneborn_berger"]) for line in data["standings"]]
+        assert got == EXPECTED_SWISS
+        listing = await command(server.port, "gus", keys["gus"], "tournaments")
+        assert listing.stdout.startswith("no open tournaments")
+    finally:
+        await server.close()
