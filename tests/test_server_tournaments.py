@@ -416,3 +416,44 @@ async def test_the_seven_player_swiss_over_ssh(tmp_path):
         assert listing.stdout.startswith("no open tournaments")
     finally:
         await server.close()
+
+
+def test_withdrawing_under_way_forfeits_the_game_and_stops_the_pairings(tmp_path, new_store):
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now)
+    number = int(ok(hub, "ann", "tournament new copolymer --swiss 3 --clock 3d/move --when-full 4"))
+    for name in NAMES[1:4]:
+        ok(hub, name, f"tournament join {number}")
+    hub.tournaments.tick()
+    game = next(g for g in shown(hub, number)["rounds"][0] if "dan" in g["seats"])
+    ok(hub, "dan", f"tournament leave {number}")
+    data = shown(hub, number)
+    forfeited = next(g for g in data["rounds"][0] if "dan" in g["seats"])
+    assert forfeited["forfeit"] == ["dan"] and forfeited["winners"] == [n for n in game["seats"] if n != "dan"]
+    assert hub.table(game["table"]).closed.startswith(f"tournament {number}: dan forfeited")
+    assert data["withdrawn"] == ["dan"]
+    other = next(g for g in data["rounds"][0] if "dan" not in g["seats"])
+    finish_game(hub, now, other["table"], other["seats"][1])
+    hub.tournaments.tick()
+    second = shown(hub, number)["rounds"][1]
+    assert all("dan" not in g["seats"] for g in second) and len(second) == 2  # three left: a pair and a bye
+    assert "you are not in tournament" in fail(hub, "dan", f"tournament leave {number}")
+
+
+def test_a_round_paired_by_a_server_that_stopped_before_its_tables_is_made_by_another(tmp_path, new_store):
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now)
+    number = int(ok(hub, "ann", "tournament new copolymer --swiss 1 --clock 3d/move --when-full 2"))
+    ok(hub, "ben", f"tournament join {number}")
+    made = []
+    hub.tournaments._make_tables = lambda tournament_id, games: made.append(games)  # it stops right here
+    hub.tournaments.tick()
+    assert made and shown(hub, number)["rounds"][0][0]["table"] is None
+    other = Hub(new_store(), tmp_path / "records2", now=now)
+    other.tournaments.tick()
+    assert shown(hub, number)["rounds"][0][0]["table"] is None  # a minute's grace: maybe it is making them
+    now.at += 61
+    other.tournaments.tick()
+    table = shown(hub, number)["rounds"][0][0]["table"]
+    assert table and other.table(table).names == ("ann", "ben")
+    assert len(other.store.load_open_tables()) == 1
