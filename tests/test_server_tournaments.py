@@ -250,7 +250,7 @@ def test_a_three_seat_mosaic_event_plays_tables_of_three_and_forfeits_the_absent
     first = data["rounds"][0]
     for game, table in zip(first, tables):
         absent = table.names[0]  # the first to move never came
-        assert game["forfeit"] == [absent] and table.closed
+        assert game["forfeit"] == [absent] and table.closed.endswith("forfeited (no move 5 minutes after the start)")
         # By finishing place: the absent last (0), the two others tied for first and second (0.75 each).
         assert game["points"] == [0.0 if name == absent else 0.75 for name in game["seats"]]
     assert len(data["rounds"]) == 2  # the next round is paired at once
@@ -426,7 +426,11 @@ def test_withdrawing_under_way_forfeits_the_game_and_stops_the_pairings(tmp_path
         ok(hub, name, f"tournament join {number}")
     hub.tournaments.tick()
     game = next(g for g in shown(hub, number)["rounds"][0] if "dan" in g["seats"])
+    opponent = next(name for name in game["seats"] if name != "dan")
+    heard: list[str] = []
+    hub.notices.attach(opponent, lambda notice: heard.append(notice.text))
     ok(hub, "dan", f"tournament leave {number}")
+    assert heard == [f"tournament {number}: dan forfeited (withdrew)"]
     data = shown(hub, number)
     forfeited = next(g for g in data["rounds"][0] if "dan" in g["seats"])
     assert forfeited["forfeit"] == ["dan"] and forfeited["winners"] == [n for n in game["seats"] if n != "dan"]

@@ -41,7 +41,7 @@ from ..untrusted import fold_name, printable
 from .config import ServerConfig
 from .limits import MAX_TOURNAMENT_PLAYERS, MAX_TOURNAMENT_TITLE
 from .logs import error_line
-from .notices import TOURNAMENT_OWNER
+from .notices import MOVE, TOURNAMENT_OWNER, Notices
 from .people import is_guest
 from .stores.interface import PlayerRating, StoredTournament, StoreError, TableStore
 from .tables import LiveTable
@@ -70,6 +70,7 @@ class TournamentHost(Protocol):
     config: ServerConfig
     closed: bool
     tables: dict[int, LiveTable]
+    notices: Notices
 
     def now(self) -> float: ...
 
@@ -398,7 +399,7 @@ class Tournaments:
 
         self.change(tournament_id, withdraw)
         for table_id in forfeits:
-            self._forfeit_table(tournament_id, table_id, {fold_name(player)})
+            self._forfeit_table(tournament_id, table_id, {fold_name(player)}, "withdrew")
         return self.get(tournament_id)
 
     # -- the timer ------------------------------------------------------------------------------
@@ -564,9 +565,10 @@ class Tournaments:
                 moved = {record.seat for record in table.match.moves}
                 absent = {fold_name(table.names[seat]) for seat in table.match.to_move() if seat not in moved}
                 if absent:
-                    self._forfeit_table(tournament.id, table_id, absent)
+                    minutes = f"{grace / 60:g}"
+                    self._forfeit_table(tournament.id, table_id, absent, f"no move {minutes} minutes after the start")
 
-    def _forfeit_table(self, tournament_id: int, table_id: int, absent: set[str]) -> None:
+    def _forfeit_table(self, tournament_id: int, table_id: int, absent: set[str], why: str) -> None:
         """Close ``table_id``: the ``absent`` (folded names) forfeit; the others score as if they finished last."""
         try:
             table = self.hub.table(table_id)
@@ -576,13 +578,15 @@ class Tournaments:
             return
         names = [fold_name(name) for name in table.names]
         who = ", ".join(name for name in table.names if fold_name(name) in absent)
-        reason = f"tournament {tournament_id}: {who} forfeited (absent, or withdrawn)"
+        reason = f"tournament {tournament_id}: {who} forfeited ({why})"
         # A close only over a table still unfinished: a move stored meanwhile at another server wins.
         future = datetime.fromtimestamp(self.hub.now() + 86400, UTC).replace(microsecond=0).isoformat()
         if not self.hub.store.close_table(table_id, reason, future):
             return
         table.was_closed(reason)
         self.hub.keep_record(table)
+        for name in table.names:  # each player connected here hears it, the one who forfeited too
+            self.hub.notices.tell(name, table, MOVE, reason)
         points = place_points([0.0 if name in absent else 1.0 for name in names])
         gone = [name for name in table.names if fold_name(name) in absent]
         self._store_results(tournament_id, {table_id: (list(points), gone)})
