@@ -461,3 +461,20 @@ def test_a_round_paired_by_a_server_that_stopped_before_its_tables_is_made_by_an
     table = shown(hub, number)["rounds"][0][0]["table"]
     assert table and other.table(table).names == ("ann", "ben")
     assert len(other.store.load_open_tables()) == 1
+
+
+def test_a_rounds_tables_count_against_the_tournament_not_its_creator(tmp_path, new_store):
+    """Twelve players make six tables at once: more than a newcomer may open, none of them hers."""
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now, new_player_tables=2)
+    players = [f"p{number:02}" for number in range(12)]
+    for name in players:
+        hub.store.claim(name, f"SHA256:{name}")
+    number = int(ok(hub, players[0], "tournament new copolymer --swiss 1 --when-full 12"))
+    for name in players[1:]:
+        ok(hub, name, f"tournament join {number}")
+    hub.tournaments.tick()
+    games = shown(hub, number)["rounds"][0]
+    assert len(games) == 6 and all(game["table"] and "unplayed" not in game for game in games)
+    assert {hub.table(game["table"]).owner for game in games} == {f"tournament:{number}"}
+    assert hub.table(games[0]["table"]).match.clock is not None  # 3d/move when the creator names no clock
