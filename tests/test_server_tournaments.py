@@ -6,6 +6,9 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+from test_server_notices import MailKept, confirmed, free_port
+
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
 
@@ -478,3 +481,42 @@ def test_a_rounds_tables_count_against_the_tournament_not_its_creator(tmp_path, 
     assert len(games) == 6 and all(game["table"] and "unplayed" not in game for game in games)
     assert {hub.table(game["table"]).owner for game in games} == {f"tournament:{number}"}
     assert hub.table(games[0]["table"]).match.clock is not None  # 3d/move when the creator names no clock
+
+
+@pytest.fixture
+def mail_relay():
+    """A local SMTP server, as test_server_notices has it: (its config for the hub, what it received)."""
+    from aiosmtpd.controller import Controller
+
+    from termgames.server.mail import MailConfig
+
+    kept = MailKept()
+    controller = Controller(kept, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        yield MailConfig("127.0.0.1", controller.port, "games@example.org"), kept
+    finally:
+        controller.stop()
+
+
+async def test_a_forfeit_is_mailed_to_a_player_who_is_away(tmp_path, new_store, mail_relay):
+    from hubkit import until
+
+    config, kept = mail_relay
+    now = Now()
+    hub = Hub(new_store(), tmp_path / "records", now=now, mail=config)
+    for name in ("ann", "ben"):
+        hub.store.claim(name, f"SHA256:{name}")
+    await confirmed(hub, kept, "ann", "ann@example.org")
+    number = int(ok(hub, "ann", "tournament new copolymer --swiss 1 --clock 3d/move --when-full 2"))
+    ok(hub, "ben", f"tournament join {number}")
+    hub.tournaments.tick()
+    table = shown(hub, number)["rounds"][0][0]["table"]
+    mails = len(kept.mails)
+    ok(hub, "ben", f"tournament leave {number}")
+    await until(lambda: len(kept.mails) > mails)
+    mail = kept.mails[-1]
+    assert mail["To"] == "ann@example.org" and mail["Subject"] == f"termgames: a forfeit at table {table}"
+    assert f"tournament {number}: ben forfeited (withdrew)" in mail.get_content()
+    assert len([m for m in kept.mails if m["To"] == "ben@example.org"]) == 0
+    hub.close()

@@ -32,7 +32,7 @@ from ..match import HUMAN
 from ..untrusted import fold_name, printable
 from .address import SshAddress
 from .limits import MAIL_EVERY_HOURS
-from .mail import MailConfig, Mailer, Waiting, digest_mail, warning_mail
+from .mail import MailConfig, Mailer, Waiting, digest_mail, forfeit_mail, warning_mail
 from .people import is_guest
 from .stores.interface import DEFAULT_NOTIFY_MODE, StoreError, TableStore
 from .tables import LiveTable
@@ -129,6 +129,8 @@ class NoticesHost(Protocol):
     closed: bool
     #: How players reach the server (what mails tell them to type).
     address: SshAddress
+
+    def now(self) -> float: ...
 
 
 class Notices:
@@ -262,6 +264,27 @@ class Notices:
         if address is not None:
             entry = self.waiting_entry(table, seat, now)
             self.mailer.send(warning_mail(self.mailer.config, address, entry, self.hub.address.command(player)))
+
+    def forfeited(self, table: LiveTable, reason: str) -> None:
+        """A tournament's table closed by a forfeit: its players here hear ``reason``; those away get a mail
+        (once, whichever server closed it: the store claims it as a clock warning of the table)."""
+        now = datetime.fromtimestamp(self.hub.now(), UTC)
+        for seat in table.seats:
+            player = seat.name
+            if seat.kind != HUMAN or not player:
+                continue
+            self.tell(player, table, MOVE, reason)
+            if self.mailer is None or is_guest(player) or self.is_connected(player):
+                continue
+            try:
+                address = self.hub.store.claim_warning(player, table.id, -1, iso(now - timedelta(seconds=AWAY_SECONDS)))
+            except StoreError as error:
+                log.warning("%s: forfeit not mailed: %s", player, error)
+                continue
+            if address is not None:
+                self.mailer.send(
+                    forfeit_mail(self.mailer.config, address, table.id, reason, self.hub.address.command(player))
+                )
 
     # -- mail -------------------------------------------------------------------------------
 

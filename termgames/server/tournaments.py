@@ -41,7 +41,7 @@ from ..untrusted import fold_name, printable
 from .config import ServerConfig
 from .limits import MAX_TOURNAMENT_PLAYERS, MAX_TOURNAMENT_TITLE
 from .logs import error_line
-from .notices import MOVE, TOURNAMENT_OWNER, Notices
+from .notices import TOURNAMENT_OWNER, Notices
 from .people import is_guest
 from .stores.interface import PlayerRating, StoredTournament, StoreError, TableStore
 from .tables import LiveTable
@@ -585,8 +585,7 @@ class Tournaments:
             return
         table.was_closed(reason)
         self.hub.keep_record(table)
-        for name in table.names:  # each player connected here hears it, the one who forfeited too
-            self.hub.notices.tell(name, table, MOVE, reason)
+        self.hub.notices.forfeited(table, reason)
         points = place_points([0.0 if name in absent else 1.0 for name in names])
         gone = [name for name in table.names if fold_name(name) in absent]
         self._store_results(tournament_id, {table_id: (list(points), gone)})
