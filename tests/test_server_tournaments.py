@@ -520,3 +520,22 @@ async def test_a_forfeit_is_mailed_to_a_player_who_is_away(tmp_path, new_store, 
     assert f"tournament {number}: ben forfeited (withdrew)" in mail.get_content()
     assert len([m for m in kept.mails if m["To"] == "ben@example.org"]) == 0
     hub.close()
+
+
+async def test_an_arena_pairs_again_as_soon_as_a_table_ends_without_waiting_for_the_timer(tmp_path, new_store):
+    import asyncio
+
+    now = Now()
+    hub = make_hub(new_store(), tmp_path, now)
+    number = int(ok(hub, "ann", "tournament new copolymer --arena 60 --clock 3d/move --when-full 4"))
+    for name in NAMES[1:4]:
+        ok(hub, name, f"tournament join {number}")
+    hub.tournaments.tick()
+    for _turn in range(5):
+        await asyncio.sleep(0)  # what the joins asked for is done
+    game = shown(hub, number)["rounds"][0][0]
+    finish_game(hub, now, game["table"], game["seats"][1])  # the table's end is the hub's: no tick by the test
+    for _turn in range(5):
+        await asyncio.sleep(0)  # the loop's next turns (no time passes)
+    rounds = shown(hub, number)["rounds"]
+    assert len(rounds) == 2 and sorted(rounds[1][0]["seats"]) == sorted(game["seats"])

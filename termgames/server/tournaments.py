@@ -434,7 +434,9 @@ class Tournaments:
         loop.call_soon(run)
 
     def table_finished(self, table: LiveTable) -> None:
-        self.tick_soon()
+        """A table ended: a tournament's results are read (and an arena pairs again) at once."""
+        if table.owner.startswith(TOURNAMENT_OWNER):
+            self.tick_soon()
 
     def tick(self) -> None:
         """Move every unfinished tournament on as far as the time and its tables say (see the module doc)."""
