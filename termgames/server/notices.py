@@ -126,6 +126,10 @@ class NoticesHost(Protocol):
     #: How players reach the server (what mails tell them to type).
     address: SshAddress
 
+    def utc_now(self) -> datetime:
+        """The time now, from the server's one time source."""
+        ...
+
 
 class Notices:
     """Who is connected to this server, what each hears (see the module doc), and the mail for the others."""
@@ -170,7 +174,7 @@ class Notices:
         if not accounts:
             return
         try:
-            self.hub.store.mark_seen(accounts, iso(datetime.now(UTC)))
+            self.hub.store.mark_seen(accounts, iso(self.hub.utc_now()))
         except StoreError as error:  # marked again within a minute
             log.warning("players not marked as seen: %s", error)
 
@@ -241,7 +245,7 @@ class Notices:
         self.tell(player, table, CLOCK, f"Under a fifth of your time is left at {self._where(table)}")
         if self.mailer is None or is_guest(player) or self.is_connected(player):
             return
-        now = datetime.now(UTC)
+        now = self.hub.utc_now()
         try:
             address = self.hub.store.claim_warning(
                 player, table.id, len(table.match.moves), iso(now - timedelta(seconds=AWAY_SECONDS))
@@ -263,7 +267,7 @@ class Notices:
 
     def waiting_tables(self, player: str, now: datetime | None = None) -> list[Waiting]:
         """Every table where it is ``player``'s move, least time left first, then those waiting longest."""
-        now = now or datetime.now(UTC)
+        now = now or self.hub.utc_now()
         found = []
         for table in self.hub.tables.values():
             seat = table.seat_of(player)
@@ -277,7 +281,7 @@ class Notices:
         """Send the digests that are due (see the module doc); the mails handed to the mail thread."""
         if self.mailer is None:
             return []
-        now = now or datetime.now(UTC)
+        now = now or self.hub.utc_now()
         mailed_before = iso(now - timedelta(hours=self.mail_every))
         seen_before = iso(now - timedelta(seconds=AWAY_SECONDS))
         sent = []
