@@ -12,7 +12,7 @@ from it, and each layer loads its own part (``get_game`` the rules,
 ``make_bot`` the bot, ``game_screen_class`` the screen).
 
 Adding a game is its modules plus one entry in :data:`GAMES`: the
-checklist, with Copolymer worked through, is in ``docs/architecture.md``.
+checklist, from the template game ``examples/takeaway``, is in ``docs/architecture.md``.
 Besides the rules, a descriptor may name the game's screen (which names its
 board widget), its replay screen, its own CLI commands, its bot and levels,
 and how the ladder plays it (:class:`Ladder`); the shared code (``cli.py``,
