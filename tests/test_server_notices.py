@@ -6,6 +6,7 @@ import asyncio
 import email
 import email.policy
 import socket
+import time
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 

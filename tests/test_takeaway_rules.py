@@ -24,7 +24,7 @@ def new_state(**options):
 
 
 def test_a_move_takes_from_one_heap_and_passes_the_turn():
-    state = new_state(heaps=2, size=5).apply(0, "2-3")
+    state = new_state(heaps=(5, 5)).apply(0, "2-3")
     assert state.heaps == (5, 2) and state.to_move() == (1,)
     assert state.view(1).status == "It is bob's turn: take 1 to 3 from one heap"
     assert state.view(0).last_action == "ann took 3 from heap 2"
@@ -42,7 +42,7 @@ def test_a_bad_move_is_refused_in_one_line(move, refusal):
 
 
 def test_a_heap_gives_no_more_than_it_has_and_the_last_taker_wins():
-    state = new_state(heaps=1, size=2)
+    state = new_state(heaps=(2,))
     with pytest.raises(RuleError, match="heap 1 has 2 counters, not 3"):
         state.apply(0, "1-3")
     over = state.apply(0, "1-2")

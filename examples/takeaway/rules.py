@@ -1,5 +1,5 @@
-"""Take-away's rules: heaps of counters; a move takes 1 to ``most`` counters from one heap; the player who takes
-the last counter wins.
+"""Take-away's rules: heaps of counters; a move takes 1 to ``max_take`` counters from one heap; the player who
+takes the last counter wins.
 
 A move is written ``HEAP-COUNT`` in ASCII digits: ``2-3`` takes three counters from the second heap.  The
 state is the heaps and whose turn it is; nothing is hidden and nothing is random, so the view is the state.
@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from termgames.rules.base import Game, OptionSpec, Preset, RuleError, State, View, Viewer, possessive
+from termgames.rules.options import INT, IntList
 
 MOVE = re.compile(r"([0-9]+)-([0-9]+)")
 
@@ -42,7 +43,7 @@ class TakeAwayState(State):
 
     @property
     def most(self) -> int:
-        return int(self.options["most"])
+        return int(self.options["max_take"])
 
     def to_move(self) -> tuple[int, ...]:
         return () if self.is_over() else (self.turn,)
@@ -100,14 +101,17 @@ class TakeAwayState(State):
 class TakeAway(Game):
     name = "takeaway"
     option_specs = (
-        OptionSpec("heaps", "int", 3, "how many heaps", minimum=1, maximum=9),
-        OptionSpec("size", "int", 7, "counters in each heap at the start", minimum=1, maximum=30),
-        OptionSpec("most", "int", 3, "the most counters one move takes", minimum=1, maximum=9),
+        # A list of numbers is a kind of option like any other: the CLI, the setup form and records take it.
+        OptionSpec(
+            "heaps", IntList(min_items=1, max_items=9), (7, 7, 7), "the counters in each heap at the start",
+            minimum=1, maximum=30,
+        ),
+        OptionSpec("max_take", INT, 3, "the most counters one move takes", minimum=1, maximum=9),
     )
-    presets = (Preset("--small", {"heaps": 1, "size": 10}, "one heap of 10"),)
+    presets = (Preset("--small", {"heaps": (10,)}, "one heap of 10"),)
 
     def _new(self, options: dict[str, Any], seats: tuple[str, ...], seed: int) -> TakeAwayState:
-        return TakeAwayState(seats=seats, seed=seed, options=options, heaps=(options["size"],) * options["heaps"])
+        return TakeAwayState(seats=seats, seed=seed, options=options, heaps=tuple(options["heaps"]))
 
     def rules_text(self) -> str:
         return RULES
@@ -118,8 +122,8 @@ RULES = """\
 
 *The template game of termgames. Two players.*
 
-There are heaps of counters (3 heaps of 7 unless the options say otherwise). On your turn take 1 to 3
-counters (`--most`) from one heap. Whoever takes the last counter wins.
+There are heaps of counters (3 heaps of 7 unless `--heaps`, such as `--heaps 3,4,5`, says otherwise). On
+your turn take 1 to 3 counters (`--max-take`) from one heap. Whoever takes the last counter wins.
 
 ## Notation
 
