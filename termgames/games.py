@@ -207,6 +207,9 @@ GAMES: dict[str, GameDescriptor] = {
             first_player_edge=False,
             # The turn limit ends a match; simultaneous turns play on the match runner.
             ladder=Ladder(not_sizes=frozenset({"turns"}), runner="termgames.ai.monad.ladder:ladder_game"),
+            analyst="termgames.ai.monad_analysis:make_analyst",
+            # Units (docs/monad.md "Analysis"): a hive counts as 20, so losing a new hive's worth is a blunder.
+            analysis_thresholds=(3.0, 8.0, 15.0),
         ),
         GameDescriptor(
             name="mosaic",
