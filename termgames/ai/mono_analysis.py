@@ -29,6 +29,7 @@ chances the player had.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from ..analysis import Judgement
 from ..rules import View
@@ -49,6 +50,10 @@ class MonoAnalyst:
 
     def __init__(self, level: str, seed: int) -> None:
         self.bot = MonoBot(level, seed)
+        # Every level values a probe with the run it leads to, in one order fixed before the values come up:
+        # deciding after each probe (hard) picks each next cell from the few worlds still agreeing, which
+        # knows those worlds too well and credits probes with more than a player could expect to score.
+        self.bot.settings = replace(self.bot.settings, continuation=True, adaptive=False)
         self.seed = seed
 
     def judge(self, before: View, move: str, deadline: Deadline) -> Judgement:
