@@ -5,7 +5,8 @@
 
 For each game (all three by default) the game's bots (``--players-level``,
 each decision cut at 0.3 s) play ``--games`` seeded games of up to
-``--moves`` moves; then every move is judged by the game's analyst
+``--moves`` moves (``random``: the rules' random moves, for a game without a
+random bot); then every move is judged by the game's analyst
 (``GameDescriptor.analyst``) at ``--level`` (each game's default level when
 not given) from its mover's view before it, each judgement under a deadline of
 ``--seconds`` (the bots' cap, :data:`termgames.ai.budget.TIME_CAP`, by
@@ -18,6 +19,7 @@ level's budget).
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -38,12 +40,15 @@ GAMES_ANALYSED = ("mono", "mosaic", "monad")
 def played_moves(game: str, players: int, level: str | None, seed: int, moves: int) -> list[tuple[View, str]]:
     """(mover's view before the move, move) for each move of one game of the game's bots."""
     match = Match(game, {}, [Seat(f"p{i + 1}") for i in range(players)], seed)
-    bots = [make_bot(game, level, seed=seed * 10 + i) for i in range(players)]
+    # "random" for a game without a random bot: the rules' random moves (Mono's random layouts and probes).
+    at_random = level == "random" and level not in GAMES[game].ai_levels
+    bots = [] if at_random else [make_bot(game, level, seed=seed * 10 + i) for i in range(players)]
+    rng = random.Random(seed)
     found: list[tuple[View, str]] = []
     while not match.over and len(found) < moves:
         seat = match.state.to_move()[0]
         view = match.view(seat)
-        move = bots[seat].choose(view, Deadline(0.3))
+        move = match.state.random_move(seat, rng) if at_random else bots[seat].choose(view, Deadline(0.3))
         found.append((view, move))
         match.play(seat, move)
     return found
