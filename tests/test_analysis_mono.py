@@ -102,3 +102,36 @@ def test_a_judgement_keeps_to_a_short_deadline(level: str) -> None:
 def test_only_the_movers_turn_is_judged() -> None:
     with pytest.raises(ValueError):
         MonoAnalyst("normal", 1).judge(position().view(1), "a1,end", Deadline(30))
+
+
+def three_players(third: str, options: dict[str, object] | None = None) -> Match:
+    """The position of :func:`position` at a table of three (the third board ``third``), p1 to go on."""
+    match = Match("mono", {"size": 5, **(options or {})}, [Seat("p1"), Seat("p2"), Seat("p3")], 7)
+    for seat in range(3):
+        match.play(seat, third if seat == 2 else BOARD)
+    # p2 probes only where the two third boards agree; p3's probes uncover nothing of its own board.
+    for first, second, third_probe in (("a1,b1,c1,end", "a1,end", "a2,end"), ("d1,e1,e2,end", "b1,end", "b2,end")):
+        match.play(0, first)
+        match.play(1, second)
+        match.play(2, third_probe)
+    match.play(0, "a3,hold")
+    return match
+
+
+def test_at_a_table_of_three_the_hidden_cells_of_either_board_change_nothing() -> None:
+    first, second = three_players(BOARD).view(0), three_players(OTHER_BOARD).view(0)
+    assert first == second
+    for move in ("d3,hold", "b3,hold", "b3,c3,end"):
+        one = MonoAnalyst("normal", 2).judge(first, move, Deadline(30))
+        assert one == MonoAnalyst("normal", 2).judge(second, move, Deadline(30))
+        assert one.loss >= 0 and not one.hindsight
+
+
+def test_a_command_without_a_keyword_goes_on_at_random_unless_the_game_has_no_auto() -> None:
+    analyst = MonoAnalyst("normal", 1)
+    quiet = three_players(BOARD, {"no_auto": True}).view(0)
+    assert quiet.no_auto
+    assert analyst.judge(quiet, "b3,c3", Deadline(30)) == analyst.judge(quiet, "b3,c3,end", Deadline(30))
+    auto = three_players(BOARD).view(0)
+    assert analyst.judge(auto, "b3,c3", Deadline(30)) == analyst.judge(auto, "b3,c3,random", Deadline(30))
+    assert analyst.judge(auto, "b3,c3", Deadline(30)).played != analyst.judge(auto, "b3,c3,end", Deadline(30)).played
