@@ -103,9 +103,9 @@ class MonadAnalyst:
         if best is None:
             return Judgement(played, played, None)
         name, text = best
-        note = "passing" if name == PASS else f"the {name} bot's commands"
-        return Judgement(played, best_value, text, note=f"{note} end {LOOKAHEAD} turns later "
-                         f"{best_value - played:.3g} units better")
+        what = "passing" if name == PASS else f"the {name} bot's commands"
+        later = "at the turn's end" if not turns else f"{turns} turn{'s' if turns != 1 else ''} after this one"
+        return Judgement(played, best_value, text, note=f"{what}: {best_value - played:.3g} units better {later}")
 
     def _play_out(
         self, board: Board, me: int, commands: Sequence[Command], deadline: Deadline, turns: int
