@@ -25,6 +25,7 @@ with hindsight: the other seats' real commands are never read.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 
 from ..analysis import Judgement
@@ -113,7 +114,9 @@ class MonadAnalyst:
         """The mover's value after this turn (the others as the level's bot) and up to ``turns`` more of it, with
         the turns played after this one: fewer when the match ends (then ``turns`` is given back: nothing is
         left to play) or ``deadline`` expires.  The turn itself is always resolved."""
-        bots = [STRATEGIES[self.model](self.seed + seat) for seat in range(board.players)]
+        # Each seat's bot gets a seed of its own, drawn from the analyst's (never seed plus seat: tests/test_hostile).
+        seeds = [random.Random(f"{self.seed}:{seat}").getrandbits(64) for seat in range(board.players)]
+        bots = [STRATEGIES[self.model](seed) for seed in seeds]
         sent = [list(commands) if seat == me else bots[seat].decide(board, seat) for seat in range(board.players)]
         board, _report = resolve_turn(board, sent)
         for played in range(turns):
