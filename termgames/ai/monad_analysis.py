@@ -28,13 +28,13 @@ import math
 import random
 from collections.abc import Sequence
 
-from ..analysis import Judgement
 from ..rules import View
 from ..rules.monad import MonadView, parse_fault
 from ..rules.monad.board import HIVE_COST, UNIT_COST, Board, outcome
 from ..rules.monad.notation import Command, format_commands, parse_commands
 from ..rules.monad.turn import resolve_turn
 from .budget import SEARCH_SHARE, Deadline
+from .judgement import Judgement
 from .monad.strategies import STRATEGIES
 
 UNIT = "units"

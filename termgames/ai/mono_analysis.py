@@ -31,10 +31,10 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from ..analysis import Judgement
 from ..rules import View
 from ..rules.mono import END, HOLD, RANDOM, MonoView
 from .budget import SEARCH_SHARE, Deadline
+from .judgement import Judgement
 from .mono import MIN_WORLDS, MonoBot, _Search
 
 UNIT = "expected points"

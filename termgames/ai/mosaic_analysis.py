@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis import Judgement
 from ..rules import View
 from .budget import SEARCH_SHARE, Deadline
+from .judgement import Judgement
 from .mosaic import LEVELS, MosaicBot
 
 UNIT = "points"
