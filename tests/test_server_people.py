@@ -17,6 +17,7 @@ from termgames.server import hub as hub_module
 from termgames.server.hub import Hub
 from termgames.server.ssh import start_server
 from termgames.server.stores.interface import RatedResult
+from termgames.timesource import CallableTime
 
 
 class Clock:
@@ -57,9 +58,10 @@ async def sign_in(port: int, name: str, key: asyncssh.SSHKey) -> tuple[bool, str
 async def test_one_address_makes_a_few_new_names_a_day(tmp_path, monkeypatch):
     # The test's clients come from loopback, which is not counted: here it counts as any address.
     monkeypatch.setattr(hub_module, "is_loopback", lambda address: False)
-    server = await start_server(tmp_path, "127.0.0.1", 0, max_new_names_per_address=3)
     clock = Clock()
-    server.hub._now = clock
+    server = await start_server(
+        tmp_path, "127.0.0.1", 0, max_new_names_per_address=3, time_source=CallableTime(clock)
+    )
     keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(5)]
     try:
         for n in range(3):

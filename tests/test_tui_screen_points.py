@@ -27,7 +27,7 @@ def screen_lines(app) -> list[str]:
 
 @pytest.mark.parametrize("game", list(GAMES))
 async def test_the_help_key_has_one_wording_in_every_game(tmp_path, game):
-    match = Match(game, QUICK[game], [SeatInfo("me"), SeatInfo("cpu", "ai", "random")], 1)
+    match = Match(game, QUICK[game][0], [SeatInfo("me"), SeatInfo("cpu", "ai", "random")], 1)
     app = TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, 3)

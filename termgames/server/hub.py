@@ -33,10 +33,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,7 @@ from ..match import AI, HUMAN, Seat, now_iso, random_seed
 from ..paths import write_atomically
 from ..records import dumps, save
 from ..rules import RuleError, get_game
+from ..timesource import SYSTEM, CallableTime, TimeSource, utc_now
 from ..untrusted import fold_name
 from .address import SshAddress
 from .clocks import ClockedTable, Timekeeper, clock_text, stored_clock
@@ -108,19 +108,23 @@ class Hub:
         config: ServerConfig | None = None,
         mail: MailConfig | None = None,
         address: SshAddress | None = None,
-        now: Callable[[], float] = time.time,
+        now: Callable[[], float] | None = None,
+        time_source: TimeSource = SYSTEM,
         **settings: Any,
     ) -> None:
         """``config``: the server's settings (``settings`` change some of them by name, as tests do);
-        ``now``: the time in seconds since the epoch, what the clocks count with (a test passes its own)."""
-        self._now = now
+        ``time_source``: where everything of this server reads the time (a test passes a ``ManualTime``; ``now``,
+        a function of the epoch time, makes one)."""
+        #: The server's one time source: clocks, notices, mail, idle tables, links, budgets and limits read it.
+        self.time_source: TimeSource = CallableTime(now) if now is not None else time_source
         self.store = store
+        store.time_source = self.time_source
         #: The server's settings: its limits among them (unfinished tables per person and in all, a newcomer's
         #: tables, new names an address a day, chat lines a minute...).
         self.config = (config or ServerConfig()).with_settings(**settings)
         #: How players reach this server (the ``ssh`` command mails and screens name).
         self.address = address or SshAddress("localhost", 2222)
-        self.chat_limit = RateLimit(self.config.chat_per_minute, CHAT_BURST)
+        self.chat_limit = RateLimit(self.config.chat_per_minute, CHAT_BURST, clock=self.time_source.monotonic)
         #: Finished tables not read whole, for the lobby's list (the newest FINISHED_LISTED at start-up).
         self.finished_listed: dict[int, FinishedTable] = {}
         self.records_dir = records_dir
@@ -431,7 +435,7 @@ class Hub:
         "" when it may (``spend``: and it counts).  Loopback is not counted (see :mod:`.limits`)."""
         if is_loopback(address):
             return ""
-        now = datetime.fromtimestamp(self.now(), UTC)
+        now = self.utc_now()
         since = iso(now - timedelta(days=NEW_NAMES_DAYS))
         quota = Quota(f"names:{address_group(address)}", self.config.max_new_names_per_address, since)
         if not self.store.take_quota([quota], iso(now), spend):
@@ -522,7 +526,11 @@ class Hub:
 
     def now(self) -> float:
         """The time now, in seconds since the epoch: what every clock of this server counts with."""
-        return self._now()
+        return self.time_source.time()
+
+    def utc_now(self) -> datetime:
+        """The time now as an aware UTC datetime (what stored times are written from)."""
+        return utc_now(self.time_source)
 
     def clocked_table(self, table_id: int) -> LiveTable | None:
         return self.tables.get(table_id)

@@ -130,7 +130,9 @@ class NoticesHost(Protocol):
     #: How players reach the server (what mails tell them to type).
     address: SshAddress
 
-    def now(self) -> float: ...
+    def utc_now(self) -> datetime:
+        """The time now, from the server's one time source."""
+        ...
 
 
 class Notices:
@@ -176,7 +178,7 @@ class Notices:
         if not accounts:
             return
         try:
-            self.hub.store.mark_seen(accounts, iso(datetime.now(UTC)))
+            self.hub.store.mark_seen(accounts, iso(self.hub.utc_now()))
         except StoreError as error:  # marked again within a minute
             log.warning("players not marked as seen: %s", error)
 
@@ -253,7 +255,7 @@ class Notices:
         self.tell(player, table, CLOCK, f"Under a fifth of your time is left at {self._where(table)}")
         if self.mailer is None or is_guest(player) or self.is_connected(player):
             return
-        now = datetime.now(UTC)
+        now = self.hub.utc_now()
         try:
             address = self.hub.store.claim_warning(
                 player, table.id, len(table.match.moves), iso(now - timedelta(seconds=AWAY_SECONDS))
@@ -268,7 +270,7 @@ class Notices:
     def forfeited(self, table: LiveTable, reason: str) -> None:
         """A tournament's table closed by a forfeit: its players here hear ``reason``; those away get a mail
         (once, whichever server closed it: the store claims it as a clock warning of the table)."""
-        now = datetime.fromtimestamp(self.hub.now(), UTC)
+        now = self.hub.utc_now()
         for seat in table.seats:
             player = seat.name
             if seat.kind != HUMAN or not player:
@@ -296,7 +298,7 @@ class Notices:
 
     def waiting_tables(self, player: str, now: datetime | None = None) -> list[Waiting]:
         """Every table where it is ``player``'s move, least time left first, then those waiting longest."""
-        now = now or datetime.now(UTC)
+        now = now or self.hub.utc_now()
         found = []
         for table in self.hub.tables.values():
             seat = table.seat_of(player)
@@ -310,7 +312,7 @@ class Notices:
         """Send the digests that are due (see the module doc); the mails handed to the mail thread."""
         if self.mailer is None:
             return []
-        now = now or datetime.now(UTC)
+        now = now or self.hub.utc_now()
         mailed_before = iso(now - timedelta(hours=self.mail_every))
         seen_before = iso(now - timedelta(seconds=AWAY_SECONDS))
         sent = []

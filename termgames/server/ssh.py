@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
+from ..timesource import SYSTEM, TimeSource
 from .address import SshAddress, listening_address, parse_public_address
 from .collector import CollectorPolicy
 from .commands import WebSignIn, run_command
@@ -596,7 +597,7 @@ class TermgamesServer:
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
         #: Every person's input budget, shared by her SSH channels and browser pages.
-        self.budgets = PersonBudgets()
+        self.budgets = PersonBudgets(clock=self.hub.time_source.monotonic)
         #: Every SSH connection open: stopping closes them (the clients need not hang up first).
         self.connections: set[asyncssh.SSHServerConnection] = set()
         #: Spectators of a table drawn once for all whose terminals look alike.
@@ -661,6 +662,7 @@ async def start_server(
     config: ServerConfig | None = None,
     mail: MailConfig | None = None,
     public_address: SshAddress | None = None,
+    time_source: TimeSource = SYSTEM,
     **settings: Any,
 ) -> TermgamesServer:
     """Open the store, load every table and listen; ``port=0`` picks a free port.
@@ -668,7 +670,7 @@ async def start_server(
     ``config``: the server's settings (:class:`~.config.ServerConfig`; ``host``, ``port`` and ``settings``, by
     field name, change some of them, as tests do); ``mail``: the relay for mail to players who are away (None:
     no mail); ``public_address``: how players reach the server, if not as the config's ``--public-address`` or
-    ``host`` and the port it listens on.
+    ``host`` and the port it listens on; ``time_source``: where the whole server reads the time (a test's own).
     """
     given = {"host": host, "port": port}
     config = (config or ServerConfig()).with_settings(
@@ -683,11 +685,12 @@ async def start_server(
     key = load_host_key(folder, config.host_key)
     store = open_store(config.db, folder / DATABASE_NAME)
     try:
-        hub = Hub(store, folder / RECORDS_NAME, config=config, mail=mail)
+        hub = Hub(store, folder / RECORDS_NAME, config=config, mail=mail, time_source=time_source)
     except BaseException:
         store.close()
         raise
-    service = TermgamesServer(folder, store, hub, config=config, auth_throttle=AuthThrottle(config.max_auth_failures))
+    throttle = AuthThrottle(config.max_auth_failures, clock=hub.time_source.monotonic)
+    service = TermgamesServer(folder, store, hub, config=config, auth_throttle=throttle)
     try:
         service.acceptor = await asyncssh.create_server(
             lambda: PlayerConnection(service),

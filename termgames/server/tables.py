@@ -789,6 +789,9 @@ class LiveTable(TableFacts):
 
     # -- the runner's host ---------------------------------------------------------------
 
+    def now(self) -> float:
+        return self.hub.now()
+
     def ai_may_move(self) -> bool:
         if self.hub.closed or self.closed:
             return False

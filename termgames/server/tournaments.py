@@ -318,7 +318,7 @@ class Tournaments:
             "rated": rated,
             "creator": creator,
             "owner": owner,
-            "created": now_iso(),
+            "created": now_iso(now),
             "starts": starts,
             "when_full": when_full,
             "max_players": largest,

@@ -39,7 +39,7 @@ import logging
 import secrets
 import ssl
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,13 +122,9 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
-def iso_in(seconds: float) -> str:
-    """The time ``seconds`` from now as the store writes times (``now_iso``: UTC, seconds)."""
-    return (datetime.now(UTC) + timedelta(seconds=seconds)).replace(microsecond=0).isoformat()
-
-
-def past(expires: str) -> bool:
-    return expires <= iso_in(0)
+def iso_in(now: datetime, seconds: float) -> str:
+    """The time ``seconds`` after ``now`` as the store writes times (``now_iso``: UTC, seconds)."""
+    return (now + timedelta(seconds=seconds)).replace(microsecond=0).isoformat()
 
 
 def cookie_name(request: web.Request) -> str:
@@ -198,7 +194,11 @@ class AccountGate:
     def __init__(self, service: TermgamesServer, front: BrowserFront) -> None:
         self.service = service
         self.front = front
-        self.guests = RateLimit(WEB_GUESTS_PER_MINUTE, WEB_GUEST_BURST)
+        self.guests = RateLimit(WEB_GUESTS_PER_MINUTE, WEB_GUEST_BURST, clock=service.hub.time_source.monotonic)
+
+    def iso_in(self, seconds: float) -> str:
+        """``seconds`` from now, by the server's time source, as the store writes times."""
+        return iso_in(self.service.hub.utc_now(), seconds)
 
     @property
     def store(self) -> Any:
@@ -225,7 +225,7 @@ class AccountGate:
             found = self.store.web_cookie(key)
         except StoreError as error:
             raise database_away(error) from None
-        if found is None or past(found.expires):
+        if found is None or found.expires <= self.iso_in(0):
             self._refuse(request, f"this browser is signed out: {self._how_to_sign_in()}")
             return None
         return Visitor(found.player, found.owner, found.guest, key)
@@ -238,14 +238,14 @@ class AccountGate:
             found = self.store.take_web_link(digest(token))
         except StoreError as error:
             raise database_away(error) from None
-        if found is None or past(found.expires):
+        if found is None or found.expires <= self.iso_in(0):
             what = "has expired (a link works for 10 minutes)" if found else "was used already (a link works once)"
             self._refuse(request, f"this sign-in link {what}: {self._how_to_sign_in()}")
             return None
         cookie = secrets.token_urlsafe(32)
         lasting = WEB_SIGN_IN_DAYS * 86400
         try:
-            self.store.add_web_cookie(digest(cookie), WebPass(found.player, found.owner, False, iso_in(lasting)))
+            self.store.add_web_cookie(digest(cookie), WebPass(found.player, found.owner, False, self.iso_in(lasting)))
         except StoreError as error:  # the link is used up, and signed nobody in: she asks for another
             log.warning("%s not signed in to a browser: %s", found.player, error)
             self._refuse(request, "the database cannot be reached just now: ask for a new link in a moment")
@@ -293,7 +293,7 @@ class AccountGate:
         name = guest_name("web")
         cookie = secrets.token_urlsafe(32)
         try:
-            self.store.add_web_cookie(digest(cookie), WebPass(name, owner, True, iso_in(WEB_GUEST_HOURS * 3600)))
+            self.store.add_web_cookie(digest(cookie), WebPass(name, owner, True, self.iso_in(WEB_GUEST_HOURS * 3600)))
         except StoreError as error:
             log.warning("a guest not signed in to a browser: %s", error)
             return forbidden("the database cannot be reached just now: try again in a moment")
@@ -379,7 +379,8 @@ class BrowserFront:
 
     def link(self, player: str, owner: str, table_id: int | None) -> str:
         token = secrets.token_urlsafe(32)
-        self.service.store.add_web_link(digest(token), WebPass(player, owner, False, iso_in(WEB_LINK_SECONDS)))
+        expires = iso_in(self.service.hub.utc_now(), WEB_LINK_SECONDS)
+        self.service.store.add_web_link(digest(token), WebPass(player, owner, False, expires))
         return f"{self.url}?token={token}" + (f"&table={table_id}" if table_id is not None else "")
 
     def sign_out_all(self, player: str) -> int:

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from ...match import MoveRecord
 from ...rating import Rating
+from ...timesource import SYSTEM, TimeSource, utc_now
 from ..logs import error_line
 
 #: Chat lines a store keeps per table (the oldest go as new ones come): a flood cannot fill the database.
@@ -271,6 +272,17 @@ def quota_forgotten(now: str) -> str:
 RemotePresence = list[tuple[str, bool]]
 
 
+class StoreClock:
+    """The times a store writes (a table's making, a move's, a chat line's): read from the hub's time source,
+    which the hub sets, so that a test's time is the store's too."""
+
+    time_source: TimeSource = SYSTEM
+
+    def now_iso(self) -> str:
+        """The time now as the store writes times (UTC, seconds: ``match.now_iso``'s form)."""
+        return utc_now(self.time_source).replace(microsecond=0).isoformat()
+
+
 class TableStore(Protocol):
     """The server's memory (see the module doc).  Methods raise :class:`StoreError` when a change fails."""
 
@@ -278,6 +290,8 @@ class TableStore(Protocol):
     thread: threading.Thread
     #: True when other server processes may share this store (their changes arrive through ``listen``).
     shared: bool
+    #: Where the times it writes (a table's making, a move's, a chat line's) are read: the hub's, set by the hub.
+    time_source: TimeSource
 
     def close(self) -> None: ...
 

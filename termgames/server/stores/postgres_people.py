@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any, TypeVar
 
-from ...match import now_iso
 from ...untrusted import fold_name
-from .interface import DEFAULT_NOTIFY_MODE, NoticeSettings, Quota, WebPass, quota_forgotten
+from .interface import DEFAULT_NOTIFY_MODE, NoticeSettings, Quota, StoreClock, WebPass, quota_forgotten
 
 T = TypeVar("T")
 
@@ -24,7 +23,7 @@ def _web_pass(row: Any) -> WebPass | None:
     return WebPass(row["player"], row["owner"], bool(row["guest"]), row["expires"]) if row else None
 
 
-class PeopleQueries:
+class PeopleQueries(StoreClock):
     """Players' sign-ins and notice settings in PostgreSQL (part of :class:`~.postgres.PostgresStore`)."""
 
     def _run(self, work: Callable[[Any], Awaitable[T]]) -> T:
@@ -72,7 +71,7 @@ class PeopleQueries:
     def _add_web_pass(self, table: str, digest: str, sign_in: WebPass) -> None:
         async def add(conn: Any) -> None:
             async with conn.transaction():
-                await conn.execute(f"DELETE FROM {table} WHERE expires < $1", now_iso())
+                await conn.execute(f"DELETE FROM {table} WHERE expires < $1", self.now_iso())
                 await conn.execute(
                     f"INSERT INTO {table} (digest, player, owner, guest, expires) VALUES ($1, $2, $3, $4, $5)",
                     digest, sign_in.player, sign_in.owner, sign_in.guest, sign_in.expires,

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ...match import MoveRecord, now_iso
+from ...match import MoveRecord
 from ...rating import Rating, rate
 from ...untrusted import fold_name
 from .interface import (
@@ -43,6 +43,7 @@ from .interface import (
     RatedResult,
     RatingChange,
     RemotePresence,
+    StoreClock,
     StoredTable,
     StoredTournament,
     StoreError,
@@ -186,7 +187,7 @@ CREATE INDEX IF NOT EXISTS web_cookies_by_player ON web_cookies (player);
 """
 
 
-class Store:
+class Store(StoreClock):
     """One SQLite file; every method is one transaction.  A :class:`~.interface.TableStore` of one process:
     it hears of no other server, keeps chat and presence in the hub's memory, and plays every AI seat."""
 
@@ -249,7 +250,7 @@ class Store:
         with self._transaction():
             if self.account(name) is None:
                 self.db.execute(
-                    "INSERT OR IGNORE INTO players (name, key, since) VALUES (?, ?, ?)", (name, key, now_iso())
+                    "INSERT OR IGNORE INTO players (name, key, since) VALUES (?, ?, ?)", (name, key, self.now_iso())
                 )
         return self.key_of(name) == key
 
@@ -294,7 +295,7 @@ class Store:
             cursor = self.db.execute(
                 "INSERT INTO tables (game, options, seed, seats, creator, created, rated, owner, clock) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), int(rated), owner,
+                (game, json.dumps(options), str(seed), json.dumps(seats), creator, self.now_iso(), int(rated), owner,
                  clock),
             )
         assert cursor.lastrowid is not None  # an INSERT sets it
@@ -306,7 +307,7 @@ class Store:
         with self._transaction():
             cursor = self.db.execute(
                 "INSERT INTO tournaments (version, status, data, created) VALUES (1, ?, ?, ?)",
-                (status, json.dumps(data), now_iso()),
+                (status, json.dumps(data), self.now_iso()),
             )
         assert cursor.lastrowid is not None  # an INSERT sets it
         return cursor.lastrowid
@@ -371,7 +372,7 @@ class Store:
                 return []
             before = [self._rating_row(player, result.game) for player in result.players]
             after = rate([row.rating for row in before], result.ranks)
-            now = now_iso()
+            now = self.now_iso()
             changes = []
             for row, new, rank in zip(before, after, result.ranks):
                 self.db.execute(
@@ -596,7 +597,7 @@ class Store:
 
     def _add_web_pass(self, table: str, digest: str, sign_in: WebPass) -> None:
         with self._transaction():
-            self.db.execute(f"DELETE FROM {table} WHERE expires < ?", (now_iso(),))
+            self.db.execute(f"DELETE FROM {table} WHERE expires < ?", (self.now_iso(),))
             self.db.execute(
                 f"INSERT INTO {table} (digest, player, owner, guest, expires) VALUES (?, ?, ?, ?, ?)",
                 (digest, sign_in.player, sign_in.owner, int(sign_in.guest), sign_in.expires),
