@@ -97,6 +97,9 @@ def to_dict(match: Match, now: float | None = None) -> dict[str, Any]:
     result = match.result()
     if result is not None:
         record["result"] = result
+    if match.analysis is not None:
+        # Kept as it came: termgames.analysis_run checks it against the moves before it is used.
+        record["analysis"] = match.analysis
     return record
 
 
@@ -185,6 +188,8 @@ def from_dict(data: Any) -> Match:
         if actual is None:
             raise RecordError("the record claims a result but its moves do not finish the game")
         raise RecordError("the record's result does not match its moves (tampered?)")
+    # The optional analysis section, as written (an analysis that does not fit is analysed again, never trusted).
+    match.analysis = data.get("analysis")
     return match
 
 
