@@ -387,6 +387,21 @@ def show(
 
 
 @app.command()
+def analyse(
+    file: Path = typer.Argument(..., help="A game record."),
+    level: str | None = typer.Option(None, "--level", help="The engine's level: one of the game's AI levels."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object instead of text."),
+) -> None:
+    """Value every move of a game against the engine's best (kept in the record); analyze too."""
+    from .analysis_cli import analyse_command
+
+    analyse_command(file, level, as_json)
+
+
+app.command("analyze", hidden=True)(analyse)
+
+
+@app.command()
 def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
     port: int = typer.Option(2222, "--port", help="TCP port for SSH."),

@@ -382,6 +382,18 @@ def save(path: str | os.PathLike[str], match: Match, now: float | None = None) -
     return file
 
 
+def save_analysis(path: str | os.PathLike[str], match: Match, section: Any) -> Path:
+    """Write ``section`` (raw JSON: :mod:`termgames.analysis_run` made and checks it) into the record at ``path`` as
+    its ``analysis``, atomically and under the record's lock, when the record still holds the moves of ``match``
+    (SaveError, one line, when a move was played meanwhile or the file cannot be written)."""
+    with locked(path):
+        current = load(path)
+        if [(m.seat, m.move) for m in current.moves] != [(m.seat, m.move) for m in match.moves]:
+            raise SaveError(f"{path}: the game went on while it was analysed; the analysis is not kept")
+        current.analysis = section
+        return save(path, current)
+
+
 def check_size(data: bytes) -> None:
     """Refuse (:class:`SaveError`, one line) a record termgames could not read back."""
     if len(data) > MAX_RECORD_BYTES:
