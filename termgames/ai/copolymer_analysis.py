@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..analysis import Judgement
 from ..rules import View
 from ..rules.copolymer import CopolymerView
-from .budget import Deadline
+from .budget import SEARCH_SHARE, Deadline
 from .copolymer import EMPTY, LEVELS, CopolymerBot, Neighbours, Touch, claim, contact_counts, playout, ranked_claims
 
 
@@ -35,9 +35,9 @@ class Effort:
 
 
 EFFORT = {
-    "easy": Effort(playouts=40, candidates=3, bot_share=0.2),
-    "normal": Effort(playouts=120, candidates=5, bot_share=0.35),
-    "hard": Effort(playouts=300, candidates=8, bot_share=0.45),
+    "easy": Effort(playouts=80, candidates=3, bot_share=0.2),
+    "normal": Effort(playouts=160, candidates=5, bot_share=0.35),
+    "hard": Effort(playouts=400, candidates=8, bot_share=0.45),
 }
 
 
@@ -66,7 +66,9 @@ class CopolymerAnalyst:
         candidates = list(dict.fromkeys([played, choice, *ranked[: effort.candidates]]))
         totals = [0.0] * len(candidates)
         rounds = 0
-        while rounds < effort.playouts and (rounds == 0 or not deadline.expired()):
+        # As a bot's search: stop short of the deadline, the rest is the answer's slack.
+        playing = deadline.share(SEARCH_SHARE)
+        while rounds < effort.playouts and (rounds == 0 or not playing.expired()):
             for index, cell in enumerate(candidates):
                 draws = random.Random(f"{self.seed}:{position}:{rounds}")
                 totals[index] += self._margin_after(owner, touch, me, cell, board.neighbours, draws)
