@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .ai.budget import Deadline
+from .deadline import Deadline
 from .errors import RuleError
 from .rules import View
 
