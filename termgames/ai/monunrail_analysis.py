@@ -27,13 +27,11 @@ from ..rules.monunrail.completion import SearchLimit, find_completion, finishing
 from ..rules.monunrail.notation import parse_move, placement_text
 from ..rules.monunrail.solver import SolveStopped
 from .budget import Deadline
-from .monunrail import MonUnrailBot
+from .monunrail import MIN_NODES, NODE_LIMIT, NODES_PER_SECOND, MonUnrailBot
 
 WON, OPEN, LOST = 1.0, 0.5, 0.0
 #: Winning moves named in a note at most.
 NAMED = 4
-#: Completion-search nodes per question (the bot's own limit).
-NODE_LIMIT = 20_000
 
 Cell = tuple[int, int]
 T = TypeVar("T")
@@ -105,7 +103,7 @@ class MonUnrailAnalyst:
     def _best_building(
         self, before: MonUnrailView, grid: list[int], supply: list[int], deadline: Deadline
     ) -> tuple[str | None, float, str]:
-        completable = self._completable(grid, supply)
+        completable = self._completable(grid, supply, deadline)
         if completable is False:
             return "impossible", WON, "the track could not be completed: calling Impossible wins"
         tiles = {cell_of(i) for i, m in enumerate(grid) if m}
@@ -122,7 +120,7 @@ class MonUnrailAnalyst:
         grid, supply = list(before.grid), list(before.supply)
         parsed = parse_move(move)
         if parsed.kind == "impossible":
-            completable = self._completable(grid, supply)
+            completable = self._completable(grid, supply, deadline)
             return OPEN if completable is None else LOST if completable else WON
         if parsed.kind != "place":
             return OPEN  # the pie rule's swap
@@ -130,7 +128,7 @@ class MonUnrailAnalyst:
         if trace_circuit(after) is not None:
             cells = {cell_of(i) for i, m in enumerate(after) if m}
             return WON if self._nimber(cells, deadline) == 0 else LOST
-        completable = self._completable(after, left)
+        completable = self._completable(after, left, deadline)
         if completable is False:
             return LOST
         tiles = {cell_of(i) for i, m in enumerate(after) if m}
@@ -140,9 +138,12 @@ class MonUnrailAnalyst:
                 return LOST  # a gift: the opponent completes a track worth 0
         return OPEN
 
-    def _completable(self, grid: Sequence[int], supply: Sequence[int]) -> bool | None:
+    def _completable(self, grid: Sequence[int], supply: Sequence[int], deadline: Deadline) -> bool | None:
+        """Whether the track can still be completed; None when the search would outrun half the time left (as the
+        bot's own budget)."""
+        nodes = max(MIN_NODES, min(NODE_LIMIT, int(deadline.remaining() * NODES_PER_SECOND / 2)))
         try:
-            return find_completion(grid, supply, node_limit=NODE_LIMIT) is not None
+            return find_completion(grid, supply, node_limit=nodes) is not None
         except SearchLimit:
             return None
 
