@@ -215,7 +215,9 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         line = review.moves[self.ply - 1] if review is not None and 0 < self.ply <= len(review.moves) else None
         if review is not None:
             graph.data = [m.loss for m in review.moves] or [0.0]
-        if not self.analysing:
+        if self.analysing:
+            self.board.suggest(None)  # the hint's marks and message have the board (a MonUnrail hint's cells)
+        else:
             drawn = self.board.suggest(None if line is None else line.best)
             self.query_one("#message", Static).update(self.review_line(review, line, drawn) or self.review_note)
 
