@@ -91,15 +91,19 @@ async def tables_figure(count: int) -> None:
     import asyncssh
 
     from termgames.match import Seat
+    from termgames.server.limits import NEW_PLAYER_TABLES
     from termgames.server.ssh import start_server
 
     key = asyncssh.generate_private_key("ssh-ed25519")
     with tempfile.TemporaryDirectory() as folder:
         server = await start_server(folder, "127.0.0.1", 0, max_tables=count + 10)
         try:
-            for number in range(count):  # one creator per 40 tables: the per-player limit stays the default
+            # One creator per few tables: a newcomer's limit (the per-player limits) stays the default.
+            for number in range(count):
                 seats = [Seat(name="alice"), Seat(name="bob")]
-                last = server.hub.create_table("copolymer", {"size": 9}, seats, f"host{number // 40}")
+                last = server.hub.create_table(
+                    "copolymer", {"size": 9}, seats, f"host{number // NEW_PLAYER_TABLES}"
+                )
             times = []
             async with asyncssh.connect(
                 "127.0.0.1", server.port, username="alice", client_keys=[key], known_hosts=None

@@ -14,6 +14,9 @@ Front ends (``termgames analyse``, the replay screen, ``ssh HOST analyse TABLE``
 ``analysis`` section (:func:`analysis_json`, :func:`analysis_from_json`, which refuses a section that does
 not fit the record it is in).
 
+The analysts' side of the contract (:class:`Judgement`, :class:`Analyst`) is :mod:`termgames.ai.judgement`, in the
+computer players' layer where the analysts are; this module is the front ends' side, above it.
+
 Pure Python: no Textual, no rich, no I/O.
 """
 
@@ -22,11 +25,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from .deadline import Deadline
+from .ai.judgement import Analyst, Judgement
 from .errors import RuleError
-from .rules import View
+
+__all__ = ["CLASSES", "MARKS", "Analysis", "Analyst", "Judgement", "MoveAnalysis", "Thresholds", "analysis_from_json",
+           "analysis_json"]
 
 #: The classes of a move, best first (``analyse --json``'s ``class``).
 CLASSES = ("good", "inaccuracy", "mistake", "blunder")
@@ -54,38 +59,6 @@ class Thresholds:
         if loss >= self.inaccuracy:
             return "inaccuracy"
         return "good"
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """What a game's engine makes of one move, from the mover's side, in the game's unit."""
-
-    #: The value of the position after the move played (higher is better for the mover).
-    played: float
-    #: The value after the best move the engine found (at least ``played`` when the engine is exact).
-    best_value: float
-    #: The engine's move, in the game's notation; None when the move played is as good as any it found.
-    best: str | None
-    #: True when the value used what the mover could not see then (a hidden board, a later draw).
-    hindsight: bool = False
-    #: A short line of the engine's reasons ("F4:S-v,F5:T-nw still completes the track"), or "".
-    note: str = ""
-
-    @property
-    def loss(self) -> float:
-        return max(0.0, self.best_value - self.played)
-
-
-class Analyst(Protocol):
-    """One game's engine as analysis sees it."""
-
-    #: The unit of its values, as a player reads them after a number ("cells", "points", "units").
-    unit: str
-
-    def judge(self, before: View, move: str, deadline: Deadline) -> Judgement:
-        """Value ``move``, played by ``before.viewer`` in the position ``before`` shows, against the best move
-        found there within ``deadline``."""
-        ...
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .ai.budget import TIME_CAP, Clock, Deadline
 from .analysis import Analysis, Analyst, MoveAnalysis, Thresholds, analysis_from_json
-from .deadline import TIME_CAP, Clock, Deadline
 from .errors import RuleError
 from .games import GameDescriptor, load
 from .match import Match

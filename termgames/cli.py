@@ -19,7 +19,6 @@ import typer.core
 from .cli_base import fail, load_record, say
 from .games import GAMES
 from .games import load as load_part
-from .server import limits  # constants only: imports nothing of the server
 from .terminal import wants_ascii
 
 if TYPE_CHECKING:
@@ -401,242 +400,109 @@ def analyse(
 app.command("analyze", hidden=True)(analyse)
 
 
-@app.command()
-def serve(
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
-    port: int = typer.Option(2222, "--port", help="TCP port for SSH."),
-    data: Path | None = typer.Option(
-        None, "--data", help="Folder for the database, host key and records (default: your data folder's 'server')."
-    ),
-    no_guests: bool = typer.Option(False, "--no-guests", help="Refuse players without an SSH key."),
-    colors: str = typer.Option("256", "--colors", help="Colours for every player: 256, truecolor or standard."),
-    ascii_mode: bool = AsciiOption,
-    max_auth_tries: int = typer.Option(
-        limits.MAX_AUTH_TRIES, "--max-auth-tries", help="Failed logins on one connection before it closes."
-    ),
-    max_auth_failures: int = typer.Option(
-        limits.MAX_AUTH_FAILURES, "--max-auth-failures", help="Failed logins from one address in a minute: refused."
-    ),
-    max_startups: int = typer.Option(
-        limits.MAX_STARTUPS, "--max-startups", help="Connections from one address not yet signed in, at once."
-    ),
-    max_sessions: int = typer.Option(
-        limits.SSH_MAX_SESSIONS, "--max-sessions", help="SSH game screens open at once (each is an app)."
-    ),
-    max_sessions_per_player: int = typer.Option(
-        limits.SSH_MAX_SESSIONS_PER_PLAYER, "--max-sessions-per-player",
-        help="SSH game screens one player may have open (one SSH key; the guests of one address together).",
-    ),
-    max_sessions_per_connection: int = typer.Option(
-        limits.SSH_MAX_CHANNELS_PER_CONNECTION, "--max-sessions-per-connection",
-        help="SSH game screens open on one connection.",
-    ),
-    max_tables_per_player: int = typer.Option(
-        limits.MAX_TABLES_PER_PLAYER, "--max-tables-per-player",
-        help="Unfinished tables one player may open (one SSH key; the guests of one address together).",
-    ),
-    max_tables: int = typer.Option(limits.MAX_TABLES, "--max-tables", help="Unfinished tables on the whole server."),
-    max_bot_tables_per_player: int = typer.Option(
-        limits.MAX_BOT_TABLES_PER_PLAYER, "--max-bot-tables-per-player",
-        help="Unfinished tables of computers only one registered player may open (guests open none).",
-    ),
-    idle_days: float = typer.Option(
-        limits.IDLE_DAYS, "--idle-days", help="Days without a move before a table is closed (not rated)."
-    ),
-    guest_idle_days: float = typer.Option(
-        limits.GUEST_IDLE_DAYS, "--guest-idle-days",
-        help="Days without a move before a guest's table (a guest made it or sits at it), or one of "
-        "computers only, is closed.",
-    ),
-    chat_per_minute: int = typer.Option(
-        limits.CHAT_PER_MINUTE, "--chat-per-minute", help="Chat lines one player may send a minute."
-    ),
-    ai_threads: int = typer.Option(
-        limits.AI_THREADS, "--ai-threads", help="Threads the computer players think in (shared fairly by tables)."
-    ),
-    db: str | None = typer.Option(
-        None, "--db", metavar="URL",
-        help="A PostgreSQL database shared by several servers: postgresql://USER@HOST/DB "
-        "(default: $TERMGAMES_DB, else SQLite in the data folder). Needs: pip install 'termgames[postgres]'.",
-    ),
-    workers: int = typer.Option(
-        1, "--workers", help="Server processes on one port (SO_REUSEPORT), sharing the PostgreSQL of --db."
-    ),
-    host_key: Path | None = typer.Option(
-        None, "--host-key", metavar="FILE",
-        help="The SSH host key (made if missing): give every server behind one address the same file.",
-    ),
-    smtp: str | None = typer.Option(
-        None, "--smtp", metavar="HOST:PORT",
-        help="A mail relay: players away get a mail listing the tables where it is their move (STARTTLS when "
-        "offered; the relay's password from $TERMGAMES_SMTP_PASSWORD, its user from $TERMGAMES_SMTP_USER).",
-    ),
-    mail_from: str | None = typer.Option(None, "--mail-from", metavar="ADDR", help="The sender of the mail (--smtp)."),
-    mail_every: float = typer.Option(
-        limits.MAIL_EVERY_HOURS, "--mail-every", metavar="HOURS", help="Hours between two mails to one player."
-    ),
-    public_address: str | None = typer.Option(
-        None, "--public-address", metavar="HOST[:PORT]",
-        help="How players reach this server, when not as --host and --port (a router's, a proxy's): "
-        "mails and screens tell them ssh -p PORT NAME@HOST.",
-    ),
-    reuse_port: bool = typer.Option(False, "--reuse-port", hidden=True, help="A worker of --workers."),
-    web_port: int | None = typer.Option(
-        None, "--web", metavar="PORT",
-        help="Serve the lobby and tables to browsers too, on this port (0: any free one): "
-        "ssh NAME@HOST web prints a link that signs a browser in.",
-    ),
-    web_host: str | None = typer.Option(
-        None, "--web-host", metavar="ADDRESS", help="Address the browser page listens on (default: --host's)."
-    ),
-    web_cert: Path | None = typer.Option(
-        None, "--web-cert", metavar="FILE", help="TLS certificate chain (PEM) for the page: served over https."
-    ),
-    web_key: Path | None = typer.Option(None, "--web-key", metavar="FILE", help="The certificate's private key (PEM)."),
-    web_url: str | None = typer.Option(
-        None, "--web-url", metavar="URL",
-        help="The page's address as players open it (a reverse proxy's), in the links web prints.",
-    ),
-    web_proxy: str | None = typer.Option(
-        None, "--web-proxy", metavar="ADDRESS[,ADDRESS]",
-        help="Reverse proxies in front of the page: their X-Forwarded-Proto and X-Forwarded-For are believed.",
-    ),
-    web_max_sessions: int = typer.Option(
-        limits.WEB_MAX_SESSIONS, "--web-max-sessions", help="Browser sessions open at once (each is an app)."
-    ),
-    web_max_sessions_per_player: int = typer.Option(
-        limits.WEB_MAX_SESSIONS_PER_PLAYER, "--web-max-sessions-per-player",
-        help="Browser sessions one player may have open (one SSH key; the guests of one address together).",
-    ),
-    web_max_connections: int = typer.Option(
-        limits.WEB_MAX_CONNECTIONS, "--web-max-connections",
-        help="Connections to the browser port at once (at most half of ulimit -n: SSH keeps the rest).",
-    ),
-    web_max_connections_per_address: int = typer.Option(
-        limits.WEB_MAX_CONNECTIONS_PER_ADDRESS, "--web-max-connections-per-address",
-        help="Connections to the browser port from one address at once.",
-    ),
-    web_request_seconds: float = typer.Option(
-        limits.WEB_REQUEST_SECONDS, "--web-request-seconds",
-        help="Seconds a browser connection has to send a whole request: past them it is closed.",
-    ),
-) -> None:
+def serve(ctx: typer.Context, config_file: Path | None = None, **flags: Any) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST (and browsers, with --web)."""
-    for flag, value in (("--max-auth-tries", max_auth_tries), ("--max-auth-failures", max_auth_failures),
-                        ("--max-startups", max_startups), ("--max-sessions", max_sessions),
-                        ("--max-sessions-per-player", max_sessions_per_player),
-                        ("--max-sessions-per-connection", max_sessions_per_connection),
-                        ("--max-tables-per-player", max_tables_per_player), ("--max-tables", max_tables),
-                        ("--max-bot-tables-per-player", max_bot_tables_per_player),
-                        ("--chat-per-minute", chat_per_minute), ("--ai-threads", ai_threads),
-                        ("--web-max-sessions", web_max_sessions),
-                        ("--web-max-sessions-per-player", web_max_sessions_per_player),
-                        ("--web-max-connections", web_max_connections),
-                        ("--web-max-connections-per-address", web_max_connections_per_address)):
-        if value < 1:
-            fail(f"{flag} must be at least 1, not {value}")
-    for flag, days in (("--idle-days", idle_days), ("--guest-idle-days", guest_idle_days)):
-        if not 0 < days <= limits.MAX_IDLE_DAYS:
-            fail(f"{flag} must be more than 0 and at most {limits.MAX_IDLE_DAYS} (100 years), not {days:g}")
-    if not 0 < web_request_seconds <= 3600:
-        fail(f"--web-request-seconds must be more than 0 and at most 3600, not {web_request_seconds:g}")
+    from .server.config import ConfigError, build
+
+    # Only what the command line says overrides the config file and the environment, not typer's defaults.
+    given = {name: value for name, value in flags.items() if _from_command_line(ctx, name)}
+    try:
+        config = build(given, config_file, os.environ)
+    except ConfigError as error:
+        fail(str(error))
     mail = None
-    if (smtp is None) != (mail_from is None):
-        fail("--smtp HOST:PORT and --mail-from ADDR go together: mail needs a relay and a sender")
-    if not 1 <= mail_every <= limits.MAX_MAIL_EVERY_HOURS:
-        fail(f"--mail-every must be at least 1 and at most {limits.MAX_MAIL_EVERY_HOURS:g} hours, not {mail_every:g}")
-    if smtp is not None and mail_from is not None:
+    if config.smtp is not None and config.mail_from is not None:
         from .rules import RuleError
         from .server.mail import mail_config
 
         try:
-            mail = mail_config(smtp, mail_from, dict(os.environ))
+            mail = mail_config(config.smtp, config.mail_from, dict(os.environ))
         except RuleError as error:
             fail(str(error))
-    if colors not in ("256", "truecolor", "standard"):
-        fail(f"--colors must be 256, truecolor or standard, not {colors!r}")
-    if not 0 < port < 65536:
-        fail(f"--port must be between 1 and 65535, not {port}")
-    from .server.stores import database_url, is_postgres
-
-    url = database_url(db, dict(os.environ))
-    if url is not None and not is_postgres(url):
-        fail(f"--db takes a postgresql://USER@HOST/DB address, not {url!r}")
-    if workers < 1:
-        fail(f"--workers must be at least 1, not {workers}")
-    if workers > 1 and url is None:
-        fail("--workers above 1 needs a shared database (--db postgresql://...): SQLite is one process's file")
-    address = None
-    if public_address is not None:
+    if config.public_address is not None:
         from .rules import RuleError
         from .server.address import parse_public_address
 
         try:
-            address = parse_public_address(public_address)
+            parse_public_address(config.public_address)
         except RuleError as error:
             fail(str(error))
-    if host_key is not None and host_key.is_dir():
-        fail(f"--host-key names a file, not the folder {host_key}")
-    if web_port is not None:
-        _check_web_options(web_port, web_host or host, web_cert, web_key, web_url, web_proxy)
+    if config.web_port is not None:
+        _check_web_files(config)
     # One colour depth for the whole process: Rich caches each style's codes, so players cannot differ.
-    os.environ["TEXTUAL_COLOR_SYSTEM"] = colors
-    if workers > 1 and url is not None:
-        _serve_with_workers(workers, host, port, data, host_key, url)
+    os.environ["TEXTUAL_COLOR_SYSTEM"] = config.colors
+    if config.workers > 1 and config.db is not None:
+        _serve_with_workers(config)
         return
     from .server.run import serve_forever
 
     web = None
-    if web_port is not None:
+    if config.web_port is not None:
         from functools import partial
 
         from .web.guard import ConnectionLimits
         from .web.serve import WebSettings, start_web
 
-        proxies = frozenset(word.strip() for word in (web_proxy or "").split(",") if word.strip())
-        connections = ConnectionLimits(web_max_connections_per_address, web_max_connections, web_request_seconds)
+        connections = ConnectionLimits(
+            config.web_max_connections_per_address, config.web_max_connections, config.web_request_seconds
+        )
         web = partial(start_web, settings=WebSettings(
-            web_port, web_host or host, web_cert, web_key, web_url, proxies, web_max_sessions,
-            web_max_sessions_per_player, reuse_port, connections,
+            config.web_port, config.web_host or config.host, config.web_cert, config.web_key, config.web_url,
+            config.proxies, config.web_max_sessions, config.web_max_sessions_per_player, config.reuse_port,
+            connections,
         ))
-    serve_forever(
-        host, port, data, allow_guests=not no_guests, ascii=ascii_mode,
-        limits={"max_auth_tries": max_auth_tries, "max_auth_failures": max_auth_failures, "max_startups": max_startups,
-                "max_ssh_sessions": max_sessions, "max_ssh_sessions_per_player": max_sessions_per_player,
-                "max_channels_per_connection": max_sessions_per_connection,
-                "max_tables_per_player": max_tables_per_player, "max_tables": max_tables,
-                "max_bot_tables_per_player": max_bot_tables_per_player, "idle_days": idle_days,
-                "guest_idle_days": guest_idle_days, "chat_per_minute": chat_per_minute, "ai_threads": ai_threads,
-                "public_address": address},
-        db=url, host_key=host_key, reuse_port=reuse_port, mail=mail, mail_every=mail_every, web=web,
+    serve_forever(config, mail=mail, web=web)
+
+
+def _from_command_line(ctx: typer.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def _serve_options() -> None:
+    """Give ``serve`` one option per :class:`~.server.config.ServerConfig` field (its flag, help, default), and
+    ``--config``: the settings are declared once, as data."""
+    import inspect
+
+    from .server.config import settings
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)]
+    annotations: dict[str, Any] = {"ctx": typer.Context, "return": None}
+    for item, setting, kind in settings():
+        option = typer.Option(
+            item.default, setting.flag, help=setting.help, metavar=setting.metavar, hidden=setting.hidden,
+            show_default=item.default is not None and not isinstance(item.default, bool),
+        )
+        parameters.append(inspect.Parameter(item.name, keyword, default=option, annotation=kind))
+        annotations[item.name] = kind
+    config_file = typer.Option(
+        None, "--config", metavar="FILE.toml",
+        help="Settings from a TOML file (keys: these options' names without their dashes; TERMGAMES_* environment "
+        "variables and the options given here win over it).",
     )
+    parameters.append(inspect.Parameter("config_file", keyword, default=config_file, annotation=Path | None))
+    annotations["config_file"] = Path | None
+    serve.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]  # typer reads the signature
+    serve.__annotations__ = annotations
 
 
-def _check_web_options(
-    port: int, host: str, cert: Path | None, key: Path | None, url: str | None, proxies: str | None
-) -> None:
-    """``serve --web``'s options, each mistake one line; a warning when the page crosses a network in clear."""
-    import ipaddress
+_serve_options()
+app.command()(serve)
+
+
+def _check_web_files(config: Any) -> None:
+    """The page's certificate loads; a warning when the page crosses a network in clear."""
     import ssl
 
-    if not 0 <= port < 65536:
-        fail(f"--web must be a port between 0 and 65535, not {port}")
-    if (cert is None) != (key is None):
-        fail("--web-cert and --web-key go together (the certificate and its private key)")
-    if cert is not None and key is not None:
+    if config.web_cert is not None and config.web_key is not None:
         try:
-            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(str(cert), str(key))
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(str(config.web_cert),
+                                                                                str(config.web_key))
         except (OSError, ssl.SSLError) as error:
-            fail(f"--web-cert {cert} and --web-key {key} make no TLS certificate: {error}")
-    if url is not None and not url.startswith(("http://", "https://")):
-        fail(f"--web-url takes the page's address, http://... or https://..., not {url!r}")
-    for address in (proxies or "").split(","):
-        if address.strip():
-            try:
-                ipaddress.ip_address(address.strip())
-            except ValueError:
-                fail(f"--web-proxy takes the proxies' IP addresses, not {address.strip()!r}")
-    if host not in ("127.0.0.1", "::1", "localhost") and cert is None and not proxies:
+            fail(f"--web-cert {config.web_cert} and --web-key {config.web_key} make no TLS certificate: {error}")
+    host = config.web_host or config.host
+    if host not in ("127.0.0.1", "::1", "localhost") and config.web_cert is None and not config.proxies:
         print(
             f"termgames: warning: the browser page listens on {host} over plain HTTP: sign-in links and cookies "
             "cross the network in clear (--web-cert and --web-key serve https; or put a TLS proxy in front)",
@@ -644,14 +510,14 @@ def _check_web_options(
         )
 
 
-def _serve_with_workers(workers: int, host: str, port: int, data: Path | None, host_key: Path | None, url: str) -> None:
+def _serve_with_workers(config: Any) -> None:
     """``serve --workers N``: N copies of this very command line, each one process on the shared port."""
     from .server.run import default_data_dir, supervise
     from .server.ssh import load_host_key, secure_data_folder
 
-    folder = (data or default_data_dir()).expanduser()
+    folder = (config.data or default_data_dir()).expanduser()
     secure_data_folder(folder, sqlite=False)
-    load_host_key(folder, host_key)  # made once here, so that every worker reads the same key
+    load_host_key(folder, config.host_key)  # made once here, so that every worker reads the same key
     words = sys.argv[1:]
     worker_args: list[str] = []
     skip = False
@@ -662,16 +528,19 @@ def _serve_with_workers(workers: int, host: str, port: int, data: Path | None, h
             skip = True
         elif not word.startswith(("--workers=", "--db=")):
             worker_args.append(word)
-    if host not in ("127.0.0.1", "::1", "localhost"):  # the workers stay quiet about it: said once, here
+    if config.host not in ("127.0.0.1", "::1", "localhost"):  # the workers stay quiet about it: said once, here
         print(
-            f"termgames: warning: listening on {host}, not loopback: anyone who can reach this port can play, "
+            f"termgames: warning: listening on {config.host}, not loopback: anyone who can reach this port can play, "
             "and guests can sign in without a key (--no-guests refuses them)",
             file=sys.stderr,
         )
     command = [sys.executable, "-m", "termgames", *worker_args, "--reuse-port"]
-    env = {**os.environ, "TERMGAMES_DB": url}  # not on the command line: ps would show a password
-    print(f"termgames serve: {workers} workers on port {port}, one database", file=sys.stderr, flush=True)
-    raise typer.Exit(supervise(workers, command, env))
+    # Not on the command line: ps would show a password.  A config file or TERMGAMES_WORKERS would make each
+    # worker a supervisor again: one worker each.
+    env = {**os.environ, "TERMGAMES_DB": config.db, "TERMGAMES_WORKERS": "1"}
+    print(f"termgames serve: {config.workers} workers on port {config.port}, one database", file=sys.stderr,
+          flush=True)
+    raise typer.Exit(supervise(config.workers, command, env))
 
 
 @app.command()

@@ -12,7 +12,7 @@ from it, and each layer loads its own part (``get_game`` the rules,
 ``make_bot`` the bot, ``game_screen_class`` the screen).
 
 Adding a game is its modules plus one entry in :data:`GAMES`: the
-checklist, with Copolymer worked through, is in ``docs/architecture.md``.
+checklist, from the template game ``examples/takeaway``, is in ``docs/architecture.md``.
 Besides the rules, a descriptor may name the game's screen (which names its
 board widget), its replay screen, its own CLI commands, its bot and levels,
 and how the ladder plays it (:class:`Ladder`); the shared code (``cli.py``,
@@ -211,6 +211,9 @@ GAMES: dict[str, GameDescriptor] = {
             first_player_edge=False,
             # The turn limit ends a match; simultaneous turns play on the match runner.
             ladder=Ladder(not_sizes=frozenset({"turns"}), runner="termgames.ai.monad.ladder:ladder_game"),
+            analyst="termgames.ai.monad_analysis:make_analyst",
+            # Units (docs/monad.md "Analysis"): a hive counts as 20, so losing a new hive's worth is a blunder.
+            analysis_thresholds=(3.0, 8.0, 15.0),
         ),
         GameDescriptor(
             name="mosaic",
@@ -228,6 +231,9 @@ GAMES: dict[str, GameDescriptor] = {
             # matched computer players may never do: ruling 5's limit "for matches between computer players"
             # ends it after 60 alteration routines, the highest score winning (as bench/mosaic_ai.py plays).
             ladder=Ladder(match_limits={"max_routines": 60}, not_sizes=frozenset({"max_routines"})),
+            analyst="termgames.ai.mosaic_analysis:make_analyst",
+            # Points (docs/mosaic.md "Analysis"): a region of 5 tiles is worth 25, one cut from 6 to 5 loses 11.
+            analysis_thresholds=(5.0, 12.0, 25.0),
         ),
         GameDescriptor(
             name="mono",
@@ -244,6 +250,10 @@ GAMES: dict[str, GameDescriptor] = {
             # avoids a potential first move advantage" (rules/mono.md): the seats stay.
             first_player_edge=False,
             ladder=Ladder(random_move="random"),
+            analyst="termgames.ai.mono_analysis:make_analyst",
+            # Expected points (docs/mono.md "Analysis"): a run of four scores 16, following a region one more
+            # cell earns 2n+1.
+            analysis_thresholds=(2.0, 5.0, 10.0),
         ),
         GameDescriptor(
             name="monunrail",

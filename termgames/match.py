@@ -152,8 +152,10 @@ class Flag:
     time: str
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat()
+def now_iso(at: float | None = None) -> str:
+    """The time ``at`` (seconds since the epoch; None: now) as records and stores write times: UTC, seconds."""
+    moment = datetime.now(UTC) if at is None else datetime.fromtimestamp(at, UTC)
+    return moment.replace(microsecond=0).isoformat()
 
 
 #: Bits of a fresh seed: every hidden random outcome of a game comes from its seed, so it must be beyond
@@ -445,7 +447,7 @@ class Match:
                 if not self.clocks.counting or prepared.seat not in self.clocks.running:
                     self.clocks = replace(self.clocks, left=_with(self.clocks.left, prepared.seat, clock))
         self.moves.append(
-            MoveRecord(prepared.seat, prepared.normalised, now_iso() if time is None else time, drawn, left)
+            MoveRecord(prepared.seat, prepared.normalised, now_iso(at) if time is None else time, drawn, left)
         )
         self.analysis = None
         return prepared.after
@@ -460,7 +462,7 @@ class Match:
         if seat in self.out_of_time:
             raise RuleError(f"{self.names[seat]} ran out of time already")
         moment = wall.time() if at is None else at
-        flag = Flag(seat, len(self.moves), now_iso() if time is None else time)
+        flag = Flag(seat, len(self.moves), now_iso(moment) if time is None else time)
         self.flags.append(flag)
         self.clocks = self.clocks.flagged(seat, moment)
         if self.clocks.counting:

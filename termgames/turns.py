@@ -40,7 +40,6 @@ tells it of every change and hears of its moves and of who is thinking.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -61,6 +60,10 @@ class RunnerHost(Protocol):
 
     def ai_may_move(self) -> bool:
         """False while the table cannot take AI moves (a server shutting down)."""
+        ...
+
+    def now(self) -> float:
+        """The time its clocks count with (the table's time source), in seconds since the epoch."""
         ...
 
     def play_prepared(self, prepared: PreparedMove) -> None:
@@ -252,7 +255,7 @@ class TurnRunner:
             self.host.ai_news("error", f"{match.names[seat]} (AI) has no computer player: {error}")
             return
         view = match.view(seat)
-        seconds = self._think_seconds(match, seat)
+        seconds = self._think_seconds(match, seat, self.host.now())
         decision = _Decision(seat, self._epoch, loop.time(), deadline=Deadline(seconds))
         if match.clocks is not None:
             decision.pace_cap = seconds
@@ -261,13 +264,13 @@ class TurnRunner:
         future.add_done_callback(partial(self._answered, decision))
 
     @staticmethod
-    def _think_seconds(match: Match, seat: int) -> float:
+    def _think_seconds(match: Match, seat: int, now: float) -> float:
         """How long a computer seat may think: :data:`TIME_CAP`, and on a clock a tenth of its time left at most,
         so that a computer player never runs out of time thinking."""
         clocks = match.clocks
         if clocks is None or not clocks.counting or seat not in clocks.running:
             return TIME_CAP
-        return max(0.05, min(TIME_CAP, clocks.left_at(seat, time.time()) / 10))
+        return max(0.05, min(TIME_CAP, clocks.left_at(seat, now) / 10))
 
     def _bot(self, match: Match, seat: int) -> Bot:
         level = match.computer_level(seat)

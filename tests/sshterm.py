@@ -89,14 +89,16 @@ async def connect(
     width: int = 100,
     height: int = 32,
     screen: tuple[int, int] | None = None,
+    term: str = "xterm-256color",
 ) -> Terminal:
-    """Sign in as ``name`` with ``key`` (None: a guest through keyboard-interactive) and open the app."""
+    """Sign in as ``name`` with ``key`` (None: a guest through keyboard-interactive) and open the app; ``term``:
+    the ``TERM`` the client says it has."""
     options = dict(username=name, known_hosts=None, client_keys=[key] if key else None)
     if key is None:
         # asyncssh answers keyboard-interactive only with a password in hand; the server asks for nothing.
         options.update(preferred_auth="keyboard-interactive", client_keys=None, password="")
     conn = await asyncssh.connect("127.0.0.1", port, **options)
-    process = await conn.create_process(term_type="xterm-256color", term_size=(width, height), encoding=None)
+    process = await conn.create_process(term_type=term, term_size=(width, height), encoding=None)
     columns, lines = screen or (width, height)  # the emulated screen may be smaller than the size claimed
     return Terminal(conn, process, columns, lines)
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from hubkit import until
 
 from termgames import records
 from termgames.clock import Clocks, ClockSpec, clock_text, next_change, parse_clock
@@ -243,7 +244,6 @@ def test_monad_a_seat_out_of_time_passes_every_turn():
 
 
 async def test_the_turn_runner_passes_for_a_monad_seat_out_of_time_at_once():
-    import asyncio
 
     from termgames.table import LocalTable
 
@@ -254,10 +254,7 @@ async def test_the_turn_runner_passes_for_a_monad_seat_out_of_time_at_once():
     table.start()
     match.flag(2, at=T0 + 1)
     table.runner.moved()
-    for _ in range(50):
-        await asyncio.sleep(0.01)
-        if match.moves:
-            break
+    await until(lambda: bool(match.moves))
     assert [(m.seat, m.move) for m in match.moves] == [(2, "pass")]
     table.close()
 

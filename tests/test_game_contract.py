@@ -1,4 +1,5 @@
-"""The contract every registered game keeps, run over every entry of ``termgames.games.GAMES``.
+"""The contract every registered game keeps, run over every entry of ``termgames.games.GAMES`` and the template
+game of ``examples/`` (registered for the test's run only: ``tests/games``'s ``EXAMPLES``).
 
 A game joins these tests by being registered: options round-trip through CLI
 flags, the setup form and records; seeded random games replay from their
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from games import EXAMPLES, registered
 
 import termgames.ai
 import termgames.rules
@@ -35,7 +37,18 @@ MAX_PLIES = 600
 #: Properties the Game reads from its descriptor: a rules class must not write them again.
 DESCRIPTOR_FACTS = ("title", "summary", "min_seats", "max_seats", "ai_levels", "default_level")
 
-games = pytest.mark.parametrize("name", list(GAMES))
+#: The games the contract is checked on: every game of GAMES, and the template games of examples/.
+CONTRACT_GAMES = {**GAMES, **EXAMPLES}
+
+games = pytest.mark.parametrize("name", list(CONTRACT_GAMES))
+
+
+@pytest.fixture(autouse=True)
+def example_registered(request):
+    """A test of an example game runs with it in GAMES, and only that test."""
+    name = request.node.callspec.params.get("name") if hasattr(request.node, "callspec") else None
+    with registered(name):
+        yield
 
 
 def seats_for(game: Game, count: int | None = None) -> list[SeatInfo]:
@@ -294,7 +307,7 @@ async def test_setup_form_shows_and_reads_back_the_options(name, tmp_path):
 
 def game_cases() -> list[tuple[str, int, int]]:
     cases = []
-    for name, descriptor in GAMES.items():
+    for name, descriptor in CONTRACT_GAMES.items():
         for seed in (1, 2):
             cases.append((name, seed, descriptor.min_seats))
         if descriptor.max_seats > descriptor.min_seats:
@@ -335,6 +348,28 @@ def test_every_view_draws_as_text_and_json(name, seed, count):
     for viewer in viewers(match):
         json.dumps(view_json(match, viewer))
         assert view_text(match, viewer, ascii=True).isascii()
+
+
+#: Digits of other scripts that ``int()`` and ``str.isdigit()`` read as numbers: Arabic-Indic and fullwidth.
+OTHER_DIGITS = [str.maketrans("0123456789", "".join(chr(zero + n) for n in range(10))) for zero in (0x0660, 0xFF10)]
+
+
+@games
+def test_moves_take_ascii_digits_only(name):
+    """A move written with another script's digits is refused with a RuleError (int() would read them: a house
+    rule of docs/architecture.md's checklist)."""
+    match = random_game(name, 1, max_plies=60)
+    checked = 0
+    for ply, record in enumerate(match.moves):
+        if not any(char.isdigit() for char in record.move):
+            continue
+        state = match.states[ply]
+        for digits in OTHER_DIGITS:
+            with pytest.raises(RuleError):
+                state.apply(record.seat, record.move.translate(digits))
+        checked += 1
+    if not checked:
+        pytest.skip(f"{name}'s random game wrote no move with a digit")
 
 
 # --------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-from hubkit import Listener
+from hubkit import Listener, until
 from typer.testing import CliRunner
 
 from termgames import records
@@ -525,10 +525,7 @@ async def test_stopping_the_hub_stops_every_computer_player_thinking(tmp_path):
     seats = [Seat(name="cpu1", kind=AI, level="hard"), Seat(name="cpu2", kind=AI, level="hard")]
     table = hub.create_table("copolymer", {}, seats, "ann")
     table.subscribe(Listener("ann", None))  # and its computers think only while someone watches
-    for _ in range(200):
-        if table.runner._deciding:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: bool(table.runner._deciding))
     deciding = list(table.runner._deciding.values())
     assert deciding
     hub.close()

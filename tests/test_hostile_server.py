@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import asyncssh
 import pytest
-from hubkit import Listener
+from hubkit import Listener, until
 
 from termgames.match import AI, Match, Seat
 from termgames.records import loads
@@ -199,11 +199,7 @@ async def test_computers_playing_each_other_wait_while_nobody_watches(tmp_path, 
         assert table.match.moves == []  # nobody there: no thinking, no rows
         watcher = Listener("alice", None)
         table.subscribe(watcher)
-        for _ in range(200):
-            await asyncio.sleep(0.02)
-            if len(table.match.moves) >= 2:
-                break
-        assert len(table.match.moves) >= 2
+        await until(lambda: len(table.match.moves) >= 2)
         table.unsubscribe(watcher)
         await asyncio.sleep(0.2)  # a decision in flight may still land
         stopped_at = len(table.match.moves)

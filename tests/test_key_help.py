@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from termgames.screens.copolymer import CopolymerScreen
+from termgames.games import GAMES
 from termgames.screens.game import CURSOR_KEYS, GameScreen
 from termgames.screens.keys import key_name, key_rows, keys_markdown
-from termgames.screens.mono import MonoScreen
 from termgames.screens.monunrail import MonUnrailScreen
 from termgames.screens.replay import ReplayScreen
 
@@ -22,8 +21,13 @@ def bound_keys(screen_class) -> set[str]:
     return keys
 
 
+def game_screens() -> list:
+    """The screen of every game of GAMES that has one."""
+    return [descriptor.screen_class() for descriptor in GAMES.values() if descriptor.playable]
+
+
 def test_every_bound_key_is_in_the_help_once_with_an_explanation():
-    for screen_class in (CopolymerScreen, MonoScreen, MonUnrailScreen, ReplayScreen):
+    for screen_class in (*game_screens(), ReplayScreen):
         rows = key_rows(screen_class)
         listed = [key for row in rows for key in row.keys]
         assert set(listed) == bound_keys(screen_class), screen_class
@@ -58,7 +62,7 @@ def test_a_shared_table_keeps_every_key_of_the_game_and_chats_on_a_free_one():
     from termgames.screens.keys import bound_keys
     from termgames.server.ui.shared_game import shared_screen_class
 
-    for screen_class in (CopolymerScreen, MonoScreen, MonUnrailScreen):
+    for screen_class in game_screens():
         shared = shared_screen_class(screen_class)
         rows = key_rows(shared)
         chat = [row for row in rows if row.text == "chat with the table"]

@@ -24,6 +24,7 @@ from termgames.server.input_budget import RESIZE_BURST, PersonBudgets, SizeGate
 from termgames.server.people import guest_owner, key_owner
 from termgames.server.ssh import start_server
 from termgames.server.ui.driver import ChannelDriver
+from termgames.timesource import SYSTEM, CallableTime
 from termgames.web.serve import WebSettings, start_web
 
 MALLORY = guest_owner("127.0.0.1")  # every guest of the test's address is one person
@@ -40,9 +41,10 @@ class Clock:
 
 
 @asynccontextmanager
-async def fair_server(folder, budget_clock: Clock, **limits):
-    """``termgames serve --web`` on free ports whose people's input budgets count with ``budget_clock``."""
-    server = await start_server(folder, "127.0.0.1", 0, **limits)
+async def fair_server(folder, budget_clock: Clock, time_source=SYSTEM, **limits):
+    """``termgames serve --web`` on free ports whose people's input budgets count with ``budget_clock`` (and
+    everything else with ``time_source``)."""
+    server = await start_server(folder, "127.0.0.1", 0, time_source=time_source, **limits)
     server.budgets = PersonBudgets(budget_clock)
     try:
         server.web = await start_web(server, WebSettings(0))
@@ -210,7 +212,7 @@ async def guest_connection(port: int) -> asyncssh.SSHClientConnection:
 
 
 async def test_ssh_screens_are_bounded_per_connection_person_and_server_and_given_back(tmp_path):
-    limits = dict(max_channels_per_connection=2, max_ssh_sessions_per_player=3, max_ssh_sessions=4)
+    limits = dict(max_sessions_per_connection=2, max_sessions_per_player=3, max_sessions=4)
     async with fair_server(tmp_path, Clock(), **limits) as server:
         first, second = await guest_connection(server.port), await guest_connection(server.port)
         alice_key = asyncssh.generate_private_key("ssh-ed25519")
@@ -265,8 +267,7 @@ async def test_a_move_is_charged_to_when_it_was_received_not_when_the_busy_serve
     stall = 3.0
     hub_clock = Clock()
     keys = {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob")}
-    async with fair_server(tmp_path, Clock()) as server:
-        server.hub._now = hub_clock
+    async with fair_server(tmp_path, Clock(), time_source=CallableTime(hub_clock)) as server:
         for name, key in keys.items():
             assert server.store.claim(name, key.get_fingerprint("sha256"))
         alice_owner = key_owner(keys["alice"].get_fingerprint("sha256"))

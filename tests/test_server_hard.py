@@ -9,6 +9,7 @@ import stat
 
 import asyncssh
 import pytest
+from hubkit import until
 from sshterm import command, connect
 
 from termgames.match import Seat
@@ -213,11 +214,7 @@ async def test_sigterm_stops_the_server_soon_and_restores_every_connected_termin
         assert process.poll() is not None, "the server did not stop"
         assert took < 5, f"SIGTERM took {took:.1f} s (the README says 2 s; this bound is generous)"
         for player in players:
-            for _ in range(40):
-                if player.closed:
-                    break
-                await asyncio.sleep(0.05)
-            assert b"\x1b[?1049l" in player.raw  # back from the alternate screen, cursor shown
+            await until(lambda player=player: b"\x1b[?1049l" in player.raw)  # back from the alternate screen
             await player.close()
     finally:
         process.kill()
@@ -229,14 +226,14 @@ async def test_connections_not_signed_in_are_limited_per_address(tmp_path, keys)
     server = await start_server(tmp_path, "127.0.0.1", 0, max_startups=2)
     try:
         held = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(2)]
-        await asyncio.sleep(0.2)
+        await until(lambda: server.starting.get("127.0.0.1") == 2)  # the server counts both
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         data = await asyncio.wait_for(reader.read(), 5)  # the banner, maybe, then the server closes it
         assert reader.at_eof(), data
         writer.close()
         for _reader, held_writer in held:
             held_writer.close()
-        await asyncio.sleep(0.2)
+        await until(lambda: not server.starting)
         # Once those are gone, a login goes through again.
         assert (await command(server.port, "alice", keys["alice"], "tables")).exit_status == 0
     finally:

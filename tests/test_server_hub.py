@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hubkit import Listener
+from hubkit import Listener, until
 
 from termgames.match import AI, Match, Seat
 from termgames.records import load, loads
@@ -208,15 +208,11 @@ def test_a_finished_game_is_exported_as_a_record(tmp_path, new_store):
 
 
 async def test_ai_seats_play_from_the_thread_pool(tmp_path, new_store):
-    import asyncio
 
     hub = make_hub(new_store, tmp_path)
     live = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat("cpu", AI, "easy")], "alice")
     live.play(0, "A1")
-    for _ in range(100):
-        await asyncio.sleep(0.05)
-        if len(live.match.moves) > 1:
-            break
+    await until(lambda: len(live.match.moves) > 1)
     assert live.match.moves[1].seat == 1
     hub.close()
 
@@ -360,7 +356,6 @@ def test_the_store_and_the_hub_refuse_a_worker_thread(tmp_path, new_store):
 
 
 async def test_an_ai_seat_tells_the_table_it_is_thinking(tmp_path, monkeypatch, new_store):
-    import asyncio
 
     from bots import GatedBot
 
@@ -373,10 +368,7 @@ async def test_an_ai_seat_tells_the_table_it_is_thinking(tmp_path, monkeypatch, 
     live.play(0, "A1")
     assert live.thinking == {1} and ("thinking", "") in listener.events
     bot.gate.set()
-    for _ in range(100):
-        await asyncio.sleep(0.02)
-        if len(live.match.moves) == 2:
-            break
+    await until(lambda: len(live.match.moves) == 2)
     assert live.match.moves[1].seat == 1 and live.thinking == frozenset()
     assert listener.events.count(("thinking", "")) == 2  # started, then done
     hub.close()

@@ -21,11 +21,13 @@ from termgames.server.commands import run_command
 from termgames.server.hub import Hub
 from termgames.server.mail import (
     MailConfig,
+    Mailer,
     Waiting,
     check_address,
+    describe_seconds,
     digest_mail,
+    mailbox_of,
     new_message,
-    throttle_key,
     waiting_line,
 )
 from termgames.server.notices import AWAY_SECONDS, Notice, desktop_sequence
@@ -59,6 +61,31 @@ def hubs_closed(monkeypatch):
     yield
     for hub in made:
         hub.notices.close()
+
+
+#: Every mail a hub of the running test handed to its mailer (the futures :meth:`Mailer.send` returned).
+HANDED: list = []
+
+
+@pytest.fixture(autouse=True)
+def mail_handed(monkeypatch):
+    """Keeps each mail's future, so that a test can wait until every mail handed over is sent (no sleeping)."""
+    send = Mailer.send
+
+    def kept_send(self, message):
+        future = send(self, message)
+        HANDED.append(future)
+        return future
+
+    HANDED.clear()
+    monkeypatch.setattr(Mailer, "send", kept_send)
+    yield
+    HANDED.clear()
+
+
+async def all_mail_sent() -> None:
+    """Every mail handed over so far has reached the relay: what is not there by now was never sent."""
+    await sent(list(HANDED))
 
 
 def _kept(init, made):
@@ -183,13 +210,14 @@ async def test_a_move_at_another_server_tells_a_player_connected_here(servers):
     table = b.create_table("copolymer", {"size": 5}, [Seat(name="bob"), Seat(name="alice")], "bob", rated=False)
     await until(lambda: alice.kinds() == ["challenge"])
     b.table(table.id).play(0, "A1")
-    started = time.monotonic()
     await until(lambda: alice.kinds() == ["challenge", "move"])
-    assert time.monotonic() - started < 1.0
     a.table(table.id).play(1, "E5")  # alice's own move, at her server
     a.table(table.id).request_undo(1)
-    await asyncio.sleep(0.3)
-    assert alice.kinds() == ["challenge", "move"]  # her own move and her own request tell her nothing
+    # News reach a server in the order they were made: once a later challenge made at b is heard, any news of
+    # her own move and request would have been too.
+    b.create_table("copolymer", {"size": 5}, [Seat(name="bob"), Seat(name="alice")], "bob", rated=False)
+    await until(lambda: len(alice.kinds()) > 2)
+    assert alice.kinds() == ["challenge", "move", "challenge"]  # her own move and her own request told her nothing
 
 
 # -- mail ---------------------------------------------------------------------------------------
@@ -292,19 +320,148 @@ async def test_wrong_codes_spend_a_confirmation(tmp_path, new_store, relay):
     assert spent.status == 2 and "too many wrong codes" in spent.stderr
 
 
-async def test_confirmation_mails_are_throttled_per_person_and_per_mailbox(tmp_path, new_store, relay, monkeypatch):
+async def handed_over(hub) -> None:
+    """Every mail the hub gave its mail thread so far has been handed to the relay (the thread takes them in turn)."""
+    await asyncio.wrap_future(hub.notices.mailer._pool.submit(lambda: None))
+
+
+class Clock:
+    """The hub's clock (seconds since the epoch), moved on by the test: no test waits for time to pass."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def later(self, minutes: float) -> None:
+        self.now += minutes * 60
+
+
+def clocked_hub(new_store, folder, config: MailConfig, **limits) -> tuple[Hub, Clock]:
+    clock = Clock()
+    return Hub(new_store(), folder / "records", mail=config, now=clock, **limits), clock
+
+
+async def test_confirmation_mails_are_throttled_per_person_and_per_mailbox(tmp_path, new_store, relay):
     config, kept = relay
-    hub = make_hub(new_store, tmp_path, config)
+    hub, clock = clocked_hub(new_store, tmp_path, config)
     assert run_command(hub, "alice", "notify --email alice@example.org", owner="key:A").status == 0
     same_person = run_command(hub, "alias", "notify --email other@example.org", owner="key:A")
     assert same_person.status == 2 and "you asked for a confirmation mail" in same_person.stderr
-    same_box = run_command(hub, "mallory", "notify --email A.lice+spam@EXAMPLE.org", owner="key:M")
-    assert same_box.status == 2 and "went to that address" in same_box.stderr
-    await asyncio.sleep(0.3)
-    assert len(kept.mails) == 1
-    monkeypatch.setattr(notify_module, "CONFIRM_EVERY", timedelta(0))  # ten minutes later
-    assert run_command(hub, "mallory", "notify --email alice@example.org", owner="key:M").status == 0
+    await until(lambda: len(kept.mails) == 1)
+    clock.later(11)
+    assert run_command(hub, "alias", "notify --email other@example.org", owner="key:A").status == 0
+    same_box = run_command(hub, "carol", "notify --email other@example.org", owner="key:C")
+    assert same_box.status == 0 and "no new one goes meanwhile" in same_box.stdout
     await until(lambda: len(kept.mails) == 2)
+    await asyncio.sleep(0.2)
+    assert len(kept.mails) == 2
+
+
+async def test_a_stranger_asking_again_and_again_cannot_keep_the_owner_of_an_address_from_confirming_it(
+    tmp_path, new_store, relay
+):
+    config, kept = relay
+    hub, clock = clocked_hub(new_store, tmp_path, config)
+    assert run_command(hub, "mallory", "notify --email target@gmail.com", owner="key:M").status == 0
+    await until(lambda: len(kept.mails) == 1)
+    # Ten minutes later, again: the code waiting at that mailbox (30 minutes) is not renewed, and no mail goes.
+    clock.later(11)
+    again = run_command(hub, "mallory", "notify --email target@gmail.com", owner="key:M")
+    assert again.status == 0 and "no new one goes meanwhile" in again.stdout
+    # Nor does he free her mailbox by giving his account another address, or none, or by asking with another key.
+    clock.later(11)
+    assert run_command(hub, "mallory", "notify --email elsewhere@example.org", owner="key:M").status == 0
+    assert run_command(hub, "mallory", "notify --no-email", owner="key:M").status == 0
+    clock.later(1)
+    again = run_command(hub, "mallory2", "notify --email target@gmail.com", owner="key:M2")
+    assert again.status == 0 and "no new one goes meanwhile" in again.stdout
+    await until(lambda: len(kept.mails) == 2)
+    # Its owner asks, under another spelling of her mailbox: she is given the code waiting there.
+    mine = run_command(hub, "target", "notify --email Tar.Get+games@googlemail.com", owner="key:T")
+    assert mine.status == 0 and "whoever reads that mailbox confirms with it" in mine.stdout
+    await handed_over(hub)
+    assert [mail["To"] for mail in kept.mails] == ["target@gmail.com", "elsewhere@example.org"]
+    done = run_command(hub, "target", f"notify --confirm {code_in(kept.mails[0])}")
+    assert done.status == 0, done.stderr
+    settings = hub.store.notice_settings("target")
+    assert settings.confirmed and settings.email == "Tar.Get+games@googlemail.com"
+    # The code is spent: mallory's account gets nothing of her mailbox.
+    assert not hub.store.notice_settings("mallory").confirmed
+    spent = run_command(hub, "mallory", f"notify --confirm {code_in(kept.mails[0])}")
+    assert spent.status == 2 and "no confirmation is waiting" in spent.stderr
+
+
+async def test_confirmation_mails_are_capped_per_account_per_source_address_and_per_server(
+    tmp_path, new_store, relay
+):
+    config, kept = relay
+    hub, clock = clocked_hub(new_store, tmp_path, config, max_confirmations_per_hour=8)
+
+    def ask(player: str, to: str, address: str = "192.0.2.1"):
+        return run_command(hub, player, f"notify --email {to}", owner=f"key:{player}", address=address)
+
+    # One account: three an hour, whatever the addresses.
+    for n in range(3):
+        assert ask("alice", f"alice{n}@example.org").status == 0
+        clock.later(11)
+    refused = ask("alice", "alice3@example.org")
+    assert refused.status == 2 and refused.stderr.count("\n") == 1
+    assert "3 confirmation mails went for this account within the hour" in refused.stderr
+    # One source address: five an hour, whatever the accounts (fresh keys).
+    for n in range(2):
+        assert ask(f"fresh{n}", f"fresh{n}@example.org").status == 0
+    refused = ask("fresh2", "fresh2@example.org")
+    assert refused.status == 2 and "asked for from your address within the hour" in refused.stderr
+    # The whole server: eight an hour, whatever the addresses.
+    for n in range(3):
+        assert ask(f"far{n}", f"far{n}@example.org", address=f"198.51.100.{n}").status == 0
+    refused = ask("far3", "far3@example.org", address="198.51.100.3")
+    assert refused.status == 2 and "this server sent 8 confirmation mails within the hour" in refused.stderr
+    await until(lambda: len(kept.mails) == 8)
+    clock.later(61)  # an hour later, mail goes again
+    assert ask("alice", "alice3@example.org").status == 0
+    await until(lambda: len(kept.mails) == 9)
+
+
+async def test_twenty_fresh_keys_from_one_address_make_five_confirmation_mails(tmp_path, relay):
+    import asyncssh
+
+    from termgames.server.ssh import start_server
+
+    config, kept = relay
+    server = await start_server(tmp_path, "127.0.0.1", 0, mail=config)
+    try:
+        answers = []
+        for n in range(20):
+            key = asyncssh.generate_private_key("ssh-ed25519")
+            async with asyncssh.connect(
+                "127.0.0.1", server.port, username=f"pills{n}.example.com", client_keys=[key], known_hosts=None,
+                preferred_auth="publickey",
+            ) as conn:
+                answers.append(await conn.run(f"notify --email victim{n}@example.org", check=False))
+        assert [answer.exit_status for answer in answers] == [0] * 5 + [2] * 15
+        assert answers[-1].stderr == (
+            "termgames: 5 confirmation mails were asked for from your address within the hour, its limit: "
+            "try again later\n"
+        )
+        await handed_over(server.hub)
+        assert len(kept.mails) == 5
+        assert not any("pills" in mail.get_content() for mail in kept.mails)
+    finally:
+        await server.close()
+
+
+async def test_the_confirmation_mail_quotes_no_name_a_stranger_chose(tmp_path, new_store, relay):
+    config, kept = relay
+    hub = make_hub(new_store, tmp_path, config)
+    assert run_command(hub, "pills1.example.com", "notify --email victim@example.org").status == 0
+    await until(lambda: len(kept.mails) == 1)
+    body = kept.mails[0].get_content()
+    assert "pills1" not in body and "example.com" not in body
+    code = code_in(kept.mails[0])
+    assert f"ssh -p 2222 NAME@localhost notify --confirm {code}" in body
 
 
 BAD_ADDRESSES = [
@@ -344,7 +501,7 @@ async def test_a_bad_address_is_refused_in_one_line_and_nothing_is_sent(tmp_path
         assert refused.status == 2 and refused.stderr.count("\n") == 1 and refused.stdout == "", address
         assert "\r" not in refused.stderr
     assert run_command(hub, "alice", "notify --email a@example.org b@example.org").status == 2
-    await asyncio.sleep(0.2)
+    await all_mail_sent()
     assert kept.mails == [] and hub.store.notice_settings("alice").email == ""
 
 
@@ -365,8 +522,10 @@ def test_no_player_text_reaches_a_header():
     assert "#7 Mono against bob\\r\\nBcc: y@example.org\\x1b[2J: waiting 2 hours" in body
 
 
-def test_a_mailbox_has_one_throttle_key_whatever_its_spelling():
-    assert throttle_key("A.lice+x@Example.org") == throttle_key("alice@example.org") == "address:alice@example.org"
+def test_a_mailbox_is_one_whatever_its_spelling():
+    assert mailbox_of("A.lice+x@Example.org") == mailbox_of("alice@example.org") == "alice@example.org"
+    # As the big providers compare them: googlemail.com is gmail.com, its dots and +tags reach one mailbox.
+    assert mailbox_of("Tar.Get+x@googlemail.com") == mailbox_of("target@gmail.com") == "target@gmail.com"
 
 
 async def test_a_digest_lists_every_waiting_table_hides_nothing_and_goes_once_a_day(tmp_path, new_store, relay):
@@ -388,6 +547,8 @@ async def test_a_digest_lists_every_waiting_table_hides_nothing_and_goes_once_a_
     assert sorted(line.split(":")[0] for line in lines) == ["  #1 Mono against bob", "  #2 Copolymer against carol"]
     # How to play there, with the command that signs her in at this server.
     assert "ssh -p 2222 alice@localhost show TABLE" in body and "ssh -p 2222 alice@localhost notify --no-email" in body
+    for table_id in (1, 2):  # each table with the command that shows it
+        assert f"\n      ssh -p 2222 alice@localhost show {table_id}    " in body
     # Nothing hidden: neither layout, no move, no board.
     assert ALICE_LAYOUT not in body and BOB_LAYOUT not in body and "a1" not in body.lower()
 
@@ -417,6 +578,26 @@ async def test_least_time_left_first_where_tables_have_clocks(tmp_path, new_stor
     assert [line.split(": ")[1] for line in map(waiting_line, waiting)] == [
         "1 minute left", "1 hour left", "waiting 1 day", "waiting 1 hour"
     ]
+
+
+@pytest.mark.parametrize(("seconds", "said"), [
+    (2 * 86400 + 23 * 3600 + 55 * 60, "3 days"), (179, "3 minutes"), (29, "under a minute"), (31, "1 minute"),
+    (59 * 60 + 40, "1 hour"), (90 * 60, "2 hours"), (23 * 3600 + 40 * 60, "1 day"), (36 * 3600, "2 days"),
+])
+def test_times_are_said_to_the_nearest_unit(seconds, said):
+    assert describe_seconds(seconds) == said
+
+
+async def test_a_table_without_a_move_has_waited_since_it_was_made(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    table = hub.create_table("copolymer", {"size": 5}, [Seat(name="alice"), Seat(name="bob")], "bob", rated=False)
+    assert table.match.moves == []
+    [entry] = hub.notices.waiting_tables("alice", later(seconds=5 * 60))
+    assert waiting_line(entry).endswith(": waiting 5 minutes")
+    # ... and as the store keeps it (a server started again).
+    again = make_hub(new_store, tmp_path)
+    [entry] = again.notices.waiting_tables("alice", later(seconds=5 * 60))
+    assert waiting_line(entry).endswith(": waiting 5 minutes")
 
 
 async def test_no_digest_while_connected_nor_to_an_unconfirmed_address(tmp_path, new_store, relay):
@@ -450,18 +631,19 @@ async def test_a_clock_low_warning_goes_once_per_move_and_not_while_connected(tm
     hub.notices.attach("alice", app)
     hub.players_news(table, "clock", [1])  # what the clocks call (LiveTable's hub), once per move
     assert app.kinds() == ["clock"]
-    await asyncio.sleep(0.2)
+    await all_mail_sent()
     assert len(kept.mails) == mails  # she is here: the notice is enough
     hub.notices.detach("alice", app)
     hub.store.mark_seen(["alice"], notices_module.iso(datetime.now(UTC) - timedelta(hours=1)))
     hub.notices.clock_low(table, 1)
     hub.notices.clock_low(table, 1)
-    await until(lambda: len(kept.mails) == mails + 1)
-    await asyncio.sleep(0.2)
+    await all_mail_sent()
     assert len(kept.mails) == mails + 1
     warning = kept.mails[-1]
     assert warning["Subject"] == "termgames: your time runs low at table 1"
     assert "#1 Copolymer against bob" in warning.get_content()
+    # The command that reaches the table.
+    assert "ssh -p 2222 alice@localhost show 1 shows it" in warning.get_content()
     assert warnings_kept(hub.store) == 1
     hub.store.finish_table(1, outcome="bob wins")  # what a warning was kept for is over: it goes
     assert warnings_kept(hub.store) == 0

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hubkit import Listener
 
+from termgames.games import GAMES
 from termgames.match import AI, Seat
 from termgames.rating import Rating, ranks_of, rate
 from termgames.rules import RuleError
@@ -224,7 +225,7 @@ def test_the_ratings_command(tmp_path, new_store):
     assert run_command(hub, "alice", "ratings mono").stdout.startswith("no rated games of Mono yet")
     unknown = run_command(hub, "alice", "ratings chess")
     assert unknown.status == 2 and unknown.stdout == ""
-    assert unknown.stderr == "termgames: there is no game 'chess' (games: copolymer, monad, mosaic, mono, monunrail)\n"
+    assert unknown.stderr == f"termgames: there is no game 'chess' (games: {', '.join(GAMES)})\n"
     assert run_command(hub, "alice", "ratings mono copolymer").status == 2
 
     table = hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice")

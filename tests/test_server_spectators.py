@@ -7,11 +7,11 @@ itself again, a leader who goes hands the group on, and players never group.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 
 import asyncssh
 import pytest
+from hubkit import until
 from sshterm import command, connect
 
 from termgames.server.drawing import SpectatorGroups
@@ -88,7 +88,17 @@ async def mono_table_watched(tmp_path, keys, widths: dict[str, int]):
             await watcher.wait_for("Being played")
             await watcher.press("w")
             await watcher.wait_for("you are watching")
-        await asyncio.sleep(0.5)  # each joins its group once its screen is drawn
+        groups = server.spectator_groups
+
+        def grouped() -> bool:
+            """Each spectator is in its group (it joins once its screen is drawn): a group a width."""
+            sessions = {session.player: session for session in server.sessions}
+            alike = [[name for name in widths if widths[name] == width] for width in set(widths.values())]
+            return len(groups) == len(alike) and all(
+                any(len(groups.followers(sessions[name])) == len(names) - 1 for name in names) for names in alike
+            )
+
+        await until(grouped)
         sessions = {session.player: session for session in server.sessions}
         yield server.spectator_groups, sessions, terminals
     finally:
@@ -111,14 +121,13 @@ async def test_spectators_alike_see_the_leaders_frames_and_a_key_makes_one_draw_
         await alice.press("R", "enter")  # a random layout, confirmed
         for terminal in (bob, *watchers):
             await terminal.wait_for("bob to lay out")
-        await asyncio.sleep(0.3)
-        assert w2.text() == w1.text() and w3.text() == w1.text()
+        await until(lambda: w2.text() == w1.text() and w3.text() == w1.text())
         assert "1. alice layout" in w4.text()  # drawn by its own app
 
         # w2 presses a key: its own app draws its whole screen, and every move from then on.
         await w2.press("escape")  # (closes the chat line, which is not open: nothing to see)
-        await asyncio.sleep(0.5)
-        assert not groups.following(sessions["w2"]) and groups.followers(sessions["w1"]) == [sessions["w3"]]
+        await until(lambda: not groups.following(sessions["w2"]))
+        assert groups.followers(sessions["w1"]) == [sessions["w3"]]
         assert "bob to lay out" in w2.text()
         # The leader leaves the table: w3 draws from now on.
         await w1.press("q")
@@ -130,8 +139,7 @@ async def test_spectators_alike_see_the_leaders_frames_and_a_key_makes_one_draw_
         await bob.press("R", "enter")
         for terminal in (alice, w2, w3, w4):
             await terminal.wait_for("round 1: alice to probe")
-        await asyncio.sleep(0.3)
-        assert w3.text() == w2.text()  # drawn by two apps, alike: neither lost a line while following
+        await until(lambda: w3.text() == w2.text())  # drawn by two apps, alike: neither lost a line while following
         assert "2. bob layout" in w3.text()
 
 
@@ -142,19 +150,17 @@ async def test_a_leader_gone_or_a_follower_resized_each_draws_on_its_own(tmp_pat
 
         # The leader's connection drops: w2 draws, for itself and w3.
         await w1.close()
-        await asyncio.sleep(0.5)
-        assert groups.followers(sessions["w2"]) == [sessions["w3"]]
+        await until(lambda: groups.followers(sessions["w2"]) == [sessions["w3"]])
         await alice.press("R", "enter")
         for terminal in (w2, w3):
             await terminal.wait_for("bob to lay out")
-        await asyncio.sleep(0.3)
-        assert w3.text() == w2.text()
+        await until(lambda: w3.text() == w2.text())
 
         # w3's terminal grows: it draws its own screen, at its new size.
         w3.screen.resize(32, 110)  # the emulated terminal too
         w3.process.change_terminal_size(110, 32)
-        await asyncio.sleep(0.5)
-        assert not groups.following(sessions["w3"]) and groups.followers(sessions["w2"]) == []
+        await until(lambda: not groups.following(sessions["w3"]))
+        assert groups.followers(sessions["w2"]) == []
         await bob.press("R", "enter")
         await w2.wait_for("round 1: alice to probe")
         await w3.wait_for("round 1: alice to probe")

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import asyncssh
 import pytest
+from hubkit import until
 from sshterm import command, connect
 
 from termgames.server.input_budget import MAX_SIZE
@@ -116,7 +117,8 @@ async def test_mono_over_ssh_each_channel_carries_only_its_own_board(tmp_path, k
         await bob.press("t")
         await bob.wait_for("say something")
         await bob.press("x", "escape")
-        await asyncio.sleep(0.3)
+        bob_app = next(session.app for session in server.sessions if session.player == "bob")
+        await until(lambda: not bob_app.screen.query_one("#chat-input").has_class("open"))  # the Escape read alone
         await bob.press("t")
         await bob.wait_for("say something")
         await bob.press("y", "enter")
@@ -246,11 +248,7 @@ async def test_identity_guests_and_what_the_server_refuses(tmp_path, keys, db_ur
         # A resized terminal lays the app out again.
         huge.process.change_terminal_size(90, 30)
         session = next(iter(server.sessions))
-        for _ in range(50):
-            await asyncio.sleep(0.05)
-            if tuple(session.app.size) == (90, 30):
-                break
-        assert tuple(session.app.size) == (90, 30)
+        await until(lambda: tuple(session.app.size) == (90, 30))
         await huge.close()
     finally:
         await server.close()

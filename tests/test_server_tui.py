@@ -10,7 +10,7 @@ from termgames.match import Seat
 from termgames.screens.dialogs import ConfirmScreen
 from termgames.server.hub import Hub
 from termgames.server.ui.app import ServeApp
-from termgames.server.ui.lobby import CreateTableScreen, LobbyScreen
+from termgames.server.ui.lobby import CreateTableScreen, LobbyScreen, table_of
 from termgames.server.ui.shared_game import SharedGameMixin
 
 SIZE = (100, 32)
@@ -237,3 +237,129 @@ async def test_the_lobby_marks_the_seat_to_move_before_its_name(tmp_path, new_st
         await settle(pilot)
         line = str(app.screen.query_one("#tables").get_option(f"watch:{table.id}").prompt)
         assert "▸ alice, bob" in line and "*" not in line
+
+
+def chosen_table(app: ServeApp) -> int | None:
+    return table_of(app.screen.query_one("#tables").highlighted_option)
+
+
+async def test_the_lobby_keeps_the_chosen_table_by_its_number_as_the_list_changes(tmp_path, new_store, monkeypatch):
+    monkeypatch.setattr("termgames.server.hub.LOBBY_NEWS_DELAY", 0)  # the lobbies hear at once
+    hub = make_hub(new_store, tmp_path)
+    first = hub.create_table("copolymer", {"size": 3}, [Seat("alice"), Seat()], "alice", rated=False)
+    played = hub.create_table("copolymer", {"size": 3}, [Seat("alice"), Seat("carol")], "alice", rated=False)
+    bob = ServeApp(hub=hub, player="bob")
+    async with bob.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert chosen_table(bob) == first.id
+        await pilot.press("down")
+        assert chosen_table(bob) == played.id
+        # A new open table is listed above the one bob chose: his cursor stays on his table, not on its line.
+        hub.create_table("copolymer", {"size": 3}, [Seat("dave"), Seat()], "dave", rated=False)
+        await settle(pilot)
+        assert chosen_table(bob) == played.id
+        await pilot.press("up", "up")
+        assert chosen_table(bob) == first.id
+        # Someone takes the open seat: the table moves from "Open tables" to "Being played", the cursor with it.
+        first.join("erin")
+        await settle(pilot)
+        assert "watch:" in bob.screen.query_one("#tables").highlighted_option.id
+        assert chosen_table(bob) == first.id
+
+
+async def test_the_lobby_cursor_stops_at_either_end(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    tables = [
+        hub.create_table("copolymer", {"size": 3}, [Seat(name), Seat()], name, rated=False)
+        for name in ("alice", "carol", "dave")
+    ]
+    bob = ServeApp(hub=hub, player="bob")
+    async with bob.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert chosen_table(bob) == tables[0].id
+        await pilot.press("up")  # the first table: up goes nowhere (it went round to the last)
+        assert chosen_table(bob) == tables[0].id
+        await pilot.press("down", "down", "down", "j", "down")
+        assert chosen_table(bob) == tables[-1].id  # the last: down goes nowhere (it went round to the first)
+        await pilot.press("k")
+        assert chosen_table(bob) == tables[1].id
+
+
+async def test_a_spectator_who_comes_back_is_at_the_table_she_watched(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    hub.create_table("copolymer", {"size": 3}, [Seat("alice"), Seat("bob")], "alice", rated=False)
+    carol = ServeApp(hub=hub, player="carol")
+    async with carol.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        assert isinstance(carol.screen, SharedGameMixin) and carol.screen.table.seat is None
+    carol.release_tables()  # her connection dropped
+    again = ServeApp(hub=hub, player="carol")
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(again.screen, SharedGameMixin) and again.screen.table.table_id == 1
+        assert again.screen.table.seat is None  # still watching: no seat taken
+        await pilot.press("q")
+        await settle(pilot)
+        if isinstance(again.screen, ConfirmScreen):
+            await pilot.press("y")
+            await settle(pilot)
+        assert isinstance(again.screen, LobbyScreen)
+    again.release_tables()
+    back = ServeApp(hub=hub, player="carol")  # she left the table for the lobby: the lobby it is
+    async with back.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(back.screen, LobbyScreen)
+
+
+def toast_texts(app: ServeApp) -> list[str]:
+    """What the toasts on her screen say (Textual keeps them in the app, each drawn on the screen on top)."""
+    return [toast.message for toast in app._notifications]
+
+
+async def test_a_notice_s_toast_goes_once_she_opens_its_table(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    table = hub.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", rated=False)
+    other = hub.create_table("copolymer", {"size": 5}, [Seat("alice"), Seat("carol")], "alice", rated=False)
+    table.play(0, "A1")
+    other.play(0, "A1")
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table.play(1, "E5")
+        other.play(1, "E5")
+        await settle(pilot)
+        assert any("Your move at table #1" in text for text in toast_texts(alice))
+        alice.open_table(table.id)
+        await settle(pilot)
+        assert isinstance(alice.screen, SharedGameMixin)
+        shown = toast_texts(alice)
+        assert not any("table #1" in text for text in shown)  # it covered the lines below the board
+        assert any("Your move at table #2" in text for text in shown)  # another table's stays
+        alice.release_tables()
+
+
+async def test_the_time_left_on_her_lobby_lines_counts_down(tmp_path, new_store):
+    from termgames.clock import ClockSpec
+
+    now = [1_800_000_000.0]
+    hub = Hub(new_store(), tmp_path / "records", now=lambda: now[0])
+    hub.create_table(
+        "copolymer", {"size": 5}, [Seat("alice"), Seat("bob")], "alice", rated=False, clock=ClockSpec.parse("10m")
+    )
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lobby = alice.screen
+        assert isinstance(lobby, LobbyScreen)
+
+        def line() -> str:
+            return str(lobby.query_one("#tables").get_option("mine:1").prompt)
+
+        assert "your move, 10:00 left" in line()
+        now[0] += 24
+        lobby.tick_clocks()  # what its timer calls every second
+        await settle(pilot)
+        assert "your move, 9:36 left" in line()
+        alice.release_tables()

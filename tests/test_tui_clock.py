@@ -154,7 +154,7 @@ async def test_a_spectator_at_a_shared_table_sees_the_clocks(tmp_path, new_store
 async def test_the_lobbys_new_table_form_makes_a_timed_table(tmp_path, new_store):
     from termgames.server.ui.lobby import CreateTableScreen
 
-    hub = Hub(new_store(), tmp_path / "records")
+    hub = Hub(new_store(), tmp_path / "records", now=FakeTime())  # a stopped clock: the full 3 days show
     alice = ServeApp(hub=hub, player="alice")
     async with alice.run_test(size=(100, 40)) as pilot:
         await pilot.pause()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,41 @@ async def test_placing_back_in_an_alteration_routine_is_not_called_building(tmp_
         status = " ".join(panel_text(app.screen, "status").split())
         assert "Step SH/P" in status and "Building" not in status and "back" in status, status
         assert "alteration" in status.lower(), status
+
+
+@pytest.mark.parametrize("size", [(50, 20), (60, 20)])
+async def test_mosaic_plays_in_a_small_terminal(tmp_path, size):
+    """Issue 33 (4): under 72 columns the compact layout, no "terminal too small": the board scrolls over the
+    hands (the mover's first, with every seat's score) and the panel, and a step is played there."""
+    app, match, _ = new_app(tmp_path, seats=("ann", "bob", "cat", "dan"))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, 3)
+        screen = app.screen
+        assert isinstance(screen, MosaicScreen)
+        assert not screen.too_small()
+        lines = [strip.text for strip in screen._compositor.render_strips()]
+        text = "\n".join(lines)
+        assert "terminal too small" not in text
+        board, hands = screen.mosaic_board, screen.hands
+        cursor_line = screen.query_one("#cursor-line")
+        panel = screen.query_one("#side-panel")
+        # Board, the cursor's line, the hands and the panel, one under the other, all on screen.
+        assert board.region.bottom <= cursor_line.region.y < hands.region.y < panel.region.y
+        assert panel.region.bottom <= size[1] - 1
+        assert board.region.height >= 5
+        # The mover's hand first, on one row with its numbers; every seat's name and score (the panel's are cut).
+        hand_lines = lines[hands.region.y:hands.region.bottom]
+        assert "ann (0)" in hand_lines[1]
+        assert hand_lines[3].split()[0] == "1"
+        for name in ("bob", "cat", "dan"):
+            assert any(line.strip().startswith(f"{name} (0)") for line in hand_lines[4:])
+        assert all(re.search(r" \+1\d$", line.rstrip()) for line in hand_lines[4:])  # 22 tiles: how many more
+        assert "Step SH/P" in lines[panel.region.y + 1]
+        # A tile beyond the row's end slides it.
+        await pilot.press("9")
+        hand_lines = [strip.text for strip in screen._compositor.render_strips()][hands.region.y:hands.region.bottom]
+        assert "9" in hand_lines[3].split() and "<" in hand_lines[1]
+        await pilot.press("1", "enter")
+        await settle(pilot, 3)
+        assert len(match.moves) == 1
+        assert "bob (" in [strip.text for strip in screen._compositor.render_strips()][hands.region.y + 1]

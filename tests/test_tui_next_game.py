@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
+from games import PerGame
 from textual.widgets import Static
 from typer.testing import CliRunner
 
@@ -23,14 +24,8 @@ from termgames.screens.start import SetupScreen, StartScreen
 from termgames.table import LocalTable
 from termgames.widgets.footer import Footer
 
-#: Options that make each game short enough to play out at random in a test.
-SMALL = {
-    "copolymer": {"size": 3},
-    "mono": {"size": 3},
-    "monunrail": {"straights": 0, "turns": 4, "crossroads": 0},
-    "mosaic": {"max_routines": 1},
-    "monad": {"turns": 3, "width": 10, "height": 10},
-}
+#: Options that make each game short enough to play out at random in a test (tests/games/NAME.py's PLAY_OUT).
+SMALL = PerGame("PLAY_OUT")
 
 
 class IllegalBot:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui import panel_text
+import pytest
+from tui import finished_match, panel_text
 
 from termgames.app import TermgamesApp
 from termgames.launch import Launch
@@ -139,19 +140,13 @@ async def test_ascii_replay_title(tmp_path):
         assert "\n".join(app.screen.query_one("#board").text_lines()).isascii()
 
 
-async def test_q_asks_before_leaving_a_replay_opened_alone_and_n_keeps_it(tmp_path):
-    from termgames.screens.dialogs import ConfirmScreen
-
-    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=finished(), source="x.json"))
+@pytest.mark.parametrize("game", ["copolymer", "monad"])
+async def test_q_leaves_a_replay_opened_alone_without_asking(tmp_path, game):
+    """Issue 33: a replay has nothing unsaved: opened from the command line, q leaves at once, as Esc leaves one
+    opened from the start screen (Monad's replay is its watch screen's)."""
+    app = TermgamesApp(saves_dir=tmp_path, launch=Launch("replay", match=finished_match(game), source="x.json"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        replay = app.screen
         await pilot.press("q")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen) and app.screen.question == "Leave the replay?"
-        await pilot.press("n")
-        await pilot.pause()
-        assert app.screen is replay
-        await pilot.press("q", "y")
         await pilot.pause()
     assert app.return_code == 0 and not app.is_running

@@ -233,8 +233,8 @@ async def test_a_failing_bot_is_reported_once_and_the_game_waits():
     table.runner._bots[(1, "normal")] = Broken()
     table.start()
     assert await until(lambda: ("error", "cpu (AI) failed: out of ideas") in table.news)
-    await asyncio.sleep(0.05)
-    assert table.thinking == frozenset() and table.news.count(("error", "cpu (AI) failed: out of ideas")) == 1
+    assert await until(lambda: table.thinking == frozenset())
+    assert table.news.count(("error", "cpu (AI) failed: out of ideas")) == 1
 
 
 async def test_an_illegal_ai_move_is_reported_with_the_move(monkeypatch):

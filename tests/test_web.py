@@ -121,7 +121,7 @@ async def test_the_page_title_and_keys_follow_the_screens(tmp_path):
         game = describe(app)
         assert game.title == "termgames - Copolymer"
         assert game.minimum == app.screen.minimum_size()
-        assert ("? Rules & keys", "?") in [(key.label, key.data) for key in game.keys]
+        assert ("? Help", "?") in [(key.label, key.data) for key in game.keys]
 
 
 # -- the gate ----------------------------------------------------------------------------------------------
@@ -226,6 +226,18 @@ async def test_a_session_is_its_owners_only(tmp_path):
         assert bobs is not alices and alices.owner == "alice" and bobs.owner == "bob"
         with pytest.raises(Refused, match="you have 1 browser sessions open already"):
             registry.open(alice, None, (80, 24), FakeLink())
+    finally:
+        await registry.close()
+
+
+async def test_guests_of_many_addresses_cannot_fill_every_browser_session(tmp_path):
+    registry = registry_for(tmp_path, max_sessions=4, max_per_owner=2, max_guests=2)
+    try:
+        for address in ("192.0.2.1", "192.0.2.2"):
+            registry.open(Visitor(f"guest-{address}", f"guest:{address}", guest=True), None, (80, 24), FakeLink())
+        with pytest.raises(Refused, match=r"^guests have 2 of this server's 4 browser sessions, their share: "):
+            registry.open(Visitor("guest-x", "guest:192.0.2.3", guest=True), None, (80, 24), FakeLink())
+        registry.open(Visitor("alice", "key:alice"), None, (80, 24), FakeLink())  # room for a signed-in player
     finally:
         await registry.close()
 

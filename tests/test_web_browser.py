@@ -150,10 +150,17 @@ def test_a_phone_gets_buttons_for_the_keys_it_has_not(link, browser):
     for label in ("←", "↑", "↓", "→", "Enter", "Esc", "Tab"):
         page.locator("#pad button", has_text=label).first.wait_for(state="visible", timeout=10_000)
     page.locator("#screen-keys button", has_text="q Quit").wait_for(state="visible", timeout=10_000)
-    # The start screen keeps its columns: the terminal scrolls sideways instead.
+    # The start screen keeps its columns, in a smaller font that fits them in the phone's 360 px: nothing on
+    # the page scrolls sideways, neither the terminal nor a row of keys.
     assert page.evaluate("() => window.termgames.terminal.cols") >= 60
-    scrolls = "() => { const t = document.getElementById('terminal'); return t.scrollWidth > t.clientWidth; }"
-    assert page.evaluate(scrolls)
+    assert page.evaluate("() => window.termgames.terminal.options.fontSize") < 12
+    scrolls = (
+        "() => [document.documentElement, document.getElementById('terminal'),"
+        " ...document.querySelectorAll('#keys .row')]"
+        ".filter(e => e.scrollWidth > e.clientWidth).map(e => e.id || e.className || e.tagName)"
+    )
+    assert page.evaluate(scrolls) == []
+    assert page.evaluate("() => document.querySelector('.xterm-screen').getBoundingClientRect().right") <= 360
     # Its last row (the footer) is not under the key rows, which filled in after the terminal was first sized.
     footer_shown = (
         "() => document.querySelector('.xterm-screen').getBoundingClientRect().bottom"

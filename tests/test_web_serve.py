@@ -59,7 +59,7 @@ async def titled(socket, title: str, timeout: float = 15.0) -> None:
 
 def test_sign_in_links_and_cookies_in_the_store(new_store):
     store = new_store()
-    soon, gone = iso_in(600), iso_in(-60)
+    soon, gone = iso_in(datetime.datetime.now(datetime.UTC), 600), iso_in(datetime.datetime.now(datetime.UTC), -60)
     store.add_web_link("link-1", WebPass("alice", ALICE, False, soon))
     store.add_web_link("old-link", WebPass("alice", ALICE, False, gone))
     assert store.take_web_link("link-1") == WebPass("alice", ALICE, False, soon)
@@ -138,7 +138,8 @@ async def test_a_link_signs_in_once_and_never_again(tmp_path, db_url):
             again = await http.get(link)
             assert again.status == 403 and "was used already" in await again.text()
             assert "Set-Cookie" not in again.headers
-            server.store.add_web_link(digest("old"), WebPass("alice", ALICE, False, iso_in(-1)))
+            gone = iso_in(datetime.datetime.now(datetime.UTC), -1)
+            server.store.add_web_link(digest("old"), WebPass("alice", ALICE, False, gone))
             expired = await http.get(base(server) + "?token=old")
             assert expired.status == 403 and "has expired" in await expired.text()
             assert (await http.get(base(server) + "?token=made-up")).status == 403

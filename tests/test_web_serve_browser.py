@@ -12,6 +12,7 @@ import asyncio
 import random
 import re
 import time
+from datetime import UTC, datetime
 
 import asyncssh
 import pytest
@@ -116,7 +117,8 @@ async def test_a_link_signs_in_once_and_never_again_and_a_guest_comes_in_from_th
         page = await second.new_page()
         again = await page.goto(link)
         assert again.status == 403 and "was used already" in await page.locator("#refusal").text_content()
-        server.store.add_web_link(digest("old"), WebPass("alice", "key:SHA256:alice", False, iso_in(-1)))
+        gone = iso_in(datetime.now(UTC), -1)
+        server.store.add_web_link(digest("old"), WebPass("alice", "key:SHA256:alice", False, gone))
         assert (await page.goto(bare + "?token=old")).status == 403
         assert "has expired" in await page.locator("#refusal").text_content()
         await page.click("#guest")  # the server takes guests: the refusal page offers the way in

@@ -55,7 +55,9 @@ def test_no_message_makes_a_possessive_of_a_name_by_hand():
 
     allowed = ("{title}'s", "{game.title}'s", "{flag}'s", "{tile_text(tile)}'s", 'f"{name}\'s"')
     found = []
-    for path in Path(termgames.__file__).parent.rglob("*.py"):
+    from games import EXAMPLES_FOLDER
+
+    for path in [*Path(termgames.__file__).parent.rglob("*.py"), *EXAMPLES_FOLDER.rglob("*.py")]:
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             if re.search(r"\{[^{}]*\}'s\b|\+ \"'s\"", line) and not any(ok in line for ok in allowed):
                 found.append(f"{path.name}:{number}: {line.strip()}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from games import PerGame
+
 
 def board_text(app) -> str:
     """The board of the current game screen as its lines of text."""
@@ -79,3 +81,25 @@ def footer_descriptions(app) -> list[str]:
     from termgames.widgets.footer import Footer
 
     return [item.description for item in app.screen.query_one(Footer).items]
+
+
+#: Quick games to play to their end (computer seats on both sides, in the test, not on the screen).
+#: Per game: options, opening moves and a computer level that end a game quickly (tests/games/NAME.py's QUICK).
+QUICK = PerGame("QUICK", screens_only=True)
+
+
+def finished_match(game: str, seed: int = 1):
+    """A match of ``game`` (its ``QUICK`` options and opening, seats me and you) played to its end by bots."""
+    from termgames.ai import make_bot
+    from termgames.match import Match, SeatInfo
+
+    options, opening, level = QUICK[game]
+    match = Match(game, options, [SeatInfo("me"), SeatInfo("you")], seed)
+    for move in opening:
+        match.play(match.view(None).to_move[0], move)
+    bots = [make_bot(game, level, seed=seat) for seat in range(2)]
+    while not match.over and len(match.moves) < 3000:
+        seat = match.view(None).to_move[0]
+        match.play(seat, bots[seat].choose(match.view(seat)))
+    assert match.over
+    return match

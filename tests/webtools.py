@@ -23,7 +23,7 @@ ALICE = key_owner("SHA256:alice")
 async def web_server(folder, db_url=None, *, allow_guests=True, public_address=None, **settings):
     """An SSH server on a free port with its browser front on another: the server (``server.web`` the front)."""
     server = await start_server(
-        folder, "127.0.0.1", 0, db=db_url, allow_guests=allow_guests, public_address=public_address
+        folder, "127.0.0.1", 0, db=db_url, no_guests=not allow_guests, public_address=public_address
     )
     try:
         server.web = await start_web(server, WebSettings(0, **settings))

@@ -15,11 +15,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..analysis import Judgement
 from ..rules import View
 from ..rules.copolymer import CopolymerView
 from .budget import SEARCH_SHARE, Deadline
 from .copolymer import EMPTY, LEVELS, CopolymerBot, Neighbours, Touch, claim, contact_counts, playout, ranked_claims
+from .judgement import Judgement
 
 
 @dataclass(frozen=True)

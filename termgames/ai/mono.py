@@ -336,20 +336,11 @@ class MonoBot:
 
     # -- decision ------------------------------------------------------------
 
-    def _best_probe(
-        self,
-        view: MonoView,
-        opponents: list[int],
-        worlds: list[World],
-        unprobed: list[int],
-        values: list[int],
-        deadline: Deadline | None = None,
-    ) -> int | None:
-        """The probe worth most, or None when ending the turn is worth more than any probe.
-
-        When ``deadline`` expires the best of the probes scored so far is
-        played: the cells most likely to continue the run are scored first.
-        """
+    def search_for(
+        self, view: MonoView, opponents: list[int], worlds: list[World], unprobed: list[int], values: list[int]
+    ) -> tuple[_Search, int | None, int]:
+        """The search that scores probes over ``worlds`` as this bot does, with the turn's last value and the
+        length of its run (also the analyst's, :mod:`.mono_analysis`: it values moves as the bot does)."""
         assert view.grid is not None
         regions = view.grid.regions
         take = view.take if len(opponents) > 1 else "min"
@@ -373,6 +364,30 @@ class MonoBot:
         if view.final_round:
             weight = 0.0  # no later turn to keep anything for
         search = _Search(worlds, unprobed, take, left, weight, self.settings.continuation, self.settings.adaptive)
+        return search, last, run
+
+    def worlds(self, view: MonoView, deadline: Deadline | None = None) -> tuple[list[int], list[World]]:
+        """The opponents whose boards are laid out and the worlds the bot would judge ``view``'s probes in."""
+        me = view.viewer
+        record = view.open_turn if view.open_turn is not None and view.open_turn.seat == me else None
+        opponents = [seat for seat in range(len(view.players)) if seat != me and view.laid_out[seat]]
+        return opponents, self._worlds(view, opponents, record, deadline)
+
+    def _best_probe(
+        self,
+        view: MonoView,
+        opponents: list[int],
+        worlds: list[World],
+        unprobed: list[int],
+        values: list[int],
+        deadline: Deadline | None = None,
+    ) -> int | None:
+        """The probe worth most, or None when ending the turn is worth more than any probe.
+
+        When ``deadline`` expires the best of the probes scored so far is
+        played: the cells most likely to continue the run are scored first.
+        """
+        search, last, run = self.search_for(view, opponents, worlds, unprobed, values)
         best_cell, best_score = None, 0.0
         for cell in search.promising_first(sorted(unprobed), last):
             if deadline is not None and deadline.expired() and (best_cell is not None or last is not None):

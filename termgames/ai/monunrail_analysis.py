@@ -20,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from ..analysis import Judgement
 from ..rules import View
 from ..rules.monunrail import KIND_OF_MASK, MonUnrailView, cell_name, cell_of, trace_circuit
 from ..rules.monunrail.completion import SearchLimit, find_completion, finishing_placements
 from ..rules.monunrail.notation import parse_move, placement_text
 from ..rules.monunrail.solver import SolveStopped
 from .budget import Deadline
+from .judgement import Judgement
 from .monunrail import MIN_NODES, NODE_LIMIT, NODES_PER_SECOND, MonUnrailBot
 
 WON, OPEN, LOST = 1.0, 0.5, 0.0

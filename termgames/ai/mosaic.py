@@ -268,17 +268,11 @@ class MosaicBot:
         if self.settings.policy == "random":
             return rng.choice(legal)
         self.last_nodes = 0
-        # The level's own budget, within the shared cap and stopped by 'move now' as every bot's is.
-        self._cap = deadline_for(deadline)
-        self._deadline = self._cap.within(self.settings.seconds)
+        self.start_decision(deadline)
         try:
-            state = view.state()
-        except (AttributeError, ValueError):
-            # A view without its position (one rebuilt from JSON, say): the public move log gives it back.
-            try:
-                state = self.replayer.state_for(view)
-            except ValueError:
-                return rng.choice(legal)
+            state = self.state_of(view)
+        except ValueError:
+            return rng.choice(legal)
         if self.settings.policy == "greedy":
             return self.greedy_move(state, me)
         moves = state.legal_moves()
@@ -288,6 +282,20 @@ class MosaicBot:
         if self.settings.policy == "routine" or len(ranked) == 1:
             return ranked[0][1]
         return self.search(state, me, ranked, rng)
+
+    def start_decision(self, deadline: Deadline | None) -> None:
+        """Start a decision's clocks: the level's own budget, within the shared cap (``deadline``, stopped by
+        'move now' as every bot's is)."""
+        self._cap = deadline_for(deadline)
+        self._deadline = self._cap.within(self.settings.seconds)
+
+    def state_of(self, view: Any) -> Any:
+        """The rules' state ``view`` shows: its position, or one rebuilt from the public move log (a view
+        without its position, one read back from JSON say); ValueError when neither gives it."""
+        try:
+            return view.state()
+        except (AttributeError, ValueError):
+            return self.replayer.state_for(view)
 
     # -- policies ----------------------------------------------------------
 

@@ -309,6 +309,9 @@ class MonoView(View):
     final_round: bool = False
     phase: str = "layout"
     take: str = "best"
+    #: Whether the game was made with ``--no-auto`` (a public option: a command without a keyword then ends
+    #: after its positions instead of going on at random).
+    no_auto: bool = False
     #: Per move so far: the probes it made (none for a layout), in order.
     move_probes: tuple[tuple[Probe, ...], ...] = ()
 
@@ -673,6 +676,7 @@ class MonoState(State):
             final_round=self.final_round(),
             phase="over" if self.over else ("layout" if self.round == 0 else "probe"),
             take=self.take,
+            no_auto=bool(self.options.get("no_auto")),
             move_probes=self.move_probes,
         )
 

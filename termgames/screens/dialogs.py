@@ -74,6 +74,19 @@ class HelpScreen(ModalScreen[None]):
         Binding("k,up", "scroll(-1)", "Scroll", show=False),
     ]
 
+    #: Below this many columns or lines the help takes the whole terminal, its margins and padding given to the
+    #: text: at 50x20 they took five lines of eighteen, and the hint wrapped.
+    SMALL = (80, 24)
+
+    SCOPED_CSS = False  # its rules name the screen's own classes (HelpScreen.-small)
+    DEFAULT_CSS = """
+    /* The title starts the text: the blank lines above it were the header's own margin. */
+    HelpScreen Markdown > MarkdownH1 { margin: 0 0 1 0; }
+    HelpScreen.-small #help-scroll > Markdown { padding: 0 1 0 0; }
+    HelpScreen.-small #help-scroll > Markdown > MarkdownHeader { margin-top: 1; }
+    HelpScreen.-small #help-scroll > Markdown > MarkdownH1 { margin: 0 0 1 0; }
+    """
+
     def __init__(self, rules: str, keys: str = "") -> None:
         super().__init__()
         self.text = rules + ("\n\n## Keys\n\n" + keys if keys else "")
@@ -88,11 +101,24 @@ class HelpScreen(ModalScreen[None]):
                 else:
                     yield Markdown(self.text)
             separator = "  -  " if plain else "  ·  "
-            yield Static(f"Esc, q or ? to close{separator}arrows/j/k scroll", classes="dialog-hint")
+            yield Static(f"Esc, q or ? close{separator}arrows/j/k scroll", classes="dialog-hint")
 
     def on_mount(self) -> None:
         if ascii_only(self):
             use_ascii_scrollbars(self)
+        self.fit_size()
+
+    def on_resize(self) -> None:
+        self.fit_size()
+
+    def fit_size(self) -> None:
+        width, height = self.app.size
+        small = width < self.SMALL[0] or height < self.SMALL[1]
+        self.set_class(small, "-small")
+        # Inline: the app's stylesheet sizes every .dialog, and it comes before a widget's own rules.
+        box = self.query_one("#help-box").styles
+        box.width, box.max_width, box.height = ("100%", "100%", "100%") if small else (None, None, None)
+        box.padding = (0, 1) if small else None  # None: the stylesheet's again
 
     def action_scroll(self, lines: int) -> None:
         self.query_one("#help-scroll", VerticalScroll).scroll_relative(y=lines, animate=False)
@@ -125,11 +151,14 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-def leave_screen(screen: Screen[Any], question: str) -> None:
+def leave_screen(screen: Screen[Any], question: str | None) -> None:
     """Back to the screen below ``screen``; where it is the app's only one, leaving the app, once ``question`` is
-    answered yes (a replay or a watched match opened from the command line has nothing under it)."""
+    answered yes (a watched match opened from the command line has nothing under it), at once without one."""
     if len(screen.app.screen_stack) > 2:
         screen.app.pop_screen()
+        return
+    if question is None:
+        screen.app.exit()
         return
 
     def answer(yes: bool | None) -> None:

@@ -129,7 +129,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
                 tooltip="to the move log (its arrow keys scroll it) and back to the board"),
         Binding("shift+tab", "app.focus_previous", "Log", show=False,
                 tooltip="to the move log (its arrow keys scroll it) and back to the board"),
-        Binding("question_mark", "help", "Rules & keys", key_display="?", tooltip="the rules and these keys"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="the rules and these keys"),
         Binding("p", "pace", "Pace", show=False,
                 tooltip="the computer players' pace: instant, normal or slow (kept for next time)"),
         # Control keys: every letter a game might want stays free, and these do something only once it is over.
@@ -405,8 +405,19 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             return self.table.match_here is not None  # a shared table's pace is the server's
         if action == "undo" and view.over:
             # A game a flag ended (its last move before the flag stands) offers no undo at its end.
-            return self.table.can_undo()
+            return self.undo_offered()
         return True
+
+    def footer_shows_now(self) -> frozenset[str]:
+        """Actions the footer shows now though their binding keeps them out of it (``show=False``): at a game's
+        end its turn keys are gone, and every game offers its undo there alike, where undo works."""
+        if self.is_mounted and self.view is not None and self.view.over and self.undo_offered():
+            return frozenset({"undo"})
+        return frozenset()
+
+    def undo_offered(self) -> bool:
+        """Whether ``u`` would take a move back now (a game whose moves cannot be taken back says False)."""
+        return self.table.can_undo()
 
     # -- game over: the record, a rematch, a new game -----------------------------
 
@@ -632,7 +643,7 @@ class GameScreen(SizedScreen[None], AppScreen[None], Generic[ViewT]):
             self.hand_over()
             return
         if view.over:
-            self.say("The game is over: u undoes, q leaves")
+            self.say("The game is over: u undoes, q leaves" if self.undo_offered() else "The game is over: q leaves")
             return
         seat = view.viewer
         if seat is None or seat not in view.to_move:

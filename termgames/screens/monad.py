@@ -44,7 +44,9 @@ from .monad_watch import (
     totals_text,
 )
 
-MAX_COUNT = 10**12  # typed counts; "all" (nothing typed) takes any number of units
+MAX_COUNT = 10**12
+#: The side panel's least width beside the map (MONAD_CSS's ``.monad #side-panel``).
+PANEL_WIDTH_LEAST = 19  # typed counts; "all" (nothing typed) takes any number of units
 
 SEAT_KEYS = """\
 At your seat: arrows or `h` `j` `k` `l` move the cursor (left/right are W/E, up/down go straight up and
@@ -62,6 +64,10 @@ Queued commands show on the map in the warning colour: an arrow (ASCII: the dire
 move, `$` for MINE, `+` for BUILD, then the units.  Turns are simultaneous: the computer seats think while
 you queue, and the turn resolves once every seat has sent.  `U` `R` `H` turn the units, resources and hives
 layers on and off, `u` takes back your last turn (the bots answer again), `c` cycles the colours.
+
+The column numbers (every fifth) head the map and the row numbers stand at its left, kept at the edges as a
+map bigger than the terminal scrolls.  Besides its colour the cursor has its row's number followed by `>`
+and, where the columns either side of its cell are blank, `[ ]` round the cell.
 
 """ + WATCH_KEYS
 
@@ -212,6 +218,24 @@ class MonadScreen(GameScreen):
     def monad_board(self) -> MonadBoard:
         return self.query_one("#board", MonadBoard)
 
+    def on_resize(self) -> None:
+        # The line under the map words the cursor's cell for its width (GameScreen's own handler runs too).
+        self.call_after_refresh(self.update_panel)
+
+    #: The panel beside the map: at least its stylesheet's 19 columns (the 20x20 map's 61 fit beside it at 80), and
+    #: the columns a smaller map leaves, up to this many (they lay blank between the two, the panel's texts wrapped
+    #: two words a line).
+    PANEL_WIDTH_MOST = 32
+
+    def fit_panel(self) -> None:
+        super().fit_panel()
+        panel = self.query_one("#side-panel")
+        if self.has_class("narrow"):
+            panel.styles.width = None  # the stylesheet's: the whole width, under the map
+            return
+        spare = self.app.size.width - self.monad_board.whole_columns()
+        panel.styles.width = max(PANEL_WIDTH_LEAST, min(self.PANEL_WIDTH_MOST, spare))
+
     # -- drawing -------------------------------------------------------------
 
     def my_seat(self) -> int | None:
@@ -248,7 +272,9 @@ class MonadScreen(GameScreen):
         last_action = Text(printable(view.last_action), style="italic")
         update_if_changed(self.query_one("#last-action", Static), last_action)
         self.query_one(MonadTurnLog).show(view)
-        update_if_changed(self.query_one("#cursor-line", Static), board.cursor_detail())
+        cursor_line = self.query_one("#cursor-line", Static)
+        room = cursor_line.content_size.width if cursor_line.size.width else None
+        update_if_changed(cursor_line, board.cursor_detail(room))
         look = "bold red" if self._message_is_error else "bold"
         message = self.query_one("#message", Static)
         update_if_changed(message, Text(self.message, style=look) if self.message else "")

@@ -305,7 +305,7 @@ class MonadWatchScreen(SizedScreen[None]):
         Binding("2,R", "layer('resources')", "Resources", show=False, tooltip="resources layer on/off"),
         Binding("3,H", "layer('hives')", "Hives", show=False, tooltip="hives layer on/off"),
         Binding("c", "palette", "Colours", show=False, tooltip="cycle the colours"),
-        Binding("question_mark", "help", "Rules", key_display="?", show=False, tooltip="rules and keys"),
+        Binding("question_mark", "help", "Help", key_display="?", show=False, tooltip="the rules and these keys"),
         Binding("q,escape", "leave", "Quit", tooltip="leave"),
     ]
 
@@ -509,7 +509,7 @@ class MonadWatchScreen(SizedScreen[None]):
 
     def action_leave(self) -> None:
         running = self.live and not self.feed.finished
-        leave_screen(self, "Stop watching? (the match stops too)" if running else "Leave the replay?")
+        leave_screen(self, "Stop watching? (the match stops too)" if running else None)
 
 
 def watch_turns(

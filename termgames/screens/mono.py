@@ -347,6 +347,9 @@ seen.
         self.refresh_bindings()
         self.say("Back to the layout you were typing", error=False)
 
+    def undo_offered(self) -> bool:
+        return False  # see action_undo
+
     def action_undo(self) -> None:
         # A probe's value has been seen: taking it back would let a player peek.
         self.say("Probes and layouts cannot be undone in Mono: their values are already seen")

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.widgets import Static
 
 from ..rules import View
@@ -25,7 +25,7 @@ from ..rules.mosaic.view import BUILDING, EDGE_KIND, LAST_PLACE_KIND, PLACE_KIND
 from ..widgets.footer import Footer
 from ..widgets.mosaic_board import MosaicBoard, MosaicHands, Picture
 from ..widgets.panel import SidePanel
-from .base import title_line
+from .base import NARROW_WIDTH, GameBody, fit_side_panel, title_line
 from .game import GameScreen
 
 KEYS = """\
@@ -80,10 +80,10 @@ def step_words(picture: Picture, selected: str | None) -> str:
 
 class MosaicScreen(GameScreen):
     board_class = MosaicBoard
-    #: The board centres itself on the cursor and needs a tile and its neighbours (8 lines) above the
-    #: cursor line and the hands (6): with the panel beside it (72 columns, see NARROW_WIDTH) that is
-    #: 18 lines with the title, message and footer.  Under 72 columns the panel would take 10 of them.
-    MINIMUM_SIZE = (72, 18)
+    #: The board centres itself on the cursor.  Under 72 columns (NARROW_WIDTH) the compact layout puts
+    #: the hands and then the panel under it: the mover's hand on one row (4 lines), the others' a line
+    #: each, the panel what the board's least (its cursor's tile and a glimpse of its neighbours) leaves.
+    MINIMUM_SIZE = (50, 20)
 
     DEFAULT_CSS = """
     MosaicScreen #mosaic-left { width: 1fr; height: 1fr; }
@@ -106,7 +106,7 @@ class MosaicScreen(GameScreen):
     def compose(self) -> ComposeResult:
         yield Static(title_line(self.table.game.title, self.table.seats, self.ascii_only), id="game-title",
                      markup=False)
-        with Horizontal(id="game-body"):
+        with GameBody(id="game-body"):
             with Vertical(id="mosaic-left"):
                 yield MosaicBoard(ascii_only=self.ascii_only, palette=self.palette_name, id="board")
                 yield Static("", id="cursor-line")
@@ -135,8 +135,15 @@ class MosaicScreen(GameScreen):
         """The board centres itself on the cursor: nothing to scroll."""
 
     def on_resize(self) -> None:
-        super().on_resize()
+        compact = self.app.size.width < NARROW_WIDTH
+        self.mosaic_board.compact = compact
+        self.hands.set_compact(compact)
         self.hands.redraw()
+        super().on_resize()
+
+    def fit_panel(self) -> None:
+        """Under the board (the compact layout) the cursor's line and the hands come before the panel."""
+        fit_side_panel(self, self.mosaic_board, under=1 + self.hands.whole_lines(), wanted=self.PANEL_LINES_WANTED)
 
     # -- the panel -----------------------------------------------------------
 
@@ -152,6 +159,7 @@ class MosaicScreen(GameScreen):
         super().update_panel()
         board = self.mosaic_board
         self.hands.show_hands(board.picture, board.hand_index)
+        self.fit_panel()  # the hands' lines change with the mover
 
     def action_palette(self) -> None:
         super().action_palette()

@@ -76,7 +76,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         Binding("tab,shift+tab,L", "app.focus_next", "Log", show=False,
                 tooltip="to the move log and back: there up, down, PageUp, PageDown, Home and End scroll it (Esc back "
                 "too)"),
-        Binding("question_mark", "help", "Rules", key_display="?", show=False, tooltip="the rules and these keys"),
+        Binding("question_mark", "help", "Help", key_display="?", show=False, tooltip="the rules and these keys"),
         Binding("q,escape", "leave", "Quit", tooltip="leave the replay"),
     ]
 
@@ -441,4 +441,5 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         self.app.push_screen(HelpScreen(self.match.game.rules_text(), keys_markdown(type(self))))
 
     def action_leave(self) -> None:
-        leave_screen(self, "Leave the replay?")
+        # A replay changes nothing: leaving it loses nothing, opened from the command line as from the start screen.
+        leave_screen(self, None)

@@ -30,13 +30,23 @@ class SshAddress:
     host: str
     port: int = SSH_PORT
 
-    def command(self, player: str, *, terminal: bool = False) -> str:
+    def command(self, player: str | None, *, terminal: bool = False) -> str:
         """``ssh -p 2222 alice@games.example.org``: the command that signs in as ``player`` (a checked name; a
-        guest's, whose name lasts one visit, is ``NAME``); ``terminal``: with ``-t``, for the screens."""
+        guest's, whose name lasts one visit, and None, anyone's, are ``NAME``); ``terminal``: with ``-t``, for the
+        screens."""
         options = "-t " if terminal else ""
         if self.port != SSH_PORT:
             options += f"-p {self.port} "
-        return f"ssh {options}{'NAME' if is_guest(player) else player}@{self.host}"
+        return f"ssh {options}{'NAME' if player is None or is_guest(player) else player}@{self.host}"
+
+    def restart_lines(self, player: str) -> list[str]:
+        """What ``player`` reads as the server stops (her terminal, her page): it comes back, her clocks wait
+        (a server starting credits the time none ran: :mod:`.clocks`), and the command that brings her back."""
+        return [
+            "termgames: the server is restarting.",
+            "Clocks stop while it is down: that time is charged to nobody.",
+            f"Come back with: {self.command(player)}",
+        ]
 
 
 def _checked_host(host: str, what: str) -> str:

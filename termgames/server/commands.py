@@ -94,13 +94,13 @@ def is_command(line: str) -> bool:
 
 
 def run_command(
-    hub: Hub, player: str, line: str, owner: str | None = None, web: WebSignIn | None = None
+    hub: Hub, player: str, line: str, owner: str | None = None, web: WebSignIn | None = None, address: str = ""
 ) -> Result:
     """Run one command line for ``player``; never raises for anything a player can type.
 
     ``owner``: the person the connection signed in as (see :func:`~.people.key_owner`), whom a new table
     counts against; None works it out from ``player``.  ``web``: the server's browser front (None: it serves
-    no browsers)."""
+    no browsers).  ``address``: where the connection comes from (what its mails count against)."""
     try:
         words = shlex.split(line)
     except ValueError as error:
@@ -126,7 +126,7 @@ def run_command(
         if command == "ratings":
             return _ratings(hub, args)
         if command == "notify":
-            return _ok(notify_command(hub, player, args, owner))
+            return _ok(notify_command(hub, player, args, owner, address))
         if command == "web":
             return _web(hub, player, args, owner, web)
     except RuleError as error:

@@ -33,42 +33,39 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from ..clock import Clocks, ClockSpec
-from ..match import AI, HUMAN, Seat, random_seed
+from ..match import AI, HUMAN, Seat, now_iso, random_seed
 from ..paths import write_atomically
 from ..records import dumps, save
 from ..rules import RuleError, get_game
+from ..timesource import SYSTEM, CallableTime, TimeSource, utc_now
 from ..untrusted import fold_name
 from .address import SshAddress
 from .clocks import ClockedTable, Timekeeper, clock_text, stored_clock
+from .config import ServerConfig
 from .idle import IdleTables, closed_record_text
 from .limits import (
-    AI_THREADS,
     CHAT_BURST,
-    CHAT_PER_MINUTE,
-    GUEST_IDLE_DAYS,
-    IDLE_DAYS,
-    MAIL_EVERY_HOURS,
-    MAX_BOT_TABLES_PER_PLAYER,
-    MAX_TABLES,
-    MAX_TABLES_PER_PLAYER,
+    NEW_NAMES_DAYS,
     RateLimit,
 )
 from .logs import error_line
 from .mail import MailConfig
 from .news import OtherServers
-from .notices import Notices
+from .notices import Notices, iso
 from .people import (
     GUEST_PREFIX,
+    KEY_PREFIX,
+    address_group,
     check_rated_seat,
     is_guest,
+    is_loopback,
     is_player_name,
     key_owner,
     name_owner,
@@ -76,6 +73,7 @@ from .people import (
 from .pool import FairPool
 from .stores.interface import (
     PlayerRating,
+    Quota,
     RatingChange,
     StoredTable,
     StoreError,
@@ -105,36 +103,32 @@ class Hub:
         self,
         store: TableStore,
         records_dir: Path | None = None,
-        ai_threads: int = AI_THREADS,
         *,
-        max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
-        max_tables: int = MAX_TABLES,
-        max_bot_tables_per_player: int = MAX_BOT_TABLES_PER_PLAYER,
-        idle_days: float = IDLE_DAYS,
-        guest_idle_days: float = GUEST_IDLE_DAYS,
-        chat_per_minute: float = CHAT_PER_MINUTE,
+        config: ServerConfig | None = None,
         mail: MailConfig | None = None,
-        mail_every: float = MAIL_EVERY_HOURS,
         address: SshAddress | None = None,
-        now: Callable[[], float] = time.time,
+        now: Callable[[], float] | None = None,
+        time_source: TimeSource = SYSTEM,
+        **settings: Any,
     ) -> None:
-        """``now``: the time in seconds since the epoch, what the clocks count with (a test passes its own)."""
-        self._now = now
+        """``config``: the server's settings (``settings`` change some of them by name, as tests do);
+        ``time_source``: where everything of this server reads the time (a test passes a ``ManualTime``; ``now``,
+        a function of the epoch time, makes one)."""
+        #: The server's one time source: clocks, notices, mail, idle tables, links, budgets and limits read it.
+        self.time_source: TimeSource = CallableTime(now) if now is not None else time_source
         self.store = store
+        store.time_source = self.time_source
+        #: The server's settings: its limits among them (unfinished tables per person and in all, a newcomer's
+        #: tables, new names an address a day, chat lines a minute...).
+        self.config = (config or ServerConfig()).with_settings(**settings)
         #: How players reach this server (the ``ssh`` command mails and screens name).
         self.address = address or SshAddress("localhost", 2222)
-        #: Limits on unfinished tables, so that one person (or all) cannot fill the server's memory and disk.
-        self.max_tables_per_player = max_tables_per_player
-        self.max_tables = max_tables
-        self.max_bot_tables_per_player = max_bot_tables_per_player
-        #: Chat lines per person and minute (a flood costs every screen at the table a redraw a line).
-        self.chat_per_minute = chat_per_minute
-        self.chat_limit = RateLimit(chat_per_minute, CHAT_BURST)
+        self.chat_limit = RateLimit(self.config.chat_per_minute, CHAT_BURST, clock=self.time_source.monotonic)
         #: Finished tables not read whole, for the lobby's list (the newest FINISHED_LISTED at start-up).
         self.finished_listed: dict[int, FinishedTable] = {}
         self.records_dir = records_dir
         # Computer turns: a bounded pool, one lane per table served in turn (one slow table cannot starve the rest).
-        self.executor = FairPool(ai_threads)
+        self.executor = FairPool(self.config.ai_threads)
         self.closed = False
         self.tables: dict[int, LiveTable] = {}
         self.lobby_watchers: list[Callable[[], None]] = []
@@ -146,9 +140,9 @@ class Hub:
         #: The other servers sharing the store: their news, and what a lost database leaves to read again.
         self.others = OtherServers(self)
         #: Who is connected here and what each hears of her tables; mail for those who are not (``mail``).
-        self.notices = Notices(self, mail, mail_every)
+        self.notices = Notices(self, mail, self.config.mail_every)
         #: Closes the tables without a move for idle_days (a guest's table: guest_idle_days).
-        self.idle = IdleTables(self, idle_days, guest_idle_days)
+        self.idle = IdleTables(self, self.config.idle_days, self.config.guest_idle_days)
         #: The one timer of every running clock, and the heartbeat.
         self.timekeeper = Timekeeper(self)
         # The time no server ran is not charged to any clock: credited before a table is read.
@@ -335,7 +329,8 @@ class Hub:
         except StoreError as error:
             log.error("a table not stored: %s", error)
             raise RuleError("the table could not be stored; try again") from None
-        stored.id, stored.owner = table_id, owner
+        # What the store wrote (its waiting time in mails counts from it until a move is made).
+        stored.id, stored.owner, stored.created = table_id, owner, now_iso()
         table = LiveTable(self, stored)
         self.tables[table_id] = table
         self.lobby_changed()
@@ -392,20 +387,53 @@ class Hub:
     def _check_table_limits(self, owner: str, computers_only: bool = False) -> None:
         """RuleError (a clear refusal) when the owner or the server has as many open tables as allowed."""
         open_tables = [table for table in self.tables.values() if not table.over]
-        if len(open_tables) >= self.max_tables:
+        if len(open_tables) >= self.config.max_tables:
             raise RuleError(f"the server has {len(open_tables)} open tables, its limit: finish or wait for one")
         mine = [table for table in open_tables if table.owner == owner]
         who = "the guests of your address have" if owner.startswith("guest:") else "you have"
         if computers_only:
             computers = sum(1 for table in mine if table.computers_only)
-            if computers >= self.max_bot_tables_per_player:
+            if computers >= self.config.max_bot_tables_per_player:
                 raise RuleError(
                     f"{who} {computers} open tables of computers only, the limit per player: wait for one to end"
                 )
-        if len(mine) >= self.max_tables_per_player:
+        if len(mine) >= self.config.max_tables_per_player:
             raise RuleError(
                 f"{who} {len(mine)} open tables, the limit per player: finish or resign one before opening another"
             )
+        allowed = self.tables_allowed(owner)
+        if len(mine) >= allowed:
+            grows = "" if owner.startswith("guest:") else ", one more for each rated game you finish"
+            raise RuleError(
+                f"{who} {len(mine)} open tables, the limit of a newcomer{grows}: finish or resign one first"
+            )
+
+    def tables_allowed(self, owner: str) -> int:
+        """How many unfinished tables ``owner`` may have: a newcomer a few (:data:`NEW_PLAYER_TABLES`), one
+        more for each rated game her key's names finished, up to ``max_tables_per_player``.  A hundred new keys
+        cannot fill the server: each gets a few tables, and new names from one address are few a day."""
+        finished = 0
+        if owner.startswith(KEY_PREFIX):
+            try:
+                finished = self.store.rated_games(owner.removeprefix(KEY_PREFIX))
+            except StoreError as error:  # the database is away: a newcomer's limit meanwhile
+                log.warning("%s: rated games not read: %s", owner, error)
+        return min(self.config.max_tables_per_player, self.config.new_player_tables + finished)
+
+    def new_name_refusal(self, address: str, spend: bool) -> str:
+        """Why a new name (a new account, a new person) may not be claimed from ``address`` now, in one line;
+        "" when it may (``spend``: and it counts).  Loopback is not counted (see :mod:`.limits`)."""
+        if is_loopback(address):
+            return ""
+        now = self.utc_now()
+        since = iso(now - timedelta(days=NEW_NAMES_DAYS))
+        quota = Quota(f"names:{address_group(address)}", self.config.max_new_names_per_address, since)
+        if not self.store.take_quota([quota], iso(now), spend):
+            return ""
+        return (
+            f"{self.config.max_new_names_per_address} new names were made from your address within a day, its limit "
+            "(--max-new-names-per-address): sign in with a name of yours, or try again tomorrow"
+        )
 
     def finished(self, table: LiveTable) -> None:
         """A game just ended: mark it (rating its players if it is rated) and export a record ``termgames replay``
@@ -487,7 +515,11 @@ class Hub:
 
     def now(self) -> float:
         """The time now, in seconds since the epoch: what every clock of this server counts with."""
-        return self._now()
+        return self.time_source.time()
+
+    def utc_now(self) -> datetime:
+        """The time now as an aware UTC datetime (what stored times are written from)."""
+        return utc_now(self.time_source)
 
     def clocked_table(self, table_id: int) -> LiveTable | None:
         return self.tables.get(table_id)
@@ -519,7 +551,8 @@ class Hub:
     # -- where each player is ------------------------------------------------------
 
     def seated_at(self, player: str, table_id: int | None) -> None:
-        """``player``'s screen is at this seated table now (None: back in the lobby); guests are not kept."""
+        """``player``'s screen is at this table now, in a seat or watching (None: back in the lobby); guests are
+        not kept."""
         if not player.startswith(GUEST_PREFIX):
             try:
                 self.store.set_at_table(player, table_id)
@@ -527,7 +560,8 @@ class Hub:
                 log.warning("%s: where they sit not stored: %s", player, error)
 
     def returning_to(self, player: str) -> LiveTable | None:
-        """The table ``player`` was at when their connection dropped or the server stopped, if it goes on."""
+        """The table ``player`` was at (in a seat or watching) when their connection dropped or the server
+        stopped, if it goes on."""
         try:
             table_id = self.store.at_table(player)
         except StoreError as error:
@@ -536,7 +570,7 @@ class Hub:
         if table_id is None:
             return None
         table = self.tables.get(table_id)
-        if table is None or table.over or table.seat_of(player) is None:
+        if table is None or table.over:
             self.seated_at(player, None)  # that game is over (or gone): the lobby, and next time too
             return None
         return table

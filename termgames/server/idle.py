@@ -41,6 +41,10 @@ class IdleHost(Protocol):
         """Keep the record of ``table``, just closed here."""
         ...
 
+    def utc_now(self) -> datetime:
+        """The time now, from the server's one time source."""
+        ...
+
 
 class IdleTables:
     """Closes the tables of its hub idle for too long (see the module doc)."""
@@ -66,7 +70,7 @@ class IdleTables:
         tables this call closed.
         """
         hub = self.hub
-        now = now or datetime.now(UTC)
+        now = now or self.hub.utc_now()
         try:
             activity = hub.store.open_activity()
         except StoreError as error:

@@ -40,6 +40,21 @@ CHAT_PER_MINUTE = 20
 CHAT_BURST = 5
 #: Threads in which the computer players think (a pool shared fairly by every table).
 AI_THREADS = 2
+#: New names (accounts) claimed from one address (an IPv6 /64) a day: each is a new person with limits of her own.
+#: Loopback is not counted (the machine's own users and tests); a proxy on this machine that forwards the SSH
+#: port makes every player loopback: see docs/security.md.
+MAX_NEW_NAMES_PER_ADDRESS = 3
+NEW_NAMES_DAYS = 1.0
+#: A newcomer's unfinished tables (a key whose names finished no rated game, and the guests of one address): a
+#: few, one more for each rated game finished, up to MAX_TABLES_PER_PLAYER.
+NEW_PLAYER_TABLES = 5
+#: Confirmation mails (``notify --email``) an hour: per source address, per account, and from the whole server.
+#: Besides, one mail per person and per mailbox every CONFIRM_MINUTES, and no new code for a mailbox while one
+#: mailed to it is good.
+CONFIRMATIONS_PER_ADDRESS_HOUR = 5
+CONFIRMATIONS_PER_ACCOUNT_HOUR = 3
+CONFIRMATIONS_PER_HOUR = 30
+CONFIRM_MINUTES = 10
 #: Hours between two digests mailed to one player who is away (``--mail-every``).
 MAIL_EVERY_HOURS = 24.0
 MAX_MAIL_EVERY_HOURS = 24.0 * 366
@@ -48,6 +63,8 @@ MAX_MAIL_EVERY_HOURS = 24.0 * 366
 #: SSH key; every guest of one address together).  Each is an app in the server's memory (a few MB).
 WEB_MAX_SESSIONS = 50
 WEB_MAX_SESSIONS_PER_PLAYER = 10
+#: The share of those sessions every guest together may hold: a few guest addresses cannot fill them all.
+WEB_GUEST_SHARE = 0.5
 #: How long a sign-in link (``ssh HOST web``) works (once), and how long the browser it signs in stays signed in.
 WEB_LINK_SECONDS = 600
 WEB_SIGN_IN_DAYS = 30

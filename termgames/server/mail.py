@@ -86,12 +86,18 @@ def check_address(text: str) -> str:
     return f"{local}@{domain.lower()}"
 
 
-def throttle_key(address: str) -> str:
-    """The mailbox ``address`` most likely reaches, for the throttle: in lower case, without a ``+tag`` and
-    without dots before the ``@`` (``A.lice+x@Example.org`` is ``alice@example.org``).  Two mailboxes that share
-    a key share a throttle, which only makes it stricter."""
+#: Domains that are other names of one provider's mailboxes.
+_SAME_MAILBOXES = {"googlemail.com": "gmail.com"}
+
+
+def mailbox_of(address: str) -> str:
+    """The mailbox ``address`` most likely reaches, as the big providers compare them: in lower case, without a
+    ``+tag`` and without dots before the ``@``, ``googlemail.com`` as ``gmail.com`` (``A.lice+x@Example.org`` is
+    ``alice@example.org``).  Two mailboxes that share one share the limits on mail to it, which only makes them
+    stricter (dots matter at some providers: such addresses count as one)."""
     local, _, domain = address.lower().rpartition("@")
-    return "address:" + local.split("+", 1)[0].replace(".", "") + "@" + domain
+    domain = _SAME_MAILBOXES.get(domain, domain)
+    return local.split("+", 1)[0].replace(".", "") + "@" + domain
 
 
 # -- confirmation codes ---------------------------------------------------------------
@@ -247,12 +253,16 @@ def text_of(name: str) -> str:
     return printable(name, keep_newlines=False)
 
 
-def confirmation_mail(config: MailConfig, player: str, to: str, code: str, minutes: int, ssh: str) -> EmailMessage:
-    """``ssh``: the command that signs her in (``ssh -p 2222 alice@games.example.org``)."""
+def confirmation_mail(config: MailConfig, to: str, code: str, minutes: int, ssh: str) -> EmailMessage:
+    """``ssh``: the command that signs a player in, her name left as ``NAME`` (``ssh -p 2222 NAME@games.example.org``).
+
+    The body quotes nothing a stranger chose but the address itself: not the name of the account that asked (a
+    name such as ``pills.example.com`` would read as a link)."""
     body = (
-        f"Someone signed in to a termgames server as {text_of(player)} asked for mail\n"
-        "at this address when it is their move and they are away.\n\n"
-        f"The code is {code} (good for {minutes} minutes). Confirm it over SSH:\n\n"
+        "Someone asked a termgames server to mail this address when it is their\n"
+        "move and they are away.\n\n"
+        f"The code is {code} (good for {minutes} minutes). Whoever reads this mailbox\n"
+        "confirms it over SSH, signed in with their own name:\n\n"
         f"    {ssh} notify --confirm {code}\n\n"
         "If that was not you, ignore this mail: without the code,\n"
         "this address gets nothing more.\n"
@@ -273,13 +283,22 @@ class Waiting:
 
 
 def describe_seconds(seconds: float) -> str:
-    """``3 days``, ``5 hours``, ``12 minutes``: how long, roughly."""
+    """``3 days``, ``5 hours``, ``12 minutes``: how long, to the nearest unit (2 days 23 hours 55 minutes is
+    ``3 days``, 2:59 is ``3 minutes``)."""
     seconds = max(0.0, seconds)
-    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
-        if seconds >= size:
-            count = int(seconds // size)
-            return f"{count} {unit}{'s' if count != 1 else ''}"
-    return "under a minute"
+    count, unit = _nearest(seconds / 60), "minute"
+    if count == 0:
+        return "under a minute"
+    if count >= 60:
+        count, unit = _nearest(seconds / 3600), "hour"
+        if count >= 24:
+            count, unit = _nearest(seconds / 86400), "day"
+    return f"{count} {unit}{'s' if count != 1 else ''}"
+
+
+def _nearest(value: float) -> int:
+    """``value`` rounded half up (``round`` rounds 2.5 to 2)."""
+    return int(value + 0.5)
 
 
 def waiting_line(entry: Waiting) -> str:
@@ -291,14 +310,19 @@ def waiting_line(entry: Waiting) -> str:
     return f"  #{entry.table_id} {text_of(entry.title)}{against}: {when}"
 
 
+def table_commands(entry: Waiting, ssh: str) -> str:
+    """The commands that reach ``entry``'s table, indented under its line."""
+    return f"      {ssh} show {entry.table_id}    (or {ssh} move {entry.table_id} MOVE)"
+
+
 def digest_mail(config: MailConfig, to: str, waiting: list[Waiting], every_hours: float, ssh: str) -> EmailMessage:
-    """Every table where it is her move, least time first: table, game, players and time only; ``ssh`` signs her
-    in."""
+    """Every table where it is her move, least time first: table, game, players and time only, each with the
+    command that shows it; ``ssh`` signs her in."""
     count = len(waiting)
     tables = "1 table" if count == 1 else f"{count} tables"
     body = (
         f"It is your move at {tables}:\n\n"
-        + "\n".join(waiting_line(entry) for entry in waiting)
+        + "\n".join(f"{waiting_line(entry)}\n{table_commands(entry, ssh)}" for entry in waiting)
         + f"\n\nPlay over SSH: {ssh} opens the lobby that lists them\n"
         f"({ssh} show TABLE shows one, {ssh} move TABLE MOVE\n"
         f"plays there). At most one such mail every {every_hours:g} hours, none while you\n"
@@ -310,6 +334,8 @@ def digest_mail(config: MailConfig, to: str, waiting: list[Waiting], every_hours
 def warning_mail(config: MailConfig, to: str, entry: Waiting, ssh: str) -> EmailMessage:
     body = (
         f"Your clock is below a fifth of its time at one table:\n\n{waiting_line(entry)}\n\n"
+        f"Play there over SSH: {ssh} show {entry.table_id} shows it,\n"
+        f"{ssh} move {entry.table_id} MOVE plays there ({ssh} alone opens the lobby);\n"
         f"{ssh} notify --no-email stops these mails.\n"
     )
     return new_message(config, to, f"termgames: your time runs low at table {entry.table_id}", body)

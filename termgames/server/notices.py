@@ -96,15 +96,25 @@ def one_line(text: str) -> str:
     return clean if len(clean) <= NOTICE_WIDTH else clean[: NOTICE_WIDTH - 3] + "..."
 
 
-def desktop_sequence(text: str) -> str:
-    """OSC 9, a desktop notification in many terminals (it passes SSH and tmux): ``ESC ] 9 ; text BEL``.
+def desktop_sequence(text: str, term: str = "") -> str:
+    r"""OSC 9, a desktop notification in many terminals (it passes SSH): ``ESC ] 9 ; text BEL``.
 
     The text is :func:`one_line`'s, so it holds no ESC, BEL or C1 control (any of them would end the sequence
     early and let the rest drive the terminal), and it starts with a letter: ``9;4;...`` is another command to
     some terminals (a progress bar).
+
+    ``term``: the client's ``TERM``.  tmux and GNU screen swallow an OSC they do not know: inside tmux
+    (``tmux*``) the sequence goes in tmux's passthrough (``ESC P tmux; ... ESC \``, its ESCs doubled), which
+    tmux lets out only with ``set -g allow-passthrough on`` (3.3 and later); inside screen (``screen*``) in
+    screen's (``ESC P ... ESC \``), which tmux, should it be the one whose TERM says screen, drops unseen.
     """
     clean = "".join(c for c in one_line(text) if c.isprintable())  # (one_line's are; kept for what follows)
-    return f"\x1b]9;termgames: {clean}\x07"
+    sequence = f"\x1b]9;termgames: {clean}\x07"
+    if term.startswith("tmux"):
+        return "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + "\x1b\\"
+    if term.startswith("screen"):
+        return f"\x1bP{sequence}\x1b\\"
+    return sequence
 
 
 class NoticesHost(Protocol):
@@ -115,6 +125,10 @@ class NoticesHost(Protocol):
     closed: bool
     #: How players reach the server (what mails tell them to type).
     address: SshAddress
+
+    def utc_now(self) -> datetime:
+        """The time now, from the server's one time source."""
+        ...
 
 
 class Notices:
@@ -160,7 +174,7 @@ class Notices:
         if not accounts:
             return
         try:
-            self.hub.store.mark_seen(accounts, iso(datetime.now(UTC)))
+            self.hub.store.mark_seen(accounts, iso(self.hub.utc_now()))
         except StoreError as error:  # marked again within a minute
             log.warning("players not marked as seen: %s", error)
 
@@ -231,7 +245,7 @@ class Notices:
         self.tell(player, table, CLOCK, f"Under a fifth of your time is left at {self._where(table)}")
         if self.mailer is None or is_guest(player) or self.is_connected(player):
             return
-        now = datetime.now(UTC)
+        now = self.hub.utc_now()
         try:
             address = self.hub.store.claim_warning(
                 player, table.id, len(table.match.moves), iso(now - timedelta(seconds=AWAY_SECONDS))
@@ -253,7 +267,7 @@ class Notices:
 
     def waiting_tables(self, player: str, now: datetime | None = None) -> list[Waiting]:
         """Every table where it is ``player``'s move, least time left first, then those waiting longest."""
-        now = now or datetime.now(UTC)
+        now = now or self.hub.utc_now()
         found = []
         for table in self.hub.tables.values():
             seat = table.seat_of(player)
@@ -267,7 +281,7 @@ class Notices:
         """Send the digests that are due (see the module doc); the mails handed to the mail thread."""
         if self.mailer is None:
             return []
-        now = now or datetime.now(UTC)
+        now = now or self.hub.utc_now()
         mailed_before = iso(now - timedelta(hours=self.mail_every))
         seen_before = iso(now - timedelta(seconds=AWAY_SECONDS))
         sent = []

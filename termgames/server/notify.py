@@ -4,8 +4,14 @@
 default); ``notify --email ADDR`` sends a confirmation code to ADDR (one plain address: :func:`.mail.check_address`),
 ``notify --confirm CODE`` confirms it (an unconfirmed address gets nothing more), ``notify --no-email`` stops
 the mail.  A confirmation mail goes at most every :data:`CONFIRM_EVERY` to one person (her SSH key, whatever
-name she signs in as) and to one mailbox (:func:`.mail.throttle_key`); a code is good for
-:data:`CODE_LIFETIME` and :data:`MAX_CODE_TRIES` wrong tries, and the store keeps only its salted hash.
+name she signs in as) and to one mailbox (:func:`.mail.mailbox_of`), at most a few an hour per account and
+per source address, and at most ``--max-confirmations-per-hour`` from the whole server (:mod:`.limits`).  A
+code is good for :data:`CODE_LIFETIME` and :data:`MAX_CODE_TRIES` wrong tries of each account, and the store
+keeps only its salted hash.
+
+A code is the mailbox's: while one mailed to a mailbox is good, nobody gets a new one for it (not even who
+asked), and anyone who asks for that mailbox meanwhile is given the code that waits there, so whoever reads
+the mailbox can always confirm it with the code in her mail, however often a stranger asks for her address.
 """
 
 from __future__ import annotations
@@ -13,14 +19,16 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from ..rules import RuleError
+from ..untrusted import fold_name
 from .hub import Hub
-from .mail import check_address, code_matches, confirmation_mail, hash_code, new_code, throttle_key
+from .limits import CONFIRM_MINUTES, CONFIRMATIONS_PER_ACCOUNT_HOUR, CONFIRMATIONS_PER_ADDRESS_HOUR
+from .mail import check_address, code_matches, confirmation_mail, hash_code, mailbox_of, new_code
 from .notices import iso
-from .people import is_guest, name_owner
-from .stores.interface import NOTIFY_MODES
+from .people import address_group, is_guest, name_owner
+from .stores.interface import NOTIFY_MODES, Quota
 
 #: One confirmation mail per person and per mailbox at most this often.
-CONFIRM_EVERY = timedelta(minutes=10)
+CONFIRM_EVERY = timedelta(minutes=CONFIRM_MINUTES)
 #: A confirmation code is good for this long, and for this many wrong tries.
 CODE_LIFETIME = timedelta(minutes=30)
 MAX_CODE_TRIES = 5
@@ -30,13 +38,16 @@ USAGE = "notify [off|bell|desktop] | notify --email ADDR | notify --confirm CODE
 MODES = {
     "off": "no notices",
     "bell": "a line on your screen and the terminal's bell",
-    "desktop": "a line on your screen, the bell and a desktop notification (OSC 9; it passes SSH and tmux)",
+    "desktop": (
+        "a line on your screen, the bell and a desktop notification (OSC 9: it passes SSH and screen; "
+        "inside tmux only with `set -g allow-passthrough on`, else you get the bell)"
+    ),
 }
 WHEN = "when it becomes your move at another table, you are challenged, or an undo waits for your answer"
 
 
-def notify_command(hub: Hub, player: str, args: list[str], owner: str | None = None) -> str:
-    """Run ``notify ARGS`` for ``player``; the answer, or RuleError (one line)."""
+def notify_command(hub: Hub, player: str, args: list[str], owner: str | None = None, address: str = "") -> str:
+    """Run ``notify ARGS`` for ``player`` (``address``: where she connects from); the answer, or RuleError."""
     if not args:
         return describe(hub, player)
     if is_guest(player):
@@ -46,7 +57,7 @@ def notify_command(hub: Hub, player: str, args: list[str], owner: str | None = N
         hub.store.set_notify_mode(player, first)
         return f"notices: {first}: {MODES[first]}" + ("" if first == "off" else f", {WHEN}")
     if first == "--email" and len(rest) == 1:
-        return ask_to_confirm(hub, player, rest[0], owner)
+        return ask_to_confirm(hub, player, rest[0], owner, address)
     if first == "--confirm" and len(rest) == 1:
         return confirm(hub, player, rest[0])
     if first == "--no-email" and not rest:
@@ -77,37 +88,65 @@ def describe(hub: Hub, player: str) -> str:
     return "\n".join(lines)
 
 
-def ask_to_confirm(hub: Hub, player: str, text: str, owner: str | None) -> str:
-    """Send a confirmation code to the address ``text`` (checked first), within the throttle."""
+def ask_to_confirm(hub: Hub, player: str, text: str, owner: str | None, address: str = "") -> str:
+    """Send a confirmation code to the address ``text`` (checked first), within the quotas (see the module doc);
+    ``address``: where the request came from (its limit: :data:`.limits.CONFIRMATIONS_PER_ADDRESS_HOUR`)."""
     mailer = hub.notices.mailer
     if mailer is None:
         raise RuleError("this server sends no e-mail (it was started without --smtp)")
-    address = check_address(text)
+    email = check_address(text)
+    mailbox = mailbox_of(email)
     code = new_code()
-    now = datetime.now(UTC)
-    person = "person:" + (owner or name_owner(player))
-    refused = hub.store.begin_confirmation(
-        player, address, hash_code(code), iso(now + CODE_LIFETIME), iso(now), [person, throttle_key(address)],
-        iso(now - CONFIRM_EVERY),
-    )
+    now = datetime.fromtimestamp(hub.now(), UTC)
+    recent, hour = iso(now - CONFIRM_EVERY), iso(now - timedelta(hours=1))
     minutes = int(CONFIRM_EVERY.total_seconds() // 60)
-    if refused.startswith("address:"):
-        raise RuleError(f"a confirmation mail went to that address less than {minutes} minutes ago: try again later")
-    if refused:
-        raise RuleError(f"you asked for a confirmation mail less than {minutes} minutes ago: try again later")
+    quotas = [
+        Quota("mail:person:" + (owner or name_owner(player)), 1, recent),
+        Quota("mail:mailbox:" + mailbox, 1, recent),
+        Quota("mail:account:" + fold_name(player), CONFIRMATIONS_PER_ACCOUNT_HOUR, hour),
+        Quota("mail:server", hub.config.max_confirmations_per_hour, hour),
+    ]
+    if address:
+        quotas.append(Quota("mail:from:" + address_group(address), CONFIRMATIONS_PER_ADDRESS_HOUR, hour))
+    refused = hub.store.begin_confirmation(
+        player, email, mailbox, hash_code(code), iso(now + CODE_LIFETIME), iso(now), quotas
+    )
     lifetime = int(CODE_LIFETIME.total_seconds() // 60)
-    mailer.send(confirmation_mail(mailer.config, player, address, code, lifetime, hub.address.command(player)))
+    if refused.startswith("waiting:"):
+        until = refused.removeprefix("waiting:")[11:16]
+        return (
+            f"a code already mailed to the mailbox of {email} is good until {until} UTC, and no new one goes "
+            "meanwhile: whoever reads that mailbox confirms with it (notify --confirm CODE)"
+        )
+    why = {
+        "mail:person": f"you asked for a confirmation mail less than {minutes} minutes ago",
+        "mail:mailbox": f"a confirmation mail went to that address less than {minutes} minutes ago",
+        "mail:account": f"{CONFIRMATIONS_PER_ACCOUNT_HOUR} confirmation mails went for this account within the hour,"
+        " its limit",
+        "mail:server": f"this server sent {hub.config.max_confirmations_per_hour} confirmation mails within the hour,"
+        " its limit (--max-confirmations-per-hour)",
+        "mail:from": f"{CONFIRMATIONS_PER_ADDRESS_HOUR} confirmation mails were asked for from your address within"
+        " the hour, its limit",
+    }
+    if refused:
+        raise RuleError(f"{why[_kind(refused)]}: try again later")
+    mailer.send(confirmation_mail(mailer.config, email, code, lifetime, hub.address.command(None)))
     return (
-        f"a confirmation code is on its way to {address}: notify --confirm CODE confirms it "
+        f"a confirmation code is on its way to {email}: notify --confirm CODE confirms it "
         f"(good for {lifetime} minutes); until then it gets nothing more"
     )
+
+
+def _kind(key: str) -> str:
+    """``mail:person`` of ``mail:person:key:SHA256:...``: which quota a key is of."""
+    return ":".join(key.split(":", 2)[:2])
 
 
 def confirm(hub: Hub, player: str, code: str) -> str:
     settings = hub.store.notice_settings(player)
     if not settings.code_hash:
         raise RuleError("no confirmation is waiting: notify --email ADDR sends a code")
-    if settings.code_expires < iso(datetime.now(UTC)):
+    if settings.code_expires < iso(datetime.fromtimestamp(hub.now(), UTC)):
         raise RuleError("that code's time is over: notify --email ADDR sends a new one")
     if settings.code_tries >= MAX_CODE_TRIES:
         raise RuleError("too many wrong codes: notify --email ADDR sends a new one")

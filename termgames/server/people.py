@@ -3,7 +3,9 @@
 A registered player's name is her account (claimed by the first SSH key that signs in as it); a guest's
 name (``guest-...``) lasts one visit and is never rated.  People, not visits, are counted: a table or a
 chat line counts against its *owner*: one SSH key whatever names it signs in as (:func:`key_owner`), or
-every guest of one address together (:func:`guest_owner`).
+every guest of one address together (:func:`guest_owner`).  People are not free: the hub lets one address
+(:func:`address_group`) claim few new names a day and gives a newcomer few tables
+(:meth:`~.hub.Hub.new_name_refusal`, :meth:`~.hub.Hub.tables_allowed`).
 
 Pure functions: the hub, the connections and the commands all check names here.
 """
@@ -53,9 +55,12 @@ def is_player_name(name: str) -> bool:
     return valid_player_name(name) or (name.startswith(GUEST_PREFIX) and bool(_GUEST_NAME.fullmatch(name)))
 
 
+KEY_PREFIX = "key:"
+
+
 def key_owner(fingerprint: str) -> str:
     """Whom a registered player's tables count against: her SSH key, whatever name it signed in as."""
-    return f"key:{fingerprint}"
+    return f"{KEY_PREFIX}{fingerprint}"
 
 
 def name_owner(player: str) -> str:
@@ -64,19 +69,33 @@ def name_owner(player: str) -> str:
 
 
 def guest_owner(address: str) -> str:
-    """Whom a guest's tables count against: every guest of one address together.
+    """Whom a guest's tables count against: every guest of one address together (:func:`address_group`)."""
+    return f"guest:{address_group(address)}"
 
-    An IPv6 address counts by its /64, which one home or one host is given whole (its last 64 bits are the
-    host's to choose, so counting single addresses would count none)."""
+
+def address_group(address: str) -> str:
+    """The addresses counted as one: one IPv4 address; an IPv6 address's /64, which one home or one host is
+    given whole (its last 64 bits are the host's to choose, so counting single addresses would count none)."""
     try:
         ip = ipaddress.ip_address(address.split("%")[0])
     except ValueError:
-        return f"guest:{address}"
+        return address
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
-            return f"guest:{ip.ipv4_mapped}"
-        return f"guest:{ipaddress.IPv6Network((ip, 64), strict=False)}"
-    return f"guest:{ip}"
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+def is_loopback(address: str) -> bool:
+    """An address of this machine (127.0.0.0/8, ::1): its own users, its tests, a proxy running on it."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
 
 
 def check_rated_seat(table_id: int | None, player: str, seated: Iterable[str]) -> None:

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .config import ServerConfig
+    from .mail import MailConfig
     from .ssh import TermgamesServer, WebFront
 
 #: What starts the browser front of ``--web`` (the CLI's; the server imports nothing of browser play itself).
@@ -41,41 +43,25 @@ def default_data_dir() -> Path:
     return data_dir() / "server"
 
 
-def serve_forever(
-    host: str,
-    port: int,
-    data: Path | None,
-    *,
-    allow_guests: bool = True,
-    ascii: bool = False,
-    limits: dict[str, Any] | None = None,
-    db: str | None = None,
-    host_key: Path | None = None,
-    reuse_port: bool = False,
-    mail: Any = None,
-    mail_every: float | None = None,
-    web: WebStarter | None = None,
-) -> None:
+def serve_forever(config: ServerConfig, *, mail: MailConfig | None = None, web: WebStarter | None = None) -> None:
+    """Serve until Ctrl+C or SIGTERM: SSH (and browsers, with ``web``) as ``config`` says; ``mail`` the relay."""
     # Textual takes over sys.stdout/stderr inside apps: the server logs to the real stderr.
     handler = logging.StreamHandler(sys.__stderr__)
     # A worker of --workers says which one it is: their lines interleave on one terminal.
-    worker = " worker %(process)d" if reuse_port else ""
+    worker = " worker %(process)d" if config.reuse_port else ""
     handler.setFormatter(logging.Formatter(f"%(asctime)s %(levelname)s{worker} %(message)s"))
     logger = logging.getLogger("termgames.server")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
-    folder = data or default_data_dir()
-    if host not in LOOPBACK and not reuse_port:
+    folder = config.data or default_data_dir()
+    if config.host not in LOOPBACK and not config.reuse_port:
         print(
-            f"termgames: warning: listening on {host}, not loopback: anyone who can reach this port can play, "
+            f"termgames: warning: listening on {config.host}, not loopback: anyone who can reach this port can play, "
             "and guests can sign in without a key (--no-guests refuses them)",
             file=sys.__stderr__,
         )
     with contextlib.suppress(KeyboardInterrupt):
-        limits = dict(limits or {}, mail=mail)  # the relay (a MailConfig) or None: start_server's keywords
-        if mail_every is not None:
-            limits["mail_every"] = mail_every
-        asyncio.run(_serve(host, port, folder, allow_guests, ascii, limits, db, host_key, reuse_port, web))
+        asyncio.run(_serve(config, folder, mail, web))
     # Stopped: every table is stored, every terminal restored, the store closed.  What is left is the
     # interpreter's teardown, which frees every object of every table and session one by one (a full
     # collection of the whole heap, half a second and more on a busy server): SIGTERM promises an end within
@@ -87,28 +73,15 @@ def serve_forever(
     os._exit(0)
 
 
-async def _serve(
-    host: str,
-    port: int,
-    folder: Path,
-    allow_guests: bool,
-    ascii: bool,
-    limits: dict[str, Any],
-    db: str | None,
-    host_key: Path | None,
-    reuse_port: bool,
-    web: WebStarter | None = None,
-) -> None:
+async def _serve(config: ServerConfig, folder: Path, mail: MailConfig | None, web: WebStarter | None) -> None:
     from .ssh import start_server
     from .stores.interface import StoreError
 
     try:
-        server = await start_server(
-            folder, host, port, allow_guests=allow_guests, ascii=ascii, db=db, host_key=host_key,
-            reuse_port=reuse_port, **limits,
-        )
+        server = await start_server(folder, config=config, mail=mail)
     except OSError as error:
-        print(f"termgames: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.__stderr__)
+        print(f"termgames: cannot listen on {config.host}:{config.port}: {error.strerror or error}",
+              file=sys.__stderr__)
         raise SystemExit(2) from None
     except StoreError as error:
         print(f"termgames: {error}", file=sys.__stderr__)

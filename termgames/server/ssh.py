@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
-from .address import SshAddress, listening_address
+from ..timesource import SYSTEM, TimeSource
+from .address import SshAddress, listening_address, parse_public_address
 from .collector import CollectorPolicy
 from .commands import WebSignIn, run_command
+from .config import ServerConfig
 from .drawing import SpectatorGroups
 from .hub import Hub
 from .input_budget import (
@@ -46,21 +48,8 @@ from .input_budget import (
     clamp_size,
 )
 from .limits import (
-    AI_THREADS,
     AUTH_FAILURE_WINDOW,
-    CHAT_PER_MINUTE,
-    GUEST_IDLE_DAYS,
-    IDLE_DAYS,
-    MAIL_EVERY_HOURS,
     MAX_AUTH_FAILURES,
-    MAX_AUTH_TRIES,
-    MAX_BOT_TABLES_PER_PLAYER,
-    MAX_STARTUPS,
-    MAX_TABLES,
-    MAX_TABLES_PER_PLAYER,
-    SSH_MAX_CHANNELS_PER_CONNECTION,
-    SSH_MAX_SESSIONS,
-    SSH_MAX_SESSIONS_PER_PLAYER,
 )
 from .mail import MailConfig
 from .people import guest_name, guest_owner, key_owner, name_owner, valid_player_name
@@ -80,6 +69,8 @@ DATABASE_AWAY = "termgames: the database cannot be reached just now: try again i
 
 #: At shutdown, how long the apps may take to close (leaving their tables) before the store closes.
 SHUTDOWN_WAIT = 10.0
+#: Then how long their clients, told the server restarts, have to hang up before their connections are closed.
+CLIENTS_LEAVE_WAIT = 1.0
 
 
 # --------------------------------------------------------------------------
@@ -101,11 +92,16 @@ class GameSession(asyncssh.SSHServerSession):
         self.connection = connection
         self.player = player
         self.guest = guest
+        #: Where the connection comes from (what its confirmation mails count against).
+        self.address = connection.address if connection is not None else ""
         #: The person signed in (her key, or the guests of her address): whom her tables and chat count against.
         self.owner = owner
         self.chan: asyncssh.SSHServerChannel | None = None
+        #: Its connection (told from the server's others at shutdown): kept, a closed channel forgets it.
+        self.conn: object = None
         self.size = DEFAULT_SIZE
         self.pty = False
+        self.term = ""  # the client's TERM
         self.command: str | None = None
         self.closed = False
         self.app: Any = None
@@ -121,9 +117,11 @@ class GameSession(asyncssh.SSHServerSession):
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self.chan = chan
+        self.conn = chan.get_connection()
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
         self.pty = True
+        self.term = term_type
         self.size = clamp_size(term_size[0], term_size[1])
         return True
 
@@ -168,21 +166,22 @@ class GameSession(asyncssh.SSHServerSession):
     def _refusal(self) -> str:
         """Why this channel gets no app (a limit: one line that names it), or empty."""
         service = self.service
-        if len(service.sessions) >= service.max_sessions:
-            return f"this server has {service.max_sessions} SSH screens open already: try again later"
+        if len(service.sessions) >= service.config.max_sessions:
+            return f"this server has {service.config.max_sessions} SSH screens open already: try again later"
         mine = [session for session in service.sessions if session.owner == self.owner]
-        if len(mine) >= service.max_sessions_per_player:
-            return (f"you have {service.max_sessions_per_player} SSH screens open on this server already "
+        if len(mine) >= service.config.max_sessions_per_player:
+            return (f"you have {service.config.max_sessions_per_player} SSH screens open on this server already "
                     "(the most one person may): close one")
         here = sum(1 for session in mine if session.connection is self.connection)
-        if here >= service.max_channels_per_connection:
-            return (f"this connection has {service.max_channels_per_connection} screens open already "
+        if here >= service.config.max_sessions_per_connection:
+            return (f"this connection has {service.config.max_sessions_per_connection} screens open already "
                     "(the most one connection may): close one")
         return ""
 
     def _run_command(self, command: str) -> None:
         result = run_command(
-            self.service.hub, self.player, command, owner=self.owner or None, web=self.service.web
+            self.service.hub, self.player, command, owner=self.owner or None, web=self.service.web,
+            address=self.address,
         )
         newline = "\r\n" if self.pty else "\n"
         if result.stdout:
@@ -197,7 +196,8 @@ class GameSession(asyncssh.SSHServerSession):
         from .ui.driver import ChannelDriver
 
         app = ServeApp(
-            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.ascii, owner=self.owner
+            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.config.ascii,
+            owner=self.owner, term=self.term,
         )
         # Textual only calls driver_class: a partial with the session stands in for the class.
         app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see the line above
@@ -214,6 +214,9 @@ class GameSession(asyncssh.SSHServerSession):
             if self.sizes is not None:
                 self.sizes.cancel()
             self.service.budgets.leave(self.input_budget)
+            if self.service.stopping:  # after the app gave the terminal back: the lines stay on her screen
+                lines = self.service.hub.address.restart_lines(self.player)
+                self.send("".join(f"{line}\r\n" for line in lines).encode())
             self._exit(0)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
@@ -397,7 +400,7 @@ class PlayerConnection(asyncssh.SSHServer):
         if self.service.auth_throttle.blocked(self.address):
             log.warning("refused a connection from %s: too many failed logins", self.address)
             asyncio.get_running_loop().call_soon(conn.close)
-        elif starting[self.address] > self.service.max_startups:
+        elif starting[self.address] > self.service.config.max_startups:
             log.warning("refused a connection from %s: too many connections not signed in", self.address)
             asyncio.get_running_loop().call_soon(conn.close)
 
@@ -419,7 +422,7 @@ class PlayerConnection(asyncssh.SSHServer):
         """One failed authentication: counted for this address; too many on this connection close it."""
         self.failures += 1
         self.service.auth_throttle.failed(self.address)
-        if self.failures >= self.service.max_auth_tries or self.service.auth_throttle.blocked(self.address):
+        if self.failures >= self.service.config.max_auth_tries or self.service.auth_throttle.blocked(self.address):
             assert self.conn is not None
             asyncio.get_running_loop().call_soon(self.conn.close)
 
@@ -452,11 +455,28 @@ class PlayerConnection(asyncssh.SSHServer):
         if known is not None and known != fingerprint:
             self._failed()
             return False  # the name belongs to another key
+        if known is None and not self._may_claim(username, spend=False):
+            return False
         self._method, self._key = "key", fingerprint
         return True
 
+    def _may_claim(self, username: str, spend: bool) -> bool:
+        """Whether a new name may be claimed from this address (people are not free: :meth:`.Hub.new_name_refusal`);
+        refused, the player reads why (before "Permission denied") and is not let in as a guest instead."""
+        try:
+            refusal = self.service.hub.new_name_refusal(self.address, spend)
+        except StoreError as error:
+            log.warning("%s not signed in: %s", username, error)
+            refusal = DATABASE_AWAY.removeprefix("termgames: ").strip()
+        if refusal and self.conn is not None:
+            log.warning("refused a new name %s from %s: %s", username, self.address, refusal)
+            with contextlib.suppress(Exception):
+                self.conn.send_auth_banner(f"termgames: {refusal}\r\n")
+            self._database_away = True  # (as then: not let in as a guest instead)
+        return not refusal
+
     def kbdint_auth_supported(self) -> bool:
-        return self.service.allow_guests
+        return self.service.config.allow_guests
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
         if self.service.auth_throttle.blocked(self.address) or getattr(self, "_database_away", False):
@@ -470,6 +490,10 @@ class PlayerConnection(asyncssh.SSHServer):
         self._started()
         if self._method == "key" and self._key is not None:
             try:
+                is_new = self.service.store.key_of(self.username) is None
+                if is_new and not self._may_claim(self.username, spend=True):
+                    self.conn.close()  # other new names from this address came first
+                    return
                 if not self.service.store.claim(self.username, self._key):
                     self.conn.close()  # another key claimed the name a moment ago
                     return
@@ -562,24 +586,18 @@ class TermgamesServer:
     data_dir: Path
     store: TableStore
     hub: Hub
-    allow_guests: bool = True
-    ascii: bool = False
+    #: The server's settings (the hub's): who may come in, and the limits of connections and screens.
+    config: ServerConfig = field(default_factory=ServerConfig)
     acceptor: Any = None
     port: int = 0
-    max_auth_tries: int = MAX_AUTH_TRIES
     auth_throttle: AuthThrottle = field(default_factory=AuthThrottle)
-    max_startups: int = MAX_STARTUPS
-    #: Channels with an app (the game screens) on one connection, per person, on the server.
-    max_channels_per_connection: int = SSH_MAX_CHANNELS_PER_CONNECTION
-    max_sessions_per_player: int = SSH_MAX_SESSIONS_PER_PLAYER
-    max_sessions: int = SSH_MAX_SESSIONS
     #: The lobby and tables in browsers too (``--web``), set once it listens; None: SSH only.
     web: WebFront | None = None
 
     def __post_init__(self) -> None:
         self.sessions: set[GameSession] = set()
         #: Every person's input budget, shared by her SSH channels and browser pages.
-        self.budgets = PersonBudgets()
+        self.budgets = PersonBudgets(clock=self.hub.time_source.monotonic)
         #: Every SSH connection open: stopping closes them (the clients need not hang up first).
         self.connections: set[asyncssh.SSHServerConnection] = set()
         #: Spectators of a table drawn once for all whose terminals look alike.
@@ -588,8 +606,11 @@ class TermgamesServer:
         self.starting: dict[str, int] = {}
         # Full garbage collections of every session's objects would stall every screen (see collector.py).
         self.collector = CollectorPolicy()
+        #: The server is closing: every player is told it is restarting, and how to come back.
+        self.stopping = False
 
     async def close(self) -> None:
+        self.stopping = True
         if self.acceptor is not None:
             self.acceptor.close()  # no one new comes in; waiting for it to be closed comes last (see below)
         running: list[asyncio.Future[Any]] = []
@@ -599,18 +620,27 @@ class TermgamesServer:
             # Closed alongside the SSH screens, not before them: each screen's teardown takes a while.
             web_closing = asyncio.ensure_future(self.web.close())
             running.append(web_closing)
+        told = set()
         for session in list(self.sessions):
             if session.app is not None:
                 with contextlib.suppress(Exception):
                     session.app.exit()
             if session.app_task is not None:
                 running.append(session.app_task)
+            if session.conn is not None:
+                told.add(session.conn)
         if running:
             # Their screens leave their tables as they close, and that is stored: before the store closes.
             await asyncio.wait(running, timeout=SHUTDOWN_WAIT)
         failed = web_closing.exception() if web_closing and web_closing.done() and not web_closing.cancelled() else None
         if failed is not None:
             log.error("the browser front did not close cleanly", exc_info=failed)
+        # Told that the server restarts (_run_app), their clients hang up by themselves: closed first from here,
+        # ssh would drop the lines it had not printed yet and say "Disconnected by application" instead.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CLIENTS_LEAVE_WAIT
+        while told & self.connections and loop.time() < deadline:
+            await asyncio.sleep(0.02)
         # Since Python 3.12 a listener is closed only once its connections are: waited for while players were
         # still connected, that took its whole timeout (2 s) before anything else began.
         for conn in list(self.connections):
@@ -626,68 +656,48 @@ class TermgamesServer:
 
 async def start_server(
     data_dir: str | Path,
-    host: str = "127.0.0.1",
-    port: int = 2222,
+    host: str | None = None,
+    port: int | None = None,
     *,
-    allow_guests: bool = True,
-    ascii: bool = False,
-    max_auth_tries: int = MAX_AUTH_TRIES,
-    max_auth_failures: int = MAX_AUTH_FAILURES,
-    max_startups: int = MAX_STARTUPS,
-    max_channels_per_connection: int = SSH_MAX_CHANNELS_PER_CONNECTION,
-    max_ssh_sessions_per_player: int = SSH_MAX_SESSIONS_PER_PLAYER,
-    max_ssh_sessions: int = SSH_MAX_SESSIONS,
-    max_tables_per_player: int = MAX_TABLES_PER_PLAYER,
-    max_tables: int = MAX_TABLES,
-    max_bot_tables_per_player: int = MAX_BOT_TABLES_PER_PLAYER,
-    idle_days: float = IDLE_DAYS,
-    guest_idle_days: float = GUEST_IDLE_DAYS,
-    chat_per_minute: float = CHAT_PER_MINUTE,
-    ai_threads: int = AI_THREADS,
-    db: str | None = None,
-    host_key: Path | None = None,
-    reuse_port: bool = False,
+    config: ServerConfig | None = None,
     mail: MailConfig | None = None,
-    mail_every: float = MAIL_EVERY_HOURS,
     public_address: SshAddress | None = None,
+    time_source: TimeSource = SYSTEM,
+    **settings: Any,
 ) -> TermgamesServer:
     """Open the store, load every table and listen; ``port=0`` picks a free port.
 
-    ``db``: a ``postgresql://`` address shared with other servers (None: the data folder's SQLite file);
-    ``reuse_port``: several server processes listen on one port (SO_REUSEPORT), the kernel spreads players;
-    ``mail``: the relay for mail to players who are away (None: no mail), a digest every ``mail_every`` hours;
-    ``public_address``: how players reach the server, if not as ``host`` and the port it listens on.
+    ``config``: the server's settings (:class:`~.config.ServerConfig`; ``host``, ``port`` and ``settings``, by
+    field name, change some of them, as tests do); ``mail``: the relay for mail to players who are away (None:
+    no mail); ``public_address``: how players reach the server, if not as the config's ``--public-address`` or
+    ``host`` and the port it listens on; ``time_source``: where the whole server reads the time (a test's own).
     """
+    given = {"host": host, "port": port}
+    config = (config or ServerConfig()).with_settings(
+        **{name: value for name, value in given.items() if value is not None}, **settings
+    )
     folder = Path(data_dir).expanduser()
-    secure_data_folder(folder, sqlite=not is_postgres(db))
+    secure_data_folder(folder, sqlite=not is_postgres(config.db))
     from .ui.driver import share_the_loop_with_textual
 
     loop = asyncio.get_running_loop()
     share_the_loop_with_textual(loop)
-    key = load_host_key(folder, host_key)
-    store = open_store(db, folder / DATABASE_NAME)
+    key = load_host_key(folder, config.host_key)
+    store = open_store(config.db, folder / DATABASE_NAME)
     try:
-        hub = Hub(
-            store, folder / RECORDS_NAME, ai_threads, max_tables_per_player=max_tables_per_player,
-            max_tables=max_tables, max_bot_tables_per_player=max_bot_tables_per_player, idle_days=idle_days,
-            guest_idle_days=guest_idle_days, chat_per_minute=chat_per_minute, mail=mail, mail_every=mail_every,
-        )
+        hub = Hub(store, folder / RECORDS_NAME, config=config, mail=mail, time_source=time_source)
     except BaseException:
         store.close()
         raise
-    service = TermgamesServer(
-        folder, store, hub, allow_guests=allow_guests, ascii=ascii, max_auth_tries=max_auth_tries,
-        auth_throttle=AuthThrottle(max_auth_failures), max_startups=max_startups,
-        max_channels_per_connection=max_channels_per_connection, max_sessions_per_player=max_ssh_sessions_per_player,
-        max_sessions=max_ssh_sessions,
-    )
+    throttle = AuthThrottle(config.max_auth_failures, clock=hub.time_source.monotonic)
+    service = TermgamesServer(folder, store, hub, config=config, auth_throttle=throttle)
     try:
         service.acceptor = await asyncssh.create_server(
             lambda: PlayerConnection(service),
-            host,
-            port,
+            config.host,
+            config.port,
             server_host_keys=[key],
-            reuse_port=reuse_port or None,
+            reuse_port=config.reuse_port or None,
             line_editor=False,
             encoding=None,
             allow_scp=False,
@@ -702,8 +712,10 @@ async def start_server(
         store.close()
         raise
     sockets = service.acceptor.sockets
-    service.port = sockets[0].getsockname()[1] if sockets else port
-    hub.address = public_address or listening_address(host, service.port)
+    service.port = sockets[0].getsockname()[1] if sockets else config.port
+    if public_address is None and config.public_address is not None:
+        public_address = parse_public_address(config.public_address)
+    hub.address = public_address or listening_address(config.host, service.port)
     hub.start()
     service.collector.start()
     return service

@@ -34,6 +34,7 @@ from ..turns import TurnRunner, undo_ply
 from ..untrusted import fold_name
 from .address import SshAddress
 from .clocks import Timekeeper, clock_text, read_clock
+from .config import ServerConfig
 from .limits import RateLimit
 from .people import OPEN_PREFIX, is_guest, name_owner
 from .pool import FairPool
@@ -78,9 +79,9 @@ class TableHost(ListingHost, Protocol):
     closed: bool
     #: The one timer of every running clock.
     timekeeper: Timekeeper
-    #: Chat lines by owner (see :func:`~.people.key_owner`), and the limit's rate for the refusal's words.
+    #: Chat lines by owner (see :func:`~.people.key_owner`); the settings hold its rate for the refusal's words.
     chat_limit: RateLimit
-    chat_per_minute: float
+    config: ServerConfig
 
     def check_rated_seat(self, table_id: int | None, player: str, seated: Iterable[str]) -> None: ...
 
@@ -494,7 +495,7 @@ class LiveTable(TableFacts):
             return
         if not self.hub.chat_limit.take(owner or name_owner(player)):
             raise RuleError(
-                f"too many chat lines: {self.hub.chat_per_minute:g} a minute at most; that line was not sent"
+                f"too many chat lines: {self.hub.config.chat_per_minute:g} a minute at most; that line was not sent"
             )
         try:
             self.hub.store.add_chat(self.id, player, clean)
@@ -787,6 +788,9 @@ class LiveTable(TableFacts):
                     self.subscribers.remove(subscriber)
 
     # -- the runner's host ---------------------------------------------------------------
+
+    def now(self) -> float:
+        return self.hub.now()
 
     def ai_may_move(self) -> bool:
         if self.hub.closed or self.closed:

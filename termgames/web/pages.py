@@ -16,7 +16,8 @@ Routes (relative, so a reverse proxy may serve them under a path):
   bytes as binary frames and ``["pong", t]``; and a few messages of our own:
   ``["session", id]`` (the id the page gives back to come back to its app),
   ``["screen", {"title", "keys", "minimum"}]`` (see :mod:`.screen_info`),
-  ``["ended", {"lines", "why"}]``, ``["replaced"]``, ``["refused", line]`` and
+  ``["ended", {"lines", "why", "retry"}]`` (``retry``: the server restarts, the page comes back by itself),
+  ``["replaced"]``, ``["refused", line]`` and
   ``["closed", line]`` before the server closes it.
 
 Nothing opens without the gate's say: the page, every asset and the websocket

@@ -2,7 +2,7 @@
 
 A phone has no arrow keys, no Escape and no Tab, so the page offers buttons
 for them, and for the keys the current screen's footer shows (``u Undo``,
-``? Rules & keys``...).  A button sends what a terminal would send for its
+``? Help``...).  A button sends what a terminal would send for its
 key, so the key goes the way every other key goes (the input budget, the key
 parser, the screen's bindings).  The screen's minimum size (its
 ``minimum_size()``, see :class:`~termgames.screens.base.SizedScreen`) lets a

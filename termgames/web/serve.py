@@ -39,7 +39,7 @@ import logging
 import secrets
 import ssl
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +49,7 @@ from textual.app import App
 from ..server.limits import (
     WEB_GUEST_BURST,
     WEB_GUEST_HOURS,
+    WEB_GUEST_SHARE,
     WEB_GUESTS_PER_MINUTE,
     WEB_LINK_SECONDS,
     WEB_MAX_SESSIONS,
@@ -121,13 +122,9 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
-def iso_in(seconds: float) -> str:
-    """The time ``seconds`` from now as the store writes times (``now_iso``: UTC, seconds)."""
-    return (datetime.now(UTC) + timedelta(seconds=seconds)).replace(microsecond=0).isoformat()
-
-
-def past(expires: str) -> bool:
-    return expires <= iso_in(0)
+def iso_in(now: datetime, seconds: float) -> str:
+    """The time ``seconds`` after ``now`` as the store writes times (``now_iso``: UTC, seconds)."""
+    return (now + timedelta(seconds=seconds)).replace(microsecond=0).isoformat()
 
 
 def cookie_name(request: web.Request) -> str:
@@ -197,7 +194,11 @@ class AccountGate:
     def __init__(self, service: TermgamesServer, front: BrowserFront) -> None:
         self.service = service
         self.front = front
-        self.guests = RateLimit(WEB_GUESTS_PER_MINUTE, WEB_GUEST_BURST)
+        self.guests = RateLimit(WEB_GUESTS_PER_MINUTE, WEB_GUEST_BURST, clock=service.hub.time_source.monotonic)
+
+    def iso_in(self, seconds: float) -> str:
+        """``seconds`` from now, by the server's time source, as the store writes times."""
+        return iso_in(self.service.hub.utc_now(), seconds)
 
     @property
     def store(self) -> Any:
@@ -224,7 +225,7 @@ class AccountGate:
             found = self.store.web_cookie(key)
         except StoreError as error:
             raise database_away(error) from None
-        if found is None or past(found.expires):
+        if found is None or found.expires <= self.iso_in(0):
             self._refuse(request, f"this browser is signed out: {self._how_to_sign_in()}")
             return None
         return Visitor(found.player, found.owner, found.guest, key)
@@ -237,14 +238,14 @@ class AccountGate:
             found = self.store.take_web_link(digest(token))
         except StoreError as error:
             raise database_away(error) from None
-        if found is None or past(found.expires):
+        if found is None or found.expires <= self.iso_in(0):
             what = "has expired (a link works for 10 minutes)" if found else "was used already (a link works once)"
             self._refuse(request, f"this sign-in link {what}: {self._how_to_sign_in()}")
             return None
         cookie = secrets.token_urlsafe(32)
         lasting = WEB_SIGN_IN_DAYS * 86400
         try:
-            self.store.add_web_cookie(digest(cookie), WebPass(found.player, found.owner, False, iso_in(lasting)))
+            self.store.add_web_cookie(digest(cookie), WebPass(found.player, found.owner, False, self.iso_in(lasting)))
         except StoreError as error:  # the link is used up, and signed nobody in: she asks for another
             log.warning("%s not signed in to a browser: %s", found.player, error)
             self._refuse(request, "the database cannot be reached just now: ask for a new link in a moment")
@@ -263,7 +264,7 @@ class AccountGate:
 
     def refused(self, request: web.Request) -> web.StreamResponse:
         guest = ""
-        if self.service.allow_guests:
+        if self.service.config.allow_guests:
             guest = GUEST_FORM.format(command=html.escape(self._command()))
         page = REFUSED_PAGE.format(line=html.escape(self.refusal(request)), guest=guest)
         return web.Response(
@@ -282,7 +283,7 @@ class AccountGate:
 
     async def guest(self, request: web.Request) -> web.StreamResponse:
         """The page's "Come in as a guest": a guest's name and a cookie for the visit, then the page."""
-        if not self.service.allow_guests:
+        if not self.service.config.allow_guests:
             return forbidden(f"this server takes no guests: {self._how_to_sign_in()}")
         if not same_origin(request):
             return forbidden("a guest comes in from this server's own page")
@@ -292,7 +293,7 @@ class AccountGate:
         name = guest_name("web")
         cookie = secrets.token_urlsafe(32)
         try:
-            self.store.add_web_cookie(digest(cookie), WebPass(name, owner, True, iso_in(WEB_GUEST_HOURS * 3600)))
+            self.store.add_web_cookie(digest(cookie), WebPass(name, owner, True, self.iso_in(WEB_GUEST_HOURS * 3600)))
         except StoreError as error:
             log.warning("a guest not signed in to a browser: %s", error)
             return forbidden("the database cannot be reached just now: try again in a moment")
@@ -322,7 +323,7 @@ class BrowserFront:
         self.registry = SessionRegistry(
             self._make_app, describe, on_end=self._ended, groups=service.spectator_groups,
             max_sessions=settings.max_sessions, max_per_owner=settings.max_sessions_per_player,
-            budgets=service.budgets,
+            budgets=service.budgets, max_guests=max(1, int(settings.max_sessions * WEB_GUEST_SHARE)),
         )
         self.gate = AccountGate(service, self)
         self.runner: web.AppRunner | None = None
@@ -356,7 +357,7 @@ class BrowserFront:
         visitor, service = session.visitor, self.service
         opening = int(session.opening) if session.opening.isascii() and session.opening.isdigit() else None
         app = ServeApp(
-            hub=service.hub, player=visitor.name, guest=visitor.guest, ascii=service.ascii, owner=visitor.owner,
+            hub=service.hub, player=visitor.name, guest=visitor.guest, ascii=service.config.ascii, owner=visitor.owner,
             opening=opening,
         )
         app.watching = session.watching
@@ -367,11 +368,19 @@ class BrowserFront:
             session.app.release_tables()  # the store still says where she sat: her next session starts there
         return []
 
+    def restart_lines(self, session: BrowserSession) -> list[str]:
+        """What a page says as the server stops: it restarts, the clocks wait, the page comes back by itself."""
+        address, name = self.service.hub.address, session.visitor.name
+        _, *clocks, _ = address.restart_lines(name)  # the terminal's words, but for the way back
+        return ["The server is restarting.", *clocks, "This page connects again by itself once it is back.",
+                f"Or over SSH: {address.command(name)}"]
+
     # -- signing in and out (the ``web`` command) ---------------------------------------------
 
     def link(self, player: str, owner: str, table_id: int | None) -> str:
         token = secrets.token_urlsafe(32)
-        self.service.store.add_web_link(digest(token), WebPass(player, owner, False, iso_in(WEB_LINK_SECONDS)))
+        expires = iso_in(self.service.hub.utc_now(), WEB_LINK_SECONDS)
+        self.service.store.add_web_link(digest(token), WebPass(player, owner, False, expires))
         return f"{self.url}?token={token}" + (f"&table={table_id}" if table_id is not None else "")
 
     def sign_out_all(self, player: str) -> int:
@@ -410,7 +419,7 @@ class BrowserFront:
             self._checker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._checker
-        await self.registry.close()
+        await self.registry.close(restarting=self.restart_lines)
         if self.runner is not None:
             await self.runner.cleanup()
         if self.guard is not None:

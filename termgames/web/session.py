@@ -175,6 +175,10 @@ class BrowserSession:
         if self.link is not None:
             ended: dict[str, Any] = {"lines": lines}
             why = "The server has stopped." if self.registry.stopping else self.why
+            if self.registry.stopping and self.registry.restarting is not None:
+                # The page says so and comes back by itself once the server is there again (termgames.js).
+                why, *more = self.registry.restarting(self)
+                ended.update(lines=[*lines, *more], retry=True)
             if why:
                 ended["why"] = why
             self.link.close(CLOSE_ENDED, ["ended", ended])
@@ -334,6 +338,7 @@ class SessionRegistry:
         max_sessions: int = MAX_SESSIONS,
         max_per_owner: int = MAX_SESSIONS_PER_OWNER,
         budgets: PersonBudgets | None = None,
+        max_guests: int | None = None,
     ) -> None:
         """``make_app(session)``: a new app for the session's visitor; ``describe(app)``: what the page shows of
         it; ``on_end(session)``: once its app has closed, what is left to do, and lines for the page (where its
@@ -347,9 +352,13 @@ class SessionRegistry:
         self.max_sessions = max_sessions
         self.max_per_owner = max_per_owner
         self.budgets = budgets if budgets is not None else PersonBudgets()
+        #: Sessions every guest together may hold (None: as many as anyone): the others stay for signed-in players.
+        self.max_guests = max_guests
         self.sessions: dict[str, BrowserSession] = {}
         #: The server is stopping: the sessions end for that reason, not their players'.
         self.stopping = False
+        #: It restarts: what a session's page says (its first line the reason), and the page tries again.
+        self.restarting: Callable[[BrowserSession], list[str]] | None = None
 
     def open(
         self, visitor: Visitor, session_id: str | None, size: tuple[int, int], link: Link, opening: str = ""
@@ -363,6 +372,12 @@ class SessionRegistry:
             return session
         if len(self.sessions) >= self.max_sessions:
             raise Refused(f"this server has {self.max_sessions} browser sessions open already: try again later")
+        guests = sum(1 for other in self.sessions.values() if other.visitor.guest)
+        if visitor.guest and self.max_guests is not None and guests >= self.max_guests:
+            raise Refused(
+                f"guests have {guests} of this server's {self.max_sessions} browser sessions, their share: try again "
+                "later, or sign in with an SSH key"
+            )
         if sum(1 for other in self.sessions.values() if other.owner == visitor.owner) >= self.max_per_owner:
             raise Refused(
                 f"you have {self.max_per_owner} browser sessions open already: close a tab "
@@ -389,9 +404,11 @@ class SessionRegistry:
             session.close(why(session))
         return len(chosen)
 
-    async def close(self) -> None:
-        """Close every session's app and wait (a little) for them to finish."""
+    async def close(self, restarting: Callable[[BrowserSession], list[str]] | None = None) -> None:
+        """Close every session's app and wait (a little) for them to finish; ``restarting``: the server comes
+        back, and this is what a session's page says (see :attr:`restarting`)."""
         self.stopping = True
+        self.restarting = restarting
         running = []
         for session in list(self.sessions.values()):
             session.close()

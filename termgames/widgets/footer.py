@@ -65,8 +65,11 @@ def shown_keys(screen: Screen[object]) -> ShownKeys:
     """The keys a footer shows on ``screen`` now, as a comparable value: one per action, the first bound."""
     seen: set[str] = set()
     keys = []
+    # A key kept out of a busy footer may come back when it has room and matters: undo at a game's end.
+    shown_now = getattr(screen, "footer_shows_now", None)
+    also_shown: frozenset[str] = shown_now() if callable(shown_now) else frozenset()
     for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items():
-        if binding.show and binding.action not in seen:
+        if (binding.show or binding.action in also_shown) and binding.action not in seen:
             seen.add(binding.action)
             keys.append((key, binding, enabled, tooltip))
     return tuple(keys)

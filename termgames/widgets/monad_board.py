@@ -46,6 +46,9 @@ ASCII_ARROWS = {"E": ">", "W": "<", "NE": "NE", "NW": "NW", "SE": "SE", "SW": "S
 #: Queued MINE and BUILD (not letters: those name the seats).
 QUEUED_MARKS = {"MINE": "$", "BUILD": "+"}
 
+#: Columns of the row numbers at the map's left (two digits and a space: maps have up to 60 rows).
+ROW_LABEL_WIDTH = 3
+
 RESOURCE_LEVELS = " .:*"  # 0, 1-16, 17-33, 34+ (cells start with 0-50)
 
 
@@ -130,8 +133,14 @@ class MonadBoard(BoardWidget):
             return 0, 0
         return int(self.board["width"]), int(self.board["height"])
 
-    def slot(self) -> tuple[int, bool, bool]:
-        """(characters a cell, row labels?, column header?): roomy when the terminal has the room."""
+    def slot(self) -> tuple[int, bool]:
+        """(characters a cell, labels?): roomy cells when the terminal has the room for the map with its labels.
+
+        A map with a cursor has its labels always: one bigger than its area scrolls under them, kept at the
+        area's edges (``label_lines``, ``label_columns``) as the other games' are.  A map without one (a
+        replay, a watched match: the arrows step turns, they do not scroll) has them only where it fits whole
+        with them, as the 20x20 map does not beside the panel at 80 columns.
+        """
         width, height = self.map_size
         if self.is_attached:
             screen_width, screen_height = self.app.size
@@ -139,10 +148,13 @@ class MonadBoard(BoardWidget):
         else:
             screen_width, screen_height, narrow = 80, 24, False
         room = screen_width - 2 - (0 if narrow else self.reserved_width)
-        step = 4 if width * 4 + 2 <= room else 3
-        labels = width * step + 1 + 3 <= room
-        header = height + 6 <= screen_height - (11 if narrow else 0)
-        return step, labels, header
+        step = 4 if width * 4 + 2 + ROW_LABEL_WIDTH <= room else 3
+        fits = width * step + 1 + ROW_LABEL_WIDTH <= room and height + 6 <= screen_height - (11 if narrow else 0)
+        return step, self.interactive or fits
+
+    def whole_columns(self) -> int:
+        """Columns the whole map takes with its labels, as last drawn."""
+        return self._width + self.styles.padding.left + self.styles.padding.right
 
     def initial_cursor(self) -> int | None:
         if self.board is None:
@@ -186,13 +198,18 @@ class MonadBoard(BoardWidget):
         spot = self.cursor_xy()
         return f"{spot[0]},{spot[1]}" if spot else ""
 
-    def cursor_detail(self) -> str:
+    def cursor_detail(self, room: int | None = None) -> str:
+        """The cursor's cell in words; in the panel's abbreviations (``20r``) where the words pass ``room``
+        columns (the line under the map at 50 columns cut a hive's cell mid-word)."""
         spot = self.cursor_xy()
         if spot is None or not self.interactive:
             return ""
         viewer = getattr(self.view, "viewer", None)
         reader = self.players[viewer] if isinstance(viewer, int) and 0 <= viewer < len(self.players) else None
-        return f"{spot[0]},{spot[1]}: {describe_cell(self.cell(*spot), reader)}"
+        detail = f"{spot[0]},{spot[1]}: {describe_cell(self.cell(*spot), reader)}"
+        if room is not None and len(detail) > room:
+            detail = f"{spot[0]},{spot[1]}: {describe_cell(self.cell(*spot), reader, short=True)}"
+        return detail
 
     def seat_of(self, name: str | None) -> int | None:
         if name is None:
@@ -253,10 +270,11 @@ class MonadBoard(BoardWidget):
         board = self.board
         assert board is not None
         width, height = self.map_size
-        step, labels, header = self.slot()
+        step, labels = self.slot()
         room = step if step == 3 else step - 1
         shift = 1 if step == 3 else 2
-        left = 3 if labels else 0
+        left = ROW_LABEL_WIDTH if labels else 0
+        self.label_lines, self.label_columns = (1, ROW_LABEL_WIDTH) if labels else (0, 0)
         palette = self.palette
         label_look = style(palette.label, dim=palette.label is None)
         queue_look = style(palette.warn, bold=True, underline=True)
@@ -268,7 +286,7 @@ class MonadBoard(BoardWidget):
             self._cell_cache, self._cell_cache_key = {}, look_key
         cache = self._cell_cache
         lines: list[list[Piece]] = []
-        if header:
+        if labels:
             marks = [" "] * (left + width * step + shift)
             for x in range(0, width, 5):
                 for offset, char in enumerate(str(x)):
@@ -276,10 +294,11 @@ class MonadBoard(BoardWidget):
                         marks[left + x * step + shift + offset] = char
             lines.append([("".join(marks).rstrip(), label_look)])
         self._cursor_box = None
+        spot = self.cursor_xy() if self.interactive and labels else None
         for y in range(height):
             pieces: list[Piece] = []
             if labels:
-                pieces.append((f"{y:>2} ", label_look))
+                pieces.append((f"{y:>{ROW_LABEL_WIDTH - 1}} ", label_look))
             offset = shift if y % 2 == 0 else 0
             if offset:
                 pieces.append((" " * offset, style()))
@@ -303,8 +322,24 @@ class MonadBoard(BoardWidget):
                 pieces.append((text, look))
                 if room < step:
                     pieces.append((" " * (step - room), style()))
+            if spot is not None and spot[1] == y:
+                pieces = self.mark_cursor(pieces, left + offset + spot[0] * step, room)
             lines.append(_merge(pieces))
         return lines
+
+    def mark_cursor(self, pieces: list[Piece], x: int, room: int) -> list[Piece]:
+        """The cursor's row with glyphs besides its colour (never the only signal): its number followed by ``>``
+        (kept in sight at the map's left edge), and the cell between ``[`` ``]`` where the columns either side
+        of it are blank (the cells touch: a neighbour's letters are never covered)."""
+        chars = [(char, look) for text, look in pieces for char in text]
+        mark = style(self.palette.warn, bold=True)
+        chars[ROW_LABEL_WIDTH - 1] = (">", mark)
+        for at, bracket in ((x - 1, "["), (x + room, "]")):
+            # Never past the row's end: a line one column longer (the last column's "]") widened the map, which
+            # the area had not taken yet when it scrolled to the cursor.
+            if ROW_LABEL_WIDTH <= at < len(chars) and chars[at][0] == " ":
+                chars[at] = (bracket, mark)
+        return [(char, look) for char, look in chars]
 
 
 def _merge(pieces: list[Piece]) -> list[Piece]:
@@ -320,22 +355,25 @@ def _merge(pieces: list[Piece]) -> list[Piece]:
     return merged
 
 
-def describe_cell(cell: dict[str, Any], reader: str | None = None) -> str:
+def describe_cell(cell: dict[str, Any], reader: str | None = None, short: bool = False) -> str:
     """One line about a cell, in words (the cursor line and screen readers); ``reader``: the player it speaks
-    to, whose hive is "your hive" (another player's named "me" stays \"me\"'s)."""
+    to, whose hive is "your hive" (another player's named "me" stays \"me\"'s).  ``short``: units and
+    resources as the panel's totals write them (``5u``, ``20r``), for a narrow line."""
     if cell.get("obstacle"):
         return "obstacle"
     parts = []
     if cell.get("hive") is not None:
         hive = str(cell["hive"])
         whose = "your" if hive == reader else possessive(hive, addressed=True)
-        parts.append(f"{whose} hive ({cell.get('production', 0)} production)")
+        production = cell.get("production", 0)
+        parts.append(f"{whose} hive (prod {production})" if short else f"{whose} hive ({production} production)")
     if cell.get("owner") is not None and cell.get("units"):
         units = int(cell["units"])
-        noun = "unit" if units == 1 else "units"
+        noun = "u" if short else " unit" if units == 1 else " units"
         if cell["owner"] == reader:
-            parts.append(f"your {short_count(units)} {noun}")
+            parts.append(f"your {short_count(units)}{noun}")
         else:
-            parts.append(f"{short_count(units)} {noun} of {cell['owner']}")
-    parts.append(f"{cell.get('resources', 0)} resources")
+            parts.append(f"{short_count(units)}{noun} of {cell['owner']}")
+    resources = cell.get("resources", 0)
+    parts.append(f"{resources}r" if short else f"{resources} resources")
     return ", ".join(parts)

@@ -40,6 +40,7 @@ from textual.geometry import Region
 from ..rules.mosaic.notation import Edge, Pass, Place, Take, parse_move
 from ..rules.mosaic.tiles import SIDE_NAMES, E, N, Pos, S, Tile, W, pos_text, tile_text
 from ..rules.mosaic.view import EDGE_KIND, LAST_PLACE_KIND, PLACE_KIND, REPLACE_KIND, MosaicView
+from ..rules.numbers import score_text
 from .board import BoardWidget, Canvas, Piece
 from .palette import Palette, style
 
@@ -86,6 +87,8 @@ class Picture:
     subroutine: str = ""
     #: The rules' phase: "building", "alteration" or "over" (Step SH/P comes in the first two).
     phase: str = ""
+    #: Each seat's points.
+    scores: tuple[float, ...] = ()
 
     @property
     def mismatched_tiles(self) -> set[Pos]:
@@ -119,6 +122,7 @@ def picture_of(view: MosaicView) -> Picture:
         legal=list(view.legal_moves()) if asked else [],
         subroutine=step.subroutine,
         phase=step.phase,
+        scores=tuple(view.scores),
     )
     read_legal(picture)
     picture.holes = set(view.holes)
@@ -207,6 +211,9 @@ class MosaicBoard(BoardWidget):
         #: The cursor on the doubled grid: even coordinates a position, one odd an edge.
         self.spot: tuple[int, int] = (0, 0)
         self.grid = False
+        #: The screen's compact layout (a small terminal): no legend in the short panel under the board, the
+        #: ``?`` help says what the marks mean and every quarter carries its seat's digit.
+        self.compact = False
         #: The hand tile whose legal positions are outlined (index into the mover's hand).
         self.hand_index: int | None = None
         #: Quarters highlighted by ``r``: (row, col, quarter), and the line saying what they are.
@@ -393,6 +400,16 @@ class MosaicBoard(BoardWidget):
         return f"{where}: empty"
 
     # -- geometry ----------------------------------------------------------
+
+    def whole_lines(self) -> int:
+        top, bottom, _left, _right = self.extent()
+        gap = 1 if self.grid else 0
+        return (bottom - top + 1) * self.pitch()[1] + gap
+
+    def least_lines(self) -> int:
+        # The cursor's tile and a line of the tiles above and under it: the board centres itself on the cursor, so
+        # that much is enough to play in, and leaves a small terminal's panel the step asked (three lines).
+        return min(self.whole_lines(), TILE_H + 2)
 
     def pitch(self) -> tuple[int, int]:
         """Characters from one tile to the next, across and down."""
@@ -614,7 +631,7 @@ class MosaicBoard(BoardWidget):
 
     def legend(self) -> list[Piece]:
         picture = self.picture
-        if picture is None:
+        if picture is None or self.compact:
             return []
         palette = self.palette
         pieces: list[Piece] = []
@@ -667,6 +684,14 @@ class MosaicHands(BoardWidget):
         super().__init__(**kwargs)
         self.picture: Picture | None = None
         self.hand_index: int | None = None
+        #: Under the board in a small terminal (the screen's compact layout): the mover's hand first, on one
+        #: row that slides to keep the selected tile in sight, and each other hand on one line.
+        self.compact = False
+
+    def set_compact(self, compact: bool) -> None:
+        if compact != self.compact:
+            self.compact = compact
+            self.redraw()
 
     def show_hands(self, picture: Picture | None, hand_index: int | None) -> None:
         self.picture, self.hand_index = picture, hand_index
@@ -681,11 +706,19 @@ class MosaicHands(BoardWidget):
         if picture is None:
             return []
         palette = self.palette
-        label = max(len(name) for name in picture.players) + 1
+        names = list(picture.players)
+        if self.compact and len(picture.scores) == len(names):
+            # The short panel under the hands has no room for the scores: each stands after its seat's name.
+            names = [f"{name} ({score_text(score)})" for name, score in zip(names, picture.scores)]
+        label = max(len(name) for name in names) + 1
         room = max(20, (self.size.width - 2 if self.is_attached and self.size.width else 46) - label)
         per_row = max(1, room // 4)
+        seats = list(range(len(picture.players)))
+        if self.compact and picture.player is not None:
+            seats.sort(key=lambda seat: seat != picture.player)
         lines: list[list[Piece]] = []
-        for seat, name in enumerate(picture.players):
+        for seat in seats:
+            name = names[seat]
             hand = picture.hands[seat] if seat < len(picture.hands) else ()
             mover = seat == picture.player
             name_look = style(palette.seat(seat), bold=True) if mover else style(palette.label)
@@ -695,21 +728,34 @@ class MosaicHands(BoardWidget):
             if not mover:
                 # The others' hands in a line or two: each tile its notation, every digit on its colour.
                 per_line = max(1, (room + 1) // 5)
+                if self.compact and len(hand) > per_line:
+                    per_line = max(1, (room - 3) // 5)  # room for the "+N" that says how many more
                 for start in range(0, len(hand), per_line):
                     pieces: list[Piece] = [(f"{name if start == 0 else '':<{label}}", name_look)]
                     for tile in hand[start:start + per_line]:
                         pieces += [(str(seat_of + 1), quarter_style(palette, seat_of)) for seat_of in tile]
                         pieces.append((" ", style()))
+                    if self.compact:
+                        if len(hand) > per_line:
+                            pieces.append((f"+{len(hand) - per_line}", style(palette.label, bold=True)))
+                        lines.append(pieces)
+                        break
                     lines.append(pieces)
                 continue
-            for start in range(0, len(hand), per_row):
-                chunk = hand[start:start + per_row]
+            rows = [range(start, min(len(hand), start + per_row)) for start in range(0, len(hand), per_row)]
+            if self.compact and len(hand) > per_row:
+                rows = [self.sliding_row(len(hand), per_row - 1)]
+            for indices in rows:
                 numbered = mover and bool(picture.placements)
-                canvas = Canvas(label + 4 * len(chunk) + 1, 4 if numbered else 3)
-                if start == 0:
+                canvas = Canvas(label + 4 * len(indices) + (3 if self.compact else 1), 4 if numbered else 3)
+                if indices.start == 0 or self.compact:
                     canvas.put(1, 0, name, name_look)
-                for offset, tile in enumerate(chunk):
-                    index = start + offset
+                if self.compact and indices.start > 0:
+                    canvas.put(1, label - 1, "<", style(palette.warn, bold=True))
+                if self.compact and indices.stop < len(hand):
+                    canvas.put(1, label + 4 * len(indices) + 1, ">", style(palette.warn, bold=True))
+                for offset, index in enumerate(indices):
+                    tile = hand[index]
                     x = label + 4 * offset + 1
                     draw_tile(canvas, x, 0, tile, palette, self.ascii_only, width=3, height=3)
                     if mover and index == self.hand_index:
@@ -722,3 +768,10 @@ class MosaicHands(BoardWidget):
                         canvas.put(3, x + 1, text, style(palette.warn, bold=True) if usable else style(dim=True))
                 lines += canvas.lines()
         return lines
+
+    def sliding_row(self, count: int, shown: int) -> range:
+        """The ``shown`` hand tiles of ``count`` drawn on the compact layout's one row: the selected one among
+        them, the row's first tiles while it is near the start."""
+        selected = self.hand_index or 0
+        start = max(0, min(count - shown, selected - shown // 2))
+        return range(start, start + shown)

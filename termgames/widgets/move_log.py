@@ -17,6 +17,7 @@ screen; Tab gives the focus back to the board.
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from rich.console import Console
@@ -30,6 +31,31 @@ from textual.strip import Strip
 from ..rules import View
 from ..untrusted import printable
 from .line_style import StylePerPass
+
+LONG_WORD = re.compile(r"\S+")
+
+
+def break_after_commas(text: Text, width: int) -> Text:
+    """``text`` with a line break after a comma in each word too long for ``width``, where the word's pieces fit.
+
+    Rich folds such a word wherever the width ends (a move of three tiles became ``F6:S-`` then ``h``): a list
+    written without spaces (a move's tiles, ``C4:T-ne,D4:S-h``) breaks between its items instead.
+    """
+    plain = text.plain
+    offsets: list[int] = []
+    for word in LONG_WORD.finditer(plain):
+        if word.end() - word.start() <= width or "," not in word.group():
+            continue
+        start = word.start()
+        while word.end() - start > width:
+            cut = plain.rfind(",", start, start + width)
+            if cut < 0:
+                break  # a piece with no comma to break after: rich folds it
+            offsets.append(cut + 1)
+            start = cut + 1
+    if not offsets:
+        return text
+    return Text("\n").join(text.divide(offsets))
 
 
 def group_turns(moves: tuple[tuple[int, str], ...]) -> list[tuple[int, list[str]]]:
@@ -227,7 +253,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
             return [Strip([])]
         return [
             Strip(line.render(console)).extend_cell_length(width).crop(0, width).apply_style(base)
-            for line in text.wrap(console, width)
+            for line in break_after_commas(text, width).wrap(console, width)
         ]
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from typing import Any, ClassVar
 
@@ -11,6 +10,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.css.scalar import Scalar
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -20,7 +20,7 @@ from ..rules import View
 from ..rules.numbers import score_text
 from ..untrusted import printable
 from .line_style import StylePerPass
-from .move_log import MoveLog
+from .move_log import MoveLog, break_after_commas
 
 
 def scores_text(view: View) -> str:
@@ -71,32 +71,6 @@ def _text_key(text: Text) -> tuple[object, ...]:
 #: Wrapped texts shared by every panel of the process, newest last (see ``wrap_strips``).
 _WRAPPED: OrderedDict[tuple[object, ...], list[Strip]] = OrderedDict()
 _WRAPPED_MOST = 1024
-
-
-LONG_WORD = re.compile(r"\S+")
-
-
-def break_after_commas(text: Text, width: int) -> Text:
-    """``text`` with a line break after a comma in each word too long for ``width``, where the word's pieces fit.
-
-    Rich folds such a word wherever the width ends (a move of three tiles became ``F6:S-`` then ``h``): a list
-    written without spaces (a move's tiles, ``C4:T-ne,D4:S-h``) breaks between its items instead.
-    """
-    plain = text.plain
-    offsets: list[int] = []
-    for word in LONG_WORD.finditer(plain):
-        if word.end() - word.start() <= width or "," not in word.group():
-            continue
-        start = word.start()
-        while word.end() - start > width:
-            cut = plain.rfind(",", start, start + width)
-            if cut < 0:
-                break  # a piece with no comma to break after: rich folds it
-            offsets.append(cut + 1)
-            start = cut + 1
-    if not offsets:
-        return text
-    return Text("\n").join(text.divide(offsets))
 
 
 def wrap_strips(
@@ -276,10 +250,27 @@ class PanelTexts(StylePerPass, Widget):
 class SidePanel(Vertical):
     """Attributes down: the screen calls ``show`` with a view and what else to say."""
 
+    #: Beside the board, the lines the log keeps (its border's included) however tall the texts above it grow:
+    #: a game's end at 80x24 (Mono's three players: the winner, the legend, three scores, a long last action)
+    #: left it none.  The texts' last lines (the last action, which the log repeats) give way first.
+    LOG_LINES_LEAST = 4
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.texts = PanelTexts(id="panel-info")
         self.move_log = MoveLog(id="move-log")
+
+    def on_resize(self) -> None:
+        self.keep_log_lines()
+
+    def keep_log_lines(self) -> None:
+        """Cap the texts' height so that the log keeps its least lines under them (beside the board only: under
+        it, in the narrow layout, the log stands beside the texts)."""
+        beside = not self.texts.compact and self.move_log.display and self.size.height > 0
+        others = sum(child.outer_size.height for child in self.children if child not in (self.texts, self.move_log))
+        most = max(1, self.content_size.height - others - self.LOG_LINES_LEAST) if beside else None
+        if self.texts.styles.max_height != (None if most is None else Scalar.from_number(most)):
+            self.texts.styles.max_height = most
 
     def compose(self) -> ComposeResult:
         # The texts above the log, one widget: in the narrow layout the log stands beside it, not under it.

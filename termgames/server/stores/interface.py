@@ -20,10 +20,12 @@ import json
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from ...match import MoveRecord
 from ...rating import Rating
+from ...timesource import SYSTEM, TimeSource, utc_now
 from ..logs import error_line
 
 #: Chat lines a store keeps per table (the oldest go as new ones come): a flood cannot fill the database.
@@ -223,8 +225,39 @@ class WebPass:
     expires: str
 
 
+@dataclass(frozen=True)
+class Quota:
+    """At most ``most`` uses of ``key`` after ``since`` (``now_iso`` text): one of the limits on new names and on
+    confirmation mails (``key``: what is counted, such as ``names:ADDRESS`` or ``mail:server``)."""
+
+    key: str
+    most: int
+    since: str
+
+
+#: How long a store remembers the uses of a quota: longer than the longest window any quota counts (a day).
+QUOTA_KEPT_DAYS = 2
+
+
+def quota_forgotten(now: str) -> str:
+    """Uses of quotas at or before this time (``now_iso`` text) count for none: a store forgets them."""
+    moment = datetime.fromisoformat(now)
+    return (moment - timedelta(days=QUOTA_KEPT_DAYS)).isoformat()
+
+
 #: Who is at a table on the other servers: (player, True for a seated player's screen, False for a spectator).
 RemotePresence = list[tuple[str, bool]]
+
+
+class StoreClock:
+    """The times a store writes (a table's making, a move's, a chat line's): read from the hub's time source,
+    which the hub sets, so that a test's time is the store's too."""
+
+    time_source: TimeSource = SYSTEM
+
+    def now_iso(self) -> str:
+        """The time now as the store writes times (UTC, seconds: ``match.now_iso``'s form)."""
+        return utc_now(self.time_source).replace(microsecond=0).isoformat()
 
 
 class TableStore(Protocol):
@@ -234,6 +267,8 @@ class TableStore(Protocol):
     thread: threading.Thread
     #: True when other server processes may share this store (their changes arrive through ``listen``).
     shared: bool
+    #: Where the times it writes (a table's making, a move's, a chat line's) are read: the hub's, set by the hub.
+    time_source: TimeSource
 
     def close(self) -> None: ...
 
@@ -249,6 +284,16 @@ class TableStore(Protocol):
     def key_of(self, name: str) -> str | None: ...
 
     def claim(self, name: str, key: str) -> bool: ...
+
+    def rated_games(self, key: str) -> int:
+        """Rated games finished by the accounts of ``key`` (every name it claimed): how far a person has come."""
+        ...
+
+    def take_quota(self, quotas: Collection[Quota], now: str, spend: bool = True) -> str:
+        """The key of the first of ``quotas`` used up (its ``most`` uses after its ``since``), nothing spent; ""
+        when none is, and then (``spend``) one use of each is counted at ``now``: one transaction, so servers
+        sharing the store share the quotas."""
+        ...
 
     # -- tables and moves
     def create_table(
@@ -421,15 +466,20 @@ class TableStore(Protocol):
     def set_notify_mode(self, player: str, mode: str) -> None: ...
 
     def begin_confirmation(
-        self, player: str, email: str, code_hash: str, expires: str, now: str, throttle: list[str], since: str
+        self, player: str, email: str, mailbox: str, code_hash: str, expires: str, now: str, quotas: Collection[Quota]
     ) -> str:
-        """Give ``player`` the unconfirmed address ``email`` and its code, unless a confirmation mail went to
-        one of the ``throttle`` keys (her person, the address) after ``since``: then change nothing and give back
-        that key.  "" when done (the keys are marked ``now``): one transaction, so one server of many decides."""
+        """Give ``player`` the unconfirmed address ``email`` (``mailbox``: the mailbox it reaches,
+        :func:`~termgames.server.mail.mailbox_of`) and its code, within ``quotas``; one transaction, so one server
+        of many decides.
+
+        "" when done (a mail is to go).  ``waiting:EXPIRES`` when a code mailed to that mailbox (at anyone's
+        request) is still good until EXPIRES: it is not renewed, and ``player`` is given it (whoever reads the
+        mailbox confirms with it; no mail goes).  A quota's key when that quota is used up (nothing changed)."""
         ...
 
     def settle_code(self, player: str, right: bool) -> None:
-        """A code came back: right, the address is confirmed (the code is spent); wrong, one more wrong try."""
+        """A code came back: right, the address is confirmed and the code is spent (for every account it was
+        given to); wrong, one more wrong try of hers."""
         ...
 
     def clear_email(self, player: str) -> None: ...

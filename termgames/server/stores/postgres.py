@@ -49,7 +49,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ...match import MoveRecord, now_iso
+from ...match import MoveRecord
 from ...rating import Rating, rate
 from ...untrusted import fold_name
 from .interface import (
@@ -384,10 +384,19 @@ class PostgresStore(PeopleQueries):
         self._run(
             lambda c: c.execute(
                 "INSERT INTO players (name, folded, key, since) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                name, fold_name(name), key, now_iso(),
+                name, fold_name(name), key, self.now_iso(),
             )
         )
         return self.key_of(name) == key
+
+    def rated_games(self, key: str) -> int:
+        found = self._run(
+            lambda c: c.fetchval(
+                "SELECT coalesce(sum(r.games), 0) FROM ratings r JOIN players p ON r.player = p.name WHERE p.key = $1",
+                key,
+            )
+        )
+        return int(found)
 
     # -- tables --------------------------------------------------------------------
 
@@ -407,7 +416,8 @@ class PostgresStore(PeopleQueries):
                 table_id: int = await conn.fetchval(
                     "INSERT INTO tables (game, options, seed, seats, creator, created, rated, owner, clock) "
                     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
-                    game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), rated, owner, clock,
+                    game, json.dumps(options), str(seed), json.dumps(seats), creator, self.now_iso(), rated, owner,
+                    clock,
                 )
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, self._notify("table", table_id, {}))
             # The table's computer seats are played here, where it was made (another server takes over if we die).
@@ -494,7 +504,7 @@ class PostgresStore(PeopleQueries):
                     return []
                 before = [await self._rating_row(conn, player, result.game) for player in result.players]
                 after = rate([row.rating for row in before], result.ranks)
-                now = now_iso()
+                now = self.now_iso()
                 changes = []
                 for row, new, rank in zip(before, after, result.ranks):
                     await conn.execute(
@@ -755,7 +765,7 @@ class PostgresStore(PeopleQueries):
                 "gone AS (DELETE FROM chat WHERE table_id = $1 AND id <= (SELECT id FROM chat WHERE table_id = $1 "
                 "ORDER BY id DESC OFFSET $7 LIMIT 1)) "
                 "SELECT pg_notify($5, $6) FROM l",
-                table_id, player, text, now_iso(), CHANNEL, news, CHAT_KEPT - 1,
+                table_id, player, text, self.now_iso(), CHANNEL, news, CHAT_KEPT - 1,
             )
         )
 

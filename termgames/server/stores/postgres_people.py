@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any, TypeVar
 
-from ...match import now_iso
 from ...untrusted import fold_name
-from .interface import DEFAULT_NOTIFY_MODE, NoticeSettings, WebPass
+from .interface import DEFAULT_NOTIFY_MODE, NoticeSettings, Quota, StoreClock, WebPass, quota_forgotten
 
 T = TypeVar("T")
 
-#: Advisory lock namespace of mail confirmations (beside :mod:`.postgres`'s: 0x7467 to 0x746B).
+#: Advisory lock namespace of mail confirmations and of every quota (beside :mod:`.postgres`'s: 0x7467 to 0x746B).
 MAIL_LOCK = 0x746A
 
 
@@ -24,7 +23,7 @@ def _web_pass(row: Any) -> WebPass | None:
     return WebPass(row["player"], row["owner"], bool(row["guest"]), row["expires"]) if row else None
 
 
-class PeopleQueries:
+class PeopleQueries(StoreClock):
     """Players' sign-ins and notice settings in PostgreSQL (part of :class:`~.postgres.PostgresStore`)."""
 
     def _run(self, work: Callable[[Any], Awaitable[T]]) -> T:
@@ -72,7 +71,7 @@ class PeopleQueries:
     def _add_web_pass(self, table: str, digest: str, sign_in: WebPass) -> None:
         async def add(conn: Any) -> None:
             async with conn.transaction():
-                await conn.execute(f"DELETE FROM {table} WHERE expires < $1", now_iso())
+                await conn.execute(f"DELETE FROM {table} WHERE expires < $1", self.now_iso())
                 await conn.execute(
                     f"INSERT INTO {table} (digest, player, owner, guest, expires) VALUES ($1, $2, $3, $4, $5)",
                     digest, sign_in.player, sign_in.owner, sign_in.guest, sign_in.expires,
@@ -113,45 +112,85 @@ class PeopleQueries:
 
         self._run(set_mode)
 
+    def take_quota(self, quotas: Collection[Quota], now: str, spend: bool = True) -> str:
+        async def take(conn: Any) -> str:
+            async with conn.transaction():
+                return await self._take_quota(conn, quotas, now, spend)
+
+        found: str = self._run(take)
+        return found
+
+    @staticmethod
+    async def _take_quota(conn: Any, quotas: Collection[Quota], now: str, spend: bool) -> str:
+        # Every server's quotas one at a time (new names and confirmation mails are rare): counted and spent in
+        # one go, so two servers asked at once never both take the last use.
+        await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", MAIL_LOCK)
+        await conn.execute("DELETE FROM quota_uses WHERE at <= $1", quota_forgotten(now))
+        for quota in quotas:
+            used = await conn.fetchval(
+                "SELECT count(*) FROM quota_uses WHERE key = $1 AND at > $2", quota.key, quota.since
+            )
+            if used >= quota.most:
+                return quota.key
+        if spend:
+            await conn.executemany("INSERT INTO quota_uses (key, at) VALUES ($1, $2)", [(q.key, now) for q in quotas])
+        return ""
+
     def begin_confirmation(
-        self, player: str, email: str, code_hash: str, expires: str, now: str, throttle: list[str], since: str
+        self, player: str, email: str, mailbox: str, code_hash: str, expires: str, now: str, quotas: Collection[Quota]
     ) -> str:
         async def begin(conn: Any) -> str:
             async with conn.transaction():
-                # Every server's confirmations one at a time (they are rare): the throttle is checked and marked
-                # in one go, so two servers asked at once send one mail.
                 await conn.execute("SELECT pg_advisory_xact_lock($1, 0)", MAIL_LOCK)
-                await conn.execute("DELETE FROM mail_throttle WHERE sent <= $1", since)
-                taken = await conn.fetchval(
-                    "SELECT what FROM mail_throttle WHERE what = ANY($1::text[]) LIMIT 1", throttle
+                await conn.execute("DELETE FROM mailbox_codes WHERE expires <= $1", now)
+                waiting = await conn.fetchrow(
+                    "SELECT code_hash, expires FROM mailbox_codes WHERE mailbox = $1", mailbox
                 )
-                if taken:
-                    return str(taken)
-                await conn.execute(
-                    "INSERT INTO mail_throttle (what, sent) SELECT unnest($1::text[]), $2 "
-                    "ON CONFLICT (what) DO UPDATE SET sent = EXCLUDED.sent",
-                    throttle, now,
-                )
+                given_hash, given_expires = code_hash, expires
+                if waiting is None:
+                    refused = await self._take_quota(conn, quotas, now, spend=True)
+                    if refused:
+                        return refused
+                    await conn.execute(
+                        "INSERT INTO mailbox_codes (mailbox, code_hash, expires) VALUES ($1, $2, $3)",
+                        mailbox, code_hash, expires,
+                    )
+                else:
+                    given_hash, given_expires = waiting["code_hash"], waiting["expires"]
                 folded = await self._settings_row(conn, player)
                 await conn.execute(
                     "UPDATE notice_settings SET email = $2, confirmed = FALSE, code_hash = $3, code_expires = $4, "
                     "code_tries = 0 WHERE folded = $1",
-                    folded, email, code_hash, expires,
+                    folded, email, given_hash, given_expires,
                 )
-                return ""
+                return "" if waiting is None else f"waiting:{given_expires}"
 
         found: str = self._run(begin)
         return found
 
     def settle_code(self, player: str, right: bool) -> None:
-        if right:
-            sql = (
-                "UPDATE notice_settings SET confirmed = TRUE, code_hash = '', code_expires = '', code_tries = 0 "
-                "WHERE folded = $1"
+        folded = fold_name(player)
+        if not right:
+            self._run(
+                lambda c: c.execute("UPDATE notice_settings SET code_tries = code_tries + 1 WHERE folded = $1", folded)
             )
-        else:
-            sql = "UPDATE notice_settings SET code_tries = code_tries + 1 WHERE folded = $1"
-        self._run(lambda c: c.execute(sql, fold_name(player)))
+            return
+
+        async def settle(conn: Any) -> None:
+            async with conn.transaction():
+                # The code is spent: at its mailbox, and for every account it was given to (see begin_confirmation).
+                spent = await conn.fetchval("SELECT code_hash FROM notice_settings WHERE folded = $1", folded)
+                await conn.execute("DELETE FROM mailbox_codes WHERE code_hash = $1", spent)
+                await conn.execute(
+                    "UPDATE notice_settings SET code_hash = '', code_expires = '', code_tries = 0 "
+                    "WHERE code_hash = $1 AND folded <> $2", spent, folded,
+                )
+                await conn.execute(
+                    "UPDATE notice_settings SET confirmed = TRUE, code_hash = '', code_expires = '', code_tries = 0 "
+                    "WHERE folded = $1", folded,
+                )
+
+        self._run(settle)
 
     def clear_email(self, player: str) -> None:
         self._run(

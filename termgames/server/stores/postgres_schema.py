@@ -283,6 +283,24 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX web_cookies_by_player ON web_cookies (player);
         """,
     ),
+    (
+        8,
+        # People are not free: the uses of the quotas on new names per address and on confirmation mails (per
+        # source address, account, person, mailbox and server), and the code waiting at each mailbox (not renewed
+        # while it is good).  New tables only; ``mail_throttle`` stays for the servers of the version before.
+        """
+        CREATE TABLE quota_uses (
+            key TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX quota_uses_by_key ON quota_uses (key, at);
+        CREATE TABLE mailbox_codes (
+            mailbox TEXT PRIMARY KEY,
+            code_hash TEXT NOT NULL,
+            expires TEXT NOT NULL
+        );
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ...match import MoveRecord, now_iso
+from ...match import MoveRecord
 from ...rating import Rating, rate
 from ...untrusted import fold_name
 from .interface import (
@@ -39,9 +39,11 @@ from .interface import (
     NoticeSettings,
     PlayerRating,
     PlyTaken,
+    Quota,
     RatedResult,
     RatingChange,
     RemotePresence,
+    StoreClock,
     StoredTable,
     StoreError,
     StoreEvent,
@@ -49,6 +51,7 @@ from .interface import (
     TableClosed,
     WebPass,
     activity_from_row,
+    quota_forgotten,
     require_thread,
     table_from_row,
 )
@@ -119,8 +122,10 @@ CREATE TABLE IF NOT EXISTS rating_changes (
 );
 """
 
-#: Notices and mail (``notify``): per account (by folded name), the confirmation mails' throttle (per person and
-#: per address), and the clock warnings sent.  New tables only, so a database made before gets them as they are.
+#: Notices and mail (``notify``): per account (by folded name), the clock warnings sent, and the uses of the quotas
+#: (confirmation mails, new names: :class:`~.interface.Quota`; they replace the throttle of one mail per person
+#: and per address that ``mail_throttle`` kept), and the code waiting at each mailbox.  New tables only, so a
+#: database made before gets them as they are.
 NOTICES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS notice_settings (
     folded TEXT PRIMARY KEY,
@@ -134,10 +139,17 @@ CREATE TABLE IF NOT EXISTS notice_settings (
     mailed TEXT NOT NULL DEFAULT '',
     seen TEXT NOT NULL DEFAULT ''
 );
-CREATE TABLE IF NOT EXISTS mail_throttle (
-    what TEXT PRIMARY KEY,
-    sent TEXT NOT NULL
+CREATE TABLE IF NOT EXISTS quota_uses (
+    key TEXT NOT NULL,
+    at TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS quota_uses_by_key ON quota_uses (key, at);
+CREATE TABLE IF NOT EXISTS mailbox_codes (
+    mailbox TEXT PRIMARY KEY,
+    code_hash TEXT NOT NULL,
+    expires TEXT NOT NULL
+);
+DROP TABLE IF EXISTS mail_throttle;
 CREATE TABLE IF NOT EXISTS mail_warnings (
     folded TEXT NOT NULL,
     table_id INTEGER NOT NULL,
@@ -166,7 +178,7 @@ CREATE INDEX IF NOT EXISTS web_cookies_by_player ON web_cookies (player);
 """
 
 
-class Store:
+class Store(StoreClock):
     """One SQLite file; every method is one transaction.  A :class:`~.interface.TableStore` of one process:
     it hears of no other server, keeps chat and presence in the hub's memory, and plays every AI seat."""
 
@@ -229,9 +241,33 @@ class Store:
         with self._transaction():
             if self.account(name) is None:
                 self.db.execute(
-                    "INSERT OR IGNORE INTO players (name, key, since) VALUES (?, ?, ?)", (name, key, now_iso())
+                    "INSERT OR IGNORE INTO players (name, key, since) VALUES (?, ?, ?)", (name, key, self.now_iso())
                 )
         return self.key_of(name) == key
+
+    def rated_games(self, key: str) -> int:
+        require_thread(self.thread, "the store")
+        row = self.db.execute(
+            "SELECT coalesce(sum(r.games), 0) FROM ratings r JOIN players p ON r.player = p.name WHERE p.key = ?",
+            (key,),
+        ).fetchone()
+        return int(row[0])
+
+    def take_quota(self, quotas: Collection[Quota], now: str, spend: bool = True) -> str:
+        with self._transaction():
+            return self._take_quota(quotas, now, spend)
+
+    def _take_quota(self, quotas: Collection[Quota], now: str, spend: bool) -> str:
+        self.db.execute("DELETE FROM quota_uses WHERE at <= ?", (quota_forgotten(now),))
+        for quota in quotas:
+            (used,) = self.db.execute(
+                "SELECT count(*) FROM quota_uses WHERE key = ? AND at > ?", (quota.key, quota.since)
+            ).fetchone()
+            if used >= quota.most:
+                return quota.key
+        if spend:
+            self.db.executemany("INSERT INTO quota_uses (key, at) VALUES (?, ?)", [(q.key, now) for q in quotas])
+        return ""
 
     # -- tables --------------------------------------------------------------
 
@@ -250,7 +286,7 @@ class Store:
             cursor = self.db.execute(
                 "INSERT INTO tables (game, options, seed, seats, creator, created, rated, owner, clock) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (game, json.dumps(options), str(seed), json.dumps(seats), creator, now_iso(), int(rated), owner,
+                (game, json.dumps(options), str(seed), json.dumps(seats), creator, self.now_iso(), int(rated), owner,
                  clock),
             )
         assert cursor.lastrowid is not None  # an INSERT sets it
@@ -295,7 +331,7 @@ class Store:
                 return []
             before = [self._rating_row(player, result.game) for player in result.players]
             after = rate([row.rating for row in before], result.ranks)
-            now = now_iso()
+            now = self.now_iso()
             changes = []
             for row, new, rank in zip(before, after, result.ranks):
                 self.db.execute(
@@ -520,7 +556,7 @@ class Store:
 
     def _add_web_pass(self, table: str, digest: str, sign_in: WebPass) -> None:
         with self._transaction():
-            self.db.execute(f"DELETE FROM {table} WHERE expires < ?", (now_iso(),))
+            self.db.execute(f"DELETE FROM {table} WHERE expires < ?", (self.now_iso(),))
             self.db.execute(
                 f"INSERT INTO {table} (digest, player, owner, guest, expires) VALUES (?, ?, ?, ?, ?)",
                 (digest, sign_in.player, sign_in.owner, int(sign_in.guest), sign_in.expires),
@@ -591,35 +627,50 @@ class Store:
             self.db.execute("UPDATE notice_settings SET mode = ? WHERE folded = ?", (mode, folded))
 
     def begin_confirmation(
-        self, player: str, email: str, code_hash: str, expires: str, now: str, throttle: list[str], since: str
+        self, player: str, email: str, mailbox: str, code_hash: str, expires: str, now: str, quotas: Collection[Quota]
     ) -> str:
         with self._transaction():
-            self.db.execute("DELETE FROM mail_throttle WHERE sent <= ?", (since,))  # only the recent ones matter
-            for key in throttle:
-                if self.db.execute("SELECT 1 FROM mail_throttle WHERE what = ?", (key,)).fetchone():
-                    return key
-            self.db.executemany(
-                "INSERT OR REPLACE INTO mail_throttle (what, sent) VALUES (?, ?)", [(key, now) for key in throttle]
-            )
-            folded = self._settings_row(player)
-            self.db.execute(
-                "UPDATE notice_settings SET email = ?, confirmed = 0, code_hash = ?, code_expires = ?, "
-                "code_tries = 0 WHERE folded = ?",
-                (email, code_hash, expires, folded),
-            )
-        return ""
-
-    def settle_code(self, player: str, right: bool) -> None:
-        with self._transaction():
-            if right:
+            self.db.execute("DELETE FROM mailbox_codes WHERE expires <= ?", (now,))
+            waiting = self.db.execute(
+                "SELECT code_hash, expires FROM mailbox_codes WHERE mailbox = ?", (mailbox,)
+            ).fetchone()
+            if waiting is None:
+                refused = self._take_quota(quotas, now, spend=True)
+                if refused:
+                    return refused
                 self.db.execute(
-                    "UPDATE notice_settings SET confirmed = 1, code_hash = '', code_expires = '', code_tries = 0 "
-                    "WHERE folded = ?", (fold_name(player),),
+                    "INSERT INTO mailbox_codes (mailbox, code_hash, expires) VALUES (?, ?, ?)",
+                    (mailbox, code_hash, expires),
                 )
             else:
+                code_hash, expires = waiting
+            folded = self._settings_row(player)
+            self.db.execute(
+                "UPDATE notice_settings SET email = ?, confirmed = 0, code_hash = ?, code_expires = ?, code_tries = 0 "
+                "WHERE folded = ?",
+                (email, code_hash, expires, folded),
+            )
+        return "" if waiting is None else f"waiting:{expires}"
+
+    def settle_code(self, player: str, right: bool) -> None:
+        folded = fold_name(player)
+        with self._transaction():
+            if right:
+                # The code is spent: at its mailbox, and for every account it was given to (see begin_confirmation).
+                (spent,) = self.db.execute(
+                    "SELECT code_hash FROM notice_settings WHERE folded = ?", (folded,)
+                ).fetchone()
+                self.db.execute("DELETE FROM mailbox_codes WHERE code_hash = ?", (spent,))
                 self.db.execute(
-                    "UPDATE notice_settings SET code_tries = code_tries + 1 WHERE folded = ?", (fold_name(player),)
+                    "UPDATE notice_settings SET code_hash = '', code_expires = '', code_tries = 0 "
+                    "WHERE code_hash = ? AND folded <> ?", (spent, folded),
                 )
+                self.db.execute(
+                    "UPDATE notice_settings SET confirmed = 1, code_hash = '', code_expires = '', code_tries = 0 "
+                    "WHERE folded = ?", (folded,),
+                )
+            else:
+                self.db.execute("UPDATE notice_settings SET code_tries = code_tries + 1 WHERE folded = ?", (folded,))
 
     def clear_email(self, player: str) -> None:
         with self._transaction():

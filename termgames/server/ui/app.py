@@ -54,6 +54,8 @@ class PlayerNotice(Message):
 
 #: Seconds a notice stays on the screen.
 NOTICE_SECONDS = 12.0
+#: Tables whose notices' toasts are kept (to take away when she opens one) before those gone are forgotten.
+KEPT_TOAST_TABLES = 20
 TITLES = {"move": "Your move", "challenge": "Challenged", "undo": "Undo asked", "clock": "Time runs low"}
 
 
@@ -72,8 +74,10 @@ class ServeApp(ServeHost):
         palette: str = "default",
         owner: str = "",
         opening: int | None = None,
+        term: str = "",
     ) -> None:
-        """``opening``: a table to go to at once (a browser's sign-in link to it) instead of the one she was at."""
+        """``opening``: a table to go to at once (a browser's sign-in link to it) instead of the one she was at;
+        ``term``: the terminal's ``TERM`` (its SSH client's; a desktop notification inside tmux is wrapped)."""
         super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
         self.hub = hub
         self.player = player
@@ -83,6 +87,7 @@ class ServeApp(ServeHost):
         self.owner = owner
         self.tables: list[SharedTable] = []
         self.opening = opening
+        self.term = term
         self._released = False
         #: The SSH session's hook: this app shows a table to its spectator (a table id), or no longer (None).
         #: Spectators of one table whose terminals look alike are drawn once (drawing.py).
@@ -91,6 +96,8 @@ class ServeApp(ServeHost):
         self.following = False
         #: Players (folded names) whose chat lines this player hid at her screen, at every table of her visit.
         self.muted: set[str] = set()
+        #: The texts of her notices' toasts, by table: opening the table takes them away.
+        self.toasts: dict[int, set[str]] = {}
 
     def input_clock(self) -> float:
         """The clock the driver notes the time of input with: the hub's, as the tables' clocks count."""
@@ -142,10 +149,16 @@ class ServeApp(ServeHost):
         # her must not reach them), as after a key of hers.
         self.watching(None)
         self.notify(notice.text, title=TITLES.get(notice.kind, ""), timeout=NOTICE_SECONDS, markup=False)
+        # Kept to take the toast away when she opens the table.  Those gone by themselves are forgotten once
+        # many tables have some (not at each notice: a toast posted a moment ago is not shown yet).
+        if len(self.toasts) >= KEPT_TOAST_TABLES:
+            shown = {toast.message for toast in self._notifications}  # (Textual's: App has no public way to ask)
+            self.toasts = {table: kept for table, texts in self.toasts.items() if (kept := texts & shown)}
+        self.toasts.setdefault(notice.table_id, set()).add(notice.text)
         if notice.mode in ("bell", "desktop"):
             self.bell()
         if notice.mode == "desktop":
-            self.write_to_terminal(desktop_sequence(notice.text))
+            self.write_to_terminal(desktop_sequence(notice.text, self.term))
 
     def write_to_terminal(self, text: str) -> None:
         """Bytes for this player's terminal outside the frames (a desktop notification)."""
@@ -173,10 +186,11 @@ class ServeApp(ServeHost):
         if self.opening is not None:
             self.go_to_table(self.opening)
             return
-        # Back after a dropped connection or a restarted server: straight to the seat she was at.
+        # Back after a dropped connection or a restarted server: straight to the seat she was at, or to the
+        # table she watched.
         table = self.hub.returning_to(self.player)
         if table is not None:
-            self.open_table(table.id)
+            self.open_table(table.id, watch=table.seat_of(self.player) is None)
 
     # -- tables --------------------------------------------------------------------
 
@@ -190,9 +204,12 @@ class ServeApp(ServeHost):
             return
         shared = SharedTable(live, self.player, seat, owner=self.owner or None, received=self.input_received)
         shared.open()
+        # The table's own news is on its screen now: its toasts would only cover the lines below.
+        texts = self.toasts.pop(live.id, set())
+        for toast in [toast for toast in self._notifications if toast.message in texts]:
+            self._unnotify(toast)  # (App has no public way to take one toast away)
         self.tables.append(shared)
-        if seat is not None:
-            self.hub.seated_at(self.player, live.id)
+        self.hub.seated_at(self.player, live.id)
         self.push_screen(screen_class(shared, ascii_only=self.ascii, palette=self.palette))
 
     def go_to_table(self, table_id: int) -> None:
@@ -234,9 +251,10 @@ class ServeApp(ServeHost):
 
     def rematch_table(self, shared: SharedTable) -> None:
         live = shared.live
+        # The whole table again: options, clock, rated or casual (only the seats turn, as a rematch has them).
         table = self.hub.create_table(
             live.game.name, dict(live.match.options), list(live.match.rematch_seats()), creator=self.player,
-            rated=live.rated, owner=self.owner or None,
+            rated=live.rated, owner=self.owner or None, clock=live.match.clock,
         )
         self.leave_table(shared)
         self.open_table(table.id)
@@ -246,8 +264,7 @@ class ServeApp(ServeHost):
         shared.close()
         if shared in self.tables:
             self.tables.remove(shared)
-        if shared.seat is not None:
-            self.hub.seated_at(self.player, None)
+        self.hub.seated_at(self.player, None)
         self.pop_screen()
 
     def release_tables(self) -> None:

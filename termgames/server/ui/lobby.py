@@ -7,6 +7,7 @@ match: listings show only what everyone may see (names, options, whose turn).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, OptionList, Select, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ...clock import clock_text
 from ...games import GAMES
@@ -74,10 +75,46 @@ def describe_table(table: Any, player: str, ascii_only: bool = False) -> Text:
 
 log = logging.getLogger("termgames.server")
 
+#: Seconds between redraws of the time left on her lobby lines (clock_text shows seconds under an hour).
+CLOCK_TICK = 1.0
+
 GUEST_HINT = (
     "Guest names last one visit. To keep a name (and your seats) across visits, connect with an SSH key: "
     "ssh -i ~/.ssh/id_ed25519 -p PORT NAME@HOST (ssh-keygen -t ed25519 makes one); the first key claims NAME."
 )
+
+
+class LobbyList(OptionList):
+    """The lobby's list: the cursor stops at either end (wrapping round took a player from the last line to a
+    table of hers at the top, where Enter claimed a cell)."""
+
+    def action_cursor_up(self) -> None:
+        self._step(-1)
+
+    def action_cursor_down(self) -> None:
+        self._step(1)
+
+    def _step(self, direction: int) -> None:
+        """To the next line that is a table, ``direction`` 1 (down) or -1 (up); none there: stay."""
+        options = self.options
+        start = self.highlighted if self.highlighted is not None else (-1 if direction > 0 else len(options))
+        index = start + direction
+        while 0 <= index < len(options):
+            if not options[index].disabled:
+                self.highlighted = index
+                return
+            index += direction
+
+    def table_index(self, table_id: int) -> int | None:
+        """The line of table ``table_id`` (whichever section lists it now), if listed."""
+        return next((index for index, option in enumerate(self.options) if table_of(option) == table_id), None)
+
+
+def table_of(option: Option | None) -> int | None:
+    """The table number of a lobby line (None: a heading, or nothing)."""
+    if option is None or option.id is None:
+        return None
+    return int(option.id.partition(":")[2])
 
 
 class LobbyScreen(Screen[None]):
@@ -107,12 +144,14 @@ class LobbyScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._stale = False
+        #: Her tables whose lines show a running clock of hers: redrawn every tick.
+        self._clocked: list[Any] = []
 
     def compose(self) -> ComposeResult:
         app = self.app
         who = f"{app.player} (guest)" if app.guest else app.player
         yield Static(f"termgames  -  signed in as {who}", id="lobby-title", markup=False)
-        yield OptionList(id="tables")
+        yield LobbyList(id="tables")
         yield Static("Enter: resume / join / watch / replay   w: watch   n: new table   r: ratings", id="lobby-hint")
         if app.guest:
             # A guest name is random and lasts one visit; a key makes a name that stays.
@@ -122,6 +161,16 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         self.refresh_lists()
         self.query_one("#tables", OptionList).focus()
+        self.set_interval(CLOCK_TICK, self.tick_clocks)
+
+    def tick_clocks(self) -> None:
+        """Her time left counts down on her lines, as at the table (only those lines, only while it shows)."""
+        if not self._clocked or self.app.screen is not self:
+            return
+        listing = self.query_one("#tables", LobbyList)
+        for table in self._clocked:
+            with contextlib.suppress(OptionDoesNotExist):
+                listing.replace_option_prompt(f"mine:{table.id}", self._line(table))
 
     def on_screen_resume(self) -> None:
         if self._stale:
@@ -139,9 +188,12 @@ class LobbyScreen(Screen[None]):
         self._stale = False
         app = self.app
         hub, player = app.hub, app.player
-        listing = self.query_one("#tables", OptionList)
-        kept = listing.highlighted_option.id if listing.highlighted_option is not None else None
+        listing = self.query_one("#tables", LobbyList)
+        # The line under the cursor is a table, not a place in the list: it stays chosen (by its number) when
+        # tables come, go or move from one section to another, or a key meant for it would reach another.
+        kept = table_of(listing.highlighted_option)
         options: list[Option] = []
+        clocked: list[Any] = []
         sections: list[tuple[str, str, list[Any]]] = [
             ("Your games", "mine", hub.my_tables(player)),
             ("Open tables: Enter takes a seat", "open", hub.open_tables(player)),
@@ -154,21 +206,24 @@ class LobbyScreen(Screen[None]):
                 options.append(Option(Text("  none", style="dim"), disabled=True))
             for table in tables:
                 try:
-                    line = Text("  ") + describe_table(table, player, app.ascii)
+                    line = self._line(table)
+                    if kind == "mine" and time_left_for(table, player) is not None:
+                        clocked.append(table)
                 except Exception as error:  # one table that cannot be drawn must not take the lobby with it
                     log.error("table %s: its lobby line cannot be drawn: %s", table.id, error_line(error))
                     options.append(Option(Text(f"  #{table.id} cannot be shown", style="dim"), disabled=True))
                     continue
                 options.append(Option(line, id=f"{kind}:{table.id}"))
+        self._clocked = clocked
         listing.clear_options()
         listing.add_options(options)
-        ids = [option.id for option in options]
-        target: int | None
-        if kept is not None and kept in ids:
-            target = ids.index(kept)
-        else:
+        target = listing.table_index(kept) if kept is not None else None
+        if target is None:
             target = next((i for i, option in enumerate(options) if not option.disabled), None)
         listing.highlighted = target
+
+    def _line(self, table: Any) -> Text:
+        return Text("  ") + describe_table(table, self.app.player, self.app.ascii)
 
     # -- actions ---------------------------------------------------------------
 

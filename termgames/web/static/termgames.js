@@ -3,8 +3,8 @@
 //
 // The page keeps its session's id (sessionStorage: one per tab, kept across a reload) and gives it back when it
 // connects again, so a reload or a dropped connection returns to the same app.  It sizes the terminal to the
-// window, but never below the minimum the screen needs (a narrow window scrolls), and shows buttons for the
-// keys a phone has not.
+// window, but never below the minimum the screen needs (a narrow window gets a smaller font first, then
+// scrolls), and shows buttons for the keys a phone has not.
 
 import { Terminal } from "./xterm.mjs";
 import { FitAddon } from "./addon-fit.mjs";
@@ -29,6 +29,9 @@ let opening = query.get("table") || "";
 
 const narrow = window.matchMedia("(max-width: 600px)").matches;
 const fontSize = narrow ? 12 : 15;
+// A window narrower than the screen's least columns at fontSize gets a smaller font, down to this (px), before
+// the terminal scrolls sideways.
+const LEAST_FONT_SIZE = 7;
 const fontFamily = '"termgames mono", "termgames braille", monospace';
 // Measured before the terminal opens: a fallback font's cell size would stay.
 await Promise.all([
@@ -66,7 +69,30 @@ function wantedSize() {
   return { cols: Math.max(fitted.cols, minimum[0]), rows: Math.max(fitted.rows, minimum[1]) };
 }
 
+// The font the terminal has for this window width and the screen's least columns: its own size, or a smaller
+// one that fits the columns (a phone's 360 px hold 60 of them at about 10 px).
+let fontFor = "";
+function fitFont() {
+  const width = document.getElementById("terminal").clientWidth;
+  const key = `${width}x${minimum[0]}`;
+  if (key === fontFor || width === 0) {
+    return;
+  }
+  fontFor = key;
+  let size = fontSize;
+  terminal.options.fontSize = size;
+  for (;;) {
+    const fitted = fit.proposeDimensions();
+    if (!fitted || fitted.cols >= minimum[0] || size <= LEAST_FONT_SIZE) {
+      return;
+    }
+    size = Math.max(LEAST_FONT_SIZE, size - 0.5);
+    terminal.options.fontSize = size;
+  }
+}
+
 function layout() {
+  fitFont();
   const { cols, rows } = wantedSize();
   if (cols !== terminal.cols || rows !== terminal.rows) {
     terminal.resize(cols, rows);
@@ -213,7 +239,11 @@ function connect() {
       return;
     }
     const [kind, argument] = reason;
-    if (kind === "ended") {
+    if (kind === "ended" && argument.retry) {
+      // The server restarts: its new process knows no session of ours; a new one goes back to her table.
+      sessionStorage.removeItem(SESSION);
+      comeBackAfterRestart(argument);
+    } else if (kind === "ended") {
       sessionStorage.removeItem(SESSION);
       document.title = "termgames";
       notice(argument.why || "The session has ended.", argument.lines, "Start again", () => {
@@ -228,23 +258,65 @@ function connect() {
   });
 }
 
+// After a restart: the first try this soon, then twice as long each time, up to the last wait (milliseconds).
+const RESTART_FIRST_WAIT = 1000;
+const RESTART_LAST_WAIT = 30000;
+
+// Whether the server answers: "up", "signed out" (with its line) or "down".
+async function serverState() {
+  try {
+    const answer = await fetch("alive", { cache: "no-store" });
+    const line = await answer.text();
+    if (answer.status === 403) {
+      return ["signed out", line];
+    }
+    return [answer.ok ? "up" : "down", line];
+  } catch {
+    return ["down", ""]; // The server cannot be reached yet.
+  }
+}
+
+// The server said it restarts: the page says so, what it does meanwhile, and comes back by itself once the
+// server answers again (less and less often while it does not; "Try now" does not wait).
+async function comeBackAfterRestart(argument) {
+  document.title = "termgames";
+  let wait = RESTART_FIRST_WAIT;
+  let attempt = 0;
+  let wake = null;
+  for (;;) {
+    attempt += 1;
+    const seconds = Math.round(wait / 1000);
+    notice(argument.why, [...(argument.lines || []), `Next try in ${seconds} s (try ${attempt}).`], "Try now",
+      () => wake && wake());
+    await new Promise((resolve) => {
+      wake = resolve;
+      setTimeout(resolve, wait);
+    });
+    wake = null;
+    const [state, line] = await serverState();
+    if (state === "up") {
+      document.getElementById("notice").hidden = true;
+      terminal.reset();
+      connect();
+      return;
+    }
+    if (state === "signed out") {
+      notice(`This browser is no longer signed in: ${line}`, [], "", () => {});
+      return;
+    }
+    wait = Math.min(RESTART_LAST_WAIT, wait * 2);
+  }
+}
+
 async function reconnectSoon() {
   banner("The connection was lost: reconnecting...");
   const wait = Math.min(10000, 500 * 2 ** retries);
   retries += 1;
   await new Promise((resolve) => setTimeout(resolve, wait));
-  let status = 0;
-  let line = "";
-  try {
-    const answer = await fetch("alive", { cache: "no-store" });
-    status = answer.status;
-    line = await answer.text();
-  } catch {
-    // The server cannot be reached yet.
-  }
-  if (status === 403) {
+  const [state, line] = await serverState();
+  if (state === "signed out") {
     notice(`This browser is no longer signed in: ${line}`, [], "", () => {});
-  } else if (status >= 200 && status < 300) {
+  } else if (state === "up") {
     connect();
   } else {
     reconnectSoon();
