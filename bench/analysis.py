@@ -65,13 +65,11 @@ def main() -> None:
         except RuleError as error:
             print(f"{path.name:44} left out: {error}")
             continue
-        if args.moves:
-            match.truncate(args.moves)
         for level in descriptor.ai_levels:
             if args.level and level != args.level:
                 continue
             timed = Timed(make_analyst(descriptor, level, analyst_seed(match)))
-            analysis = analyse_match(match, level, analyst=timed)
+            analysis = analyse_match(match, level, analyst=timed, first=args.moves or None)
             seconds = timed.seconds or [0.0]
             longest = max(seconds)
             within = longest <= MOVE_SECONDS + SLACK

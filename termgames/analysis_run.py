@@ -93,25 +93,28 @@ def analyse_match(
     cancelled: Callable[[], bool] | None = None,
     clock: Clock | None = None,
     analyst: Analyst | None = None,
+    first: int | None = None,
 ) -> Analysis:
     """Every move of ``match`` analysed at ``level`` (the game's default level when None).
 
     RuleError (one line) when the game has no analyst, no such level, or may not be analysed yet
     (:func:`check_analysable`); :class:`AnalysisCancelled` once ``cancelled()`` answers True (looked at
-    between moves).  ``clock`` drives the deadlines (tests); ``analyst`` replaces the game's own (tests).
-    Each move's deadline is :data:`MOVE_SECONDS`.
+    between moves).  ``clock`` drives the deadlines (tests); ``analyst`` replaces the game's own (tests);
+    ``first`` analyses the first moves only (a benchmark's quick look: such an analysis does not fit the
+    record, and is never kept).  Each move's deadline is :data:`MOVE_SECONDS`.
     """
     descriptor = match.game.descriptor
     level = analysis_level(descriptor, level)
     check_analysable(match)
     thresholds = thresholds_of(descriptor)
     judge = analyst if analyst is not None else make_analyst(descriptor, level, analyst_seed(match))
-    total = len(match.moves)
+    played = match.moves if first is None else match.moves[: max(0, first)]
+    total = len(played)
     names = match.names
     lines: list[MoveAnalysis] = []
     if progress is not None:
         progress(0, total)
-    for index, record in enumerate(match.moves):
+    for index, record in enumerate(played):
         if cancelled is not None and cancelled():
             raise AnalysisCancelled("the analysis was stopped")
         before = match.view(record.seat, index)

@@ -197,3 +197,12 @@ def test_a_seat_list_match_is_analysed_too() -> None:
     view = match.view(0)
     match.play(0, view.board.names[0])
     assert [line.ply for line in analyse_match(match, analyst=Flat({})).moves] == [1]
+
+
+def test_the_first_moves_only_of_a_finished_game_with_hidden_boards() -> None:
+    mono = records.load(SAVES / "mono-fred-vs-ned.json")
+    assert mono.over
+    flat = Flat({})
+    analysis = analyse_match(mono, analyst=flat, first=5)
+    assert [line.ply for line in analysis.moves] == [1, 2, 3, 4, 5]
+    assert flat.seen == [(record.seat, ply) for ply, record in enumerate(mono.moves[:5])]
