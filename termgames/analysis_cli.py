@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .analysis import Analysis, analysis_json
+from .analysis import Analysis, analysis_json, analysis_text
 from .analysis_run import AnalysisCancelled, analyse_match, analysis_level, check_analysable, stored_analysis
 from .cli_base import fail, load_record, say
 from .errors import RuleError
@@ -74,26 +74,3 @@ def _work_out(match: Any, level: str | None, progress_shown: bool) -> Analysis:
             fail(str(error))
 
 
-def analysis_text(analysis: Analysis, title: str) -> str:
-    """The analysis as lines a person reads: each move with its mark, its loss and the engine's move."""
-    lines = [f"{title}, analysed at level {analysis.level} (losses in {analysis.unit})"]
-    counts: dict[str, dict[str, int]] = {}
-    for line in analysis.moves:
-        text = f"{line.ply:4}. {line.player}: {line.move}{line.mark}"
-        if line.klass != "good":
-            text += f"  {line.klass}, loses {line.loss:.2f}"
-        if line.best is not None:
-            text += f"; better {line.best}"
-        if line.hindsight:
-            text += " (with hindsight)"
-        lines.append(text)
-        if line.note and line.klass != "good":
-            lines.append(f"        {line.note}")
-        tally = counts.setdefault(line.player, {"inaccuracy": 0, "mistake": 0, "blunder": 0})
-        if line.klass != "good":
-            tally[line.klass] += 1
-    for player, tally in counts.items():
-        lines.append(
-            f"{player}: {tally['inaccuracy']} inaccuracies, {tally['mistake']} mistakes, {tally['blunder']} blunders"
-        )
-    return "\n".join(lines)

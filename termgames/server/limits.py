@@ -105,3 +105,8 @@ class RateLimit:
             for key in full:
                 del self._buckets[key]
         return True
+
+#: ``ssh HOST analyse TABLE``: analyses one person (a key; the guests of one address) may start a day, and the
+#: most the server keeps waiting (each is up to 2 s of a processor a move, in one low-priority thread).
+ANALYSES_PER_DAY = 5
+MAX_ANALYSES_WAITING = 20
