@@ -31,7 +31,7 @@ from .ai.judgement import Analyst, Judgement
 from .errors import RuleError
 
 __all__ = ["CLASSES", "MARKS", "Analysis", "Analyst", "Judgement", "MoveAnalysis", "Thresholds", "analysis_from_json",
-           "analysis_json"]
+           "analysis_json", "analysis_text"]
 
 #: The classes of a move, best first (``analyse --json``'s ``class``).
 CLASSES = ("good", "inaccuracy", "mistake", "blunder")
@@ -137,3 +137,28 @@ def analysis_from_json(data: Any, game: str, moves: Sequence[tuple[str, str]], t
             raise RuleError(f"the record's analysis of move {ply} is garbled")
         checked.append(MoveAnalysis(ply, player, move, float(loss), klass, best, float(value), hindsight, note))
     return Analysis(game, level, unit, tuple(checked))
+
+
+def analysis_text(analysis: Analysis, title: str) -> str:
+    """The analysis as lines a person reads: each move with its mark, its loss and the engine's move."""
+    lines = [f"{title}, analysed at level {analysis.level} (losses in {analysis.unit})"]
+    counts: dict[str, dict[str, int]] = {}
+    for line in analysis.moves:
+        text = f"{line.ply:4}. {line.player}: {line.move}{line.mark}"
+        if line.klass != "good":
+            text += f"  {line.klass}, loses {line.loss:.2f}"
+        if line.best is not None:
+            text += f"; better {line.best}"
+        if line.hindsight:
+            text += " (with hindsight)"
+        lines.append(text)
+        if line.note and line.klass != "good":
+            lines.append(f"        {line.note}")
+        tally = counts.setdefault(line.player, {"inaccuracy": 0, "mistake": 0, "blunder": 0})
+        if line.klass != "good":
+            tally[line.klass] += 1
+    for player, tally in counts.items():
+        lines.append(
+            f"{player}: {tally['inaccuracy']} inaccuracies, {tally['mistake']} mistakes, {tally['blunder']} blunders"
+        )
+    return "\n".join(lines)

@@ -385,6 +385,21 @@ def show(
     say(view_text(match, viewer, ascii=wants_ascii(ascii_mode)))
 
 
+@app.command()
+def analyse(
+    file: Path = typer.Argument(..., help="A game record."),
+    level: str | None = typer.Option(None, "--level", help="The engine's level: one of the game's AI levels."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object instead of text."),
+) -> None:
+    """Value every move of a game against the engine's best (kept in the record); analyze too."""
+    from .analysis_cli import analyse_command
+
+    analyse_command(file, level, as_json)
+
+
+app.command("analyze", hidden=True)(analyse)
+
+
 def serve(ctx: typer.Context, config_file: Path | None = None, **flags: Any) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST (and browsers, with --web)."""
     from .server.config import ConfigError, build

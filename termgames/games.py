@@ -188,6 +188,10 @@ GAMES: dict[str, GameDescriptor] = {
             default_level="normal",
             # Turns alternate and the first claim comes before any reply: the first seat has the edge.
             first_player_edge=True,
+            # Cells of the final margin, by playouts (docs/copolymer.md): below 2 cells is within their noise
+            # (the best of several noisy estimates looks better than it is).
+            analyst="termgames.ai.copolymer_analysis:make_analyst",
+            analysis_thresholds=(2.0, 3.0, 4.0),
         ),
         GameDescriptor(
             name="monad",
@@ -264,6 +268,10 @@ GAMES: dict[str, GameDescriptor] = {
             # The pie rule exists because the first move is worth having; it hands the second seat the
             # choice instead, so the seats' roles still differ: a rematch gives each player the other one.
             first_player_edge=True,
+            # Results (docs/monunrail.md): 1 won, 0.5 open, 0 lost; half a game lost is a mistake, a whole one
+            # a blunder, and nothing is an inaccuracy.
+            analyst="termgames.ai.monunrail_analysis:make_analyst",
+            analysis_thresholds=(0.5, 0.5, 1.0),
         ),
     )
 }

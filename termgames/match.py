@@ -196,6 +196,9 @@ class Match:
         self.clocks: Clocks | None = None if clock is None else Clocks.new(clock, len(self.seats))
         #: The seats that ran out of time, in the order they did.
         self.flags: list[Flag] = []
+        #: The record's ``analysis`` section as it was read or computed (raw JSON, checked against the moves by
+        #: :func:`termgames.analysis_run.stored_analysis`); None when there is none.  A move or an undo drops it.
+        self.analysis: Any = None
 
     # -- construction ------------------------------------------------------
 
@@ -446,6 +449,7 @@ class Match:
         self.moves.append(
             MoveRecord(prepared.seat, prepared.normalised, now_iso(at) if time is None else time, drawn, left)
         )
+        self.analysis = None
         return prepared.after
 
     def flag(self, seat: int, at: float | None = None, time: str | None = None) -> Flag:
@@ -495,6 +499,7 @@ class Match:
         """Undo back to the position after ``ply`` moves (the time spent stays spent: the clocks of the seats
         then to move run from ``at``, default now)."""
         ply = max(0, min(ply, len(self.moves)))
+        self.analysis = None
         del self.states[ply + 1 :]
         del self.moves[ply:]
         self.flags = [flag for flag in self.flags if flag.ply <= ply]

@@ -97,6 +97,9 @@ def to_dict(match: Match, now: float | None = None) -> dict[str, Any]:
     result = match.result()
     if result is not None:
         record["result"] = result
+    if match.analysis is not None:
+        # Kept as it came: termgames.analysis_run checks it against the moves before it is used.
+        record["analysis"] = match.analysis
     return record
 
 
@@ -185,6 +188,8 @@ def from_dict(data: Any) -> Match:
         if actual is None:
             raise RecordError("the record claims a result but its moves do not finish the game")
         raise RecordError("the record's result does not match its moves (tampered?)")
+    # The optional analysis section, as written (an analysis that does not fit is analysed again, never trusted).
+    match.analysis = data.get("analysis")
     return match
 
 
@@ -375,6 +380,18 @@ def save(path: str | os.PathLike[str], match: Match, now: float | None = None) -
     except OSError as error:
         raise SaveError(f"cannot write {file}: {_why(error, target.parent)}") from None
     return file
+
+
+def save_analysis(path: str | os.PathLike[str], match: Match, section: Any) -> Path:
+    """Write ``section`` (raw JSON: :mod:`termgames.analysis_run` made and checks it) into the record at ``path`` as
+    its ``analysis``, atomically and under the record's lock, when the record still holds the moves of ``match``
+    (SaveError, one line, when a move was played meanwhile or the file cannot be written)."""
+    with locked(path):
+        current = load(path)
+        if [(m.seat, m.move) for m in current.moves] != [(m.seat, m.move) for m in match.moves]:
+            raise SaveError(f"{path}: the game went on while it was analysed; the analysis is not kept")
+        current.analysis = section
+        return save(path, current)
 
 
 def check_size(data: bytes) -> None:

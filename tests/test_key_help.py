@@ -12,9 +12,10 @@ from termgames.screens.replay import ReplayScreen
 
 
 def bound_keys(screen_class) -> set[str]:
-    """Every key the screen's own classes bind (what Textual merges for it, less Textual's own keys)."""
+    """Every key the screen's own classes and its board widget's bind (less Textual's own keys)."""
     keys: set[str] = set()
-    for cls in screen_class.__mro__:
+    board = getattr(screen_class, "board_class", None)
+    for cls in (*screen_class.__mro__, *(board.__mro__ if isinstance(board, type) else ())):
         if not cls.__module__.startswith("textual."):
             for binding in cls.__dict__.get("BINDINGS", []):
                 keys |= {key.strip() for key in binding.key.split(",")}
@@ -73,3 +74,16 @@ def test_a_shared_table_keeps_every_key_of_the_game_and_chats_on_a_free_one():
         assert len(mute) == 1 and mute[0].keys == [shared.MUTE_KEY] == ["M"]
         assert {row.text: row.keys for row in rows if row not in (chat[0], mute[0])} == game_rows
     assert shared_screen_class(MonUnrailScreen).CHAT_KEY == "slash"
+
+
+def test_keys_a_game_adds_through_its_board_are_in_its_help():
+    from termgames.widgets.board import BoardWidget
+
+    class Board(BoardWidget):
+        BINDINGS = [Binding("x", "mark", "Mark", tooltip="mark the cell for later")]
+
+    class Screen(GameScreen):
+        board_class = Board
+
+    rows = {row.text: row.keys for row in key_rows(Screen)}
+    assert rows["mark the cell for later"] == ["x"]

@@ -79,10 +79,13 @@ def bound_keys(screen_class: type[DOMNode]) -> set[str]:
 
 
 def key_rows(screen_class: type[DOMNode]) -> list[KeyRow]:
-    """The rows of the help for ``screen_class``: its own bindings first, then those it inherits."""
+    """The rows of the help for ``screen_class``: its own bindings first, then those it inherits, then its board
+    widget's (``board_class``: the keys a game adds through its board are the game's keys too)."""
     rows: dict[str, KeyRow] = {}
     taken: set[str] = set()
-    for cls in screen_class.__mro__:
+    board = getattr(screen_class, "board_class", None)
+    classes = [*screen_class.__mro__, *(board.__mro__ if isinstance(board, type) else ())]
+    for cls in classes:
         own = cls.__dict__.get("BINDINGS")
         if not own or cls.__module__.startswith("textual."):
             continue  # Textual's own (copying text, its focus keys): not the game's

@@ -16,6 +16,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..analysis import analysis_text
 from ..clock import clock_text, parse_clock
 from ..games import GAMES
 from ..match import HUMAN, Seat, parse_player
@@ -50,6 +51,7 @@ termgames over SSH: commands (or no command for the game screens)
   show TABLE [--json]                the board as your seat sees it
   move TABLE MOVE                    play one move
   record TABLE                       a finished game's record (save it; termgames replay FILE plays it)
+  analyse TABLE [--level L] [--json] a finished game analysed move by move (queued: ask again for it)
   ratings [GAME]                     the rated accounts of GAME (of every game without one)
   notify [off|bell|desktop]          how you hear of your move at other tables (--email ADDR, --confirm CODE,
                                      --no-email: mail while you are away, where the server sends it)
@@ -64,7 +66,8 @@ termgames over SSH: commands (or no command for the game screens)
   help                               this text"""
 
 COMMANDS = (
-    "challenge", "tournament", "tournaments", "tables", "show", "move", "record", "ratings", "notify", "web", "help",
+    "challenge", "tournament", "tournaments", "tables", "show", "move", "record", "analyse", "ratings", "notify",
+    "web", "help",
 )
 
 
@@ -141,6 +144,8 @@ def run_command(
             return _move(hub, player, args)
         if command == "record":
             return _record(hub, args)
+        if command in ("analyse", "analyze"):
+            return _analyse(hub, player, args, owner)
         if command == "ratings":
             return _ratings(hub, args)
         if command == "notify":
@@ -465,6 +470,29 @@ def _record(hub: Hub, args: list[str]) -> Result:
     if len(args) > 1:
         return _fail("record TABLE takes nothing else")
     return _ok(safe_record(hub.record_json(table)))
+
+
+def _analyse(hub: Hub, player: str, args: list[str], owner: str | None) -> Result:
+    """A finished table's analysis when it is kept, else queued (one at a time a person: see analyses.py)."""
+    usage = "analyse TABLE [--level LEVEL] [--json]"
+    as_json = "--json" in args
+    rest = [word for word in args if word != "--json"]
+    level = None
+    if "--level" in rest:
+        at = rest.index("--level")
+        if at + 1 >= len(rest):
+            return _fail(f"{usage}: --level needs a level")
+        level = rest[at + 1]
+        del rest[at : at + 2]
+    table = _table_arg(hub, rest, usage)
+    if len(rest) > 1:
+        return _fail(f"{usage} takes nothing else")
+    found, line = hub.analyses.request(table, owner or name_owner(player), level)
+    if found is None:
+        return Result(stderr=f"termgames: {line}\n", status=3)
+    if as_json:
+        return _ok(safe_json(found.json()))
+    return _ok(printable(analysis_text(found, f"{table.game.title}, table {table.id}")))
 
 
 def safe_record(text: str) -> str:

@@ -157,6 +157,15 @@ class ServerConfig:
         limits.CONFIRMATIONS_PER_HOUR, "--max-confirmations-per-hour",
         "Confirmation mails (notify --email) the whole server sends an hour.", minimum=1,
     )
+    analyses_per_day: int = _setting(
+        limits.ANALYSES_PER_DAY, "--analyses-per-day",
+        "Finished tables one person may have analysed a day (ssh HOST analyse TABLE; the guests of one address "
+        "together).", minimum=1,
+    )
+    max_analyses_waiting: int = _setting(
+        limits.MAX_ANALYSES_WAITING, "--max-analyses-waiting", "Analyses the server keeps waiting at once.",
+        minimum=1,
+    )
     ai_threads: int = _setting(limits.AI_THREADS, "--ai-threads",
                                "Threads the computer players think in (shared fairly by tables).", minimum=1)
     db: str | None = _setting(

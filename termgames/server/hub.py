@@ -47,6 +47,7 @@ from ..rules import RuleError, get_game
 from ..timesource import SYSTEM, CallableTime, TimeSource, utc_now
 from ..untrusted import fold_name
 from .address import SshAddress
+from .analyses import Analyses
 from .clocks import ClockedTable, Timekeeper, clock_text, stored_clock
 from .config import ServerConfig
 from .idle import IdleTables, closed_record_text
@@ -144,6 +145,8 @@ class Hub:
         self.notices = Notices(self, mail, self.config.mail_every)
         #: Closes the tables without a move for idle_days (a guest's table: guest_idle_days).
         self.idle = IdleTables(self, self.config.idle_days, self.config.guest_idle_days)
+        #: ``ssh HOST analyse TABLE``: finished tables analysed one at a time, off the loop, a few a day a person.
+        self.analyses = Analyses(self, clock=self.time_source.monotonic)
         #: The one timer of every running clock, and the heartbeat.
         self.timekeeper = Timekeeper(self)
         #: The tournaments: their rounds paired and started from their own timer (:mod:`.tournaments`).
@@ -232,6 +235,7 @@ class Hub:
             if task is not None:
                 task.cancel()
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.analyses.close()
         self.notices.close()
 
     # -- tables --------------------------------------------------------------------
@@ -494,6 +498,13 @@ class Hub:
                 os.chmod(path.parent, 0o700)
             except OSError as error:
                 log.error("table %s: record not written: %s", table.id, error)
+
+    def save_record_text(self, table: LiveTable, text: str) -> None:
+        """Keep ``text`` as the finished table's record: with the table in the store, and in ``records/``."""
+        self.store.save_record(table.id, text)
+        path = self.record_path(table)
+        if path is not None:
+            write_atomically(path, text.encode("utf-8"), mode=0o600)
 
     def record_path(self, table: LiveTable) -> Path | None:
         if self.records_dir is None:

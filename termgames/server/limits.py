@@ -106,6 +106,10 @@ class RateLimit:
                 del self._buckets[key]
         return True
 
+#: ``ssh HOST analyse TABLE``: analyses one person (a key; the guests of one address) may start a day, and the
+#: most the server keeps waiting (each is up to 2 s of a processor a move, in one low-priority thread).
+ANALYSES_PER_DAY = 5
+MAX_ANALYSES_WAITING = 20
 #: Tournaments (issue 35): open ones (waiting or running) a person may create, and enter.
 MAX_TOURNAMENTS_PER_PLAYER = 2
 MAX_TOURNAMENT_ENTRIES_PER_PLAYER = 5

@@ -253,6 +253,11 @@ class Board(Widget, Generic[ViewT], can_focus=True):
         """What the glyphs mean, drawn in their own colours, for the side panel."""
         return []
 
+    def suggest(self, move: str | None) -> bool:
+        """Mark ``move`` (the analysis's better move, in the game's notation) on the board, or take the mark off
+        with None; False when this board cannot draw it (the replay then only names it)."""
+        return False
+
     def text_lines(self) -> list[str]:
         """The board as plain text (what tests and screen readers look at)."""
         return []

@@ -30,6 +30,8 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         self._goal: tuple[int, int] | None = None
         #: Where the last drawing put each cell's mark: (line, column) -> cell, for clicks.
         self._cell_at: dict[tuple[int, int], int] = {}
+        #: The analysis's better claim (a replay), drawn between brackets; None when there is none.
+        self.suggested: str | None = None
 
     # -- geometry ----------------------------------------------------------
 
@@ -134,7 +136,17 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
         pieces.append(("\n", style()))
         pieces.append((self.glyphs.obliging, style(self.palette.warn, bold=True)))
         pieces.append((" earns another claim", style()))
+        if self.suggested is not None:
+            warn = style(self.palette.warn, bold=True)
+            pieces += [("\n", style()), (self.glyphs.cursor_left, warn), (" ", style()),
+                       (self.glyphs.cursor_right, warn), (f" better: {self.suggested}", style())]
         return pieces
+
+    def suggest(self, move: str | None) -> bool:
+        if move != self.suggested:
+            self.suggested = move
+            self.redraw()
+        return True
 
     def on_click(self, event: Click) -> None:
         """A click on a cell puts the cursor there; a click on the cursor's cell claims it."""
@@ -226,6 +238,10 @@ class CopolymerBoard(BoardWidget[CopolymerView]):
                 put(line, x - 1, marks.cursor_left, bracket)
                 put(line, x + 1, marks.cursor_right, bracket)
                 self._cursor_box = (line, x - 1, 3)
+            if self.suggested is not None and board.names[cell] == self.suggested and cell != self.cursor:
+                bracket = style(palette.warn, bold=True)
+                put(line, x - 1, marks.cursor_left, bracket)
+                put(line, x + 1, marks.cursor_right, bracket)
             put(line, x, mark, look)
 
         # Trailing spaces go whatever their style: the board is as wide as its widest row's marks.

@@ -32,7 +32,7 @@ from textual.events import Click
 from textual.geometry import Region
 
 from ..messages import CursorMoved
-from ..rules.base import possessive
+from ..rules.base import RuleError, possessive
 from ..rules.monunrail import (
     COLUMN_LETTERS,
     COLUMNS,
@@ -44,6 +44,7 @@ from ..rules.monunrail import (
     S,
     W,
     cell_name,
+    parse_move,
 )
 from .board import BoardWidget, Canvas, Piece
 from .palette import style
@@ -172,6 +173,19 @@ class MonUnrailBoard(BoardWidget[MonUnrailView]):
         self.hint_cells = cells
         self.hint_lines = lines
         self.redraw()
+
+    def suggest(self, move: str | None) -> bool:
+        """The analysis's better move marked as a hint is (``!``), and named under the legend."""
+        if move is None:
+            if self.hint_lines[:1] == [("Better: ", "bold")]:
+                self.set_hint(frozenset(), [])
+            return True
+        try:
+            cells = frozenset(parse_move(move).cells)
+        except RuleError:
+            cells = frozenset()
+        self.set_hint(cells, [("Better: ", "bold"), (f"{move}\n", "good")])
+        return True
 
     def clear_pending(self) -> None:
         self.pending = {}

@@ -123,6 +123,8 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
         self._lines: list[Strip] = []
         self._line_turns: list[int] = []
         self._follow = True
+        #: A mark after each move by its ply (1-based): an analysed replay's ``?!``, ``?``, ``??``.
+        self.marks: dict[int, str] = {}
         #: Whether the last line was in sight at the last scroll (kept across a change of height).
         self._at_end = True
         #: Whether it has been given a size yet.
@@ -165,7 +167,7 @@ class MoveLog(StylePerPass, ScrollView, can_focus=True, inherit_bindings=False):
             highlighted = None
             for move in moves:
                 ply += 1
-                texts.append(log_line(view, move, ply - 1))
+                texts.append(log_line(view, move, ply - 1) + self.marks.get(ply, ""))
                 if ply == highlight_ply:
                     highlighted = len(texts) - 1
             keys.append((number, view.players[seat], tuple(texts), highlighted))

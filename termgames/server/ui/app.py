@@ -16,6 +16,7 @@ from typing import Any
 from textual import events
 from textual.message import Message
 
+from ...analysis import analysis_json
 from ...rules import RuleError
 from ...screens import game_screen_class
 from ..hub import Hub
@@ -247,6 +248,9 @@ class ServeApp(ServeHost):
         if not live.over:
             self.notify("Only finished games are replayed", severity="warning")
             return
+        if live.match.analysis is None:  # an analysis kept with its record (ssh HOST analyse TABLE) shows in it
+            found = self.hub.analyses.kept(live, None)
+            live.match.analysis = None if found is None else analysis_json(found)
         self.open_replay(live.match, f"table {live.id}")
 
     def rematch_table(self, shared: SharedTable) -> None:
