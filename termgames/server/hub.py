@@ -71,6 +71,7 @@ from .people import (
     name_owner,
 )
 from .pool import FairPool
+from .seeks import Seeks
 from .stores.interface import (
     PlayerRating,
     Quota,
@@ -139,6 +140,10 @@ class Hub:
         self.notices = Notices(self, mail, self.config.mail_every)
         #: Closes the tables without a move for idle_days (a guest's table: guest_idle_days).
         self.idle = IdleTables(self, self.config.idle_days, self.config.guest_idle_days)
+        #: Seeks and quick pairing (:mod:`.seeks`): kept by the store, paired by every server sharing it.
+        self.seeks = Seeks(self)
+        if not store.shared:  # a server with a database of its own starts with nobody connected
+            self.seeks.drop_live()
         #: The one timer of every running clock, and the heartbeat.
         self.timekeeper = Timekeeper(self)
         # The time no server ran is not charged to any clock: credited before a table is read.
@@ -379,6 +384,10 @@ class Hub:
             if key is not None:
                 return key_owner(key)
         return name_owner(player)
+
+    def check_new_table(self, owner: str) -> None:
+        """RuleError (a clear refusal) when ``owner`` may not open one more table now (a seek's table)."""
+        self._check_table_limits(owner)
 
     def _check_table_limits(self, owner: str, computers_only: bool = False) -> None:
         """RuleError (a clear refusal) when the owner or the server has as many open tables as allowed."""

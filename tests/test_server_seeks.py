@@ -1,0 +1,294 @@
+"""Seeks and quick pairing (``ssh HOST seek``, the lobby's seek list): pairing, limits, expiry, restarts, servers
+sharing one PostgreSQL, and the commands over real SSH clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import asyncssh
+import pytest
+from hubkit import pg_servers, until
+from sshterm import command, connect
+
+from termgames.clock import ClockSpec
+from termgames.games import GAMES
+from termgames.rules import RuleError
+from termgames.server.commands import run_command
+from termgames.server.hub import Hub
+from termgames.server.notices import Notice
+from termgames.server.people import guest_owner, key_owner, name_owner
+from termgames.server.ssh import start_server
+
+LIVE = ClockSpec.parse("5m+3s")
+DAYS = ClockSpec.parse("3d/move")
+
+
+class Clock:
+    """The hub's clock (seconds since the epoch), moved on by the test: no test waits for time to pass."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def later(self, days: float = 0.0, hours: float = 0.0) -> None:
+        self.now += days * 86400 + hours * 3600
+
+
+class Heard:
+    """A connected player's app, as the notices see it: the notices it was handed."""
+
+    def __init__(self) -> None:
+        self.notices: list[Notice] = []
+
+    def __call__(self, notice: Notice) -> None:
+        self.notices.append(notice)
+
+
+def make_hub(new_store, folder, clock: Clock | None = None, **settings) -> Hub:
+    hub = Hub(new_store(), folder / "records", now=clock or time.time, **settings)
+    return hub
+
+
+def seek(hub: Hub, player: str, game: str = "copolymer", options=None, **kwargs):
+    return hub.seeks.seek(player, name_owner(player), game, options or {"size": 5}, **kwargs)
+
+
+def test_two_seeks_that_fit_make_a_table_at_once_and_the_first_seeker_hears_it(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    alice = Heard()
+    hub.notices.attach("alice", alice)
+    waiting = seek(hub, "alice", clock=DAYS)
+    assert waiting.table is None and waiting.seek is not None
+    assert [s.player for s in hub.seeks.current()] == ["alice"]
+    paired = seek(hub, "bob", clock=DAYS)
+    table = paired.table
+    assert table is not None and sorted(table.names) == ["alice", "bob"]
+    assert table.rated and str(table.match.clock) == "3d/move" and table.match.options["size"] == 5
+    assert hub.seeks.current() == []  # both seeks made the table: gone
+    assert [n.kind for n in alice.notices] == ["challenge"] and f"#{table.id}" in alice.notices[0].text
+    assert "bob" in alice.notices[0].text
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ({"clock": DAYS}, {"clock": ClockSpec.parse("1d/move")}),
+        ({"clock": DAYS}, {"clock": DAYS, "rated": False}),
+        ({"clock": DAYS, "options": {"size": 5}}, {"clock": DAYS, "options": {"size": 7}}),
+        ({"clock": DAYS, "rating_range": (30.0, 40.0)}, {"clock": DAYS}),  # bob (25, unrated) is not in alice's range
+        ({"clock": DAYS}, {"clock": DAYS, "rating_range": (0.0, 20.0)}),  # nor alice in bob's
+    ],
+)
+def test_seeks_that_differ_wait_side_by_side(tmp_path, new_store, first, second):
+    hub = make_hub(new_store, tmp_path)
+    assert seek(hub, "alice", **first).table is None
+    assert seek(hub, "bob", **second).table is None
+    assert sorted(s.player for s in hub.seeks.current()) == ["alice", "bob"]
+
+
+def test_ones_own_seeks_never_meet_and_within_range_they_do(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    assert seek(hub, "alice", clock=DAYS, rating_range=(20.0, 30.0)).table is None
+    assert seek(hub, "alice", clock=DAYS).table is None  # her own: not a partner
+    assert len(hub.seeks.of("alice")) == 2
+    table = seek(hub, "bob", clock=DAYS, rating_range=(24.0, 26.0)).table
+    assert table is not None and sorted(table.names) == ["alice", "bob"]
+    assert len(hub.seeks.of("alice")) == 1  # the oldest that fitted made the table
+
+
+def test_a_person_has_a_bounded_number_of_seeks_and_the_refusal_names_the_limit(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, max_seeks_per_player=2)
+    owner = key_owner("SHA256:alice")
+    for size in (5, 7):
+        hub.seeks.seek("alice", owner, "copolymer", {"size": size}, clock=DAYS)
+    with pytest.raises(RuleError, match=r"2 seeks waiting, the limit per player .--max-seeks-per-player."):
+        hub.seeks.seek("alice2", owner, "copolymer", {"size": 9}, clock=DAYS)  # another name of her key
+    # The guests of one address are one person; guests seek casual games only.
+    guests = guest_owner("203.0.113.9")
+    hub.notices.attach("guest-a-1", Heard())
+    with pytest.raises(RuleError, match="guests seek casual games only"):
+        hub.seeks.seek("guest-a-1", guests, "copolymer", {"size": 5}, clock=DAYS, rated=True)
+    for size in (5, 7):
+        assert not hub.seeks.seek("guest-a-1", guests, "copolymer", {"size": size}, clock=DAYS).seek.rated
+    with pytest.raises(RuleError, match="the guests of your address have 2 seeks waiting"):
+        hub.seeks.seek("guest-b-2", guests, "copolymer", {"size": 9}, clock=DAYS)
+
+
+def test_a_seek_taken_from_the_list_makes_its_table_and_the_checks_hold(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    rated = seek(hub, "alice", clock=DAYS).seek
+    casual = seek(hub, "carol", options={"size": 7}, clock=DAYS, rated=False).seek
+    narrow = seek(hub, "dave", options={"size": 9}, clock=DAYS, rating_range=(40.0, 50.0)).seek
+    with pytest.raises(RuleError, match="is yours"):
+        hub.seeks.take("alice", name_owner("alice"), rated.id)
+    with pytest.raises(RuleError, match="guests take casual seeks only"):
+        hub.seeks.take("guest-x-1", guest_owner("203.0.113.9"), rated.id)
+    with pytest.raises(RuleError, match="is for ratings 40-50"):
+        hub.seeks.take("bob", name_owner("bob"), narrow.id)
+    with pytest.raises(RuleError, match="there is no seek 99"):
+        hub.seeks.take("bob", name_owner("bob"), 99)
+    table = hub.seeks.take("bob", name_owner("bob"), rated.id).table
+    assert table is not None and sorted(table.names) == ["alice", "bob"] and table.rated
+    guest_table = hub.seeks.take("guest-x-1", guest_owner("203.0.113.9"), casual.id).table
+    assert guest_table is not None and not guest_table.rated
+    with pytest.raises(RuleError, match="there is no seek"):
+        hub.seeks.take("erin", name_owner("erin"), rated.id)  # taken already
+    assert [s.id for s in hub.seeks.current()] == [narrow.id]
+
+
+def test_a_seek_for_three_waits_for_three(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    options = {}
+    assert hub.seeks.seek("alice", name_owner("alice"), "mono", options, seats=3, clock=DAYS).table is None
+    assert hub.seeks.seek("bob", name_owner("bob"), "mono", options, seats=2, clock=DAYS).table is None  # two seats
+    assert hub.seeks.seek("carol", name_owner("carol"), "mono", options, seats=3, clock=DAYS).table is None
+    table = hub.seeks.seek("dave", name_owner("dave"), "mono", options, seats=3, clock=DAYS).table
+    assert table is not None and sorted(table.names) == ["alice", "carol", "dave"]
+    with pytest.raises(RuleError, match="Copolymer is played by 2 to 2 players, not 3"):
+        seek(hub, "erin", seats=3, clock=DAYS)
+
+
+def test_a_live_seek_waits_while_its_owner_is_connected(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    with pytest.raises(RuleError, match=r"a live seek .5m\+3s. waits while you have a screen open"):
+        seek(hub, "alice", clock=LIVE)
+    app = Heard()
+    hub.notices.attach("alice", app)
+    seek(hub, "alice", clock=LIVE)
+    seek(hub, "alice", options={"size": 7}, clock=DAYS)
+    hub.notices.detach("alice", app)
+    hub.seeks.owner_left("alice")
+    assert [s.clock for s in hub.seeks.current()] == ["3d/move"]  # the live one ended with her visit
+
+
+def test_a_correspondence_seek_expires_after_seek_days(tmp_path, new_store):
+    clock = Clock()
+    hub = make_hub(new_store, tmp_path, clock, seek_days=2.0)
+    seek(hub, "alice", clock=DAYS)
+    clock.later(days=1.9)
+    assert len(hub.seeks.current()) == 1
+    clock.later(days=0.2)
+    assert hub.seeks.current() == []
+    assert hub.store.seeks() == []  # dropped from the store too
+
+
+def test_seeks_survive_a_restart_but_live_ones_whose_owners_left_do_not(tmp_path):
+    from termgames.server.stores.sqlite import Store
+
+    hub = Hub(Store(tmp_path / "db.sqlite"), tmp_path / "records")
+    hub.notices.attach("alice", Heard())
+    seek(hub, "alice", clock=LIVE)
+    seek(hub, "alice", options={"size": 7}, clock=DAYS)
+    hub.close()
+    hub.store.close()
+    again = Hub(Store(tmp_path / "db.sqlite"), tmp_path / "records")
+    try:
+        assert [s.clock for s in again.seeks.current()] == ["3d/move"]
+    finally:
+        again.close()
+        again.store.close()
+
+
+def test_the_commands_seek_seeks_json_and_unseek(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    made = run_command(hub, "alice", "seek copolymer --size 7 --clock 3d/move --rating-range 20-30")
+    assert made.status == 0 and made.stdout.startswith("seek 1 waits: #1 Copolymer")
+    listed = json.loads(run_command(hub, "bob", "seeks --json").stdout)
+    assert listed == [
+        {"id": 1, "game": "copolymer", "by": "alice", "options": {"shape": "hexagon", "size": 7}, "clock": "3d/move",
+         "rated": True, "seats": 2, "rating_range": [20.0, 30.0]}
+    ]
+    assert run_command(hub, "alice", "seeks").stdout.startswith("*#1 Copolymer")
+    refused = run_command(hub, "bob", "unseek 1")
+    assert refused.status == 2 and "you have no seek 1" in refused.stderr
+    bad = run_command(hub, "bob", "seek copolymer --rating-range high")
+    assert bad.status == 2 and bad.stderr.count("\n") == 1 and "--rating-range takes LO-HI" in bad.stderr
+    taken = run_command(hub, "bob", "seek --take 1")
+    assert taken.status == 0 and taken.stdout.split(":")[0].isdigit()
+    table_id = int(taken.stdout.split(":")[0])
+    assert f"{table_id}" in run_command(hub, "alice", "tables").stdout  # listed like any other table
+    run_command(hub, "alice", "seek monunrail --clock 3d/move")
+    assert run_command(hub, "alice", "unseek").stdout.startswith("took back seek")
+    assert run_command(hub, "alice", "seeks --json").stdout.strip() == "[]"
+
+
+def test_every_game_offers_quick_pairings_that_are_clocks():
+    for game in GAMES.values():
+        assert game.quick_pairings, game.name
+        for spec in game.quick_pairings:
+            assert str(ClockSpec.parse(spec)) == spec
+
+
+# -- servers sharing one PostgreSQL ---------------------------------------------------------------
+
+
+async def test_two_servers_never_both_take_one_seek(pg_url, tmp_path):
+    async with pg_servers(pg_url, tmp_path, 2) as (a, b):
+        waiting = seek(a, "alice", clock=DAYS).seek
+        assert waiting is not None
+        b.seeks.changed()
+        # Both servers take it at the same moment, from the list they hold: one table only.
+        made = []
+        for hub, taker in ((a, "bob"), (b, "carol")):
+            try:
+                made.append(hub.seeks.take(taker, name_owner(taker), waiting.id).table)
+            except RuleError as error:
+                made.append(str(error))
+        tables = [t for t in made if not isinstance(t, str)]
+        assert len(tables) == 1 and "just taken by someone else" in next(m for m in made if isinstance(m, str))
+        assert a.store.seeks() == []
+
+
+async def test_seeks_made_at_two_servers_meet(pg_url, tmp_path):
+    async with pg_servers(pg_url, tmp_path, 2) as (a, b):
+        # As if made at the same moment: neither server saw the other's seek when it paired its own.
+        a.seeks.seek("alice", name_owner("alice"), "copolymer", {"size": 5}, clock=DAYS)
+        b.seeks._kept = []
+        b.seeks._seen.update(s.id for s in b.store.seeks())
+        original = b.seeks.current
+        b.seeks.current = lambda: [s for s in original() if s.player != "alice"]  # (its news not heard yet)
+        assert b.seeks.seek("bob", name_owner("bob"), "copolymer", {"size": 5}, clock=DAYS).table is None
+        b.seeks.current = original
+        await until(lambda: any(not t.over for t in a.tables.values()) and any(not t.over for t in b.tables.values()))
+        await asyncio.sleep(0.3)  # both servers heard the news: still exactly one table
+        open_tables = {t.id for t in a.tables.values()} | {t.id for t in b.tables.values()}
+        assert len(open_tables) == 1
+        assert a.store.seeks() == []
+
+
+# -- over SSH ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def keys():
+    return {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob")}
+
+
+async def test_seeks_over_ssh_a_lobby_seek_taken_by_a_command(tmp_path, keys, db_url):
+    server = await start_server(tmp_path, "127.0.0.1", 0, db=db_url)
+    try:
+        alice = await connect(server.port, "alice", keys["alice"])
+        await alice.wait_for("Seeks")
+        made = await command(server.port, "alice", keys["alice"], "seek copolymer --size 5 --clock 5m+3s")
+        assert made.exit_status == 0 and "waits" in made.stdout
+        await alice.wait_for("#1 Copolymer")  # her lobby lists it
+        listed = await command(server.port, "bob", keys["bob"], "seeks --json")
+        assert json.loads(listed.stdout)[0]["by"] == "alice"
+        refused = await command(server.port, "bob", keys["bob"], "seek --take 1")
+        assert refused.exit_status == 2 and "waits while you have a screen open" in refused.stderr
+        bob = await connect(server.port, "bob", keys["bob"])
+        await bob.wait_for("#1 Copolymer")
+        taken = await command(server.port, "bob", keys["bob"], "seek --take 1")
+        assert taken.exit_status == 0, taken.stderr
+        table_id = taken.stdout.split(":")[0]
+        await alice.wait_for(f"table #{table_id}, Copolymer")  # her notice: the game is ready
+        tables = await command(server.port, "alice", keys["alice"], "tables")
+        assert f"{table_id}  copolymer" in tables.stdout
+        await alice.close()
+        await bob.close()
+    finally:
+        await server.close()
