@@ -292,3 +292,55 @@ async def test_seeks_over_ssh_a_lobby_seek_taken_by_a_command(tmp_path, keys, db
         await bob.close()
     finally:
         await server.close()
+
+
+# -- the lobby ---------------------------------------------------------------------------------------
+
+
+async def test_the_lobby_lists_seeks_a_quick_pairing_line_seeks_and_enter_on_a_seek_seats_both(
+    tmp_path, new_store, monkeypatch
+):
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.lobby import LobbyScreen
+    from termgames.server.ui.seek_lines import QUICK
+    from termgames.server.ui.shared_game import SharedGameMixin
+
+    monkeypatch.setattr("termgames.server.hub.LOBBY_NEWS_DELAY", 0)  # the lobbies hear at once
+    hub = make_hub(new_store, tmp_path)
+    alice, bob = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="bob")
+
+    async def settle(*pilots) -> None:
+        for _ in range(3):
+            for pilot in pilots:
+                await pilot.pause()
+
+    def choose(app, option_id: str) -> None:
+        listing = app.screen.query_one("#tables")
+        listing.highlighted = next(i for i, o in enumerate(listing.options) if o.id == option_id)
+
+    async with alice.run_test(size=(100, 40)) as pa, bob.run_test(size=(100, 40)) as pb:
+        assert isinstance(alice.screen, LobbyScreen)
+        line = QUICK.index(("copolymer", "5m+3s"))
+        choose(alice, f"quick:{line}")
+        await pa.press("enter")  # seeks Copolymer 5m+3s
+        await settle(pa, pb)
+        assert [(s.game, s.clock, s.player) for s in hub.seeks.current()] == [("copolymer", "5m+3s", "alice")]
+        await pa.press("enter")  # again: cancels
+        await settle(pa, pb)
+        assert hub.seeks.current() == []
+        await pa.press("enter")
+        await settle(pa, pb)
+        seek_id = hub.seeks.current()[0].id
+        # bob's lobby lists it; Enter on it makes the table, and both are seated.
+        listing = bob.screen.query_one("#tables")
+        assert any(o.id == f"seek:{seek_id}" for o in listing.options)
+        choose(bob, f"seek:{seek_id}")
+        await pb.press("enter")
+        await settle(pa, pb)
+        assert isinstance(bob.screen, SharedGameMixin)
+        table = bob.screen.table.live
+        assert sorted(table.names) == ["alice", "bob"] and str(table.match.clock) == "5m+3s"
+        assert hub.seeks.current() == []
+        assert any(f"table #{table.id}" in str(toast.message) for toast in alice._notifications)  # she hears it
+    # Their screens closed: a live seek left behind would have ended with them.
+    assert hub.seeks.current() == []

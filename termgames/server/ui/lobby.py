@@ -29,6 +29,7 @@ from ...screens.start import SetupScreen
 from ...widgets.footer import Footer
 from ..commands import ratings_text, time_left_for
 from ..logs import error_line
+from .seek_lines import seek_chosen, seek_options
 
 if TYPE_CHECKING:
     from textual import getters
@@ -112,7 +113,7 @@ class LobbyList(OptionList):
 
 def table_of(option: Option | None) -> int | None:
     """The table number of a lobby line (None: a heading, or nothing)."""
-    if option is None or option.id is None:
+    if option is None or option.id is None or option.id.startswith(("seek:", "quick:")):  # (a seek's number)
         return None
     return int(option.id.partition(":")[2])
 
@@ -192,6 +193,7 @@ class LobbyScreen(Screen[None]):
         # The line under the cursor is a table, not a place in the list: it stays chosen (by its number) when
         # tables come, go or move from one section to another, or a key meant for it would reach another.
         kept = table_of(listing.highlighted_option)
+        kept_id = listing.highlighted_option.id if listing.highlighted_option is not None else None
         options: list[Option] = []
         clocked: list[Any] = []
         sections: list[tuple[str, str, list[Any]]] = [
@@ -214,12 +216,18 @@ class LobbyScreen(Screen[None]):
                     options.append(Option(Text(f"  #{table.id} cannot be shown", style="dim"), disabled=True))
                     continue
                 options.append(Option(line, id=f"{kind}:{table.id}"))
+            if kind == "watch":
+                options.extend(seek_options(hub, player))
         self._clocked = clocked
         listing.clear_options()
         listing.add_options(options)
         target = listing.table_index(kept) if kept is not None else None
-        if target is None:
-            target = next((i for i, option in enumerate(options) if not option.disabled), None)
+        if kept_id is not None and kept_id.startswith(("seek:", "quick:")):  # a seek's line is no table's
+            target = next((i for i, option in enumerate(options) if option.id == kept_id), None)
+        if target is None:  # a table's line first: Enter on a seek's line would seek
+            lines = [i for i, option in enumerate(options) if not option.disabled]
+            target = next((i for i in lines if not str(options[i].id).startswith(("seek:", "quick:"))), None)
+            target = lines[0] if target is None and lines else target
         listing.highlighted = target
 
     def _line(self, table: Any) -> Text:
@@ -250,6 +258,9 @@ class LobbyScreen(Screen[None]):
         kind, _, number = event.option.id.partition(":")
         table_id = int(number)
         app = self.app
+        if kind in ("seek", "quick"):
+            seek_chosen(app, app.owner, kind, table_id)
+            return
         if kind == "done":
             app.replay_table(table_id)
         else:
