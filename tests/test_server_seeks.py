@@ -314,22 +314,28 @@ async def test_the_lobby_lists_seeks_a_quick_pairing_line_seeks_and_enter_on_a_s
             for pilot in pilots:
                 await pilot.pause()
 
-    def choose(app, option_id: str) -> None:
-        listing = app.screen.query_one("#tables")
+    def choose(app, option_id: str, list_id: str = "#tables") -> None:
+        listing = app.screen.query_one(list_id)
         listing.highlighted = next(i for i, o in enumerate(listing.options) if o.id == option_id)
 
     async with alice.run_test(size=(100, 40)) as pa, bob.run_test(size=(100, 40)) as pb:
         assert isinstance(alice.screen, LobbyScreen)
+        await pa.press("s")  # the quick-pairing screen
+        await settle(pa)
         line = QUICK.index(("copolymer", "5m+3s"))
-        choose(alice, f"quick:{line}")
+        choose(alice, f"quick:{line}", "#quick-pairing")
         await pa.press("enter")  # seeks Copolymer 5m+3s
         await settle(pa, pb)
         assert [(s.game, s.clock, s.player) for s in hub.seeks.current()] == [("copolymer", "5m+3s", "alice")]
+        assert "seeking" in str(alice.screen.query_one("#quick-pairing").get_option(f"quick:{line}").prompt)
         await pa.press("enter")  # again: cancels
         await settle(pa, pb)
         assert hub.seeks.current() == []
         await pa.press("enter")
         await settle(pa, pb)
+        await pa.press("escape")
+        await settle(pa, pb)
+        assert isinstance(alice.screen, LobbyScreen)
         seek_id = hub.seeks.current()[0].id
         # bob's lobby lists it; Enter on it makes the table, and both are seated.
         listing = bob.screen.query_one("#tables")
@@ -344,3 +350,11 @@ async def test_the_lobby_lists_seeks_a_quick_pairing_line_seeks_and_enter_on_a_s
         assert any(f"table #{table.id}" in str(toast.message) for toast in alice._notifications)  # she hears it
     # Their screens closed: a live seek left behind would have ended with them.
     assert hub.seeks.current() == []
+
+
+def test_a_player_at_her_seek_limit_still_takes_a_seek_for_two(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path, max_seeks_per_player=1)
+    seek(hub, "bob", options={"size": 7}, clock=DAYS)
+    offered = seek(hub, "alice", clock=DAYS).seek
+    table = hub.seeks.take("bob", name_owner("bob"), offered.id).table  # takes one, adds none
+    assert table is not None and sorted(table.names) == ["alice", "bob"]

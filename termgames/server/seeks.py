@@ -208,9 +208,10 @@ class Seeks:
         )
         return self._add_and_pair(made)
 
-    def may_seek(self, player: str, owner: str, clock: ClockSpec | None) -> None:
-        """RuleError in one line unless ``player`` (counted as ``owner``) may make one more seek now."""
-        waiting = self.current()
+    def may_seek(self, player: str, owner: str, clock: ClockSpec | None, counted: bool = True) -> None:
+        """RuleError in one line unless ``player`` (counted as ``owner``) may make one more seek now (``counted``
+        False: she takes one, and adds none)."""
+        waiting = self.current() if counted else []
         if len(waiting) >= self.hub.config.max_seeks:
             raise RuleError(f"the server has {len(waiting)} seeks waiting, its limit (--max-seeks): try again later")
         mine = sum(1 for seek in waiting if seek.owner == owner)
@@ -241,7 +242,7 @@ class Seeks:
         if not _within(seek, mine):
             raise RuleError(f"seek {seek_id} is for ratings {seek.low:g}-{seek.high:g}, and yours is {mine:.1f}")
         clock = ClockSpec.parse(seek.clock) if seek.clock else None
-        self.may_seek(player, owner, clock)
+        self.may_seek(player, owner, clock, counted=seek.seats > 2)
         now = datetime.fromtimestamp(self.hub.now(), UTC)
         hers = replace(seek, id=0, player=player, owner=owner, low=None, high=None, created=iso(now))
         if seek.seats == 2:

@@ -29,7 +29,7 @@ from ...screens.start import SetupScreen
 from ...widgets.footer import Footer
 from ..commands import ratings_text, time_left_for
 from ..logs import error_line
-from .seek_lines import seek_chosen, seek_options
+from .seek_lines import QuickPairingScreen, seek_chosen, seek_options
 
 if TYPE_CHECKING:
     from textual import getters
@@ -113,7 +113,7 @@ class LobbyList(OptionList):
 
 def table_of(option: Option | None) -> int | None:
     """The table number of a lobby line (None: a heading, or nothing)."""
-    if option is None or option.id is None or option.id.startswith(("seek:", "quick:")):  # (a seek's number)
+    if option is None or option.id is None or option.id.startswith("seek:"):  # (a seek's number)
         return None
     return int(option.id.partition(":")[2])
 
@@ -137,6 +137,7 @@ class LobbyScreen(Screen[None]):
         Binding("n", "new_table", "New table"),
         Binding("w", "watch", "Watch"),
         Binding("r", "ratings", "Ratings"),
+        Binding("s", "quick_pairing", "Seek"),
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
         Binding("q", "quit", "Quit"),
@@ -222,12 +223,10 @@ class LobbyScreen(Screen[None]):
         listing.clear_options()
         listing.add_options(options)
         target = listing.table_index(kept) if kept is not None else None
-        if kept_id is not None and kept_id.startswith(("seek:", "quick:")):  # a seek's line is no table's
+        if kept_id is not None and kept_id.startswith("seek:"):  # a seek's line is no table's
             target = next((i for i, option in enumerate(options) if option.id == kept_id), None)
-        if target is None:  # a table's line first: Enter on a seek's line would seek
-            lines = [i for i, option in enumerate(options) if not option.disabled]
-            target = next((i for i in lines if not str(options[i].id).startswith(("seek:", "quick:"))), None)
-            target = lines[0] if target is None and lines else target
+        if target is None:  # a table's line, never a seek's by itself: Enter there would seek
+            target = next((i for i, option in enumerate(options) if table_of(option) is not None), None)
         listing.highlighted = target
 
     def _line(self, table: Any) -> Text:
@@ -258,7 +257,7 @@ class LobbyScreen(Screen[None]):
         kind, _, number = event.option.id.partition(":")
         table_id = int(number)
         app = self.app
-        if kind in ("seek", "quick"):
+        if kind == "seek":
             seek_chosen(app, app.owner, kind, table_id)
             return
         if kind == "done":
@@ -276,6 +275,9 @@ class LobbyScreen(Screen[None]):
 
     def action_ratings(self) -> None:
         self.app.push_screen(RatingsScreen(ratings_text(self.app.hub)))
+
+    def action_quick_pairing(self) -> None:
+        self.app.push_screen(QuickPairingScreen(self.app))
 
     def action_new_table(self) -> None:
         self.app.push_screen(GameChoiceScreen(), self._game_chosen)
