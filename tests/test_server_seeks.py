@@ -358,3 +358,21 @@ def test_a_player_at_her_seek_limit_still_takes_a_seek_for_two(tmp_path, new_sto
     offered = seek(hub, "alice", clock=DAYS).seek
     table = hub.seeks.take("bob", name_owner("bob"), offered.id).table  # takes one, adds none
     assert table is not None and sorted(table.names) == ["alice", "bob"]
+
+
+def test_the_store_takes_seeks_all_or_none(tmp_path, new_store):
+    from termgames.server.stores.interface import StoredSeek
+
+    store = new_store()
+    made = [
+        store.add_seek(StoredSeek(0, "copolymer", {"size": 5}, 2, "3d/move", True, name, f"name:{name}", None, 20.0,
+                                  False, "2026-01-01T00:00:00+00:00", "2026-01-04T00:00:00+00:00"))
+        for name in ("alice", "bob", "carol")
+    ]
+    assert [s.player for s in store.seeks()] == ["alice", "bob", "carol"]
+    assert store.seeks()[0].high == 20.0 and store.seeks()[0].low is None
+    assert store.drop_seeks([made[1]]) == 1
+    assert not store.take_seeks([made[0], made[1]])  # bob's is gone: alice's stays
+    assert [s.player for s in store.seeks()] == ["alice", "carol"]
+    assert store.take_seeks([made[0], made[2]])
+    assert store.seeks() == [] and not store.take_seeks([made[0]])
