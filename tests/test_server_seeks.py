@@ -348,7 +348,14 @@ async def test_the_lobby_lists_seeks_a_quick_pairing_line_seeks_and_enter_on_a_s
         assert sorted(table.names) == ["alice", "bob"] and str(table.match.clock) == "5m+3s"
         assert hub.seeks.current() == []
         assert any(f"table #{table.id}" in str(toast.message) for toast in alice._notifications)  # she hears it
-    # Their screens closed: a live seek left behind would have ended with them.
+        # A live seek of hers waits while her screen is open, and ends when it closes (her connection drops).
+        await pa.press("s")
+        await settle(pa)
+        choose(alice, f"quick:{QUICK.index(('monunrail', '5m+3s'))}", "#quick-pairing")
+        await pa.press("enter")
+        await settle(pa)
+        assert [s.game for s in hub.seeks.current()] == ["monunrail"]
+    alice.release_tables()
     assert hub.seeks.current() == []
 
 
