@@ -247,7 +247,8 @@ def _seeks(hub: Hub, player: str, args: list[str]) -> Result:
     lines = []
     for seek in waiting:
         mark = "*" if fold_name(seek.player) == fold_name(player) else " "
-        lines.append(mark + describe_seek(seek, hub.seeks.rating_of(seek.player, seek.game)))
+        rating = hub.seeks.rating_of(seek.player, seek.game) if seek.rated else None
+        lines.append(mark + describe_seek(seek, rating))
     return _ok("\n".join(lines))
 
 

@@ -50,13 +50,15 @@ def _quick_seek(hub: Hub, player: str, game_name: str, spec: str) -> StoredSeek 
 
 def seek_options(hub: Hub, player: str) -> list[Option]:
     """The lobby's seek section: the seeks waiting."""
-    options = [Option(Text("Seeks: Enter takes one (yours: takes it back)", style="bold underline"), disabled=True)]
+    heading = Text("Seeks: Enter takes one (yours, marked *: takes it back)", style="bold underline")
+    options = [Option(heading, disabled=True)]
     waiting = hub.seeks.current()
     if not waiting:
         options.append(Option(Text("  none: s seeks a quick pairing", style="dim"), disabled=True))
     for seek in waiting:
         mine = fold_name(seek.player) == fold_name(player)
-        line = "  " + describe_seek(seek, hub.seeks.rating_of(seek.player, seek.game)) + ("  (yours)" if mine else "")
+        rating = hub.seeks.rating_of(seek.player, seek.game) if seek.rated else None
+        line = ("* " if mine else "  ") + describe_seek(seek, rating)
         options.append(Option(Text(line, style="bold" if mine else ""), id=f"seek:{seek.id}"))
     return options
 
