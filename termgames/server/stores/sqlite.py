@@ -11,6 +11,7 @@ that a table was rated, so it never is twice).  The ratings of a rated table
 are written in the transaction that marks it finished (:meth:`Store.finish_table`).
 Browser sign-in (``termgames serve --web``) adds ``web_links`` and
 ``web_cookies``: one-time links and signed-in browsers, by their token's digest.
+Seeks (``ssh HOST seek``) add ``seeks``: taken all or none in one transaction (:meth:`Store.take_seeks`).
 
 A move row is written in the transaction that accepts the move, and
 ``(table_id, ply)`` is the primary key, so two moves for the same ply can
