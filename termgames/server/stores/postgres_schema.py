@@ -301,8 +301,30 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        9,
+        # Seeks (ssh HOST seek): every server pairs the same ones; a seek is taken in the transaction that locks
+        # it (take_seeks), so two servers never both make a table of one seek.
+        """
+        CREATE TABLE seeks (
+            id BIGSERIAL PRIMARY KEY,
+            game TEXT NOT NULL,
+            options TEXT NOT NULL,
+            seats INTEGER NOT NULL,
+            clock TEXT NOT NULL,
+            rated BOOLEAN NOT NULL,
+            player TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            low DOUBLE PRECISION,
+            high DOUBLE PRECISION,
+            live BOOLEAN NOT NULL,
+            created TEXT NOT NULL,
+            expires TEXT NOT NULL
+        );
+        """,
+    ),
 ]
-SCHEMA_VERSION = MIGRATIONS[-1][0]
+SCHEMA_VERSION = max(number for number, _ in MIGRATIONS)
 
 
 async def migrate(conn: Any) -> None:
