@@ -1,7 +1,7 @@
 """``termgames serve`` under load: 30 SSH clients on loopback, live Mono tables, move-to-screen latency.
 
     python bench/serve_latency.py [--clients 30] [--tables 6] [--moves 12] [--size 12] [--browsers 50]
-                                  [--clock SPEC]
+                                  [--clock SPEC] [--seeks N]
                                   [--workers N --db postgresql://USER@HOST/DB | --db throwaway]
 
 ``--clock SPEC`` (e.g. ``30m+0s``, long enough that nobody runs out) makes every table timed: every screen
@@ -24,6 +24,11 @@ Tables play at the same time, a move every ``--pace`` seconds on average at
 each (a server redraws every screen at the table for each move, so a pace
 faster than the CPU can redraw builds a queue: try ``--pace 0.2``).  Prints the median and 95th percentile of those
 samples and the server's resident memory.  Figures are printed, never asserted.
+
+With ``--seeks N`` (even) N more accounts each seek a Copolymer correspondence game over SSH (``ssh NAME@HOST
+seek copolymer --clock 3d/move``) while the tables play, spread over the moves in four lanes: every second seek
+meets the one before and makes a table.  Prints the seek commands' round trip (median, 95th percentile) and
+the tables they made, beside the move latency (compare its 95th percentile with a run without ``--seeks``).
 
 With ``--browsers N`` the server serves browsers too (``--web``) and N browser
 sessions watch the tables beside the SSH clients (spread over the tables in
@@ -276,6 +281,20 @@ async def play_table(
     return made
 
 
+async def seek_lane(port: int, names: list[str], spacing: float, latencies: list[float], made: list[int]) -> None:
+    """One lane of ``--seeks``: each name (a fresh key: a person) seeks a correspondence Copolymer game in turn."""
+    for name in names:
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        started = time.perf_counter()
+        async with asyncssh.connect("127.0.0.1", port, username=name, client_keys=[key], known_hosts=None) as conn:
+            result = await conn.run("seek copolymer --size 7 --clock 3d/move", check=False)
+        latencies.append((time.perf_counter() - started) * 1000)
+        assert result.exit_status == 0, result.stderr
+        if str(result.stdout).split(":")[0].isdigit():  # "12: copolymer ...": the seek made table 12
+            made.append(int(str(result.stdout).split(":")[0]))
+        await asyncio.sleep(spacing)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=30)
@@ -287,6 +306,7 @@ async def main() -> None:
     parser.add_argument("--browsers", type=int, default=0, help="browser sessions watching the tables (--web)")
     parser.add_argument("--db", default=None, help="postgresql://USER@HOST/DB, or 'throwaway' (a temporary cluster)")
     parser.add_argument("--clock", default=None, metavar="SPEC", help="every table timed with this clock")
+    parser.add_argument("--seeks", type=int, default=0, help="seeks made over SSH while the tables play (pairs)")
     parser.add_argument(
         "--profile", default=None, metavar="FILE",
         help="sample the server with py-spy during the moves only (pip install py-spy): collapsed stacks to FILE",
@@ -432,11 +452,24 @@ async def main() -> None:
             )
             await asyncio.sleep(1.0)  # attached before the first move
         began = time.perf_counter()
+        seek_latencies: list[float] = []
+        seek_tables: list[int] = []
+        lanes = 4
+        pairs = [(f"seeker{index}a", f"seeker{index}b") for index in range(args.seeks // 2)]
+        spacing = args.moves * args.pace * lanes / max(1, args.seeks)  # spread over the moves
+        # Each lane seeks pair after pair, one seek after the other: the second seek of a pair meets the first.
+        seeking = asyncio.gather(*(
+            seek_lane(port, [name for pair in pairs[lane::lanes] for name in pair], spacing, seek_latencies,
+                      seek_tables)
+            for lane in range(lanes)
+        ))
         made = await asyncio.gather(
             *(play_table(p, w, args.moves, args.pace, samples, rng, probing, b, browser_samples)
               for (p, w), b in zip(tables, browsers))
         )
         elapsed = time.perf_counter() - began
+        await seeking
+        seeks_elapsed = time.perf_counter() - began
         if profiler is not None:
             profiler.send_signal(signal.SIGINT)  # py-spy writes its file on Ctrl+C
             profiler.wait(60)
@@ -471,6 +504,14 @@ async def main() -> None:
                 f"{browsers_connected:.1f} s): median {statistics.median(browser_samples):.0f} ms, 95th percentile "
                 f"{browser_samples[max(0, int(len(browser_samples) * 0.95) - 1)]:.0f} ms, "
                 f"max {browser_samples[-1]:.0f} ms ({len(browser_samples)} arrivals)"
+            )
+        if args.seeks:
+            seek_latencies.sort()
+            print(
+                f"seeks: {len(seek_latencies)} over SSH in {seeks_elapsed:.1f} s, {len(seek_tables)} tables made "
+                f"(of {args.seeks // 2} pairs); a seek's round trip (connect, sign in, seek): median "
+                f"{statistics.median(seek_latencies):.0f} ms, 95th percentile "
+                f"{seek_latencies[max(0, int(len(seek_latencies) * 0.95) - 1)]:.0f} ms"
             )
         print(f"server CPU with {len(everyone)} clients and no moves: {idle_cpu * 100:.1f}% of a core (over 10 s)")
         print(

@@ -108,6 +108,9 @@ class GameDescriptor:
     #: The least loss, in the analyst's unit, of an inaccuracy, a mistake and a blunder (documented on the
     #: game's page).
     analysis_thresholds: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    #: The clocks the server's lobby offers to pair at once (``termgames serve``'s quick pairing): the game's
+    #: common settings, as ``--clock`` takes them (``5m+3s``, ``3d/move`` for correspondence).
+    quick_pairings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.ai_levels and self.default_level not in self.ai_levels:
@@ -186,6 +189,7 @@ GAMES: dict[str, GameDescriptor] = {
             bot="termgames.ai.copolymer:CopolymerBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
+            quick_pairings=("5m+3s", "10m+5s", "3d/move"),
             # Turns alternate and the first claim comes before any reply: the first seat has the edge.
             first_player_edge=True,
             # Cells of the final margin, by playouts (docs/copolymer.md): below 2 cells is within their noise
@@ -204,6 +208,7 @@ GAMES: dict[str, GameDescriptor] = {
             bot="termgames.ai.monad:MonadBot",
             ai_levels=("random", "greedy", "swarm"),
             default_level="greedy",
+            quick_pairings=("10m+10s", "3d/move"),
             levels_are_bots=True,
             max_seats=4,
             hidden_information=True,
@@ -224,6 +229,7 @@ GAMES: dict[str, GameDescriptor] = {
             bot="termgames.ai.mosaic:make_bot",
             ai_levels=("random", "easy", "normal", "hard"),
             default_level="normal",
+            quick_pairings=("10m+5s", "3d/move"),
             max_seats=4,
             # Turns alternate in both phases and the first seat places and alters first.
             first_player_edge=True,
@@ -244,6 +250,7 @@ GAMES: dict[str, GameDescriptor] = {
             bot="termgames.ai.mono:MonoBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
+            quick_pairings=("5m+5s", "10m+5s", "3d/move"),
             max_seats=4,
             hidden_information=True,
             # The game ends after a full round "so that all players get an equal number of moves. This
@@ -265,6 +272,7 @@ GAMES: dict[str, GameDescriptor] = {
             bot="termgames.ai.monunrail:MonUnrailBot",
             ai_levels=("easy", "normal", "hard"),
             default_level="normal",
+            quick_pairings=("5m+3s", "10m+5s", "3d/move"),
             # The pie rule exists because the first move is worth having; it hands the second seat the
             # choice instead, so the seats' roles still differ: a rematch gives each player the other one.
             first_player_edge=True,

@@ -23,12 +23,13 @@ from ..match import HUMAN, Seat, parse_player
 from ..report import move_report, to_move_text, view_json, view_text
 from ..rules import RuleError, get_game
 from ..rules.base import ALL
-from ..untrusted import printable, safe_json
+from ..untrusted import fold_name, printable, safe_json
 from .hub import Hub
 from .limits import WEB_LINK_SECONDS
 from .logs import error_line
 from .notify import notify_command
 from .people import is_guest, name_owner
+from .seeks import SeekResult, describe_seek, parse_rating_range, seek_json
 from .stores.interface import StoreError
 from .table_facts import FinishedTable
 from .tables import LiveTable
@@ -47,6 +48,13 @@ termgames over SSH: commands (or no command for the game screens)
   challenge GAME [options] NAME...   a new table: you, then NAME... in that order (NAME:ai[:LEVEL] for an AI);
                                      rated unless --casual (a table with an AI or a guest is always casual);
                                      --clock BASE+INC (10m+5s), BASE (5m) or N/move (3d/move): untimed without
+  seek GAME [options] [--seats N] [--clock SPEC] [--rated|--casual] [--rating-range LO-HI]
+                                     a game with whoever fits: a table at once with seeks that fit (same game,
+                                     options, seats, clock, rated or casual; each rating within the other's
+                                     range), else it waits (a live clock while you have a screen open here)
+  seek --take ID                     take a seek from the list: its table at once
+  seeks [--json]                     the seeks waiting; * marks yours
+  unseek [ID]                        take back your seek ID (every seek of yours without one)
   tables                             your tables; * marks those where it is your move (least time left first)
   show TABLE [--json]                the board as your seat sees it
   move TABLE MOVE                    play one move
@@ -66,8 +74,8 @@ termgames over SSH: commands (or no command for the game screens)
   help                               this text"""
 
 COMMANDS = (
-    "challenge", "tournament", "tournaments", "tables", "show", "move", "record", "analyse", "ratings", "notify",
-    "web", "help",
+    "challenge", "seek", "seeks", "unseek", "tournament", "tournaments", "tables", "show", "move", "record", "analyse",
+    "ratings", "notify", "web", "help",
 )
 
 
@@ -128,6 +136,12 @@ def run_command(
             return _ok(USAGE)
         if command == "challenge":
             return _challenge(hub, player, args, owner)
+        if command == "seek":
+            return _seek(hub, player, args, owner or hub.owner_of(player))
+        if command == "seeks":
+            return _seeks(hub, player, args)
+        if command == "unseek":
+            return _unseek(hub, player, args)
         if command == "tournament":
             return tournament_command(hub, player, args, owner)
         if command == "tournaments":
@@ -325,6 +339,84 @@ def tournament_text(tournament: Tournament, player: str) -> str:
                     result += f" ({', '.join(game['forfeit'])} forfeited)"
             lines.append(f"  {where:<10} {' vs '.join(game['seats'])}{result}")
     return "\n".join(lines)
+
+
+def _seek(hub: Hub, player: str, args: list[str], owner: str) -> Result:
+    usage = "seek GAME [options] [--seats N] [--clock SPEC] [--rated|--casual] [--rating-range LO-HI]"
+    if args and (args[0] == "--take" or args[0].startswith("--take=")):
+        words = args[0].removeprefix("--take").removeprefix("=").split() + args[1:]
+        if len(words) != 1 or not words[0].lstrip("#").isdigit():
+            return _fail("seek --take ID: the number of one seek (seeks lists them)")
+        return _seek_result(hub.seeks.take(player, owner, int(words[0].lstrip("#"))))
+    if not args:
+        return _fail(f"{usage}: name the game")
+    game = get_game(args[0])
+    words, clock_words = _take_clock(args[1:])
+    values: dict[str, list[str]] = {"--seats": [], "--rating-range": []}
+    rest: list[str] = []
+    while words:
+        word = words.pop(0)
+        flag, equals, value = word.partition("=")
+        if flag in values:
+            values[flag].append(value if equals else (words.pop(0) if words else ""))
+        else:
+            rest.append(word)
+    choices = {word for word in rest if word in ("--rated", "--casual")}
+    if len(choices) > 1:
+        return _fail("seek: --rated or --casual, not both")
+    if len(clock_words) > 1 or any(len(given) > 1 for given in values.values()):
+        return _fail("seek: --clock, --seats and --rating-range once each at most")
+    clock = parse_clock(clock_words[0]) if clock_words else None
+    if clock_words and clock is None:
+        return _fail("--clock needs a value: BASE+INC (10m+5s), BASE (5m) or N/move (3d/move)")
+    seats = None
+    if values["--seats"]:
+        if not values["--seats"][0].isdigit():
+            return _fail(f"--seats takes a number of players, not {values['--seats'][0]!r}")
+        seats = int(values["--seats"][0])
+    rating_range = parse_rating_range(values["--rating-range"][0]) if values["--rating-range"] else None
+    options, extra = game.take_cli_options([word for word in rest if word not in choices])
+    if extra:
+        return _fail(f"seek: {extra[0]!r} is not an option of {game.title} ({usage})")
+    rated = None if not choices else choices == {"--rated"}
+    result = hub.seeks.seek(
+        player, owner, game.name, options, seats=seats, clock=clock, rated=rated, rating_range=rating_range
+    )
+    return _seek_result(result)
+
+
+def _seek_result(result: SeekResult) -> Result:
+    if result.table is not None:
+        table = result.table
+        kind = "rated" if table.rated else "casual"
+        return _ok(f"{table.id}: {table.match.describe()}; {kind}; {to_move_text(table.match)}")
+    assert result.seek is not None  # (a result is one or the other)
+    return _ok(f"seek {result.seek.id} waits: {describe_seek(result.seek)} (unseek {result.seek.id} takes it back)")
+
+
+def _seeks(hub: Hub, player: str, args: list[str]) -> Result:
+    if args not in ([], ["--json"]):
+        return _fail("seeks [--json] takes nothing else")
+    waiting = hub.seeks.current()
+    if args:
+        return _ok(safe_json([seek_json(seek) for seek in waiting]))
+    if not waiting:
+        return _ok("no seeks waiting: seek GAME [--clock SPEC] makes one")
+    lines = []
+    for seek in waiting:
+        mark = "*" if fold_name(seek.player) == fold_name(player) else " "
+        rating = hub.seeks.rating_of(seek.player, seek.game) if seek.rated else None
+        lines.append(mark + describe_seek(seek, rating))
+    return _ok("\n".join(lines))
+
+
+def _unseek(hub: Hub, player: str, args: list[str]) -> Result:
+    if len(args) > 1 or (args and not args[0].lstrip("#").isdigit()):
+        return _fail("unseek [ID]: the number of a seek of yours (none: every one)")
+    taken = hub.seeks.unseek(player, int(args[0].lstrip("#")) if args else None)
+    if not taken:
+        return _ok("you have no seeks waiting")
+    return _ok("took back seek " + ", ".join(map(str, taken)))
 
 
 def _take_clock(args: list[str]) -> tuple[list[str], list[str]]:

@@ -142,6 +142,16 @@ class ServerConfig:
         "Days without a move before a guest's table (a guest made it or sits at it), or one of computers only, "
         "is closed.", minimum=0, above=True, maximum=limits.MAX_IDLE_DAYS, unit=" (100 years)",
     )
+    max_seeks_per_player: int = _setting(
+        limits.MAX_SEEKS_PER_PLAYER, "--max-seeks-per-player",
+        "Seeks (ssh HOST seek) one player may have waiting (one SSH key; the guests of one address together).",
+        minimum=1,
+    )
+    max_seeks: int = _setting(limits.MAX_SEEKS, "--max-seeks", "Seeks waiting on the whole server.", minimum=1)
+    seek_days: float = _setting(
+        limits.SEEK_DAYS, "--seek-days", "Days a correspondence seek waits before it ends.",
+        minimum=0, above=True, maximum=limits.MAX_IDLE_DAYS, unit=" (100 years)",
+    )
     chat_per_minute: int = _setting(limits.CHAT_PER_MINUTE, "--chat-per-minute",
                                     "Chat lines one player may send a minute.", minimum=1)
     max_new_names_per_address: int = _setting(

@@ -72,6 +72,7 @@ from .people import (
     name_owner,
 )
 from .pool import FairPool
+from .seeks import Seeks
 from .stores.interface import (
     PlayerRating,
     Quota,
@@ -147,6 +148,10 @@ class Hub:
         self.idle = IdleTables(self, self.config.idle_days, self.config.guest_idle_days)
         #: ``ssh HOST analyse TABLE``: finished tables analysed one at a time, off the loop, a few a day a person.
         self.analyses = Analyses(self, clock=self.time_source.monotonic)
+        #: Seeks and quick pairing (:mod:`.seeks`): kept by the store, paired by every server sharing it.
+        self.seeks = Seeks(self)
+        if not store.shared:  # a server with a database of its own starts with nobody connected
+            self.seeks.drop_live()
         #: The one timer of every running clock, and the heartbeat.
         self.timekeeper = Timekeeper(self)
         #: The tournaments: their rounds paired and started from their own timer (:mod:`.tournaments`).
@@ -397,6 +402,10 @@ class Hub:
             if key is not None:
                 return key_owner(key)
         return name_owner(player)
+
+    def check_new_table(self, owner: str) -> None:
+        """RuleError (a clear refusal) when ``owner`` may not open one more table now (a seek's table)."""
+        self._check_table_limits(owner)
 
     def _check_table_limits(self, owner: str, computers_only: bool = False) -> None:
         """RuleError (a clear refusal) when the owner or the server has as many open tables as allowed."""

@@ -35,6 +35,13 @@ IDLE_DAYS = 30.0
 GUEST_IDLE_DAYS = 1.0
 #: The longest idle time the options take (a date that far back is still a date).
 MAX_IDLE_DAYS = 36500
+#: Seeks (``ssh HOST seek``) waiting at once: per person (one SSH key; every guest of one address together), and
+#: on the whole server.  A correspondence seek (``--clock N/move``, or none) ends after SEEK_DAYS; a live one when
+#: its owner's last screen closes, and after LIVE_SEEK_HOURS at the latest.
+MAX_SEEKS_PER_PLAYER = 3
+MAX_SEEKS = 2000
+SEEK_DAYS = 3.0
+LIVE_SEEK_HOURS = 2.0
 #: Chat lines one person may send a minute (in bursts of up to CHAT_BURST), at every table together.
 CHAT_PER_MINUTE = 20
 CHAT_BURST = 5

@@ -18,6 +18,7 @@ import logging
 from typing import Protocol
 
 from ..rules import RuleError
+from .seeks import SEEKS_NEWS, Seeks
 from .stores.interface import StoreError, StoreEvent
 from .tables import LiveTable, TableHost
 
@@ -36,6 +37,8 @@ class NewsHost(TableHost, Protocol):
 
     #: The unfinished tables this server plays (and the finished ones it read whole), by id.
     tables: dict[int, LiveTable]
+    #: The seeks waiting (read again when another server changes them).
+    seeks: Seeks
 
     def take_in(self, table_id: int) -> None:
         """Serve (or list, when finished) a table this server does not hold yet."""
@@ -61,7 +64,11 @@ class OtherServers:
         if event.kind == "offline":
             self.tell_every_table(DATABASE_LOST)
             return
+        if event.kind == SEEKS_NEWS:
+            hub.seeks.changed()
+            return
         if event.kind == "online":
+            hub.seeks.changed()  # seeks made or taken while the database was away
             self.read_again()
             self.tell_every_table(DATABASE_BACK)
             return

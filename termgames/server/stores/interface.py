@@ -268,6 +268,49 @@ def quota_forgotten(now: str) -> str:
     return (moment - timedelta(days=QUOTA_KEPT_DAYS)).isoformat()
 
 
+@dataclass(frozen=True)
+class StoredSeek:
+    """A player's wish for a game with whoever fits (``ssh HOST seek``): kept until it makes a table, its owner
+    takes it back, or it expires (a live one also ends when its owner leaves)."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    #: The seats of the table it makes (every seeker takes one).
+    seats: int
+    #: The clock spec as typed back by :class:`~termgames.clock.ClockSpec` (``5m+3s``, ``3d/move``); "" untimed.
+    clock: str
+    rated: bool
+    player: str
+    #: Whom it counts against (``key:...``, ``guest:ADDRESS``): the limit on seeks counts people.
+    owner: str
+    #: The ratings the seeker will play (inclusive); None: any.
+    low: float | None
+    high: float | None
+    #: A live clock (not ``/move``): the seek ends when its owner's last screen closes.
+    live: bool
+    #: ``now_iso`` texts: when it was made, and when it ends at the latest.
+    created: str
+    expires: str
+
+
+def seek_from_row(
+    seek_id: int, game: str, options: str, seats: int, clock: str, rated: Any, player: str, owner: str,
+    low: float | None, high: float | None, live: Any, created: str, expires: str,
+) -> StoredSeek | None:
+    """A seek as a store's row holds it (options as JSON text); None for a row that makes none."""
+    try:
+        value = json.loads(options)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    return StoredSeek(
+        int(seek_id), game, value, int(seats), clock, bool(rated), player, owner,
+        None if low is None else float(low), None if high is None else float(high), bool(live), created, expires,
+    )
+
+
 #: Who is at a table on the other servers: (player, True for a seated player's screen, False for a spectator).
 RemotePresence = list[tuple[str, bool]]
 
@@ -373,6 +416,25 @@ class TableStore(Protocol):
         """Close an unfinished table whose last move (or making) is older than ``idle_before`` (``now_iso``
         text), with ``reason``; False when it is finished already or a move came meanwhile.  Whoever gets
         True closed it: one server of many, exactly once."""
+        ...
+
+    # -- seeks (``ssh HOST seek``): the database holds them, so that every server pairs the same ones
+    def add_seek(self, seek: StoredSeek) -> int:
+        """Keep a new seek (its ``id`` is ignored); its number."""
+        ...
+
+    def seeks(self) -> list[StoredSeek]:
+        """Every seek kept, oldest first."""
+        ...
+
+    def take_seeks(self, ids: Collection[int]) -> bool:
+        """Take every one of the seeks ``ids`` away, all or none, in one transaction: True when this call took
+        them (it makes their table), False when one of them is gone already (taken by another server, taken
+        back, expired).  Of several servers taking one seek, exactly one gets True."""
+        ...
+
+    def drop_seeks(self, ids: Collection[int]) -> int:
+        """Forget those of the seeks ``ids`` still kept (taken back, expired, owner gone); how many."""
         ...
 
     # -- ratings

@@ -60,6 +60,7 @@ from .interface import (
     RatedResult,
     RatingChange,
     RemotePresence,
+    StoredSeek,
     StoredTable,
     StoredTournament,
     StoreError,
@@ -69,6 +70,7 @@ from .interface import (
     TableClosed,
     activity_from_row,
     require_thread,
+    seek_from_row,
     table_from_row,
     tournament_from_row,
 )
@@ -664,6 +666,49 @@ class PostgresStore(PeopleQueries):
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, news)
 
         self._run(truncate)
+
+    # -- seeks -------------------------------------------------------------------------
+
+    def add_seek(self, seek: StoredSeek) -> int:
+        found = self._run(
+            lambda c: c.fetchval(
+                "INSERT INTO seeks (game, options, seats, clock, rated, player, owner, low, high, live, created, "
+                "expires) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+                seek.game, json.dumps(seek.options), seek.seats, seek.clock, seek.rated, seek.player, seek.owner,
+                seek.low, seek.high, seek.live, seek.created, seek.expires,
+            )
+        )
+        return int(found)
+
+    def seeks(self) -> list[StoredSeek]:
+        rows = self._run(
+            lambda c: c.fetch(
+                "SELECT id, game, options, seats, clock, rated, player, owner, low, high, live, created, expires "
+                "FROM seeks ORDER BY id"
+            )
+        )
+        return [seek for seek in (seek_from_row(*row.values()) for row in rows) if seek is not None]
+
+    def take_seeks(self, ids: Collection[int]) -> bool:
+        wanted = sorted(set(ids))
+
+        async def take(conn: Any) -> bool:
+            async with conn.transaction():
+                # Locked in one order (by id), so two servers taking overlapping seeks wait for each other rather
+                # than deadlock; the second finds a row gone once the first commits, and takes none.
+                rows = await conn.fetch(
+                    "SELECT id FROM seeks WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE", wanted
+                )
+                if len(rows) != len(wanted):
+                    return False
+                await conn.execute("DELETE FROM seeks WHERE id = ANY($1::bigint[])", wanted)
+            return True
+
+        return self._run(take)
+
+    def drop_seeks(self, ids: Collection[int]) -> int:
+        status = self._run(lambda c: c.execute("DELETE FROM seeks WHERE id = ANY($1::bigint[])", sorted(set(ids))))
+        return int(str(status).rsplit(" ", 1)[-1])
 
     # -- idle tables -------------------------------------------------------------------
 

@@ -302,6 +302,28 @@ MIGRATIONS: list[tuple[int, str]] = [
         """,
     ),
     (
+        9,
+        # Seeks (ssh HOST seek): every server pairs the same ones; a seek is taken in the transaction that locks
+        # it (take_seeks), so two servers never both make a table of one seek.
+        """
+        CREATE TABLE seeks (
+            id BIGSERIAL PRIMARY KEY,
+            game TEXT NOT NULL,
+            options TEXT NOT NULL,
+            seats INTEGER NOT NULL,
+            clock TEXT NOT NULL,
+            rated BOOLEAN NOT NULL,
+            player TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            low DOUBLE PRECISION,
+            high DOUBLE PRECISION,
+            live BOOLEAN NOT NULL,
+            created TEXT NOT NULL,
+            expires TEXT NOT NULL
+        );
+        """,
+    ),
+    (
         10,
         # Tournaments (issue 35): each one a JSON document and its version; a change is stored only over the
         # version it was made from, so of several servers exactly one pairs a round.
@@ -317,7 +339,7 @@ MIGRATIONS: list[tuple[int, str]] = [
         """,
     ),
 ]
-SCHEMA_VERSION = max(number for number, _sql in MIGRATIONS)
+SCHEMA_VERSION = max(number for number, _ in MIGRATIONS)
 
 
 async def migrate(conn: Any) -> None:

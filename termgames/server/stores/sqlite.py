@@ -11,6 +11,7 @@ that a table was rated, so it never is twice).  The ratings of a rated table
 are written in the transaction that marks it finished (:meth:`Store.finish_table`).
 Browser sign-in (``termgames serve --web``) adds ``web_links`` and
 ``web_cookies``: one-time links and signed-in browsers, by their token's digest.
+Seeks (``ssh HOST seek``) add ``seeks``: taken all or none in one transaction (:meth:`Store.take_seeks`).
 
 A move row is written in the transaction that accepts the move, and
 ``(table_id, ply)`` is the primary key, so two moves for the same ply can
@@ -44,6 +45,7 @@ from .interface import (
     RatingChange,
     RemotePresence,
     StoreClock,
+    StoredSeek,
     StoredTable,
     StoredTournament,
     StoreError,
@@ -54,6 +56,7 @@ from .interface import (
     activity_from_row,
     quota_forgotten,
     require_thread,
+    seek_from_row,
     table_from_row,
     tournament_from_row,
 )
@@ -186,6 +189,26 @@ CREATE TABLE IF NOT EXISTS web_cookies (
 CREATE INDEX IF NOT EXISTS web_cookies_by_player ON web_cookies (player);
 """
 
+#: Seeks (``ssh HOST seek``): kept until they make a table, are taken back or expire.
+SEEKS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS seeks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,
+    seats INTEGER NOT NULL,
+    clock TEXT NOT NULL,
+    rated INTEGER NOT NULL,
+    player TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    low REAL,
+    high REAL,
+    live INTEGER NOT NULL,
+    created TEXT NOT NULL,
+    expires TEXT NOT NULL
+);
+"""
+_SEEK_COLUMNS = "id, game, options, seats, clock, rated, player, owner, low, high, live, created, expires"
+
 
 class Store(StoreClock):
     """One SQLite file; every method is one transaction.  A :class:`~.interface.TableStore` of one process:
@@ -210,6 +233,7 @@ class Store(StoreClock):
         _add_closing_columns(self.db)
         _add_clock_columns(self.db)
         self.db.executescript(NOTICES_SCHEMA)
+        self.db.executescript(SEEKS_SCHEMA)
         # Start-up reads the unfinished tables only: without this it would read past every finished one.
         self.db.execute("CREATE INDEX IF NOT EXISTS tables_by_finished ON tables (finished, id)")
         self.db.create_function("fold_name", 1, fold_name, deterministic=True)
@@ -277,6 +301,38 @@ class Store(StoreClock):
         if spend:
             self.db.executemany("INSERT INTO quota_uses (key, at) VALUES (?, ?)", [(q.key, now) for q in quotas])
         return ""
+
+    # -- seeks ---------------------------------------------------------------
+
+    def add_seek(self, seek: StoredSeek) -> int:
+        with self._transaction():
+            cursor = self.db.execute(
+                f"INSERT INTO seeks ({_SEEK_COLUMNS.removeprefix('id, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (seek.game, json.dumps(seek.options), seek.seats, seek.clock, int(seek.rated), seek.player, seek.owner,
+                 seek.low, seek.high, int(seek.live), seek.created, seek.expires),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def seeks(self) -> list[StoredSeek]:
+        require_thread(self.thread, "the store")
+        rows = self.db.execute(f"SELECT {_SEEK_COLUMNS} FROM seeks ORDER BY id").fetchall()
+        return [seek for seek in (seek_from_row(*row) for row in rows) if seek is not None]
+
+    def take_seeks(self, ids: Collection[int]) -> bool:
+        wanted = sorted(set(ids))
+        marks = ", ".join("?" * len(wanted))
+        with self._transaction():
+            (kept,) = self.db.execute(f"SELECT count(*) FROM seeks WHERE id IN ({marks})", wanted).fetchone()
+            if kept != len(wanted):
+                return False
+            self.db.execute(f"DELETE FROM seeks WHERE id IN ({marks})", wanted)
+        return True
+
+    def drop_seeks(self, ids: Collection[int]) -> int:
+        wanted = sorted(set(ids))
+        with self._transaction():
+            cursor = self.db.execute(f"DELETE FROM seeks WHERE id IN ({', '.join('?' * len(wanted))})", wanted)
+        return cursor.rowcount
 
     # -- tables --------------------------------------------------------------
 

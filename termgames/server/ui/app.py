@@ -281,6 +281,8 @@ class ServeApp(ServeHost):
         self._released = True
         self.hub.unwatch_lobby(self.lobby_news)
         self.hub.notices.detach(self.player, self.player_notice)
+        if not self.hub.notices.is_connected(self.player):  # her last screen here: her live seeks end
+            self.hub.seeks.owner_left(self.player)
         for shared in self.tables:
             shared.close()
         self.tables.clear()

@@ -30,6 +30,7 @@ from ...widgets.footer import Footer
 from ..commands import ratings_text, time_left_for, tournament_line
 from ..logs import error_line
 from ..stores.interface import StoreError
+from .seek_lines import QuickPairingScreen, seek_chosen, seek_options
 from .tournament import TournamentScreen
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ class LobbyList(OptionList):
 
 def table_of(option: Option | None) -> int | None:
     """The table number of a lobby line (None: a heading, or nothing)."""
-    if option is None or option.id is None or option.id.startswith(TOURNAMENT_LINE):
+    if option is None or option.id is None or option.id.startswith(("seek:", TOURNAMENT_LINE)):  # (not a table)
         return None
     return int(option.id.partition(":")[2])
 
@@ -159,6 +160,7 @@ class LobbyScreen(Screen[None]):
         Binding("n", "new_table", "New table"),
         Binding("w", "watch", "Watch"),
         Binding("r", "ratings", "Ratings"),
+        Binding("s", "quick_pairing", "Seek"),
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
         Binding("q", "quit", "Quit"),
@@ -215,6 +217,7 @@ class LobbyScreen(Screen[None]):
         # The line under the cursor is a table, not a place in the list: it stays chosen (by its number) when
         # tables come, go or move from one section to another, or a key meant for it would reach another.
         kept = table_of(listing.highlighted_option)
+        kept_id = listing.highlighted_option.id if listing.highlighted_option is not None else None
         options: list[Option] = []
         clocked: list[Any] = []
         sections: list[tuple[str, str, list[Any]]] = [
@@ -237,13 +240,17 @@ class LobbyScreen(Screen[None]):
                     options.append(Option(Text(f"  #{table.id} cannot be shown", style="dim"), disabled=True))
                     continue
                 options.append(Option(line, id=f"{kind}:{table.id}"))
+            if kind == "watch":
+                options.extend(seek_options(hub, player))
         options += tournament_options(hub, player)
         self._clocked = clocked
         listing.clear_options()
         listing.add_options(options)
         target = listing.table_index(kept) if kept is not None else None
-        if target is None:
-            target = next((i for i, option in enumerate(options) if not option.disabled), None)
+        if kept_id is not None and kept_id.startswith(("seek:", TOURNAMENT_LINE)):  # a seek's or a tournament's line
+            target = next((i for i, option in enumerate(options) if option.id == kept_id), None)
+        if target is None:  # a table's line, never a seek's by itself: Enter there would seek
+            target = next((i for i, option in enumerate(options) if table_of(option) is not None), None)
         listing.highlighted = target
 
     def _line(self, table: Any) -> Text:
@@ -274,6 +281,9 @@ class LobbyScreen(Screen[None]):
         kind, _, number = event.option.id.partition(":")
         table_id = int(number)
         app = self.app
+        if kind == "seek":
+            seek_chosen(app, app.owner, kind, table_id)
+            return
         if event.option.id.startswith(TOURNAMENT_LINE):
             app.push_screen(TournamentScreen(table_id))
         elif kind == "done":
@@ -284,13 +294,16 @@ class LobbyScreen(Screen[None]):
     def action_watch(self) -> None:
         chosen = self._chosen()
         app = self.app
-        if chosen is None or chosen[0] in ("done", TOURNAMENT_LINE.rstrip(":")):
+        if chosen is None or chosen[0] in ("done", "seek", TOURNAMENT_LINE.rstrip(":")):
             self.notify("Choose a game in progress to watch", severity="warning")
             return
         app.open_table(chosen[1], watch=True)
 
     def action_ratings(self) -> None:
         self.app.push_screen(RatingsScreen(ratings_text(self.app.hub)))
+
+    def action_quick_pairing(self) -> None:
+        self.app.push_screen(QuickPairingScreen(self.app))
 
     def action_new_table(self) -> None:
         self.app.push_screen(GameChoiceScreen(), self._game_chosen)
