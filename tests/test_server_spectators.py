@@ -165,3 +165,17 @@ async def test_a_leader_gone_or_a_follower_resized_each_draws_on_its_own(tmp_pat
         await w2.wait_for("round 1: alice to probe")
         await w3.wait_for("round 1: alice to probe")
         assert "2. bob layout" in w3.text()
+
+
+def test_an_ended_apps_driver_lets_textuals_parser_cache_go():
+    """Textual's key parser caches parses per parser, and each parser holds its app through its last key: an
+    ended app's driver empties the cache, so that closed channels' apps are freed (issue 37)."""
+    from textual._xterm_parser import XTermParser
+
+    from termgames.server.ui.driver import forget_parsers
+
+    parser = XTermParser(debug=False)
+    list(parser.feed("\x1b[1;5A"))  # ctrl+up: an extended key, parsed through the cache
+    assert XTermParser._parse_extended_key.cache_info().currsize > 0
+    forget_parsers()
+    assert XTermParser._parse_extended_key.cache_info().currsize == 0

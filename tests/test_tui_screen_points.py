@@ -184,6 +184,11 @@ async def test_monads_cursor_line_is_whole_at_50x20(tmp_path):
         assert line == "1,1: your hive (prod 12), your 1500u, 40r"
         await pilot.resize_terminal(100, 30)
         await settle(pilot, 3)
+        # The resize draws the board from the view again (the opponent's turn may come meanwhile): the same cell
+        # once more, now with the room for words.
+        screen.monad_board.cell(1, 1).update(hive="me", production=12, owner="me", units=1500, resources=40)
+        screen.update_panel()
+        await settle(pilot, 2)
         line = str(screen.query_one("#cursor-line").render()).strip()
         assert line == "1,1: your hive (12 production), your 1500 units, 40 resources"
 

@@ -210,6 +210,7 @@ class GameSession(asyncssh.SSHServerSession):
         finally:
             self.service.spectator_groups.leave(self)
             app.release_tables()
+            self.app = None  # the session may outlive its channel a while: not its app
             self.service.sessions.discard(self)
             if self.sizes is not None:
                 self.sizes.cancel()
