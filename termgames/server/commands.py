@@ -33,6 +33,10 @@ from .seeks import SeekResult, describe_seek, parse_rating_range, seek_json
 from .stores.interface import StoreError
 from .table_facts import FinishedTable
 from .tables import LiveTable
+from .tournaments import Tournament, parse_when
+
+#: A tournament's clock when ``tournament new`` names none: correspondence, three days a move.
+DEFAULT_TOURNAMENT_CLOCK = "3d/move"
 
 log = logging.getLogger("termgames.server")
 
@@ -59,13 +63,19 @@ termgames over SSH: commands (or no command for the game screens)
   ratings [GAME]                     the rated accounts of GAME (of every game without one)
   notify [off|bell|desktop]          how you hear of your move at other tables (--email ADDR, --confirm CODE,
                                      --no-email: mail while you are away, where the server sends it)
+  tournament new GAME (--swiss ROUNDS | --round-robin [--double] | --arena MINUTES) [options]
+      [--clock SPEC] [--rated] [--starts WHEN | --when-full N] [--max-players N] [--seats N] [--title TEXT]
+                                     a new tournament (you are entered); prints its number
+  tournament join|leave ID           enter it, or leave it (once under way: withdraw)
+  tournament show ID [--json]        standings, tiebreaks and rounds
+  tournaments                        the open tournaments
   web [TABLE]                        a link that signs a browser in as you (once, within {_LINK_MINUTES} minutes)
   web --sign-out-all                 sign every browser out
   help                               this text"""
 
 COMMANDS = (
-    "challenge", "seek", "seeks", "unseek", "tables", "show", "move", "record", "analyse", "ratings", "notify", "web",
-    "help",
+    "challenge", "seek", "seeks", "unseek", "tournament", "tournaments", "tables", "show", "move", "record", "analyse",
+    "ratings", "notify", "web", "help",
 )
 
 
@@ -132,6 +142,12 @@ def run_command(
             return _seeks(hub, player, args)
         if command == "unseek":
             return _unseek(hub, player, args)
+        if command == "tournament":
+            return tournament_command(hub, player, args, owner)
+        if command == "tournaments":
+            if args:
+                return _fail("tournaments takes no arguments")
+            return _ok(tournaments_text(hub, player))
         if command == "tables":
             if args:
                 return _fail("tables takes no arguments")
@@ -186,6 +202,143 @@ def _challenge(hub: Hub, player: str, args: list[str], owner: str | None = None)
     table = hub.create_table(game.name, options, seats, creator=player, rated=rated, owner=owner, clock=clock)
     kind = "rated" if table.rated else "casual"
     return _ok(f"{table.id}: {table.match.describe()}; {kind}; {to_move_text(table.match)}")
+
+
+def tournament_command(hub: Hub, player: str, args: list[str], owner: str | None) -> Result:
+    owner = owner or hub.owner_of(player)
+    if not args or args[0] not in ("new", "join", "leave", "show"):
+        return _fail("tournament new|join|leave|show ...: see help")
+    action, rest = args[0], args[1:]
+    if action == "new":
+        return _ok(str(_new_tournament(hub, player, owner, rest)))
+    if action == "show":
+        as_json = "--json" in rest
+        rest = [word for word in rest if word != "--json"]
+        if len(rest) != 1:
+            return _fail("tournament show ID [--json]")
+        tournament = hub.tournaments.get(rest[0])
+        if as_json:
+            return _ok(safe_json(tournament.json()))
+        return _ok(tournament_text(tournament, player))
+    if len(rest) != 1:
+        return _fail(f"tournament {action} ID")
+    number = hub.tournaments.get(rest[0]).id
+    if action == "join":
+        tournament = hub.tournaments.join(number, player, owner)
+        return _ok(f"you are in tournament {number} ({len(tournament.active())} players)")
+    hub.tournaments.leave(number, player)
+    return _ok(f"you left tournament {number}")
+
+
+def _new_tournament(hub: Hub, player: str, owner: str, args: list[str]) -> int:
+    if not args:
+        raise RuleError("tournament new GAME (--swiss ROUNDS | --round-robin | --arena MINUTES) ...: name the game")
+    game = get_game(args[0])
+    words, clock_words = _take_clock(args[1:])
+    if len(clock_words) > 1:
+        raise RuleError("tournament new: one --clock at most")
+    clock = parse_clock(clock_words[0]) if clock_words else parse_clock(DEFAULT_TOURNAMENT_CLOCK)
+    if clock is None:
+        raise RuleError("--clock needs a value: BASE+INC (10m+5s), BASE (5m) or N/move (3d/move)")
+    valued = {"--swiss", "--arena", "--starts", "--when-full", "--max-players", "--seats", "--title"}
+    flags = {"--round-robin", "--double", "--rated", "--casual"}
+    given: dict[str, str] = {}
+    rest: list[str] = []
+    items = list(words)
+    while items:
+        word = items.pop(0)
+        name, equals, value = word.partition("=")
+        if name in valued:
+            if not equals:
+                if not items:
+                    raise RuleError(f"{name} needs a value")
+                value = items.pop(0)
+            if name in given:
+                raise RuleError(f"{name} once at most")
+            given[name] = value
+        elif word in flags:
+            given[word] = ""
+        else:
+            rest.append(word)
+    formats = [name for name in ("--swiss", "--round-robin", "--arena") if name in given]
+    if len(formats) != 1:
+        raise RuleError("a tournament is one of --swiss ROUNDS, --round-robin or --arena MINUTES")
+    if "--starts" in given and "--when-full" in given:
+        raise RuleError("--starts WHEN or --when-full N, not both")
+    if "--rated" in given and "--casual" in given:
+        raise RuleError("--rated or --casual, not both")
+    options, left = game.take_cli_options(rest)
+    if left:
+        raise RuleError(f"tournament new: {' '.join(left)!r} is not an option of {game.title}")
+
+    def number(flag: str) -> int:
+        try:
+            return int(given[flag])
+        except ValueError:
+            raise RuleError(f"{flag} takes a whole number, not {given[flag]!r}") from None
+
+    tournament = hub.tournaments.new(
+        player, owner, game.name, formats[0].removeprefix("--"),
+        rounds=number("--swiss") if "--swiss" in given else 0,
+        double="--double" in given,
+        minutes=number("--arena") if "--arena" in given else 0,
+        seats=number("--seats") if "--seats" in given else 0,
+        options=options, clock=clock, rated="--rated" in given,
+        starts=parse_when(given["--starts"], hub.now()) if "--starts" in given else None,
+        when_full=number("--when-full") if "--when-full" in given else None,
+        max_players=number("--max-players") if "--max-players" in given else None,
+        title=given.get("--title", ""),
+    )
+    return tournament.id
+
+
+def tournaments_text(hub: Hub, player: str) -> str:
+    listed = hub.tournaments.listing()
+    if not listed:
+        return "no open tournaments: tournament new GAME --swiss ROUNDS starts one"
+    lines = []
+    for tournament in listed:
+        mark = "*" if tournament.entry(player) is not None else " "
+        lines.append(f"{mark}{tournament.id:>4}  {tournament_line(tournament)}")
+    return "\n".join(lines)
+
+
+def tournament_line(tournament: Tournament) -> str:
+    """One line of a list of tournaments: title, game, format, status, players."""
+    kind = "rated" if tournament.data.get("rated") else "casual"
+    state = tournament.status
+    if tournament.status == "running" and tournament.format != "arena":
+        state += f", round {len(tournament.rounds)}"
+    return (f"{tournament.title}  ({tournament.game}, {tournament.format}, {kind}, "
+            f"{len(tournament.active())} players, {state})")
+
+
+def tournament_text(tournament: Tournament, player: str) -> str:
+    """``tournament show ID``: the standings with their tiebreaks, then every round's tables."""
+    lines = [f"Tournament {tournament.id}: {tournament_line(tournament)}"]
+    if tournament.data.get("cancelled"):
+        lines.append(f"cancelled: {tournament.data['cancelled']}")
+    mine = tournament.next_game(player)
+    if mine is not None:
+        lines.append(f"your game: table {mine} (show {mine}; move {mine} MOVE)")
+    standings = tournament.standings()
+    if standings:
+        names = list(standings[0].tiebreaks)
+        lines.append(f"{'#':>3}  {'player':<24} {'points':>6} {'games':>5}  " + "  ".join(names))
+        for rank, line in enumerate(standings, start=1):
+            breaks = "  ".join(f"{line.tiebreaks[name]:>{len(name)}g}" for name in names)
+            lines.append(f"{rank:>3}  {line.player:<24} {line.points:>6g} {line.games:>5}  {breaks}")
+    for number, games in enumerate(tournament.json()["rounds"], start=1):
+        lines.append(f"round {number}:")
+        for game in games:
+            where = f"table {game['table']}" if game["table"] else ("bye" if len(game["seats"]) == 1 else "no table")
+            result = ""
+            if "points" in game:
+                result = "  " + "-".join(f"{points:g}" for points in game["points"])
+                if game.get("forfeit"):
+                    result += f" ({', '.join(game['forfeit'])} forfeited)"
+            lines.append(f"  {where:<10} {' vs '.join(game['seats'])}{result}")
+    return "\n".join(lines)
 
 
 def _seek(hub: Hub, player: str, args: list[str], owner: str) -> Result:

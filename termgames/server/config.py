@@ -119,6 +119,20 @@ class ServerConfig:
         limits.MAX_BOT_TABLES_PER_PLAYER, "--max-bot-tables-per-player",
         "Unfinished tables of computers only one registered player may open (guests open none).", minimum=1,
     )
+    max_tournaments_per_player: int = _setting(
+        limits.MAX_TOURNAMENTS_PER_PLAYER, "--max-tournaments-per-player",
+        "Open tournaments (waiting or running) one registered player may create (guests create none).", minimum=1,
+    )
+    max_tournament_entries_per_player: int = _setting(
+        limits.MAX_TOURNAMENT_ENTRIES_PER_PLAYER, "--max-tournament-entries-per-player",
+        "Open tournaments one player may have joined (one SSH key; the guests of one address together).",
+        minimum=1,
+    )
+    tournament_grace_minutes: float = _setting(
+        limits.TOURNAMENT_GRACE_MINUTES, "--tournament-grace-minutes",
+        "Minutes a player of a tournament on a live clock may be absent at a round's start before she forfeits.",
+        minimum=0, above=True, maximum=24 * 60,
+    )
     idle_days: float = _setting(
         limits.IDLE_DAYS, "--idle-days", "Days without a move before a table is closed (not rated).",
         minimum=0, above=True, maximum=limits.MAX_IDLE_DAYS, unit=" (100 years)",

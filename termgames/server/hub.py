@@ -84,6 +84,7 @@ from .stores.interface import (
 )
 from .table_facts import FinishedTable
 from .tables import LiveTable
+from .tournaments import Tournaments
 
 log = logging.getLogger("termgames.server")
 
@@ -153,6 +154,8 @@ class Hub:
             self.seeks.drop_live()
         #: The one timer of every running clock, and the heartbeat.
         self.timekeeper = Timekeeper(self)
+        #: The tournaments: their rounds paired and started from their own timer (:mod:`.tournaments`).
+        self.tournaments = Tournaments(self)
         # The time no server ran is not charged to any clock: credited before a table is read.
         self.timekeeper.credit_downtime()
         # Start-up replays the unfinished tables only, once the idle ones are closed (without replaying them).
@@ -218,6 +221,7 @@ class Hub:
         self._idle_task = loop.create_task(self.idle.close_forever())
         self.notices.start()
         self.timekeeper.start()
+        self.tournaments.start()
 
     def close_idle(self, now: datetime | None = None) -> list[int]:
         """Close the tables idle for too long (see :meth:`~.idle.IdleTables.close`); the ids of those closed."""
@@ -230,6 +234,7 @@ class Hub:
         for table in self.tables.values():
             table.runner.stop()
         self.timekeeper.stop()
+        self.tournaments.stop()
         for name in ("_watch_task", "_idle_task"):
             task = getattr(self, name, None)
             if task is not None:
@@ -292,6 +297,7 @@ class Hub:
         rated: bool | None = None,
         owner: str | None = None,
         clock: ClockSpec | None = None,
+        counted: bool = True,
     ) -> LiveTable:
         """A new table; RuleError if the game, options or seats make no game.
 
@@ -299,7 +305,8 @@ class Hub:
         explicitly, a rated table with a computer seat, a guest or one person in two seats is refused.
         ``owner``: whom it counts against (the connection knows: :func:`key_owner`, :func:`guest_owner`);
         None works it out from ``creator``.  ``clock``: the seats' clock (None: untimed); it starts once every
-        seat is taken.
+        seat is taken.  ``counted`` False: a tournament's table, bounded by the tournament (only the server's
+        limit of open tables applies).
         """
         game = get_game(game_name)
         seats = list(seats)
@@ -309,7 +316,10 @@ class Hub:
         if computers_only and clock is not None:
             raise RuleError("a table of computers only is untimed: its computers play only while someone watches")
         owner = owner or self.owner_of(creator)
-        self._check_table_limits(owner, computers_only)
+        if counted:
+            self._check_table_limits(owner, computers_only)
+        elif sum(1 for table in self.tables.values() if not table.over) >= self.config.max_tables:
+            raise RuleError("the server has as many open tables as its limit: the game waits for one to end")
         for index, seat in enumerate(seats):
             if seat.kind == HUMAN and seat.name is not None and not is_player_name(seat.name):
                 raise RuleError(f"{seat.name!r} is not a player name (letters, digits, _ . - only)")
@@ -472,6 +482,7 @@ class Hub:
             table.broadcast("notice", notice)
         # The other servers saw the last move; the ratings it made are news to them.
         table._announce("finished", {"notice": notice})
+        self.tournaments.table_finished(table)
         path = self.record_path(table)
         if path is not None:
             try:

@@ -117,3 +117,12 @@ class RateLimit:
 #: most the server keeps waiting (each is up to 2 s of a processor a move, in one low-priority thread).
 ANALYSES_PER_DAY = 5
 MAX_ANALYSES_WAITING = 20
+#: Tournaments (issue 35): open ones (waiting or running) a person may create, and enter.
+MAX_TOURNAMENTS_PER_PLAYER = 2
+MAX_TOURNAMENT_ENTRIES_PER_PLAYER = 5
+#: Minutes a player may be absent at the start of a round of a tournament on a live clock before she forfeits.
+TOURNAMENT_GRACE_MINUTES = 5.0
+#: Players one tournament takes at most (``--max-players`` chooses fewer).
+MAX_TOURNAMENT_PLAYERS = 1000
+#: The longest title of a tournament, in characters.
+MAX_TOURNAMENT_TITLE = 60

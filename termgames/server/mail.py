@@ -339,3 +339,13 @@ def warning_mail(config: MailConfig, to: str, entry: Waiting, ssh: str) -> Email
         f"{ssh} notify --no-email stops these mails.\n"
     )
     return new_message(config, to, f"termgames: your time runs low at table {entry.table_id}", body)
+
+
+def forfeit_mail(config: MailConfig, to: str, table_id: int, reason: str, ssh: str) -> EmailMessage:
+    """A tournament's game closed by a forfeit (``reason``: whose, and why), to a player who was away."""
+    body = (
+        f"Table {table_id} is closed: {text_of(reason)}.\n\n"
+        f"{ssh} tournaments lists your tournaments, {ssh} tournament show ID their standings;\n"
+        f"{ssh} notify --no-email stops these mails.\n"
+    )
+    return new_message(config, to, f"termgames: a forfeit at table {table_id}", body)

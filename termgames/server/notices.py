@@ -32,7 +32,7 @@ from ..match import HUMAN
 from ..untrusted import fold_name, printable
 from .address import SshAddress
 from .limits import MAIL_EVERY_HOURS
-from .mail import MailConfig, Mailer, Waiting, digest_mail, warning_mail
+from .mail import MailConfig, Mailer, Waiting, digest_mail, forfeit_mail, warning_mail
 from .people import is_guest
 from .stores.interface import DEFAULT_NOTIFY_MODE, StoreError, TableStore
 from .tables import LiveTable
@@ -115,6 +115,10 @@ def desktop_sequence(text: str, term: str = "") -> str:
     if term.startswith("screen"):
         return f"\x1bP{sequence}\x1b\\"
     return sequence
+
+
+#: The owner of a tournament's tables: ``tournament:ID`` (see :mod:`.tournaments`).
+TOURNAMENT_OWNER = "tournament:"
 
 
 class NoticesHost(Protocol):
@@ -225,13 +229,19 @@ class Notices:
             self.tell(player, table, kind, text)
 
     def challenged(self, table: LiveTable) -> None:
-        """A new table: every player seated at it but its creator is challenged."""
+        """A new table: every player seated at it but its creator is challenged (a tournament's table: every
+        player hears her next game is ready)."""
         kind = "rated" if table.rated else "casual"
+        tournament = table.owner.removeprefix(TOURNAMENT_OWNER) if table.owner.startswith(TOURNAMENT_OWNER) else ""
         for seat_number, seat in enumerate(table.seats):
-            if seat.kind != HUMAN or not seat.name or fold_name(seat.name) == fold_name(table.creator):
+            if seat.kind != HUMAN or not seat.name:
+                continue
+            if not tournament and fold_name(seat.name) == fold_name(table.creator):
                 continue
             turn = "; your move" if seat_number in table.to_move() else ""
             text = f"{table.creator} challenges you: {self._where(table)} ({kind}){turn}"
+            if tournament:
+                text = f"Your next game of tournament {tournament} is ready: {self._where(table)} ({kind}){turn}"
             self.tell(seat.name, table, CHALLENGE, text)
 
     def clock_low(self, table: LiveTable, seat: int) -> None:
@@ -256,6 +266,27 @@ class Notices:
         if address is not None:
             entry = self.waiting_entry(table, seat, now)
             self.mailer.send(warning_mail(self.mailer.config, address, entry, self.hub.address.command(player)))
+
+    def forfeited(self, table: LiveTable, reason: str) -> None:
+        """A tournament's table closed by a forfeit: its players here hear ``reason``; those away get a mail
+        (once, whichever server closed it: the store claims it as a clock warning of the table)."""
+        now = self.hub.utc_now()
+        for seat in table.seats:
+            player = seat.name
+            if seat.kind != HUMAN or not player:
+                continue
+            self.tell(player, table, MOVE, reason)
+            if self.mailer is None or is_guest(player) or self.is_connected(player):
+                continue
+            try:
+                address = self.hub.store.claim_warning(player, table.id, -1, iso(now - timedelta(seconds=AWAY_SECONDS)))
+            except StoreError as error:
+                log.warning("%s: forfeit not mailed: %s", player, error)
+                continue
+            if address is not None:
+                self.mailer.send(
+                    forfeit_mail(self.mailer.config, address, table.id, reason, self.hub.address.command(player))
+                )
 
     # -- mail -------------------------------------------------------------------------------
 

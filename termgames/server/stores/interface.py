@@ -94,6 +94,29 @@ class StoredTable:
     clock: str = ""
 
 
+@dataclass
+class StoredTournament:
+    """A tournament as stored: its document (what :mod:`termgames.server.tournaments` keeps: game, format,
+    players, rounds...) and its version, bumped by every change, so that a change is stored only over the
+    version it was made from (:meth:`TableStore.update_tournament`): of several servers exactly one pairs a round."""
+
+    id: int
+    version: int
+    status: str
+    data: dict[str, Any]
+
+
+def tournament_from_row(tournament_id: int, version: int, status: str, data: str) -> StoredTournament | None:
+    """The row as a tournament; None when its document is not a JSON object (a row edited by hand)."""
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(document, dict):
+        return None
+    return StoredTournament(int(tournament_id), int(version), str(status), document)
+
+
 def table_from_row(
     table_id: int, game: str, options: str, seed: str, seats: str, creator: str, created: str, finished: Any,
     rated: Any, owner: str = "", closed: str = "", outcome: str = "", clock: str = "",
@@ -351,6 +374,21 @@ class TableStore(Protocol):
         clock: str = "",
     ) -> int:
         """A new table (``clock``: its clock as JSON text, empty when untimed); its number."""
+        ...
+
+    def create_tournament(self, status: str, data: dict[str, Any]) -> int:
+        """Store a new tournament (version 1); its number."""
+        ...
+
+    def tournaments(self, unfinished_only: bool = True) -> list[StoredTournament]:
+        """The tournaments, the unfinished ones only by default, oldest first."""
+        ...
+
+    def tournament(self, tournament_id: int) -> StoredTournament | None: ...
+
+    def update_tournament(self, tournament_id: int, version: int, status: str, data: dict[str, Any]) -> bool:
+        """Store the tournament's new document if it is still at ``version`` (then at ``version + 1``); False
+        when another change came first (nothing stored: read it again and redo the change)."""
         ...
 
     def update_seats(

@@ -62,6 +62,7 @@ from .interface import (
     RemotePresence,
     StoredSeek,
     StoredTable,
+    StoredTournament,
     StoreError,
     StoreEvent,
     StoreUnavailable,
@@ -71,6 +72,7 @@ from .interface import (
     require_thread,
     seek_from_row,
     table_from_row,
+    tournament_from_row,
 )
 from .postgres_people import PeopleQueries
 from .postgres_schema import migrate
@@ -718,6 +720,39 @@ class PostgresStore(PeopleQueries):
             )
         )
         return [activity_from_row(r["id"], r["creator"], r["seats"], r["last"]) for r in rows]
+
+    # -- tournaments ----------------------------------------------------------------------
+
+    def create_tournament(self, status: str, data: dict[str, Any]) -> int:
+        found = self._run(
+            lambda c: c.fetchval(
+                "INSERT INTO tournaments (version, status, data, created) VALUES (1, $1, $2, $3) RETURNING id",
+                status, json.dumps(data), self.now_iso(),
+            )
+        )
+        return int(found)
+
+    def tournaments(self, unfinished_only: bool = True) -> list[StoredTournament]:
+        where = "WHERE status <> 'finished' " if unfinished_only else ""
+        rows = self._run(lambda c: c.fetch(f"SELECT id, version, status, data FROM tournaments {where}ORDER BY id"))
+        return [found for row in rows if (found := tournament_from_row(*row)) is not None]
+
+    def tournament(self, tournament_id: int) -> StoredTournament | None:
+        row = self._run(
+            lambda c: c.fetchrow("SELECT id, version, status, data FROM tournaments WHERE id = $1", tournament_id)
+        )
+        return tournament_from_row(*row) if row else None
+
+    def update_tournament(self, tournament_id: int, version: int, status: str, data: dict[str, Any]) -> bool:
+        # One statement: the row's lock orders two servers' changes, and only the first finds its version.
+        found = self._run(
+            lambda c: c.fetchval(
+                "UPDATE tournaments SET version = version + 1, status = $1, data = $2 "
+                "WHERE id = $3 AND version = $4 RETURNING id",
+                status, json.dumps(data), tournament_id, version,
+            )
+        )
+        return found is not None
 
     def close_table(self, table_id: int, reason: str, idle_before: str) -> bool:
         news = self._notify("closed", table_id, {"reason": reason})

@@ -323,6 +323,21 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        10,
+        # Tournaments (issue 35): each one a JSON document and its version; a change is stored only over the
+        # version it was made from, so of several servers exactly one pairs a round.
+        """
+        CREATE TABLE tournaments (
+            id BIGSERIAL PRIMARY KEY,
+            version INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            data TEXT NOT NULL,
+            created TEXT NOT NULL
+        );
+        CREATE INDEX tournaments_by_status ON tournaments (status, id);
+        """,
+    ),
 ]
 SCHEMA_VERSION = max(number for number, _ in MIGRATIONS)
 

@@ -47,6 +47,7 @@ from .interface import (
     StoreClock,
     StoredSeek,
     StoredTable,
+    StoredTournament,
     StoreError,
     StoreEvent,
     TableActivity,
@@ -57,6 +58,7 @@ from .interface import (
     require_thread,
     seek_from_row,
     table_from_row,
+    tournament_from_row,
 )
 
 if TYPE_CHECKING:
@@ -81,6 +83,13 @@ CREATE TABLE IF NOT EXISTS tables (
 )"""
 
 SCHEMA = _TABLES_SCHEMA + """;
+CREATE TABLE IF NOT EXISTS tournaments (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    version INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS players (
     name TEXT PRIMARY KEY,
     key TEXT NOT NULL,
@@ -347,6 +356,38 @@ class Store(StoreClock):
             )
         assert cursor.lastrowid is not None  # an INSERT sets it
         return cursor.lastrowid
+
+    # -- tournaments ----------------------------------------------------------------------
+
+    def create_tournament(self, status: str, data: dict[str, Any]) -> int:
+        with self._transaction():
+            cursor = self.db.execute(
+                "INSERT INTO tournaments (version, status, data, created) VALUES (1, ?, ?, ?)",
+                (status, json.dumps(data), self.now_iso()),
+            )
+        assert cursor.lastrowid is not None  # an INSERT sets it
+        return cursor.lastrowid
+
+    def tournaments(self, unfinished_only: bool = True) -> list[StoredTournament]:
+        require_thread(self.thread, "the store")
+        where = "WHERE status <> 'finished' " if unfinished_only else ""
+        rows = self.db.execute(f"SELECT id, version, status, data FROM tournaments {where}ORDER BY id").fetchall()
+        return [found for row in rows if (found := tournament_from_row(*row)) is not None]
+
+    def tournament(self, tournament_id: int) -> StoredTournament | None:
+        require_thread(self.thread, "the store")
+        row = self.db.execute(
+            "SELECT id, version, status, data FROM tournaments WHERE id = ?", (tournament_id,)
+        ).fetchone()
+        return tournament_from_row(*row) if row else None
+
+    def update_tournament(self, tournament_id: int, version: int, status: str, data: dict[str, Any]) -> bool:
+        with self._transaction():
+            changed = self.db.execute(
+                "UPDATE tournaments SET version = version + 1, status = ?, data = ? WHERE id = ? AND version = ?",
+                (status, json.dumps(data), tournament_id, version),
+            ).rowcount
+        return bool(changed)
 
     def update_seats(
         self, table_id: int, seats: list[dict[str, Any]], previous: list[dict[str, Any]] | None = None,

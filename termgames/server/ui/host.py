@@ -24,7 +24,8 @@ class ServeHost(TermgamesApp):
     #: Who is signed in, and whether as a guest (a name for one visit).
     player: str
     guest: bool
-    #: The person signed in (``key:...``; ``guest:ADDRESS``): whom her tables and seeks count against.
+    #: The person signed in (``key:...``; ``guest:ADDRESS``): whom her tables, seeks and tournament entries count
+    #: against.
     owner: str
     #: Players (folded names) whose chat lines this player hid at her screen, at every table of her visit.
     muted: set[str]

@@ -27,9 +27,11 @@ from ...rules import RuleError
 from ...screens.dialogs import HelpScreen
 from ...screens.start import SetupScreen
 from ...widgets.footer import Footer
-from ..commands import ratings_text, time_left_for
+from ..commands import ratings_text, time_left_for, tournament_line
 from ..logs import error_line
+from ..stores.interface import StoreError
 from .seek_lines import QuickPairingScreen, seek_chosen, seek_options
+from .tournament import TournamentScreen
 
 if TYPE_CHECKING:
     from textual import getters
@@ -113,9 +115,30 @@ class LobbyList(OptionList):
 
 def table_of(option: Option | None) -> int | None:
     """The table number of a lobby line (None: a heading, or nothing)."""
-    if option is None or option.id is None or option.id.startswith("seek:"):  # (a seek's number)
+    if option is None or option.id is None or option.id.startswith(("seek:", TOURNAMENT_LINE)):  # (not a table)
         return None
     return int(option.id.partition(":")[2])
+
+
+#: The kind of a lobby line that is a tournament (its id: ``tournament:ID``).
+TOURNAMENT_LINE = "tournament:"
+
+
+def tournament_options(hub: Any, player: str) -> list[Option]:
+    """The lobby's "Tournaments" section: every open one, hers marked; Enter shows it."""
+    options = [Option(Text("Tournaments: Enter shows standings and your game", style="bold underline"), disabled=True)]
+    try:
+        listed = hub.tournaments.listing()
+    except StoreError as error:
+        log.warning("tournaments not listed: %s", error)
+        listed = []
+    if not listed:
+        options.append(Option(Text("  none (tournament new GAME --swiss ROUNDS over SSH)", style="dim"), disabled=True))
+    for tournament in listed[:30]:
+        mark = "* " if tournament.entry(player) is not None else "  "
+        line = Text(f"{mark}T{tournament.id} {tournament_line(tournament)}")
+        options.append(Option(line, id=f"{TOURNAMENT_LINE}{tournament.id}"))
+    return options
 
 
 class LobbyScreen(Screen[None]):
@@ -219,11 +242,12 @@ class LobbyScreen(Screen[None]):
                 options.append(Option(line, id=f"{kind}:{table.id}"))
             if kind == "watch":
                 options.extend(seek_options(hub, player))
+        options += tournament_options(hub, player)
         self._clocked = clocked
         listing.clear_options()
         listing.add_options(options)
         target = listing.table_index(kept) if kept is not None else None
-        if kept_id is not None and kept_id.startswith("seek:"):  # a seek's line is no table's
+        if kept_id is not None and kept_id.startswith(("seek:", TOURNAMENT_LINE)):  # a seek's or a tournament's line
             target = next((i for i, option in enumerate(options) if option.id == kept_id), None)
         if target is None:  # a table's line, never a seek's by itself: Enter there would seek
             target = next((i for i, option in enumerate(options) if table_of(option) is not None), None)
@@ -260,7 +284,9 @@ class LobbyScreen(Screen[None]):
         if kind == "seek":
             seek_chosen(app, app.owner, kind, table_id)
             return
-        if kind == "done":
+        if event.option.id.startswith(TOURNAMENT_LINE):
+            app.push_screen(TournamentScreen(table_id))
+        elif kind == "done":
             app.replay_table(table_id)
         else:
             app.open_table(table_id, watch=(kind == "watch"))
@@ -268,7 +294,7 @@ class LobbyScreen(Screen[None]):
     def action_watch(self) -> None:
         chosen = self._chosen()
         app = self.app
-        if chosen is None or chosen[0] == "done":
+        if chosen is None or chosen[0] in ("done", "seek", TOURNAMENT_LINE.rstrip(":")):
             self.notify("Choose a game in progress to watch", severity="warning")
             return
         app.open_table(chosen[1], watch=True)
