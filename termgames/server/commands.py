@@ -1,7 +1,8 @@
 """Correspondence play over SSH, pbmserv's command model: ``ssh -p 2222 alice@host COMMAND``.
 
 ``challenge GAME [options] [--rated|--casual] NAME...``, ``tables``,
-``show TABLE [--json]``, ``move TABLE MOVE``, ``ratings [GAME]`` and ``notify`` (:mod:`.notify`).
+``show TABLE [--json]``, ``move TABLE MOVE``, ``ratings [GAME]``, ``profile NAME [--json]`` and ``notify``
+(:mod:`.notify`).
 The player is the SSH identity; the output and the errors are the CLI's (``termgames show``/``move``):
 an error is one line on stderr and exit status 2.  ``web [TABLE]`` prints a link that signs a browser
 in (``termgames serve --web``), ``web --sign-out-all`` signs every browser out.
@@ -28,6 +29,7 @@ from .limits import WEB_LINK_SECONDS
 from .logs import error_line
 from .notify import notify_command
 from .people import is_guest, name_owner
+from .profile import player_profile, profile_text
 from .stores.interface import StoreError
 from .table_facts import FinishedTable
 from .tables import LiveTable
@@ -47,13 +49,14 @@ termgames over SSH: commands (or no command for the game screens)
   move TABLE MOVE                    play one move
   record TABLE                       a finished game's record (save it; termgames replay FILE plays it)
   ratings [GAME]                     the rated accounts of GAME (of every game without one)
+  profile NAME [--json]              a player's page: ratings and their history, results, streaks, recent games
   notify [off|bell|desktop]          how you hear of your move at other tables (--email ADDR, --confirm CODE,
                                      --no-email: mail while you are away, where the server sends it)
   web [TABLE]                        a link that signs a browser in as you (once, within {_LINK_MINUTES} minutes)
   web --sign-out-all                 sign every browser out
   help                               this text"""
 
-COMMANDS = ("challenge", "tables", "show", "move", "record", "ratings", "notify", "web", "help")
+COMMANDS = ("challenge", "tables", "show", "move", "record", "ratings", "profile", "notify", "web", "help")
 
 
 class WebSignIn(Protocol):
@@ -125,6 +128,8 @@ def run_command(
             return _record(hub, args)
         if command == "ratings":
             return _ratings(hub, args)
+        if command == "profile":
+            return _profile(hub, args)
         if command == "notify":
             return _ok(notify_command(hub, player, args, owner, address))
         if command == "web":
@@ -279,6 +284,15 @@ def ratings_text(hub: Hub, game_name: str | None = None) -> str:
         where = f"of {get_game(game_name).title} " if game_name else ""
         return f"no rated games {where}yet: finish a rated table (challenge GAME NAME...) to be rated"
     return "\n\n".join(blocks)
+
+
+def _profile(hub: Hub, args: list[str]) -> Result:
+    as_json = "--json" in args
+    rest = [a for a in args if a != "--json"]
+    if len(rest) != 1:
+        return _fail("profile NAME [--json]: one player's name")
+    found = player_profile(hub, rest[0])
+    return _ok(safe_json(found) if as_json else profile_text(found))
 
 
 def _table_arg(hub: Hub, args: list[str], usage: str) -> LiveTable:

@@ -37,11 +37,13 @@ from .interface import (
     DEFAULT_NOTIFY_MODE,
     ClockChanged,
     NoticeSettings,
+    PlayedTable,
     PlayerRating,
     PlyTaken,
     Quota,
     RatedResult,
     RatingChange,
+    RatingPoint,
     RemotePresence,
     StoreClock,
     StoredTable,
@@ -53,6 +55,8 @@ from .interface import (
     activity_from_row,
     quota_forgotten,
     require_thread,
+    seats_pattern,
+    sits_at,
     table_from_row,
 )
 
@@ -383,6 +387,35 @@ class Store(StoreClock):
             RatingChange(table_id, p, g, rank, Rating(mu0, sigma0), Rating(mu1, sigma1))
             for p, g, rank, mu0, sigma0, mu1, sigma1 in rows
         ]
+
+    def rating_history(self, player: str) -> list[RatingPoint]:
+        require_thread(self.thread, "the store")
+        rows = self.db.execute(
+            f"SELECT c.table_id, c.game, {_ENDED}, c.rank, c.mu_before, c.sigma_before, c.mu_after, c.sigma_after "
+            "FROM rating_changes c JOIN tables t ON t.id = c.table_id WHERE c.player = ? ORDER BY c.table_id",
+            (player,),
+        )
+        points = [
+            RatingPoint(table_id, game, ended, rank, Rating(mu0, sigma0), Rating(mu1, sigma1))
+            for table_id, game, ended, rank, mu0, sigma0, mu1, sigma1 in rows
+        ]
+        return sorted(points, key=lambda point: (point.time, point.table_id))
+
+    def finished_of(self, player: str, limit: int) -> list[PlayedTable]:
+        require_thread(self.thread, "the store")
+        found: list[PlayedTable] = []
+        rows = self.db.execute(
+            f"SELECT {_ENDED}, {_COLUMNS} FROM tables t WHERE finished = 1 AND seats LIKE ? ESCAPE '\\' "
+            "ORDER BY id DESC",
+            (seats_pattern(player),),
+        )
+        for ended, *row in rows:  # read row by row: the pattern lets through a few tables she does not sit at
+            stored = _stored(row)
+            if sits_at(stored, player):
+                found.append(PlayedTable(stored, ended))
+                if len(found) >= limit:
+                    break
+        return found
 
     def append_move(
         self, table_id: int, ply: int, record: MoveRecord, clock: str = "", clock_before: str = ""
@@ -739,6 +772,8 @@ class Store(StoreClock):
         return list(tables.values())
 
 
+#: When table ``t`` ended: its last move's time, else its making.
+_ENDED = "coalesce((SELECT m.time FROM moves m WHERE m.table_id = t.id ORDER BY m.ply DESC LIMIT 1), t.created)"
 _COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome, clock"
 
 
