@@ -173,3 +173,32 @@ def local_profile(folder: Path) -> LocalProfile:
             profile.results.append(played)
     profile.results.sort(key=lambda played: played.ended)
     return profile
+
+
+# -- a rating history as a chart of text rows ---------------------------------------------------------------
+
+#: A column's height in eighths of a row, drawn with block characters (ASCII mode: ``#`` whole rows).
+BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+def chart_rows(values: Sequence[float], width: int, height: int, ascii_only: bool = False) -> list[str]:
+    """The last ``width`` of ``values`` as ``height`` rows of columns (top row first), the highest value labelled
+    on the top row and the lowest on the bottom one: the shape is the signal, no colour needed."""
+    shown = list(values)[-max(1, width) :]
+    if not shown or height < 1:
+        return []
+    low, high = min(shown), max(shown)
+    span = (high - low) or 1.0
+    steps = 1 if ascii_only else 8
+    # The lowest value keeps one step: a column is never invisible.
+    filled = [1 + round((value - low) / span * (height * steps - 1)) for value in shown]
+    bar = "|" if ascii_only else "│"
+    rows = []
+    for row in range(height - 1, -1, -1):
+        label = f"{high:6.1f}" if row == height - 1 else f"{low:6.1f}" if row == 0 else " " * 6
+        if ascii_only:
+            cells = "".join("#" if level > row else " " for level in filled)
+        else:
+            cells = "".join(BLOCKS[min(8, max(0, level - row * 8))] for level in filled)
+        rows.append(f"{label} {bar}{cells}")
+    return rows

@@ -114,3 +114,62 @@ def test_profile_refuses_a_bad_name_in_one_line_and_shows_a_stranger_empty(tmp_p
         "streak": 0, "best_streak": 0, "by_opponent": {},
     }
     assert "no finished games yet" in run_command(hub, "alice", "profile nobody").stdout
+
+
+# -- the lobby's player page -----------------------------------------------------------------------------------
+
+
+def page_text(screen) -> str:
+    listing = screen.query_one("#profile-page")
+    return "\n".join(str(option.prompt) for option in listing.options)
+
+
+@pytest.mark.parametrize(("size", "ascii_mode"), [((80, 24), False), ((50, 20), True)])
+async def test_the_lobby_opens_a_player_page_with_a_chart_and_enter_replays_a_recent_game(
+    tmp_path, new_store, size, ascii_mode
+):
+    from termgames.screens.replay import ReplayScreen
+    from termgames.server.ui.app import ServeApp
+    from termgames.server.ui.lobby import LobbyScreen
+    from termgames.server.ui.profile import ProfileScreen
+
+    hub = make_hub(new_store, tmp_path, "alice", "bob")
+    rated = [
+        hub.create_table("mono", {"size": 2}, [Seat(name="alice"), Seat(name="bob")], "alice") for _ in range(3)
+    ]
+    for table in rated:
+        play_out(table)
+    alice = ServeApp(hub=hub, player="alice", ascii=ascii_mode)
+    async with alice.run_test(size=size) as pilot:
+        await pilot.press("p")
+        await pilot.pause()
+        screen = alice.screen
+        assert isinstance(screen, ProfileScreen)
+        text = page_text(screen)
+        assert "Mono" in text and "rating" in text and "played 3" in text
+        chart = [row for row in text.splitlines() if ("|" if ascii_mode else "│") in row]
+        # The chart fits inside the list's border (longer lines wrap, a chart's row must not).
+        assert len(chart) == 4 and all(len(row) <= size[0] - 4 for row in chart)
+        if ascii_mode:
+            assert all(ord(char) < 128 for char in text) and "#" in chart[-1]
+        else:
+            assert any(block in "".join(chart) for block in "▁▂▃▄▅▆▇█")
+        # The cursor starts on the newest recent game; Enter replays it.
+        assert screen.query_one("#profile-page").highlighted_option.id == f"recent:{rated[-1].id}"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(alice.screen, ReplayScreen)
+        assert alice.screen.match.seed == rated[-1].match.seed
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(alice.screen, ProfileScreen)
+        # Another player's page: / then the name.
+        await pilot.press("slash", *"bob", "enter")
+        await pilot.pause()
+        assert screen.page is not None and screen.page["name"] == "bob"
+        await pilot.press("slash", *"no such!", "enter")
+        await pilot.pause()
+        assert "! no player can be called" in page_text(screen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(alice.screen, LobbyScreen)

@@ -15,7 +15,18 @@ from typing import Any
 
 from ..games import GAMES
 from ..match import AI, HUMAN, Seat
-from ..player_stats import DRAWN, LOST, WON, Played, by_game, computer_kind, result_of, summary, summary_lines
+from ..player_stats import (
+    DRAWN,
+    LOST,
+    WON,
+    Played,
+    by_game,
+    chart_rows,
+    computer_kind,
+    result_of,
+    summary,
+    summary_lines,
+)
 from ..rules import RuleError, get_game
 from .hub import Hub
 from .people import is_guest, is_player_name
@@ -28,6 +39,8 @@ log = logging.getLogger("termgames.server")
 PROFILE_TABLES = 100
 #: The recent games a page lists.
 RECENT_SHOWN = 20
+#: The rated games the command's chart shows (the newest).
+TEXT_CHART_WIDTH = 60
 #: A result that cannot be told (the table was closed for inactivity; its record is lost).
 CLOSED, UNKNOWN = "closed", "unknown"
 
@@ -138,6 +151,7 @@ def profile_text(profile: dict[str, Any]) -> str:
             mus = [mu for _, mu in counts["history"]]
             trend = f"; history {len(mus)} rated games, low {min(mus):.1f}, high {max(mus):.1f}" if mus else ""
             lines.append(f"{title}: rating {counts['rating']:.1f} (sigma {counts['sigma']:.2f}){trend}")
+            lines.extend("  " + row for row in chart_rows(mus, TEXT_CHART_WIDTH, 4, ascii_only=True))
         else:
             lines.append(f"{title}: not rated")
         lines.extend(summary_lines(counts))

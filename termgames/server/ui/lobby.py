@@ -29,6 +29,7 @@ from ...screens.start import SetupScreen
 from ...widgets.footer import Footer
 from ..commands import ratings_text, time_left_for
 from ..logs import error_line
+from .profile import ProfileScreen
 
 if TYPE_CHECKING:
     from textual import getters
@@ -136,6 +137,7 @@ class LobbyScreen(Screen[None]):
         Binding("n", "new_table", "New table"),
         Binding("w", "watch", "Watch"),
         Binding("r", "ratings", "Ratings"),
+        Binding("p", "profile", "Player page"),
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
         Binding("q", "quit", "Quit"),
@@ -265,6 +267,9 @@ class LobbyScreen(Screen[None]):
 
     def action_ratings(self) -> None:
         self.app.push_screen(RatingsScreen(ratings_text(self.app.hub)))
+
+    def action_profile(self) -> None:
+        self.app.push_screen(ProfileScreen(self.app.player))
 
     def action_new_table(self) -> None:
         self.app.push_screen(GameChoiceScreen(), self._game_chosen)
