@@ -173,3 +173,18 @@ async def test_the_lobby_opens_a_player_page_with_a_chart_and_enter_replays_a_re
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(alice.screen, LobbyScreen)
+
+
+def test_a_store_reads_a_rating_history_by_its_index(new_store, store_kind):
+    store = new_store()
+    if store_kind == "sqlite":
+        plan = " ".join(
+            str(row) for row in store.db.execute(
+                "EXPLAIN QUERY PLAN SELECT table_id FROM rating_changes WHERE player = ?", ("alice",)
+            )
+        )
+    else:
+        plan = str(store._run(lambda c: c.fetch(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'rating_changes'"
+        )))
+    assert "rating_changes_by_player" in plan

@@ -301,6 +301,13 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        11,
+        # Player pages (issue 36) read one account's rating history: by player, not every rated game's.
+        """
+        CREATE INDEX rating_changes_by_player ON rating_changes (player);
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -207,6 +207,8 @@ class Store(StoreClock):
         self.db.executescript(NOTICES_SCHEMA)
         # Start-up reads the unfinished tables only: without this it would read past every finished one.
         self.db.execute("CREATE INDEX IF NOT EXISTS tables_by_finished ON tables (finished, id)")
+        # A player page reads one account's rating history: without this it would read every rated game's.
+        self.db.execute("CREATE INDEX IF NOT EXISTS rating_changes_by_player ON rating_changes (player)")
         self.db.create_function("fold_name", 1, fold_name, deterministic=True)
 
     def close(self) -> None:
