@@ -82,3 +82,18 @@ def test_profile_and_its_help_import_no_textual(tmp_path: Path):
         )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
+
+
+def test_a_chart_shows_the_shape_of_the_history_and_labels_its_ends():
+    from termgames.player_stats import chart_rows, result_of
+
+    rows = chart_rows([20.0, 25.0, 30.0], 10, 2, ascii_only=True)
+    assert rows == ["  30.0 |  #", "  20.0 |###"]
+    blocks = chart_rows([20.0, 30.0], 10, 1)
+    assert blocks == ["  30.0 │▁█"]
+    assert chart_rows(list(range(100)), 10, 2, ascii_only=True)[1].endswith("|" + "#" * 10)  # the newest ten
+    assert chart_rows([], 10, 2) == []
+    # A sole winner won; winners sharing it drew; a game without winners is a draw.
+    assert [result_of((0,), 0, 2), result_of((0, 1), 1, 2), result_of((), 0, 2), result_of((1,), 0, 3)] == [
+        "won", "drawn", "drawn", "lost",
+    ]

@@ -87,7 +87,7 @@ class ProfileScreen(Screen[None]):
         dot = " - " if self.app.ascii else " · "
         name = self.page["name"] if self.page else self.player
         self.query_one("#profile-title", Static).update(
-            printable(f"Player page: {name}{dot}her newest {PROFILE_TABLES} finished games", keep_newlines=False)
+            printable(f"Player page: {name}{dot}her last {PROFILE_TABLES} games", keep_newlines=False)
         )
         listing = self.query_one("#profile-page", OptionList)
         listing.clear_options()
