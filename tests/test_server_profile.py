@@ -35,12 +35,13 @@ def test_a_store_gives_a_players_rating_history_and_finished_tables(new_store):
     store.finish_table(underscore)
     unfinished = store.create_table("mono", {}, 5, _seats("alice", "bob"), "alice")
 
-    history = store.rating_history("alice")
+    history = store.rating_history("alice", 10)
     assert [point.table_id for point in history] == [first, second]
     assert history[0].time == "2026-01-02T11:00:00+00:00"  # its last move's time
     assert history[0].after.mu > history[0].before.mu and history[1].after.mu < history[1].before.mu
     assert history[1].before == history[0].after
-    assert store.rating_history("carol") == []
+    assert store.rating_history("carol", 10) == []
+    assert [point.table_id for point in store.rating_history("alice", 1)] == [second]  # the newest
 
     assert [t.stored.id for t in store.finished_of("alice", 10)] == [second, first]
     assert [t.stored.id for t in store.finished_of("alice", 1)] == [second]

@@ -1,10 +1,11 @@
 """Player pages: ``ssh HOST profile NAME [--json]`` and the lobby's profile screen read one :func:`player_profile`.
 
 Per game: the account's rating and its history (one point per rated game, at the time that table's last move
-was made), then the results of her newest :data:`PROFILE_TABLES` finished tables (rated or casual) counted by
-game and by opponent kind (:mod:`termgames.player_stats`), her winning streaks, and the newest
-:data:`RECENT_SHOWN` of those tables.  A table's result is read from its kept record (the winners it names);
-a table closed for inactivity counts in no result.  Pure Python on the server's loop: no Textual.
+was made; her newest :data:`HISTORY_POINTS` rated games of every game together), then the results of her
+newest :data:`PROFILE_TABLES` finished tables (rated or casual) counted by game and by opponent kind
+(:mod:`termgames.player_stats`), her winning streaks, and the newest :data:`RECENT_SHOWN` of those tables.
+A table's result is read from its kept record (the winners it names); a table closed for inactivity counts in
+no result.  Pure Python on the server's loop: no Textual.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ log = logging.getLogger("termgames.server")
 #: The finished tables a player page reads (newest first): what its counts and streaks are of.  A bound on
 #: the work one page asks of the server (each table's record is read).
 PROFILE_TABLES = 100
+#: The rated games (every game together, the newest) a page's rating histories show: a bound on its work too.
+HISTORY_POINTS = 500
 #: The recent games a page lists.
 RECENT_SHOWN = 20
 #: The rated games the command's chart shows (the newest).
@@ -95,7 +98,7 @@ def player_profile(hub: Hub, name: str) -> dict[str, Any]:
     if not is_player_name(name):
         raise RuleError(f"no player can be called {name!r}")
     player = name if is_guest(name) else hub.store.account_name(name)
-    history = hub.store.rating_history(player)
+    history = hub.store.rating_history(player, HISTORY_POINTS)
     tables = hub.store.finished_of(player, PROFILE_TABLES)
     results: list[Played] = []
     recent: list[dict[str, Any]] = []

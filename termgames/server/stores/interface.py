@@ -379,9 +379,9 @@ class TableStore(Protocol):
 
     def rating_changes(self, table_id: int) -> list[RatingChange]: ...
 
-    def rating_history(self, player: str) -> list[RatingPoint]:
-        """Every change rated tables made to ``player``'s ratings (the account's registered name), every game,
-        oldest first: one row per rated game she finished."""
+    def rating_history(self, player: str, limit: int) -> list[RatingPoint]:
+        """The changes the ``limit`` rated tables made last did to ``player``'s ratings (the account's registered
+        name), every game, oldest first: one row per rated game she finished."""
         ...
 
     def finished_of(self, player: str, limit: int) -> list[PlayedTable]:

@@ -555,13 +555,14 @@ class PostgresStore(PeopleQueries):
         ]
         return sorted(found, key=lambda r: (r.game, -r.rating.ordinal, fold_name(r.player)))
 
-    def rating_history(self, player: str) -> list[RatingPoint]:
+    def rating_history(self, player: str, limit: int) -> list[RatingPoint]:
         rows = self._run(
             lambda c: c.fetch(
                 f"SELECT c.table_id, c.game, {_ENDED} AS ended, c.rank, c.mu_before, c.sigma_before, c.mu_after, "
                 "c.sigma_after FROM rating_changes c JOIN tables t ON t.id = c.table_id WHERE c.player = $1 "
-                "ORDER BY c.table_id",
+                "ORDER BY c.table_id DESC LIMIT $2",
                 player,
+                limit,
             )
         )
         points = [

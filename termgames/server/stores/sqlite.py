@@ -390,12 +390,13 @@ class Store(StoreClock):
             for p, g, rank, mu0, sigma0, mu1, sigma1 in rows
         ]
 
-    def rating_history(self, player: str) -> list[RatingPoint]:
+    def rating_history(self, player: str, limit: int) -> list[RatingPoint]:
         require_thread(self.thread, "the store")
         rows = self.db.execute(
             f"SELECT c.table_id, c.game, {_ENDED}, c.rank, c.mu_before, c.sigma_before, c.mu_after, c.sigma_after "
-            "FROM rating_changes c JOIN tables t ON t.id = c.table_id WHERE c.player = ? ORDER BY c.table_id",
-            (player,),
+            "FROM rating_changes c JOIN tables t ON t.id = c.table_id WHERE c.player = ? "
+            "ORDER BY c.table_id DESC LIMIT ?",
+            (player, limit),
         )
         points = [
             RatingPoint(table_id, game, ended, rank, Rating(mu0, sigma0), Rating(mu1, sigma1))
