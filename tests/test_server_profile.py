@@ -140,6 +140,9 @@ async def test_the_lobby_opens_a_player_page_with_a_chart_and_enter_replays_a_re
     ]
     for table in rated:
         play_out(table)
+    seed = rated[-1].match.seed
+    hub.close()
+    hub = Hub(new_store(), tmp_path / "records")  # a restart: the finished tables are read when asked for
     alice = ServeApp(hub=hub, player="alice", ascii=ascii_mode)
     async with alice.run_test(size=size) as pilot:
         await pilot.press("p")
@@ -160,7 +163,7 @@ async def test_the_lobby_opens_a_player_page_with_a_chart_and_enter_replays_a_re
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(alice.screen, ReplayScreen)
-        assert alice.screen.match.seed == rated[-1].match.seed
+        assert alice.screen.match.seed == seed
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(alice.screen, ProfileScreen)
