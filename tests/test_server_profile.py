@@ -158,8 +158,17 @@ async def test_the_lobby_opens_a_player_page_with_a_chart_and_enter_replays_a_re
             assert all(ord(char) < 128 for char in text) and "#" in chart[-1]
         else:
             assert any(block in "".join(chart) for block in "▁▂▃▄▅▆▇█")
-        # The cursor starts on the newest recent game; Enter replays it.
-        assert screen.query_one("#profile-page").highlighted_option.id == f"recent:{rated[-1].id}"
+        # The cursor starts on the newest recent game, and stays on the one chosen through a resize.
+        listing = screen.query_one("#profile-page")
+        assert listing.highlighted_option.id == f"recent:{rated[-1].id}"
+        await pilot.press("down")
+        await pilot.resize_terminal(size[0] + 10, size[1] + 2)
+        await pilot.pause()
+        assert listing.highlighted_option.id == f"recent:{rated[-2].id}"
+        await pilot.press("up")
+        await pilot.resize_terminal(*size)
+        await pilot.pause()
+        # Enter replays it.
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(alice.screen, ReplayScreen)

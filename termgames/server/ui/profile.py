@@ -90,9 +90,13 @@ class ProfileScreen(Screen[None]):
             printable(f"Player page: {name}{dot}her last {PROFILE_TABLES} games", keep_newlines=False)
         )
         listing = self.query_one("#profile-page", OptionList)
+        chosen = listing.highlighted_option.id if listing.highlighted_option is not None else None
         listing.clear_options()
         listing.add_options(self.options(dot))
-        listing.highlighted = next((i for i, o in enumerate(listing.options) if not o.disabled), None)
+        # The recent game chosen stays chosen when the page is drawn again (a resize); else the newest.
+        choices = [i for i, option in enumerate(listing.options) if not option.disabled]
+        kept = [i for i in choices if listing.options[i].id == chosen]
+        listing.highlighted = (kept or choices or [None])[0]
 
     def options(self, dot: str) -> list[Option]:
         """The page as list lines: only a recent game's line can be chosen."""
