@@ -96,7 +96,7 @@ class ProfileScreen(Screen[None]):
         # The recent game chosen stays chosen when the page is drawn again (a resize); else the newest.
         choices = [i for i, option in enumerate(listing.options) if not option.disabled]
         kept = [i for i in choices if listing.options[i].id == chosen]
-        listing.highlighted = (kept or choices or [None])[0]
+        listing.highlighted = (kept or choices)[0] if choices else None
 
     def options(self, dot: str) -> list[Option]:
         """The page as list lines: only a recent game's line can be chosen."""
