@@ -400,6 +400,24 @@ def analyse(
 app.command("analyze", hidden=True)(analyse)
 
 
+@app.command()
+def profile(
+    saves: Path | None = SavesOption,
+    as_json: bool = typer.Option(False, "--json", help="One JSON object instead of text."),
+) -> None:
+    """Your saved games against the computer: results per game and level, streaks."""
+    from .paths import saves_dir
+    from .player_stats import local_profile
+    from .untrusted import safe_json
+
+    folder = saves_dir(saves)
+    found = local_profile(folder)
+    if as_json:
+        print(safe_json(found.as_json()))
+        return
+    say(found.text(folder))
+
+
 def serve(ctx: typer.Context, config_file: Path | None = None, **flags: Any) -> None:
     """Host shared tables over SSH: players connect with ssh -p PORT NAME@HOST (and browsers, with --web)."""
     from .server.config import ConfigError, build

@@ -1,7 +1,8 @@
 """Correspondence play over SSH, pbmserv's command model: ``ssh -p 2222 alice@host COMMAND``.
 
 ``challenge GAME [options] [--rated|--casual] NAME...``, ``tables``,
-``show TABLE [--json]``, ``move TABLE MOVE``, ``ratings [GAME]`` and ``notify`` (:mod:`.notify`).
+``show TABLE [--json]``, ``move TABLE MOVE``, ``ratings [GAME]``, ``profile NAME [--json]`` and ``notify``
+(:mod:`.notify`).
 The player is the SSH identity; the output and the errors are the CLI's (``termgames show``/``move``):
 an error is one line on stderr and exit status 2.  ``web [TABLE]`` prints a link that signs a browser
 in (``termgames serve --web``), ``web --sign-out-all`` signs every browser out.
@@ -29,6 +30,7 @@ from .limits import WEB_LINK_SECONDS
 from .logs import error_line
 from .notify import notify_command
 from .people import is_guest, name_owner
+from .profile import player_profile, profile_text
 from .seeks import SeekResult, describe_seek, parse_rating_range, seek_json
 from .stores.interface import StoreError
 from .table_facts import FinishedTable
@@ -61,6 +63,7 @@ termgames over SSH: commands (or no command for the game screens)
   record TABLE                       a finished game's record (save it; termgames replay FILE plays it)
   analyse TABLE [--level L] [--json] a finished game analysed move by move (queued: ask again for it)
   ratings [GAME]                     the rated accounts of GAME (of every game without one)
+  profile NAME [--json]              a player's page: ratings and their history, results, streaks, recent games
   notify [off|bell|desktop]          how you hear of your move at other tables (--email ADDR, --confirm CODE,
                                      --no-email: mail while you are away, where the server sends it)
   tournament new GAME (--swiss ROUNDS | --round-robin [--double] | --arena MINUTES) [options]
@@ -75,7 +78,7 @@ termgames over SSH: commands (or no command for the game screens)
 
 COMMANDS = (
     "challenge", "seek", "seeks", "unseek", "tournament", "tournaments", "tables", "show", "move", "record", "analyse",
-    "ratings", "notify", "web", "help",
+    "ratings", "profile", "notify", "web", "help",
 )
 
 
@@ -162,6 +165,8 @@ def run_command(
             return _analyse(hub, player, args, owner)
         if command == "ratings":
             return _ratings(hub, args)
+        if command == "profile":
+            return _profile(hub, args)
         if command == "notify":
             return _ok(notify_command(hub, player, args, owner, address))
         if command == "web":
@@ -531,6 +536,15 @@ def ratings_text(hub: Hub, game_name: str | None = None) -> str:
         where = f"of {get_game(game_name).title} " if game_name else ""
         return f"no rated games {where}yet: finish a rated table (challenge GAME NAME...) to be rated"
     return "\n\n".join(blocks)
+
+
+def _profile(hub: Hub, args: list[str]) -> Result:
+    as_json = "--json" in args
+    rest = [a for a in args if a != "--json"]
+    if len(rest) != 1:
+        return _fail("profile NAME [--json]: one player's name")
+    found = player_profile(hub, rest[0])
+    return _ok(safe_json(found) if as_json else profile_text(found))
 
 
 def _table_arg(hub: Hub, args: list[str], usage: str) -> LiveTable:

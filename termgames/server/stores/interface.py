@@ -199,6 +199,41 @@ class RatingChange:
 
 
 @dataclass(frozen=True)
+class RatingPoint:
+    """One step of an account's rating history: what rated table ``table_id`` did to it, and when (the time of
+    the table's last move, ``now_iso`` text; the table's making when it has none)."""
+
+    table_id: int
+    game: str
+    time: str
+    rank: float
+    before: Rating
+    after: Rating
+
+
+@dataclass(frozen=True)
+class PlayedTable:
+    """A finished table a player sat at (without its moves), and when it ended (its last move's time, ``now_iso``
+    text; the table's making when it has none)."""
+
+    stored: StoredTable
+    ended: str
+
+
+def seats_pattern(player: str) -> str:
+    """A ``LIKE ... ESCAPE '\\'`` pattern the seats' JSON text of every table ``player`` sits at matches (and a
+    few others: the exact test is the caller's), so that a store reads only those rows."""
+    quoted = json.dumps(player)
+    escaped = quoted.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def sits_at(stored: StoredTable, player: str) -> bool:
+    """Whether ``player`` has a human seat at the stored table."""
+    return any(seat.get("kind", "human") == "human" and seat.get("name") == player for seat in stored.seats)
+
+
+@dataclass(frozen=True)
 class StoreEvent:
     """A change another server process made (``kind``: table, move, truncate, seats, chat, presence, news).
 
@@ -443,6 +478,16 @@ class TableStore(Protocol):
     def ratings(self, game: str | None = None) -> list[PlayerRating]: ...
 
     def rating_changes(self, table_id: int) -> list[RatingChange]: ...
+
+    def rating_history(self, player: str, limit: int) -> list[RatingPoint]:
+        """The changes the ``limit`` rated tables made last did to ``player``'s ratings (the account's registered
+        name), every game, oldest first: one row per rated game she finished."""
+        ...
+
+    def finished_of(self, player: str, limit: int) -> list[PlayedTable]:
+        """The ``limit`` finished tables ``player`` sat at that were made last, newest first, without their
+        moves (her player page)."""
+        ...
 
     def append_move(
         self, table_id: int, ply: int, record: MoveRecord, clock: str = "", clock_before: str = ""

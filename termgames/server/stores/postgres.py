@@ -55,10 +55,12 @@ from ...untrusted import fold_name
 from .interface import (
     CHAT_KEPT,
     ClockChanged,
+    PlayedTable,
     PlayerRating,
     PlyTaken,
     RatedResult,
     RatingChange,
+    RatingPoint,
     RemotePresence,
     StoredSeek,
     StoredTable,
@@ -70,7 +72,9 @@ from .interface import (
     TableClosed,
     activity_from_row,
     require_thread,
+    seats_pattern,
     seek_from_row,
+    sits_at,
     table_from_row,
     tournament_from_row,
 )
@@ -126,6 +130,8 @@ CLOCK_LOCK = 0x746B
 
 
 
+#: When table ``t`` ended: its last move's time, else its making.
+_ENDED = "coalesce((SELECT m.time FROM moves m WHERE m.table_id = t.id ORDER BY m.ply DESC LIMIT 1), t.created)"
 _COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome, clock"
 
 
@@ -552,6 +558,50 @@ class PostgresStore(PeopleQueries):
             for r in rows
         ]
         return sorted(found, key=lambda r: (r.game, -r.rating.ordinal, fold_name(r.player)))
+
+    def rating_history(self, player: str, limit: int) -> list[RatingPoint]:
+        rows = self._run(
+            lambda c: c.fetch(
+                f"SELECT c.table_id, c.game, {_ENDED} AS ended, c.rank, c.mu_before, c.sigma_before, c.mu_after, "
+                "c.sigma_after FROM rating_changes c JOIN tables t ON t.id = c.table_id WHERE c.player = $1 "
+                "ORDER BY c.table_id DESC LIMIT $2",
+                player,
+                limit,
+            )
+        )
+        points = [
+            RatingPoint(
+                r["table_id"], r["game"], r["ended"], r["rank"], Rating(r["mu_before"], r["sigma_before"]),
+                Rating(r["mu_after"], r["sigma_after"]),
+            )
+            for r in rows
+        ]
+        return sorted(points, key=lambda point: (point.time, point.table_id))
+
+    def finished_of(self, player: str, limit: int) -> list[PlayedTable]:
+        found: list[PlayedTable] = []
+        before: int | None = None
+        pattern = seats_pattern(player)
+        query = (
+            f"SELECT {_ENDED} AS ended, {_COLUMNS} FROM tables t WHERE finished AND seats LIKE $1 ESCAPE '\\' "
+            "AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3"
+        )
+
+        def page(start: int | None) -> Callable[[Any], Awaitable[list[Any]]]:
+            return lambda c: c.fetch(query, pattern, start, limit)
+
+        # A page at a time: the pattern lets through a few tables she does not sit at.
+        while len(found) < limit:
+            rows = self._run(page(before))
+            for row in rows:
+                values = list(row.values())
+                stored = table_from_row(*values[1:])
+                before = stored.id
+                if sits_at(stored, player) and len(found) < limit:
+                    found.append(PlayedTable(stored, values[0]))
+            if len(rows) < limit:
+                break
+        return found
 
     def rating_changes(self, table_id: int) -> list[RatingChange]:
         rows = self._run(

@@ -338,6 +338,13 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX tournaments_by_status ON tournaments (status, id);
         """,
     ),
+    (
+        11,
+        # Player pages (issue 36) read one account's rating history: by player, not every rated game's.
+        """
+        CREATE INDEX rating_changes_by_player ON rating_changes (player);
+        """,
+    ),
 ]
 SCHEMA_VERSION = max(number for number, _ in MIGRATIONS)
 

@@ -38,11 +38,13 @@ from .interface import (
     DEFAULT_NOTIFY_MODE,
     ClockChanged,
     NoticeSettings,
+    PlayedTable,
     PlayerRating,
     PlyTaken,
     Quota,
     RatedResult,
     RatingChange,
+    RatingPoint,
     RemotePresence,
     StoreClock,
     StoredSeek,
@@ -56,7 +58,9 @@ from .interface import (
     activity_from_row,
     quota_forgotten,
     require_thread,
+    seats_pattern,
     seek_from_row,
+    sits_at,
     table_from_row,
     tournament_from_row,
 )
@@ -236,6 +240,8 @@ class Store(StoreClock):
         self.db.executescript(SEEKS_SCHEMA)
         # Start-up reads the unfinished tables only: without this it would read past every finished one.
         self.db.execute("CREATE INDEX IF NOT EXISTS tables_by_finished ON tables (finished, id)")
+        # A player page reads one account's rating history: without this it would read every rated game's.
+        self.db.execute("CREATE INDEX IF NOT EXISTS rating_changes_by_player ON rating_changes (player)")
         self.db.create_function("fold_name", 1, fold_name, deterministic=True)
 
     def close(self) -> None:
@@ -480,6 +486,36 @@ class Store(StoreClock):
             RatingChange(table_id, p, g, rank, Rating(mu0, sigma0), Rating(mu1, sigma1))
             for p, g, rank, mu0, sigma0, mu1, sigma1 in rows
         ]
+
+    def rating_history(self, player: str, limit: int) -> list[RatingPoint]:
+        require_thread(self.thread, "the store")
+        rows = self.db.execute(
+            f"SELECT c.table_id, c.game, {_ENDED}, c.rank, c.mu_before, c.sigma_before, c.mu_after, c.sigma_after "
+            "FROM rating_changes c JOIN tables t ON t.id = c.table_id WHERE c.player = ? "
+            "ORDER BY c.table_id DESC LIMIT ?",
+            (player, limit),
+        )
+        points = [
+            RatingPoint(table_id, game, ended, rank, Rating(mu0, sigma0), Rating(mu1, sigma1))
+            for table_id, game, ended, rank, mu0, sigma0, mu1, sigma1 in rows
+        ]
+        return sorted(points, key=lambda point: (point.time, point.table_id))
+
+    def finished_of(self, player: str, limit: int) -> list[PlayedTable]:
+        require_thread(self.thread, "the store")
+        found: list[PlayedTable] = []
+        rows = self.db.execute(
+            f"SELECT {_ENDED}, {_COLUMNS} FROM tables t WHERE finished = 1 AND seats LIKE ? ESCAPE '\\' "
+            "ORDER BY id DESC",
+            (seats_pattern(player),),
+        )
+        for ended, *row in rows:  # read row by row: the pattern lets through a few tables she does not sit at
+            stored = _stored(row)
+            if sits_at(stored, player):
+                found.append(PlayedTable(stored, ended))
+                if len(found) >= limit:
+                    break
+        return found
 
     def append_move(
         self, table_id: int, ply: int, record: MoveRecord, clock: str = "", clock_before: str = ""
@@ -836,6 +872,8 @@ class Store(StoreClock):
         return list(tables.values())
 
 
+#: When table ``t`` ended: its last move's time, else its making.
+_ENDED = "coalesce((SELECT m.time FROM moves m WHERE m.table_id = t.id ORDER BY m.ply DESC LIMIT 1), t.created)"
 _COLUMNS = "id, game, options, seed, seats, creator, created, finished, rated, owner, closed, outcome, clock"
 
 

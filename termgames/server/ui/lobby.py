@@ -30,6 +30,7 @@ from ...widgets.footer import Footer
 from ..commands import ratings_text, time_left_for, tournament_line
 from ..logs import error_line
 from ..stores.interface import StoreError
+from .profile import ProfileScreen
 from .seek_lines import QuickPairingScreen, seek_chosen, seek_options
 from .tournament import TournamentScreen
 
@@ -161,6 +162,7 @@ class LobbyScreen(Screen[None]):
         Binding("w", "watch", "Watch"),
         Binding("r", "ratings", "Ratings"),
         Binding("s", "quick_pairing", "Seek"),
+        Binding("p", "profile", "Player page"),
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
         Binding("q", "quit", "Quit"),
@@ -304,6 +306,9 @@ class LobbyScreen(Screen[None]):
 
     def action_quick_pairing(self) -> None:
         self.app.push_screen(QuickPairingScreen(self.app))
+
+    def action_profile(self) -> None:
+        self.app.push_screen(ProfileScreen(self.app.player))
 
     def action_new_table(self) -> None:
         self.app.push_screen(GameChoiceScreen(), self._game_chosen)
