@@ -69,8 +69,13 @@ def test_two_seeks_that_fit_make_a_table_at_once_and_the_first_seeker_hears_it(t
     assert table is not None and sorted(table.names) == ["alice", "bob"]
     assert table.rated and str(table.match.clock) == "3d/move" and table.match.options["size"] == 5
     assert hub.seeks.current() == []  # both seeks made the table: gone
-    assert [n.kind for n in alice.notices] == ["challenge"] and f"#{table.id}" in alice.notices[0].text
-    assert "bob" in alice.notices[0].text
+    assert [n.kind for n in alice.notices] == ["ready"] and f"#{table.id}" in alice.notices[0].text
+    assert alice.notices[0].text.startswith("Your game is ready: table #")  # not "bob challenges you"
+    # The table counts against the person whose seek made it, as any table of hers.
+    assert [t.id for t in hub.store.load_open_tables() if t.owner.endswith(name_owner("bob"))] == [table.id]
+    with pytest.raises(RuleError, match="you have 1 open tables"):
+        hub.config = hub.config.with_settings(new_player_tables=1, max_tables_per_player=1)
+        hub.check_new_table(name_owner("bob"))
 
 
 @pytest.mark.parametrize(

@@ -70,6 +70,7 @@ from .people import (
     is_player_name,
     key_owner,
     name_owner,
+    person_of,
 )
 from .pool import FairPool
 from .seeks import Seeks
@@ -412,7 +413,7 @@ class Hub:
         open_tables = [table for table in self.tables.values() if not table.over]
         if len(open_tables) >= self.config.max_tables:
             raise RuleError(f"the server has {len(open_tables)} open tables, its limit: finish or wait for one")
-        mine = [table for table in open_tables if table.owner == owner]
+        mine = [table for table in open_tables if person_of(table.owner) == owner]
         who = "the guests of your address have" if owner.startswith("guest:") else "you have"
         if computers_only:
             computers = sum(1 for table in mine if table.computers_only)

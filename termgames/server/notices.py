@@ -33,7 +33,7 @@ from ..untrusted import fold_name, printable
 from .address import SshAddress
 from .limits import MAIL_EVERY_HOURS
 from .mail import MailConfig, Mailer, Waiting, digest_mail, forfeit_mail, warning_mail
-from .people import is_guest
+from .people import SEEK_OWNER, is_guest
 from .stores.interface import DEFAULT_NOTIFY_MODE, StoreError, TableStore
 from .tables import LiveTable
 
@@ -52,6 +52,8 @@ NOTICE_WIDTH = 160
 
 #: The kinds of notice: her move, a challenge, an undo waiting for her answer, her clock running low.
 MOVE, CHALLENGE, UNDO, CLOCK = "move", "challenge", "undo", "clock"
+#: A table made for her by seeks or a tournament: her game is ready (no one challenged her).
+READY = "ready"
 
 
 @dataclass(frozen=True)
@@ -239,10 +241,13 @@ class Notices:
             if not tournament and fold_name(seat.name) == fold_name(table.creator):
                 continue
             turn = "; your move" if seat_number in table.to_move() else ""
-            text = f"{table.creator} challenges you: {self._where(table)} ({kind}){turn}"
+            text, news = f"{table.creator} challenges you: {self._where(table)} ({kind}){turn}", CHALLENGE
+            if table.owner.startswith(SEEK_OWNER):
+                text, news = f"Your game is ready: {self._where(table)} ({kind}){turn}", READY
             if tournament:
                 text = f"Your next game of tournament {tournament} is ready: {self._where(table)} ({kind}){turn}"
-            self.tell(seat.name, table, CHALLENGE, text)
+                news = READY
+            self.tell(seat.name, table, news, text)
 
     def clock_low(self, table: LiveTable, seat: int) -> None:
         """``seat``'s clock at ``table`` just fell below a fifth of its time (the clocks call this once per move).

@@ -68,6 +68,20 @@ def name_owner(player: str) -> str:
     return f"name:{fold_name(player)}"
 
 
+#: A table made of seeks counts against the person who made it (the last seeker), and says where it came from
+#: (its players hear their game is ready, not that they are challenged): ``seek:`` and her owner.
+SEEK_OWNER = "seek:"
+
+
+def seek_owner(owner: str) -> str:
+    return f"{SEEK_OWNER}{owner}"
+
+
+def person_of(table_owner: str) -> str:
+    """Whom a table counts against: its owner, less the mark of a seek's table."""
+    return table_owner.removeprefix(SEEK_OWNER)
+
+
 def guest_owner(address: str) -> str:
     """Whom a guest's tables count against: every guest of one address together (:func:`address_group`)."""
     return f"guest:{address_group(address)}"

@@ -40,7 +40,7 @@ from ..untrusted import fold_name
 from .config import ServerConfig
 from .limits import LIVE_SEEK_HOURS
 from .notices import Notices, iso
-from .people import is_guest
+from .people import is_guest, seek_owner
 from .stores.interface import PlayerRating, StoredSeek, StoreError, TableStore
 from .tables import LiveTable
 
@@ -351,8 +351,8 @@ class Seeks:
         clock = ClockSpec.parse(maker.clock) if maker.clock else None
         try:
             table = self.hub.create_table(
-                maker.game, dict(maker.options), seats, creator=maker.player, rated=maker.rated, owner=maker.owner,
-                clock=clock,
+                maker.game, dict(maker.options), seats, creator=maker.player, rated=maker.rated,
+                owner=seek_owner(maker.owner), clock=clock,
             )
         except RuleError as error:
             log.warning("seeks %s made no table: %s", [seek.id for seek in group], error)

@@ -57,7 +57,10 @@ class PlayerNotice(Message):
 NOTICE_SECONDS = 12.0
 #: Tables whose notices' toasts are kept (to take away when she opens one) before those gone are forgotten.
 KEPT_TOAST_TABLES = 20
-TITLES = {"move": "Your move", "challenge": "Challenged", "undo": "Undo asked", "clock": "Time runs low"}
+TITLES = {
+    "move": "Your move", "challenge": "Challenged", "ready": "Game ready", "undo": "Undo asked",
+    "clock": "Time runs low",
+}
 
 
 class ServeApp(ServeHost):
