@@ -22,7 +22,7 @@ from termgames.tournaments.pairing import (
     tables_round,
     two_seat_points,
 )
-from termgames.tournaments.standings import arena_standings, round_standings
+from termgames.tournaments.standings import arena_standings, crosstable, round_standings
 
 
 def play_out(games: list[Game], rng: random.Random) -> list[Game]:
@@ -190,3 +190,17 @@ def test_arena_streaks_double_the_points() -> None:
     # a: 2 + 2, then on a streak 4 + 4 and a draw 2, then a loss: 14; b: 1 for the draw, 2 for the win.
     assert standings["a"].points == 14 and standings["b"].points == 3
     assert not standings["a"].streak
+
+
+def test_the_crosstable_says_who_took_what_from_whom() -> None:
+    rounds = [
+        [Game(("A", "D"), (1.0, 0.0)), Game(("B", "C"), (0.5, 0.5))],
+        [Game(("A", "C"), (0.5, 0.5)), Game(("B", "D"), (1.0, 0.0)), Game(("E",), (1.0,))],
+        [Game(("A", "B"), (1.0, 0.0)), Game(("C", "D"))],  # C-D not over: not in it
+    ]
+    table = crosstable("ABCDE", rounds)
+    assert table["A"] == {"D": [1.0], "C": [0.5], "B": [1.0]}
+    assert table["D"] == {"A": [0.0], "B": [0.0]}
+    assert table["E"] == {}  # a bye meets nobody
+    three = crosstable("xyz", [[Game(("x", "y", "z"), (1.0, 0.25, 0.25))]])
+    assert three["x"] == {"y": [1.0], "z": [1.0]} and three["y"] == {"x": [0.0], "z": [0.5]}

@@ -333,6 +333,7 @@ def tournament_text(tournament: Tournament, player: str) -> str:
         for rank, line in enumerate(standings, start=1):
             breaks = "  ".join(f"{line.tiebreaks[name]:>{len(name)}g}" for name in names)
             lines.append(f"{rank:>3}  {line.player:<24} {line.points:>6g} {line.games:>5}  {breaks}")
+        lines += crosstable_lines([line.player for line in standings], tournament.crosstable())
     for number, games in enumerate(tournament.json()["rounds"], start=1):
         lines.append(f"round {number}:")
         for game in games:
@@ -344,6 +345,27 @@ def tournament_text(tournament: Tournament, player: str) -> str:
                     result += f" ({', '.join(game['forfeit'])} forfeited)"
             lines.append(f"  {where:<10} {' vs '.join(game['seats'])}{result}")
     return "\n".join(lines)
+
+
+def crosstable_lines(order: list[str], table: dict[str, dict[str, list[float]]]) -> list[str]:
+    """The crosstable under the standings: a row a player, a column an opponent by rank; each cell the points she
+    took from that opponent (``1``, ``0.5``, ``0``; ``1/0`` when they met twice), ``.`` not met, ``x`` herself."""
+    if not any(table.get(name) for name in order):
+        return []
+
+    def cell(name: str, other: str) -> str:
+        if name == other:
+            return "x"
+        met = table.get(name, {}).get(other)
+        return "/".join(f"{points:g}" for points in met) if met else "."
+
+    cells = [[cell(name, other) for other in order] for name in order]
+    width = max(3, *(len(text) for row in cells for text in row))
+    lines = ["crosstable (points taken from each opponent, by rank):"]
+    lines.append(f"{'':>3}  {'':<24} " + " ".join(f"{rank:>{width}}" for rank in range(1, len(order) + 1)))
+    for rank, (name, row) in enumerate(zip(order, cells), start=1):
+        lines.append(f"{rank:>3}  {name:<24} " + " ".join(f"{text:>{width}}" for text in row))
+    return lines
 
 
 def _seek(hub: Hub, player: str, args: list[str], owner: str) -> Result:

@@ -36,7 +36,7 @@ from ..clock import ClockSpec
 from ..match import Seat, now_iso
 from ..rules import RuleError, get_game
 from ..tournaments.pairing import Entrant, Game, arena_pairs, place_points, round_robin, swiss_round, tables_round
-from ..tournaments.standings import Standing, arena_standings, round_standings
+from ..tournaments.standings import Standing, arena_standings, crosstable, round_standings
 from ..untrusted import fold_name, printable
 from .config import ServerConfig
 from .limits import MAX_TOURNAMENT_PLAYERS, MAX_TOURNAMENT_TITLE
@@ -164,8 +164,13 @@ class Tournament:
             "players": [entry["name"] for entry in self.players],
             "withdrawn": [entry["name"] for entry in self.players if entry.get("withdrawn")],
             "standings": [line.json() for line in self.standings()],
+            "crosstable": self.crosstable(),
             "rounds": [[_game_json(game) for game in games] for games in self.rounds],
         }
+
+    def crosstable(self) -> dict[str, dict[str, list[float]]]:
+        """For each player (in standings order), the points she took from each opponent, a number a meeting."""
+        return crosstable([line.player for line in self.standings()], self.games())
 
 
 def _game(entry: dict[str, Any]) -> Game:

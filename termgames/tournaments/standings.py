@@ -114,3 +114,23 @@ def arena_standings(players: Sequence[str], games: Iterable[Game]) -> list[Stand
     for line in lines.values():
         line.tiebreaks = {"wins": float(line.wins)}
     return sorted(lines.values(), key=lambda line: (-line.points, -line.wins, line.games, line.player))
+
+
+def crosstable(order: Sequence[str], rounds: Iterable[Iterable[Game]]) -> dict[str, dict[str, list[float]]]:
+    """Who scored what against whom: for each player of ``order``, the points she took from each opponent she met,
+    a number a meeting, in the order they played (at tables of N: the share of the pair's points that was hers, as
+    Sonneborn-Berger counts it: 1 ahead, 0.5 tied, 0 behind).  Byes and games not over are left out."""
+    table: dict[str, dict[str, list[float]]] = {name: {} for name in order}
+    for game in _finished(rounds):
+        if game.bye:
+            continue
+        assert game.points is not None
+        two = len(game.seats) == 2
+        for seat, name in enumerate(game.seats):
+            for other_seat, other in enumerate(game.seats):
+                if other_seat == seat:
+                    continue
+                mine, theirs = game.points[seat], game.points[other_seat]
+                got = mine if two else (1.0 if mine > theirs else 0.5 if mine == theirs else 0.0)
+                table.setdefault(name, {}).setdefault(other, []).append(got)
+    return table
