@@ -195,16 +195,18 @@ async def test_computers_playing_each_other_wait_while_nobody_watches(tmp_path, 
     hub = make_hub(new_store, tmp_path, "alice")
     try:
         table = hub.create_table("copolymer", {"size": 3}, computers(2), "alice")
-        await asyncio.sleep(0.5)
-        assert table.match.moves == []  # nobody there: no thinking, no rows
+        for _ in range(20):  # what the new table set going now (no time passes): a decision would show at once
+            await asyncio.sleep(0)
+        assert table.match.moves == [] and not table.thinking  # nobody there: no thinking, no rows
         watcher = Listener("alice", None)
         table.subscribe(watcher)
         await until(lambda: len(table.match.moves) >= 2)
         table.unsubscribe(watcher)
-        await asyncio.sleep(0.2)  # a decision in flight may still land
+        await until(lambda: not table.thinking)  # a decision in flight may still land, then none is asked for
         stopped_at = len(table.match.moves)
-        await asyncio.sleep(0.4)
-        assert len(table.match.moves) == stopped_at
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert len(table.match.moves) == stopped_at and not table.thinking
     finally:
         hub.close()
 

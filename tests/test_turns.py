@@ -103,6 +103,8 @@ class RecordingBot:
         self.views: list[View] = []
         self.threads: list[threading.Thread] = []
         self.asked = threading.Event()
+        #: How many answers it has handed back (the runner then takes them on the loop, or drops them).
+        self.answers = 0
 
     def choose(self, view: View) -> str:
         self.views.append(view)
@@ -112,6 +114,7 @@ class RecordingBot:
             self.barrier.wait(timeout=5)  # every AI seat of the turn must be asked at once to get past
         if self.gate is not None:
             assert self.gate.wait(timeout=5)
+        self.answers += 1
         return str(view.viewer + 1)
 
 
@@ -139,6 +142,12 @@ class LoopOnlyTable(LocalTable):
 
 def bids_table(*seats: Seat) -> LoopOnlyTable:
     return LoopOnlyTable(Match(Bids(BIDS), {}, seats, SEED))
+
+
+async def loop_turns(count: int = 20) -> None:
+    """Let the loop run what is due now (an answer handed over from a bot's thread): no time passes."""
+    for _ in range(count):
+        await asyncio.sleep(0)
 
 
 async def until(condition, seconds: float = 5.0) -> bool:
@@ -205,7 +214,8 @@ async def test_an_undo_makes_the_answers_in_flight_stale(monkeypatch):
     gate.set()
     assert await until(lambda: len(bots[1].views) == 2)  # asked again, about the position after the undo
     assert await until(lambda: len(table.match.moves) == 1)
-    await asyncio.sleep(0.05)
+    assert await until(lambda: bots[1].answers == 2)  # both answers handed back: the stale one and the new one
+    await loop_turns()
     assert [m.seat for m in table.match.moves] == [1]  # one answer only: the stale one was dropped
     assert table.thinking == frozenset()
 
@@ -257,11 +267,13 @@ async def test_a_stopped_table_plays_no_more(monkeypatch):
     bots = {1: RecordingBot(gate)}
     use_bots(monkeypatch, bots)
     table = bids_table(Seat("ann"), Seat("cpu", AI, "normal"))
+    table.set_pace("instant")  # an answer would be recorded as soon as it is handed over
     table.start()
     assert await until(bots[1].asked.is_set)
     table.close()
     gate.set()
-    await asyncio.sleep(0.1)
+    assert await until(lambda: bots[1].answers == 1)
+    await loop_turns()
     assert table.match.moves == [] and not table.thinking
 
 
