@@ -72,3 +72,21 @@ def new_store(tmp_path, db_url):
     yield make
     for store in opened:
         store.close()
+
+
+@pytest.fixture
+def relay():
+    """A local SMTP server (aiosmtpd, in its own thread): (its config for the hub, what it received).  The mail
+    tests of notices and of tournaments share it."""
+    from aiosmtpd.controller import Controller
+    from test_server_notices import MailKept, free_port
+
+    from termgames.server.mail import MailConfig
+
+    kept = MailKept()
+    controller = Controller(kept, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        yield MailConfig("127.0.0.1", controller.port, "games@example.org"), kept
+    finally:
+        controller.stop()

@@ -242,20 +242,6 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture
-def relay():
-    """A local SMTP server (aiosmtpd, in its own thread): (its config for the hub, what it received)."""
-    from aiosmtpd.controller import Controller
-
-    kept = MailKept()
-    controller = Controller(kept, hostname="127.0.0.1", port=free_port())
-    controller.start()
-    try:
-        yield MailConfig("127.0.0.1", controller.port, "games@example.org"), kept
-    finally:
-        controller.stop()
-
-
 def code_in(mail) -> str:
     body = mail.get_content()
     return body.split("The code is ", 1)[1].split(" ", 1)[0]

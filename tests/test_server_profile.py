@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from test_server_ratings import make_hub, play_out
 
 from termgames.match import AI, MoveRecord, Seat
 from termgames.server.commands import run_command
@@ -50,18 +50,6 @@ def test_a_store_gives_a_players_rating_history_and_finished_tables(new_store):
     assert store.finished_of("al", 10)[0].stored.id == lookalike and len(store.finished_of("al", 10)) == 1
     assert store.finished_of("cpu", 10) == []  # a computer seat is no player's
     assert unfinished not in [t.stored.id for t in store.finished_of("bob", 10)]
-
-
-def make_hub(new_store, folder: Path, *accounts: str) -> Hub:
-    hub = Hub(new_store(), folder / "records")
-    for name in accounts:
-        assert hub.store.claim(name, f"SHA256:{name}")
-    return hub
-
-
-def play_out(table) -> None:
-    while not table.over:
-        table.play(table.match.state.to_move()[0], "random")
 
 
 def expected(table, seat: int) -> str:

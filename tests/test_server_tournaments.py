@@ -6,8 +6,7 @@ import json
 import random
 from pathlib import Path
 
-import pytest
-from test_server_notices import MailKept, confirmed, free_port
+from test_server_notices import confirmed
 
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
@@ -483,26 +482,10 @@ def test_a_rounds_tables_count_against_the_tournament_not_its_creator(tmp_path, 
     assert hub.table(games[0]["table"]).match.clock is not None  # 3d/move when the creator names no clock
 
 
-@pytest.fixture
-def mail_relay():
-    """A local SMTP server, as test_server_notices has it: (its config for the hub, what it received)."""
-    from aiosmtpd.controller import Controller
-
-    from termgames.server.mail import MailConfig
-
-    kept = MailKept()
-    controller = Controller(kept, hostname="127.0.0.1", port=free_port())
-    controller.start()
-    try:
-        yield MailConfig("127.0.0.1", controller.port, "games@example.org"), kept
-    finally:
-        controller.stop()
-
-
-async def test_a_forfeit_is_mailed_to_a_player_who_is_away(tmp_path, new_store, mail_relay):
+async def test_a_forfeit_is_mailed_to_a_player_who_is_away(tmp_path, new_store, relay):
     from hubkit import until
 
-    config, kept = mail_relay
+    config, kept = relay
     now = Now()
     hub = Hub(new_store(), tmp_path / "records", now=now, mail=config)
     for name in ("ann", "ben"):
