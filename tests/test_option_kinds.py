@@ -135,3 +135,13 @@ def test_a_games_own_kind_goes_through_the_cli(game: Heaps) -> None:
     assert game.option_flags(options) == ["--misere", "--parity", "odd"]
     with pytest.raises(RuleError, match="--parity is odd or even, not 'three'"):
         game.parse_cli_options(["--parity", "three"])
+
+
+def test_a_refused_value_is_named_short(game: Heaps) -> None:
+    """A 5,000-digit number or a long list is quoted cut short: the refusal stays one short line."""
+    for words in (["--max-take", "9" * 5000], ["--label", "\x1b[2J" * 1000]):
+        with pytest.raises(RuleError) as refused:
+            game.parse_cli_options(words)
+        assert len(str(refused.value)) < 200 and "\n" not in str(refused.value) and "\x1b" not in str(refused.value)
+    with pytest.raises(RuleError, match=r"characters\)$"):
+        game.check_options({"max_take": [1] * 100})

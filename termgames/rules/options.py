@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..errors import RuleError
-from ..untrusted import quoted
+from ..untrusted import QUOTE_MAX, quoted
 
 # --------------------------------------------------------------------------
 # Kinds
@@ -96,6 +96,15 @@ class OptionKind(ABC):
         return None
 
 
+def _shown(value: Any) -> str:
+    """A refused value as the one-line error names it: quoted, escaped and cut short (a 5,000-digit number, a
+    text of control characters)."""
+    if isinstance(value, str):
+        return quoted(value)
+    text = repr(value)
+    return text if len(text) <= QUOTE_MAX else quoted(text)
+
+
 def _bounded(spec: OptionSpec, number: float, flag: str) -> None:
     if spec.minimum is not None and number < spec.minimum:
         raise RuleError(f"{flag} must be at least {spec.minimum}, not {number}")
@@ -113,14 +122,14 @@ def _whole(value: Any, flag: str) -> int:
     if isinstance(value, bool):
         raise RuleError(f"{flag} needs a whole number")
     if isinstance(value, float) and not value.is_integer():
-        raise RuleError(f"{flag} needs a whole number, not {value!r}")
+        raise RuleError(f"{flag} needs a whole number, not {_shown(value)}")
     if isinstance(value, str) and not value.isascii():
         # int() reads every script's digits (int("٣") is 3); players write ASCII ones.
         raise RuleError(f"{flag} needs a whole number in ASCII digits, not {quoted(value)}")
     try:
         return int(value)
     except (TypeError, ValueError, OverflowError):
-        raise RuleError(f"{flag} needs a whole number, not {value!r}") from None
+        raise RuleError(f"{flag} needs a whole number, not {_shown(value)}") from None
 
 
 class _Number(OptionKind):
@@ -188,9 +197,9 @@ class FloatKind(_Number):
         try:
             real = float(value)
         except (TypeError, ValueError, OverflowError):
-            raise RuleError(f"{flag} needs a number such as 0.1, not {value!r}") from None
+            raise RuleError(f"{flag} needs a number such as 0.1, not {_shown(value)}") from None
         if not math.isfinite(real):
-            raise RuleError(f"{flag} needs a finite number, not {value!r}")
+            raise RuleError(f"{flag} needs a finite number, not {_shown(value)}")
         _bounded(spec, real, flag)
         return real
 
@@ -243,7 +252,7 @@ class ChoiceKind(OptionKind):
     def parse(self, spec: OptionSpec, value: Any, flag: str) -> str:
         text = str(value).lower()
         if text not in spec.choices:
-            raise RuleError(f"{flag} must be one of {', '.join(spec.choices)}, not {value!r}")
+            raise RuleError(f"{flag} must be one of {', '.join(spec.choices)}, not {_shown(value)}")
         return text
 
     def metavar(self, spec: OptionSpec) -> str:
@@ -335,7 +344,7 @@ class ShortText(OptionKind):
 
     def parse(self, spec: OptionSpec, value: Any, flag: str) -> str:
         if not isinstance(value, str):
-            raise RuleError(f"{flag} needs a text, not {value!r}")
+            raise RuleError(f"{flag} needs a text, not {_shown(value)}")
         if len(value) > self.max_length:
             raise RuleError(f"{flag} is at most {self.max_length} characters, not {len(value)}")
         if not value.isprintable() or value != value.strip():
@@ -475,7 +484,8 @@ class CompoundFlag:
         parts = [part.strip() for part in value.split(",")] if len(self.fills) > 1 else [value.strip()]
         if len(parts) != len(self.fills):
             count = ("no", "one", "two", "three", "four")[len(self.fills)] if len(self.fills) < 5 else len(self.fills)
-            raise RuleError(f"{self.flag} needs {count} values {self.metavar} ({', '.join(self.fills)}), not {value!r}")
+            names = ", ".join(self.fills)
+            raise RuleError(f"{self.flag} needs {count} values {self.metavar} ({names}), not {_shown(value)}")
         return {**self.fixed, **dict(zip(self.fills, parts))}
 
     def describes(self, options: dict[str, Any], defaults: dict[str, Any]) -> bool:
