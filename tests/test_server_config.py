@@ -92,3 +92,13 @@ async def test_the_server_runs_with_the_config(tmp_path: Path) -> None:
         assert server.port != 0
     finally:
         await server.close()
+
+
+def test_a_config_that_is_a_fifo_or_a_folder_is_refused_at_once(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "serve.toml"
+    os.mkfifo(fifo)  # opened for reading, a FIFO would wait for a writer forever
+    for path, message in ((fifo, "not a regular file"), (tmp_path, "not a regular file")):
+        with pytest.raises(ConfigError, match=message):
+            build({}, path, {})

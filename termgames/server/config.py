@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import os
+import stat
 import tomllib
 import types
 import typing
@@ -384,10 +386,20 @@ def _from_file_value(setting: Setting, kind: Any, value: Any, source: str) -> An
 def read_file(path: Path) -> dict[str, Any]:
     """The settings a TOML config file gives, by field name; ConfigError (one line) for a file that is none."""
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
+        # Opened without blocking and checked before it is read: a FIFO or a device is refused, not waited on.
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
         raise ConfigError(f"--config {path}: {error.strerror or error}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise ConfigError(f"--config {path}: not a regular file")
+        os.set_blocking(handle, True)
+        with os.fdopen(handle, "rb", closefd=False) as stream:
+            raw = stream.read(MAX_CONFIG_BYTES + 1)
+    except OSError as error:
+        raise ConfigError(f"--config {path}: {error.strerror or error}") from None
+    finally:
+        os.close(handle)
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(f"--config {path}: more than {MAX_CONFIG_BYTES // 1024} kB: not a config file")
     try:
