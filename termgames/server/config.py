@@ -27,7 +27,6 @@ import dataclasses
 import ipaddress
 import os
 import stat
-import tomllib
 import types
 import typing
 from collections.abc import Mapping
@@ -402,6 +401,8 @@ def read_file(path: Path) -> dict[str, Any]:
         os.close(handle)
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(f"--config {path}: more than {MAX_CONFIG_BYTES // 1024} kB: not a config file")
+    import tomllib  # here: every termgames command's start would pay for the TOML parser
+
     try:
         document = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
