@@ -318,6 +318,10 @@ def tournament_line(tournament: Tournament) -> str:
             f"{len(tournament.active())} players, {state})")
 
 
+#: The tiebreaks as the standings' columns name them (Buchholz, Sonneborn-Berger: docs/tournaments.md).
+TIEBREAK_HEADS = {"buchholz": "buchholz", "sonneborn_berger": "s-b"}
+
+
 def tournament_text(tournament: Tournament, player: str) -> str:
     """``tournament show ID``: the standings with their tiebreaks, then every round's tables."""
     lines = [f"Tournament {tournament.id}: {tournament_line(tournament)}"]
@@ -329,10 +333,13 @@ def tournament_text(tournament: Tournament, player: str) -> str:
     standings = tournament.standings()
     if standings:
         names = list(standings[0].tiebreaks)
-        lines.append(f"{'#':>3}  {'player':<24} {'points':>6} {'games':>5}  " + "  ".join(names))
+        # As narrow as the names (a screen of 50 columns shows the table whole): the tiebreaks by short names.
+        heads = [TIEBREAK_HEADS.get(name, name) for name in names]
+        width = max(6, *(len(line.player) for line in standings))
+        lines.append(f"{'#':>3}  {'player':<{width}} {'points':>6} {'games':>5}  " + "  ".join(heads))
         for rank, line in enumerate(standings, start=1):
-            breaks = "  ".join(f"{line.tiebreaks[name]:>{len(name)}g}" for name in names)
-            lines.append(f"{rank:>3}  {line.player:<24} {line.points:>6g} {line.games:>5}  {breaks}")
+            breaks = "  ".join(f"{line.tiebreaks[name]:>{len(head)}g}" for name, head in zip(names, heads))
+            lines.append(f"{rank:>3}  {line.player:<{width}} {line.points:>6g} {line.games:>5}  {breaks}")
         lines += crosstable_lines([line.player for line in standings], tournament.crosstable())
     for number, games in enumerate(tournament.json()["rounds"], start=1):
         lines.append(f"round {number}:")
@@ -361,10 +368,11 @@ def crosstable_lines(order: list[str], table: dict[str, dict[str, list[float]]])
 
     cells = [[cell(name, other) for other in order] for name in order]
     width = max(3, *(len(text) for row in cells for text in row))
+    names = max(6, *(len(name) for name in order))
     lines = ["crosstable (points taken from each opponent, by rank):"]
-    lines.append(f"{'':>3}  {'':<24} " + " ".join(f"{rank:>{width}}" for rank in range(1, len(order) + 1)))
+    lines.append(f"{'':>3}  {'':<{names}} " + " ".join(f"{rank:>{width}}" for rank in range(1, len(order) + 1)))
     for rank, (name, row) in enumerate(zip(order, cells), start=1):
-        lines.append(f"{rank:>3}  {name:<24} " + " ".join(f"{text:>{width}}" for text in row))
+        lines.append(f"{rank:>3}  {name:<{names}} " + " ".join(f"{text:>{width}}" for text in row))
     return lines
 
 
