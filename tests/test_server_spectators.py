@@ -159,3 +159,43 @@ async def test_a_leader_gone_or_a_follower_resized_each_draws_on_its_own(tmp_pat
         await w2.wait_for("round 1: alice to probe")
         await w3.wait_for("round 1: alice to probe")
         assert "2. bob layout" in w3.text()
+
+
+async def test_a_followers_app_is_torn_down_and_built_again_by_her_key(tmp_path, keys):
+    async with mono_table_watched(tmp_path, keys, {"w1": 100, "w2": 100, "w3": 100}) as (groups, sessions, terminals):
+        alice, _bob, w1, w2, w3 = terminals
+        assert groups.followers(sessions["w1"]) == [sessions["w2"], sessions["w3"]]
+        # Following, a spectator holds no app: only her place at the table, a spectator still.
+        assert sessions["w1"].app is not None
+        assert sessions["w2"].app is None and sessions["w3"].app is None
+        table = next(iter(server_tables(sessions)))
+        assert sorted(table.spectators()) == ["w1", "w2", "w3"]
+
+        await alice.press("R", "enter")
+        for terminal in (w1, w2, w3):
+            await terminal.wait_for("bob to lay out")
+        await asyncio.sleep(0.3)
+        assert w2.text() == w1.text() and w3.text() == w1.text()
+
+        # Her key builds her app again, at the table, and reaches it: q asks whether she leaves.
+        await w2.press("q")
+        await w2.wait_for("Leave the table?")
+        assert sessions["w2"].app is not None and not groups.following(sessions["w2"])
+        assert groups.followers(sessions["w1"]) == [sessions["w3"]] and sessions["w3"].app is None
+        assert sorted(table.spectators()) == ["w1", "w2", "w3"]  # nobody came or went meanwhile
+        await w2.press("n")
+        await asyncio.sleep(0.3)
+        assert "bob to lay out" in w2.text() and "you are watching" in w2.text()
+        await asyncio.sleep(0.5)
+        assert not groups.following(sessions["w2"])  # her screen stays her own, as after any key of hers
+
+        # The leader goes: the next one's app is built again and draws for the rest.
+        await w1.close()
+        await asyncio.sleep(0.5)
+        assert sessions["w3"].app is not None and groups.followers(sessions["w3"]) == []
+        assert sorted(table.spectators()) == ["w2", "w3"]
+
+
+def server_tables(sessions):
+    hub = next(iter(sessions.values())).service.hub
+    return [hub.table(1)]

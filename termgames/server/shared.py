@@ -47,6 +47,22 @@ class SharedTable:
         #: The person at this screen (her chat lines count against her: see :meth:`LiveTable.say`).
         self.owner = owner
         self._listeners = Listeners()
+        self._kept = False
+
+    def keep(self) -> None:
+        """Its screen goes but the place stays (a spectator's whose app is torn down): closing it does nothing
+        until :meth:`shown` by a new screen, or :meth:`let_go`."""
+        self._kept = True
+
+    def shown(self, received: Callable[[], float | None]) -> None:
+        """A new screen shows this place, with its own time of input (its app was built again)."""
+        self._kept = False
+        self._received = received
+
+    def let_go(self) -> None:
+        """Close a kept place: its spectator is gone without a screen again."""
+        self._kept = False
+        self.close()
 
     # -- the Table protocol --------------------------------------------------------
 
@@ -191,7 +207,8 @@ class SharedTable:
         self.live.subscribe(self)
 
     def close(self) -> None:
-        self.live.unsubscribe(self)
+        if not self._kept:
+            self.live.unsubscribe(self)
 
     def table_event(self, kind: str, text: str) -> None:
         self._listeners.tell(kind, text)
