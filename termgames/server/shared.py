@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 from .tables import LiveTable
 
 
+def _never() -> float | None:
+    """No screen: no input."""
+    return None
+
+
 class SharedTable:
     """One player's (or spectator's) place at a :class:`LiveTable`; also its hub subscriber."""
 
@@ -53,6 +58,7 @@ class SharedTable:
         """Its screen goes but the place stays (a spectator's whose app is torn down): closing it does nothing
         until :meth:`shown` by a new screen, or :meth:`let_go`."""
         self._kept = True
+        self._received = _never  # the app that went must not be held by its input's clock
 
     def shown(self, received: Callable[[], float | None]) -> None:
         """A new screen shows this place, with its own time of input (its app was built again)."""
