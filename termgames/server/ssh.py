@@ -264,6 +264,7 @@ class GameSession(asyncssh.SSHServerSession):
                 self._place = None
             if app is not None:
                 app.release_tables()
+            self.app = None  # the session may outlive its channel a while: not its app
             self.service.sessions.discard(self)
             if self.sizes is not None:
                 self.sizes.cancel()

@@ -99,6 +99,7 @@ class ChannelDriver(Driver):
         self._input = False
         if self._tick_handle is not None:
             self._tick_handle.cancel()
+        forget_parsers()
 
     def note_input(self) -> None:
         """Input has just come in (called where it is read, before it waits for its turn on the loop)."""
@@ -132,6 +133,15 @@ class ChannelDriver(Driver):
     def resize(self, width: int, height: int) -> None:
         size = Size(width, height)
         self.process_message(events.Resize(size, size))
+
+
+def forget_parsers() -> None:
+    """Let an ended app go: Textual's key parser caches what it parsed per parser (an ``lru_cache`` on a method:
+    the parser itself is in the key, and holds its last key event, which holds the app), so every ended app's
+    whole widget tree stayed in memory until 1,024 newer entries pushed it out: every app, on a server of fewer
+    screens than that.  The cache only saves re-parsing a key sequence: emptied, it fills again with the live
+    apps' keys."""
+    XTermParser._parse_extended_key.cache_clear()
 
 
 _textual_patched = False
