@@ -56,6 +56,8 @@ import asyncssh
 
 ROOT = Path(__file__).resolve().parent.parent
 SEATS = [2, 3, 4, 2, 3, 4]  # players per table; spectators fill up to the client count
+#: Seconds a client waits for a screen: hundreds signing in at once on a busy machine take minutes.
+wait_limit = 90.0
 
 
 class Client:
@@ -98,8 +100,8 @@ class Client:
                 return
             await asyncio.sleep(0.05)
 
-    async def wait_for(self, needle: bytes, limit: float = 90.0) -> None:
-        deadline = time.perf_counter() + limit
+    async def wait_for(self, needle: bytes, limit: float | None = None) -> None:
+        deadline = time.perf_counter() + (limit if limit is not None else wait_limit)
         while needle not in self.text:
             if time.perf_counter() > deadline:
                 import re
@@ -293,6 +295,8 @@ async def main() -> None:
     )
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
+    global wait_limit
+    wait_limit = max(wait_limit, args.clients * 0.5)
 
     folder = Path(tempfile.mkdtemp(prefix="termgames-bench-"))
     port = free_port()
