@@ -19,26 +19,14 @@ waits on little memory because nearly all long-lived cycles were Textual
 Strips caching themselves (a patch of Textual's Strip stops that:
 :func:`~termgames.server.ui.driver.divide_without_cycles`).  One full
 collection still pauses every screen, 0.3-1.4 s at 30 sessions.
-
-An app torn down while its spectator follows another's drawing (see
-:mod:`~termgames.server.drawing`) is such long-lived garbage, megabytes of it:
-:meth:`CollectorPolicy.collect_soon` asks for one full collection a moment
-later (``COLLECT_AFTER``), one for every app let go meanwhile, and none sooner
-than ``COLLECT_EVERY`` after the last, so the memory is reused at once rather
-than a minute later.
 """
 
 from __future__ import annotations
 
-import asyncio
 import gc
 
 #: gc's third threshold: young (generation 1) collections between two full ones (Python's default: 10).
 FULL_AFTER_YOUNG = 1000
-#: Seconds from the first request of :meth:`CollectorPolicy.collect_soon` to its full collection, and at least
-#: between two such.
-COLLECT_AFTER = 2.0
-COLLECT_EVERY = 10.0
 
 
 class CollectorPolicy:
@@ -46,21 +34,6 @@ class CollectorPolicy:
 
     def __init__(self) -> None:
         self._thresholds: tuple[int, int, int] | None = None
-        self._soon: asyncio.TimerHandle | None = None
-        self._last = float("-inf")
-
-    def collect_soon(self) -> None:
-        """Much long-lived garbage was just let go (an app torn down): one full collection in a moment."""
-        if self._thresholds is None or self._soon is not None:
-            return
-        loop = asyncio.get_running_loop()
-        delay = max(COLLECT_AFTER, self._last + COLLECT_EVERY - loop.time())
-        self._soon = loop.call_later(delay, self._collect)
-
-    def _collect(self) -> None:
-        self._soon = None
-        self._last = asyncio.get_running_loop().time()
-        gc.collect()
 
     def start(self) -> None:
         if self._thresholds is not None:
@@ -72,9 +45,6 @@ class CollectorPolicy:
         gc.set_threshold(young, middle, FULL_AFTER_YOUNG)
 
     def close(self) -> None:
-        if self._soon is not None:
-            self._soon.cancel()
-            self._soon = None
         if self._thresholds is None:
             return
         gc.set_threshold(*self._thresholds)

@@ -248,7 +248,6 @@ class GameSession(asyncssh.SSHServerSession):
                 app.release_tables()
                 self.app = app = None
                 self._driver = None
-                self.service.collector.collect_soon()  # megabytes of long-lived cycles: reused at once
                 notices.attach(self.player, self._notice_while_asleep)
                 try:
                     await self._wake.wait()
