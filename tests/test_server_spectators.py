@@ -218,3 +218,35 @@ async def apps_left_once_collected() -> list[str]:
             break
         await asyncio.sleep(0.1)
     return players
+
+
+async def test_a_leader_gone_wakes_the_next_alone_and_the_rest_sleep_on(tmp_path, keys):
+    widths = {"w1": 100, "w2": 100, "w3": 100, "w4": 100}
+    async with mono_table_watched(tmp_path, keys, widths) as (groups, sessions, terminals):
+        alice, _bob, w1, w2, w3, w4 = terminals
+        assert groups.followers(sessions["w1"]) == [sessions["w2"], sessions["w3"], sessions["w4"]]
+        await w1.close()
+        await asyncio.sleep(1.0)
+        # Its new app has the look it had: it leads the same group, and nobody else is woken.
+        assert groups.followers(sessions["w2"]) == [sessions["w3"], sessions["w4"]]
+        assert sessions["w2"].app is not None
+        assert sessions["w3"].app is None and sessions["w4"].app is None
+        await alice.press("R", "enter")
+        for terminal in (w2, w3, w4):
+            await terminal.wait_for("bob to lay out")
+        await asyncio.sleep(0.3)
+        assert w3.text() == w2.text() and w4.text() == w2.text()
+
+
+async def test_a_notice_wakes_a_follower_and_reaches_her_alone(tmp_path, keys):
+    async with mono_table_watched(tmp_path, keys, {"w1": 100, "w2": 100}) as (groups, sessions, terminals):
+        _alice, _bob, w1, w2 = terminals
+        assert sessions["w2"].app is None
+        port = sessions["w1"].service.port
+        made = await command(port, "alice", keys["alice"], "challenge mono --size 5 w2")
+        assert made.exit_status == 0, made.stderr
+        await w2.wait_for("Challenged")
+        assert sessions["w2"].app is not None and not groups.following(sessions["w2"])
+        assert "alice  vs  bob" in w2.text()  # at the table she watched, her own app drawing it
+        await asyncio.sleep(0.3)
+        assert "Challenged" not in w1.text()
