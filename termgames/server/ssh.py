@@ -68,6 +68,8 @@ from .stores import is_postgres, open_store
 from .stores.interface import StoreError, TableStore
 
 if TYPE_CHECKING:
+    from .notices import Notice
+    from .shared import SharedTable
     from .ui.driver import ChannelDriver
 
 log = logging.getLogger("termgames.server")
@@ -114,9 +116,9 @@ class GameSession(asyncssh.SSHServerSession):
         self._driver_ready = asyncio.Event()
         #: Following another's drawing with no app of its own (drawing.py): its place at the table, its app's
         #: look (ASCII mode, palette, theme, muted players), notices that came meanwhile, and what wakes it.
-        self._place: Any = None
+        self._place: SharedTable | None = None
         self._look: tuple[bool, str, str, set[str]] | None = None
-        self._held_notices: list[Any] = []
+        self._held_notices: list[Notice] = []
         self._wake = asyncio.Event()
         #: Keys wait for the new app while there is none.
         self._asleep = False
@@ -416,7 +418,7 @@ class GameSession(asyncssh.SSHServerSession):
         self._driver_ready.clear()
         app.exit()
 
-    def _notice_while_asleep(self, notice: Any) -> None:
+    def _notice_while_asleep(self, notice: Notice) -> None:
         # Her own news: from here her screen is hers alone (a toast for her must not reach the others).
         self._held_notices.append(notice)
         self.service.spectator_groups.leave(self)
