@@ -8,6 +8,7 @@ itself again, a leader who goes hands the group on, and players never group.
 from __future__ import annotations
 
 import contextlib
+import gc
 
 import asyncssh
 import pytest
@@ -16,6 +17,7 @@ from sshterm import command, connect
 
 from termgames.server.drawing import SpectatorGroups
 from termgames.server.ssh import start_server
+from termgames.server.ui.app import ServeApp
 
 
 class StandIn:
@@ -128,7 +130,7 @@ async def test_spectators_alike_see_the_leaders_frames_and_a_key_makes_one_draw_
         await w2.press("escape")  # (closes the chat line, which is not open: nothing to see)
         await until(lambda: not groups.following(sessions["w2"]))
         assert groups.followers(sessions["w1"]) == [sessions["w3"]]
-        assert "bob to lay out" in w2.text()
+        await until(lambda: "bob to lay out" in w2.text())  # drawn by its app, built again for her key
         # The leader leaves the table: w3 draws from now on.
         await w1.press("q")
         await w1.wait_for("Leave the table?")
@@ -179,3 +181,107 @@ def test_an_ended_apps_driver_lets_textuals_parser_cache_go():
     assert XTermParser._parse_extended_key.cache_info().currsize > 0
     forget_parsers()
     assert XTermParser._parse_extended_key.cache_info().currsize == 0
+
+
+async def test_a_followers_app_is_torn_down_and_built_again_by_her_key(tmp_path, keys):
+    async with mono_table_watched(tmp_path, keys, {"w1": 100, "w2": 100, "w3": 100}) as (groups, sessions, terminals):
+        alice, _bob, w1, w2, w3 = terminals
+        assert groups.followers(sessions["w1"]) == [sessions["w2"], sessions["w3"]]
+        # Following, a spectator holds no app: only her place at the table, a spectator still.
+        await until(lambda: sessions["w2"].app is None and sessions["w3"].app is None)
+        assert sessions["w1"].app is not None
+        table = server_table(sessions)
+        assert sorted(table.spectators()) == ["w1", "w2", "w3"]
+        # And its memory is free: nothing holds the app that went (Textual's key parser's cache did).
+        assert len(await apps_left_once_collected()) <= 4  # alice's, bob's, w1's, and the last one that went at most
+
+        await alice.press("R", "enter")
+        for terminal in (w1, w2, w3):
+            await terminal.wait_for("bob to lay out")
+        await until(lambda: w2.text() == w1.text() and w3.text() == w1.text())
+
+        # Her key builds her app again, at the table, and reaches it: q asks whether she leaves.
+        await w2.press("q")
+        await w2.wait_for("Leave the table?")
+        assert sessions["w2"].app is not None and not groups.following(sessions["w2"])
+        assert groups.followers(sessions["w1"]) == [sessions["w3"]] and sessions["w3"].app is None
+        assert sorted(table.spectators()) == ["w1", "w2", "w3"]  # nobody came or went meanwhile
+        await w2.press("n")
+        await until(lambda: "Leave the table?" not in w2.text())
+        assert "bob to lay out" in w2.text() and "you are watching" in w2.text()
+        assert not groups.following(sessions["w2"])  # her screen stays her own, as after any key of hers
+
+        # The leader goes: the next one's app is built again and draws for the rest.
+        await w1.close()
+        await until(lambda: sessions["w3"].app is not None and sorted(table.spectators()) == ["w2", "w3"])
+        assert groups.followers(sessions["w3"]) == []
+        await until(lambda: "bob to lay out" in w3.text() and "you are watching" in w3.text())
+
+
+def server_table(sessions):
+    return next(iter(sessions.values())).service.hub.table(1)
+
+
+async def apps_left_once_collected() -> list[str]:
+    """Whose apps are in memory after a full collection, once the ones that went have finished closing.
+
+    The last app that ran may stay a while: values CPython keeps out of the collector's sight (a context
+    variable's last value, say) hold it until another app runs.  Without the parser's cache emptied, every one
+    stayed."""
+    players: list[str] = []
+
+    def few() -> bool:
+        gc.collect()
+        players[:] = sorted(o.player for o in gc.get_objects() if isinstance(o, ServeApp))
+        return len(players) <= 4
+
+    with contextlib.suppress(AssertionError):  # an app's last messages may still be on their way
+        await until(few, timeout=5.0)
+    return players
+
+
+async def test_a_leader_gone_wakes_the_next_alone_and_the_rest_sleep_on(tmp_path, keys):
+    widths = {"w1": 100, "w2": 100, "w3": 100, "w4": 100}
+    async with mono_table_watched(tmp_path, keys, widths) as (groups, sessions, terminals):
+        alice, _bob, w1, w2, w3, w4 = terminals
+        assert groups.followers(sessions["w1"]) == [sessions["w2"], sessions["w3"], sessions["w4"]]
+        await until(lambda: all(sessions[name].app is None for name in ("w2", "w3", "w4")))
+        await w1.close()
+        # Its new app has the look it had: it leads the same group, and nobody else is woken.
+        await until(lambda: sessions["w2"].app is not None and "you are watching" in w2.text())
+        assert groups.followers(sessions["w2"]) == [sessions["w3"], sessions["w4"]]
+        assert sessions["w3"].app is None and sessions["w4"].app is None
+        await alice.press("R", "enter")
+        for terminal in (w2, w3, w4):
+            await terminal.wait_for("bob to lay out")
+        await until(lambda: w3.text() == w2.text() and w4.text() == w2.text())
+
+
+async def test_a_notice_wakes_a_follower_and_reaches_her_alone(tmp_path, keys):
+    async with mono_table_watched(tmp_path, keys, {"w1": 100, "w2": 100}) as (groups, sessions, terminals):
+        _alice, _bob, w1, w2 = terminals
+        await until(lambda: sessions["w2"].app is None)
+        port = sessions["w1"].service.port
+        made = await command(port, "alice", keys["alice"], "challenge mono --size 5 w2")
+        assert made.exit_status == 0, made.stderr
+        await w2.wait_for("Challenged")
+        assert sessions["w2"].app is not None and not groups.following(sessions["w2"])
+        assert "alice  vs  bob" in w2.text()  # at the table she watched, her own app drawing it
+        assert "Challenged" not in w1.text()
+
+
+async def test_a_follower_torn_down_is_still_here_her_live_seek_waits(tmp_path, keys):
+    async with mono_table_watched(tmp_path, keys, {"w1": 100, "w2": 100}) as (groups, sessions, terminals):
+        _alice, _bob, _w1, w2 = terminals
+        hub = sessions["w1"].service.hub
+        await w2.press("q")  # her key wakes her app: she leaves the table, seeks a game, and watches again
+        await w2.wait_for("Leave the table?")
+        await w2.press("y")
+        await w2.wait_for("Being played")
+        made = await command(sessions["w1"].service.port, "w2", keys["w2"], "seek copolymer --clock 5m+3s")
+        assert made.exit_status == 0, made.stderr
+        await w2.press("w")
+        await until(lambda: groups.following(sessions["w2"]) and sessions["w2"].app is None)
+        # Her app went, not she: her notices still reach her session, and her live seek waits on.
+        assert hub.notices.is_connected("w2")
+        assert [seek.player for seek in hub.seeks.current()] == ["w2"]

@@ -16,6 +16,13 @@ leader for a whole screen too): each member's terminal is always the leader's.
 
 Only spectators ever group (a seated player's view is her own, with the hidden
 information it may hold); the server's SSH sessions are the members.
+
+A follower's app would only sit still, holding its widgets and their caches (a
+few megabytes): an SSH session that starts following tears its app down and
+keeps only its place at the table (a spectator there still) and its look.  What
+wakes it (a key, a resize, a notice, the leader gone) builds a new app at the
+same table with the same look; it draws its whole screen, as a follower that
+stops following does (:class:`~termgames.server.ssh.GameSession`).
 """
 
 from __future__ import annotations
@@ -68,6 +75,10 @@ class SpectatorGroups:
             member.following_changed(False)
         elif group:
             group[0].following_changed(False)  # the next in line draws, for itself and the rest
+
+    def look_of(self, member: Member) -> Hashable | None:
+        """The look of the group ``member`` is in (None: none)."""
+        return self._look_of.get(member)
 
     def following(self, member: Member) -> bool:
         """Whether ``member``'s screen is drawn by another's app."""

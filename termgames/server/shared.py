@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 from .tables import LiveTable
 
 
+def _never() -> float | None:
+    """No screen: no input."""
+    return None
+
+
 class SharedTable:
     """One player's (or spectator's) place at a :class:`LiveTable`; also its hub subscriber."""
 
@@ -47,6 +52,23 @@ class SharedTable:
         #: The person at this screen (her chat lines count against her: see :meth:`LiveTable.say`).
         self.owner = owner
         self._listeners = Listeners()
+        self._kept = False
+
+    def keep(self) -> None:
+        """Its screen goes but the place stays (a spectator's whose app is torn down): closing it does nothing
+        until :meth:`shown` by a new screen, or :meth:`let_go`."""
+        self._kept = True
+        self._received = _never  # the app that went must not be held by its input's clock
+
+    def shown(self, received: Callable[[], float | None]) -> None:
+        """A new screen shows this place, with its own time of input (its app was built again)."""
+        self._kept = False
+        self._received = received
+
+    def let_go(self) -> None:
+        """Close a kept place: its spectator is gone without a screen again."""
+        self._kept = False
+        self.close()
 
     # -- the Table protocol --------------------------------------------------------
 
@@ -191,7 +213,8 @@ class SharedTable:
         self.live.subscribe(self)
 
     def close(self) -> None:
-        self.live.unsubscribe(self)
+        if not self._kept:
+            self.live.unsubscribe(self)
 
     def table_event(self, kind: str, text: str) -> None:
         self._listeners.tell(kind, text)

@@ -57,6 +57,8 @@ from .stores import is_postgres, open_store
 from .stores.interface import StoreError, TableStore
 
 if TYPE_CHECKING:
+    from .notices import Notice
+    from .shared import SharedTable
     from .ui.driver import ChannelDriver
 
 log = logging.getLogger("termgames.server")
@@ -106,7 +108,19 @@ class GameSession(asyncssh.SSHServerSession):
         self.closed = False
         self.app: Any = None
         self.app_task: asyncio.Task[None] | None = None
-        self.driver: ChannelDriver | None = None  # set by the driver of the app it runs
+        self._driver: ChannelDriver | None = None
+        self._driver_ready = asyncio.Event()
+        #: Following another's drawing with no app of its own (drawing.py): its place at the table, its app's
+        #: look (ASCII mode, palette, theme, muted players), notices that came meanwhile, and what wakes it.
+        self._place: SharedTable | None = None
+        self._look: tuple[bool, str, str, set[str]] | None = None
+        self._held_notices: list[Notice] = []
+        self._wake = asyncio.Event()
+        #: Keys wait for the new app while there is none.
+        self._asleep = False
+        #: Woken by her own doing at this table: its new screen draws for her alone, not for a group.
+        self._solo_at: int | None = None
+        self._stopping = False
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._pending = bytearray()
         self._paused = False
@@ -114,6 +128,18 @@ class GameSession(asyncssh.SSHServerSession):
         #: The channel's own until its app starts; then its person's, shared with her other terminals.
         self.input_budget = InputBudget()
         self.sizes: SizeGate | None = None
+
+    @property
+    def driver(self) -> ChannelDriver | None:
+        """The driver of the app running now (set by it); keys wait for it while the app is built again."""
+        return self._driver
+
+    @driver.setter
+    def driver(self, driver: ChannelDriver | None) -> None:
+        self._driver = driver
+        if driver is not None:
+            self._asleep = False
+            self._driver_ready.set()
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self.chan = chan
@@ -195,21 +221,50 @@ class GameSession(asyncssh.SSHServerSession):
         from .ui.app import ServeApp
         from .ui.driver import ChannelDriver
 
-        app = ServeApp(
-            hub=self.service.hub, player=self.player, guest=self.guest, ascii=self.service.config.ascii,
-            owner=self.owner, term=self.term,
-        )
-        # Textual only calls driver_class: a partial with the session stands in for the class.
-        app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see the line above
-        app.watching = self.watching
-        self.app = app
+        notices = self.service.hub.notices
+        app: ServeApp | None = None
         try:
-            await app.run_async(size=self.size)
-        except Exception:
-            log.exception("the app of %s failed", self.player)
+            while True:
+                place, self._place = self._place, None
+                ascii, palette, theme, muted = self._look or (self.service.config.ascii, "default", "", set())
+                app = ServeApp(
+                    hub=self.service.hub, player=self.player, guest=self.guest, ascii=ascii, palette=palette,
+                    owner=self.owner, term=self.term, resume=place,
+                )
+                if theme:
+                    app.theme = theme
+                app.muted = muted
+                app.held_notices, self._held_notices = self._held_notices, []
+                app.hearing_notices = partial(notices.detach, self.player, self._notice_while_asleep)
+                # Textual only calls driver_class: a partial with the session stands in for the class.
+                app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see above
+                app.watching = partial(self._app_watching, app)
+                self.app = app
+                try:
+                    await app.run_async(size=self.size)
+                except Exception:
+                    log.exception("the app of %s failed", self.player)
+                if self._place is None or self.closed or self._stopping:
+                    break
+                # Torn down while another's app draws this terminal: only its place at the table stays.  She is
+                # still here for her notices (and her seeks) all along: the session hears them until the next app
+                # does (see ServeApp.on_mount).
+                notices.attach(self.player, self._notice_while_asleep)
+                app.release_tables()
+                self.app = app = None
+                self._driver = None
+                await self._wake.wait()
+                self._wake.clear()
+                if self.closed or self._stopping:
+                    break
         finally:
+            notices.detach(self.player, self._notice_while_asleep)  # (if it went before any app heard them)
             self.service.spectator_groups.leave(self)
-            app.release_tables()
+            if self._place is not None:
+                self._place.let_go()
+                self._place = None
+            if app is not None:
+                app.release_tables()
             self.app = None  # the session may outlive its channel a while: not its app
             self.service.sessions.discard(self)
             if self.sizes is not None:
@@ -237,6 +292,11 @@ class GameSession(asyncssh.SSHServerSession):
 
     async def _feed_input(self) -> None:
         while self._pending and not self.closed:
+            if self._asleep:  # her app is being built again: her keys are for it
+                self._driver_ready.clear()
+                if self._asleep:
+                    await self._driver_ready.wait()
+                continue
             if self.input_budget.flooding(len(self._pending), self._paused):
                 log.warning("%s kept flooding its input: connection closed", self.player)
                 self._pending.clear()
@@ -286,6 +346,13 @@ class GameSession(asyncssh.SSHServerSession):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.service.spectator_groups.leave(self)
+        self.stop()
+
+    def stop(self) -> None:
+        """Close the app (the channel closed, or the server stops), or end the wait of a session without one."""
+        self._stopping = True
+        self._wake.set()
+        self._driver_ready.set()
         if self.app is not None:
             with contextlib.suppress(Exception):
                 self.app.exit()
@@ -307,21 +374,65 @@ class GameSession(asyncssh.SSHServerSession):
 
     # -- one of a table's spectators drawn alike (drawing.py) ---------------------------
 
+    def _app_watching(self, app: Any, table_id: int | None) -> None:
+        # An app being torn down (its screens unmount) no longer speaks for this terminal.
+        if app is self.app and not self._asleep:
+            self.watching(table_id)
+
     def watching(self, table_id: int | None) -> None:
         """The app shows a table to this spectator (None: no longer, or not as it was opened)."""
         groups = self.service.spectator_groups
+        solo_at, self._solo_at = self._solo_at, None
         if table_id is None or self.app is None:
             groups.leave(self)
             return
+        if table_id == solo_at:
+            return  # her app was built again for her own key (or resize, or notice): her screen is her own
         app = self.app
-        groups.join(self, (table_id, self.size, app.ascii, app.palette, app.theme))
+        look = (table_id, self.size, app.ascii, app.palette, app.theme)
+        if groups.look_of(self) == look:
+            return  # built again to draw for the group it is in
+        groups.join(self, look)
 
     def following_changed(self, following: bool) -> None:
+        if self._asleep:
+            if not following:
+                # In the group still: it leads now, its new app draws for everyone; else her screen is her own.
+                self._solo_at = None if self.service.spectator_groups.look_of(self) is not None else self._place_id()
+                self._wake.set()
+            return
         if self.app is not None:
             self.app.follow(following)
+            if following:
+                self._fall_asleep()
+
+    def _place_id(self) -> int | None:
+        return self._place.live.id if self._place is not None else None
+
+    def _fall_asleep(self) -> None:
+        """Following: tear the app down, keeping its place at the table and its look (see drawing.py)."""
+        app = self.app
+        place = app.hand_over_table()
+        if place is None:
+            return  # not only a spectator's screen: it stays as it is
+        self._place = place
+        self._look = (app.ascii, app.palette, app.theme, set(app.muted))
+        self._asleep = True
+        self._driver_ready.clear()
+        app.exit()
+
+    def _notice_while_asleep(self, notice: Notice) -> None:
+        # Her own news: from here her screen is hers alone (a toast for her must not reach the others).
+        if self.app is not None:  # built again and not started yet: it shows the notice when it starts
+            self.app.held_notices.append(notice)
+            if self.app.resume is not None:
+                self._solo_at = self.app.resume.live.id
+        else:
+            self._held_notices.append(notice)
+        self.service.spectator_groups.leave(self)
 
     def repaint(self) -> None:
-        if self.app is not None:
+        if self.app is not None and not self._asleep:
             self.app.repaint_all()
 
     def _exit(self, status: int) -> None:
@@ -623,9 +734,7 @@ class TermgamesServer:
             running.append(web_closing)
         told = set()
         for session in list(self.sessions):
-            if session.app is not None:
-                with contextlib.suppress(Exception):
-                    session.app.exit()
+            session.stop()
             if session.app_task is not None:
                 running.append(session.app_task)
             if session.conn is not None:

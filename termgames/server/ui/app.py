@@ -15,6 +15,7 @@ from typing import Any
 
 from textual import events
 from textual.message import Message
+from textual.screen import Screen
 
 from ...analysis import analysis_json
 from ...rules import RuleError
@@ -79,9 +80,12 @@ class ServeApp(ServeHost):
         owner: str = "",
         opening: int | None = None,
         term: str = "",
+        resume: SharedTable | None = None,
     ) -> None:
         """``opening``: a table to go to at once (a browser's sign-in link to it) instead of the one she was at;
-        ``term``: the terminal's ``TERM`` (its SSH client's; a desktop notification inside tmux is wrapped)."""
+        ``term``: the terminal's ``TERM`` (its SSH client's; a desktop notification inside tmux is wrapped);
+        ``resume``: a spectator's place at a table, open already, whose screen this app draws at once (an app
+        torn down while another drew its terminal, built again: see :meth:`hand_over_table`)."""
         super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
         self.hub = hub
         self.player = player
@@ -92,6 +96,11 @@ class ServeApp(ServeHost):
         self.tables: list[SharedTable] = []
         self.opening = opening
         self.term = term
+        self.resume = resume
+        #: Notices that came while no app of this session ran: shown once this one starts.
+        self.held_notices: list[Notice] = []
+        #: The SSH session's hook: this app hears her notices now (the session heard them while it had none).
+        self.hearing_notices: Callable[[], None] = lambda: None
         self._released = False
         #: The SSH session's hook: this app shows a table to its spectator (a table id), or no longer (None).
         #: Spectators of one table whose terminals look alike are drawn once (drawing.py).
@@ -186,7 +195,14 @@ class ServeApp(ServeHost):
             self.add_class("ascii")
         self.hub.watch_lobby(self.lobby_news)
         self.hub.notices.attach(self.player, self.player_notice)
+        self.hearing_notices()
         self.push_screen(LobbyScreen())
+        for notice in self.held_notices:
+            self.post_message(PlayerNotice(notice))
+        self.held_notices = []
+        if self.resume is not None:
+            self._show_table(self.resume)
+            return
         if self.opening is not None:
             self.go_to_table(self.opening)
             return
@@ -201,20 +217,43 @@ class ServeApp(ServeHost):
     def open_table(self, table_id: int, watch: bool = False) -> None:
         try:
             live = self.hub.table(table_id)
-            screen_class = shared_screen_class(game_screen_class(live.game.name))
+            shared_screen_class(game_screen_class(live.game.name))  # a game this server cannot show: said here
             seat = None if watch else live.join(self.player)
         except (RuleError, LookupError) as error:
             self.notify(str(error), severity="error")
             return
         shared = SharedTable(live, self.player, seat, owner=self.owner or None, received=self.input_received)
         shared.open()
+        self.hub.seated_at(self.player, live.id)
+        self._show_table(shared)
+
+    def _show_table(self, shared: SharedTable) -> None:
+        """The screen of a place at a table, opened already: this app's to close when it leaves."""
         # The table's own news is on its screen now: its toasts would only cover the lines below.
-        texts = self.toasts.pop(live.id, set())
+        texts = self.toasts.pop(shared.live.id, set())
         for toast in [toast for toast in self._notifications if toast.message in texts]:
             self._unnotify(toast)  # (App has no public way to take one toast away)
+        shared.shown(self.input_received)
         self.tables.append(shared)
-        self.hub.seated_at(self.player, live.id)
+        screen_class = shared_screen_class(game_screen_class(shared.live.game.name))
         self.push_screen(screen_class(shared, ascii_only=self.ascii, palette=self.palette))
+
+    def hand_over_table(self) -> SharedTable | None:
+        """The spectator's place at the table this app shows, if that is all it holds: no longer the app's to
+        close (the session keeps it while the app is torn down: its spectator stays one, with no news to draw).
+
+        None (the app keeps everything) unless the screen on top is a spectator's at a table and no other table
+        is open: a player's seat, a dialog or a replay stays with its app."""
+        screen = self.screen
+        if not isinstance(screen, SharedGameMixin) or screen.table.seat is not None:
+            return None
+        if self.tables != [screen.table]:
+            return None
+        if any(type(under) is not Screen and not isinstance(under, LobbyScreen) for under in self.screen_stack[:-1]):
+            return None  # a replay under it, say: this app's own
+        self.tables.clear()
+        screen.table.keep()
+        return screen.table
 
     def go_to_table(self, table_id: int) -> None:
         """As the lobby's Enter on that table: her seat, or an open one; a finished game's replay; else watch it."""

@@ -15,7 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -68,8 +68,13 @@ class SharedGameMixin(GameScreen[Any]):
         width, height = super().minimum_size()
         return width, height + 2
 
-    def on_mount(self) -> None:
-        # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO).
+    def on_mount(self, event: events.Mount) -> None:
+        # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO), after this one.
+        if not self.is_attached:
+            # Its app was told to exit while it was being built (her connection dropped as she woke, say): the
+            # screen never composed, and the game screen's own handler has nothing to draw either.
+            event.prevent_default()
+            return
         footer = self.query_one(Footer)
         self.mount(
             Static("", id="presence", markup=False),
