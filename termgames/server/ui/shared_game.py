@@ -68,13 +68,17 @@ class SharedGameMixin(GameScreen[Any]):
         width, height = super().minimum_size()
         return width, height + 2
 
-    def on_mount(self, event: events.Mount) -> None:
-        # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO), after this one.
+    @on(events.Mount)
+    def _mount_unattached(self, event: events.Mount) -> None:
+        # Its app was told to exit while it was being built (her connection dropped as she woke, say): the screen
+        # never composed, and neither this class's on_mount nor the game screen's has anything to draw.
         if not self.is_attached:
-            # Its app was told to exit while it was being built (her connection dropped as she woke, say): the
-            # screen never composed, and the game screen's own handler has nothing to draw either.
-            event.prevent_default()
-            return
+            event.prevent_default()  # (the game screen's handlers come later in the method order)
+
+    def on_mount(self) -> None:
+        # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO).
+        if not self.is_attached:
+            return  # (see _mount_unattached)
         footer = self.query_one(Footer)
         self.mount(
             Static("", id="presence", markup=False),
