@@ -169,18 +169,24 @@ async def test_a_leader_gone_or_a_follower_resized_each_draws_on_its_own(tmp_pat
         assert "2. bob layout" in w3.text()
 
 
-def test_an_ended_apps_driver_lets_textuals_parser_cache_go():
-    """Textual's key parser caches parses per parser, and each parser holds its app through its last key: an
-    ended app's driver empties the cache, so that closed channels' apps are freed (issue 37)."""
+def test_an_ended_apps_driver_lets_textuals_method_caches_go():
+    """Textual's key parser caches parses per parser (each holds its app through its last key), and its styles
+    cache two styles per widget's line cache (each holds the widget's last lines): an ended app's driver empties
+    both, so that closed channels' and torn-down followers' apps are freed (issue 37)."""
+    from textual._styles_cache import StylesCache
     from textual._xterm_parser import XTermParser
+    from textual.color import Color
 
-    from termgames.server.ui.driver import forget_parsers
+    from termgames.server.ui.driver import forget_ended_apps
 
     parser = XTermParser(debug=False)
     list(parser.feed("\x1b[1;5A"))  # ctrl+up: an extended key, parsed through the cache
     assert XTermParser._parse_extended_key.cache_info().currsize > 0
-    forget_parsers()
+    StylesCache().get_inner_outer(Color(1, 2, 3), Color(4, 5, 6))
+    assert StylesCache.get_inner_outer.cache_info().currsize > 0
+    forget_ended_apps()
     assert XTermParser._parse_extended_key.cache_info().currsize == 0
+    assert StylesCache.get_inner_outer.cache_info().currsize == 0
 
 
 async def test_a_followers_app_is_torn_down_and_built_again_by_her_key(tmp_path, keys):
@@ -192,8 +198,10 @@ async def test_a_followers_app_is_torn_down_and_built_again_by_her_key(tmp_path,
         assert sessions["w1"].app is not None
         table = server_table(sessions)
         assert sorted(table.spectators()) == ["w1", "w2", "w3"]
-        # And its memory is free: nothing holds the app that went (Textual's key parser's cache did).
-        assert len(await apps_left_once_collected()) <= 4  # alice's, bob's, w1's, and the last one that went at most
+        # And its memory is free: nothing holds the app that went (Textual's key parser's cache did, and the last
+        # message the others' apps handled, made in its context), nor its widgets' lines (Textual's styles cache).
+        assert await apps_left_once_collected() == ["alice", "bob", "w1"]
+        assert lines_kept_without_a_widget() == 0
 
         await alice.press("R", "enter")
         for terminal in (w1, w2, w3):
@@ -223,21 +231,28 @@ def server_table(sessions):
 
 
 async def apps_left_once_collected() -> list[str]:
-    """Whose apps are in memory after a full collection, once the ones that went have finished closing.
-
-    The last app that ran may stay a while: values CPython keeps out of the collector's sight (a context
-    variable's last value, say) hold it until another app runs.  Without the parser's cache emptied, every one
-    stayed."""
+    """Whose apps are in memory after a full collection, once the ones that went have finished closing."""
     players: list[str] = []
 
     def few() -> bool:
         gc.collect()
         players[:] = sorted(o.player for o in gc.get_objects() if isinstance(o, ServeApp))
-        return len(players) <= 4
+        return len(players) <= 3
 
     with contextlib.suppress(AssertionError):  # an app's last messages may still be on their way
         await until(few, timeout=5.0)
     return players
+
+
+def lines_kept_without_a_widget() -> int:
+    """Widgets' line caches in memory whose widget is gone (each holds the widget's last lines)."""
+    from textual._styles_cache import StylesCache
+    from textual.widget import Widget
+
+    gc.collect()
+    objects = gc.get_objects()
+    owned = {id(o._styles_cache) for o in objects if isinstance(o, Widget)}
+    return sum(1 for o in objects if isinstance(o, StylesCache) and id(o) not in owned)
 
 
 async def test_a_leader_gone_wakes_the_next_alone_and_the_rest_sleep_on(tmp_path, keys):

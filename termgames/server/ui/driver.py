@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from textual import events
+from textual._styles_cache import StylesCache  # private too (see forget_ended_apps)
 from textual._xterm_parser import XTermParser  # private: textual is pinned to a minor range
 from textual.driver import Driver
 from textual.geometry import Size
@@ -99,7 +100,7 @@ class ChannelDriver(Driver):
         self._input = False
         if self._tick_handle is not None:
             self._tick_handle.cancel()
-        forget_parsers()
+        forget_ended_apps()
 
     def note_input(self) -> None:
         """Input has just come in (called where it is read, before it waits for its turn on the loop)."""
@@ -135,13 +136,19 @@ class ChannelDriver(Driver):
         self.process_message(events.Resize(size, size))
 
 
-def forget_parsers() -> None:
-    """Let an ended app go: Textual's key parser caches what it parsed per parser (an ``lru_cache`` on a method:
-    the parser itself is in the key, and holds its last key event, which holds the app), so every ended app's
-    whole widget tree stayed in memory until 1,024 newer entries pushed it out: every app, on a server of fewer
-    screens than that.  The cache only saves re-parsing a key sequence: emptied, it fills again with the live
-    apps' keys."""
+def forget_ended_apps() -> None:
+    """Let an ended app go: two of Textual's caches are ``lru_cache``s on methods, so each keeps the objects it
+    was called on, and those hold an app's widgets, so every ended app's stayed in memory until 1,024 newer
+    entries pushed them out (every app's, on a server of fewer screens than that):
+
+    * the key parser's, per parser: the parser holds its last key event, which holds the app;
+    * ``StylesCache.get_inner_outer``, per widget's line cache: the cache keeps the widget's last lines, a
+      torn-down follower's ~550 ``Strip``s (~2.6 MB) (issue 37).
+
+    Both only save a little work (re-parsing a key sequence, making two styles): emptied, they fill again with
+    the live apps' entries."""
     XTermParser._parse_extended_key.cache_clear()
+    StylesCache.get_inner_outer.cache_clear()
 
 
 _textual_patched = False

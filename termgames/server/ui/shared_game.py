@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 from ...rules import RuleError
 from ...rules.base import possessive
 from ...screens.dialogs import ConfirmScreen
-from ...screens.game import GameScreen, title_line
+from ...screens.game import GameScreen, TableNews, title_line
 from ...screens.keys import bound_keys, key_name
 from ...untrusted import fold_name
 from ...widgets.footer import Footer
@@ -132,6 +132,10 @@ class SharedGameMixin(GameScreen[Any]):
         self.refresh()
 
     # -- news from the table ---------------------------------------------------
+
+    def _table_news(self, kind: str, text: str) -> None:
+        # Told in whoever's context made the news (another app's): not that app's message (see post_from_outside).
+        self.post_message(TableNews(kind, text).set_sender(self))
 
     def table_event(self, kind: str, text: str) -> None:
         if not self.is_attached or self.app.following:
