@@ -14,6 +14,7 @@ import asyncssh
 import pytest
 from hubkit import until
 from sshterm import command, connect
+from test_server_ssh import ALICE_LAYOUT, BOB_LAYOUT, lay_out, rows_seen
 
 from termgames.server.drawing import SpectatorGroups
 from termgames.server.ssh import start_server
@@ -64,7 +65,8 @@ def test_the_first_leads_the_next_follow_and_a_leader_going_hands_the_group_on()
 
 @pytest.fixture
 def keys():
-    return {name: asyncssh.generate_private_key("ssh-ed25519") for name in ("alice", "bob", "w1", "w2", "w3", "w4")}
+    names = ("alice", "bob", *(f"w{number}" for number in range(1, 10)))
+    return {name: asyncssh.generate_private_key("ssh-ed25519") for name in names}
 
 
 @contextlib.asynccontextmanager
@@ -300,3 +302,71 @@ async def test_a_follower_torn_down_is_still_here_her_live_seek_waits(tmp_path, 
         # Her app went, not she: her notices still reach her session, and her live seek waits on.
         assert hub.notices.is_connected("w2")
         assert [seek.player for seek in hub.seeks.current()] == ["w2"]
+
+
+def cells(terminal) -> list[list[tuple]]:
+    """Her screen as her terminal shows it (pyte's): each cell's character, colours and attributes."""
+    screen = terminal.screen
+    return [
+        [(c.data, c.fg, c.bg, c.bold, c.italics, c.underscore, c.reverse) for c in map(screen.buffer[y].__getitem__,
+                                                                                    range(screen.columns))]
+        for y in range(screen.lines)
+    ]
+
+
+async def test_a_followers_screen_is_the_one_her_own_app_draws_at_several_sizes(tmp_path, keys):
+    """Drawn once for a group, a spectator's screen is exactly the one her own app draws at her size: a
+    follower (the leader's bytes) beside one whose app was built again by her key (its own bytes)."""
+    widths = {"w1": 80, "w2": 80, "w3": 80, "w4": 100, "w5": 100, "w6": 100, "w7": 130, "w8": 130, "w9": 130}
+    async with mono_table_watched(tmp_path, keys, widths) as (groups, sessions, terminals):
+        alice, bob, *watchers = terminals
+        by_name = dict(zip(widths, watchers, strict=True))
+        trios = [("w1", "w2", "w3"), ("w4", "w5", "w6"), ("w7", "w8", "w9")]  # a leader, a follower, her own
+        await until(lambda: all(sessions[follower].app is None for _, follower, _ in trios))
+        for _leader, _follower, own in trios:
+            await by_name[own].press("escape")  # (closes the chat line, which is not open: nothing to see)
+        await until(lambda: all(not groups.following(sessions[own]) for _, _, own in trios))
+        await lay_out(alice, ALICE_LAYOUT)  # a move: every screen redraws
+        for terminal in (bob, *watchers):
+            await terminal.wait_for("bob to lay out")
+        for leader, follower, own in trios:
+            assert groups.followers(sessions[leader]) == [sessions[follower]]
+            assert sessions[follower].app is None and sessions[own].app is not None
+            trio = [by_name[follower], by_name[own], by_name[leader]]
+            await until(lambda trio=trio: cells(trio[0]) == cells(trio[1]) == cells(trio[2]))
+            assert "1. alice layout" in by_name[own].text()
+
+
+async def test_no_seats_board_ever_reaches_a_spectator_group(tmp_path, keys):
+    """Hidden information: at a Mono table whose boards are hidden, a seat's player is never in a spectator
+    group (her screen shows her board), and no spectator's terminal, following or drawing, ever gets a row of
+    either seat's board."""
+    widths = {"w1": 100, "w2": 100, "w3": 90, "w4": 90}  # alice and bob have 100 columns too
+    async with mono_table_watched(tmp_path, keys, widths) as (groups, sessions, terminals):
+        alice, bob, *watchers = terminals
+        w1, w2, _w3, w4 = watchers
+        assert groups.followers(sessions["w1"]) == [sessions["w2"]] and groups.followers(sessions["w3"]) == [
+            sessions["w4"]
+        ]
+        await lay_out(alice, ALICE_LAYOUT)
+        for terminal in (bob, *watchers):
+            await terminal.wait_for("bob to lay out")
+        await w4.press("escape")  # one draws herself from here (her app built again): her own frames
+        await until(lambda: not groups.following(sessions["w4"]))
+        await lay_out(bob, BOB_LAYOUT)
+        for terminal in (alice, *watchers):
+            await terminal.wait_for("round 1: alice to probe")
+        await alice.press("tab", "enter")  # a probe of bob's board: one cell of it is public now
+        await alice.wait_for("alice probed")
+        await alice.press("e")
+        for terminal in (bob, *watchers):
+            await terminal.wait_for("round 1: bob to probe")
+        await until(lambda: w2.text() == w1.text())
+
+        for player in ("alice", "bob"):
+            session = sessions[player]
+            assert groups.look_of(session) is None and not groups.following(session) and not groups.followers(session)
+        # Positive controls: each player's channel carried her own board, row by row.
+        assert rows_seen(alice, ALICE_LAYOUT) == {0, 1, 2} and rows_seen(bob, BOB_LAYOUT) == {0, 1, 2}
+        for terminal in watchers:  # the leaders' frames, the followers' (the leaders' bytes), her own
+            assert rows_seen(terminal, ALICE_LAYOUT) == set() and rows_seen(terminal, BOB_LAYOUT) == set()
