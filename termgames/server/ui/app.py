@@ -147,8 +147,14 @@ class ServeApp(ServeHost):
     def _fatal_error(self) -> None:
         """A failure nothing caught ends this player's app, as Textual's own does, but says so in the server's
         log in Python's plain traceback: Textual prints one that shows every frame's local variables (a
-        table's secret seed among them) on the server's stderr."""
-        log.error("the app of %s failed", self.player, exc_info=True)
+        table's secret seed among them) on the server's stderr.
+
+        Told to exit while it was being built (her connection dropped as a gone leader woke her, or the server
+        stops), its screens mount detached and find none of their widgets: that is no failure of hers."""
+        if self._exit:  # (Textual's own flag: exit() was called)
+            log.debug("the app of %s ended as it was built", self.player, exc_info=True)
+        else:
+            log.error("the app of %s failed", self.player, exc_info=True)
         self._close_messages_no_wait()
 
     def on_following_changed(self, event: FollowingChanged) -> None:

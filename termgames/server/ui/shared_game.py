@@ -15,7 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -68,17 +68,8 @@ class SharedGameMixin(GameScreen[Any]):
         width, height = super().minimum_size()
         return width, height + 2
 
-    @on(events.Mount)
-    def _mount_unattached(self, event: events.Mount) -> None:
-        # Its app was told to exit while it was being built (her connection dropped as she woke, say): the screen
-        # never composed, and neither this class's on_mount nor the game screen's has anything to draw.
-        if not self.is_attached:
-            event.prevent_default()  # (the game screen's handlers come later in the method order)
-
     def on_mount(self) -> None:
         # Textual calls GameScreen.on_mount too (handlers run for every class of the MRO).
-        if not self.is_attached:
-            return  # (see _mount_unattached)
         footer = self.query_one(Footer)
         self.mount(
             Static("", id="presence", markup=False),
