@@ -1,6 +1,6 @@
 """What a server keeps per screen: an SSH session in the lobby, a spectator following another's drawing, a browser.
 
-    python bench/serve_memory.py [--clients 50] [--tracemalloc] [--size 12]
+    python bench/serve_memory.py [--clients 50] [--waves 10] [--tracemalloc] [--size 12]
 
 The server runs in this process (``start_server``, its browser front too), so
 its memory can be looked at from inside after a full collection: Python
@@ -13,10 +13,15 @@ counted.
 Alice and Bob sit at a Mono table (``--size``); then, in turn, and measured
 after each step:
 
-1. ``--clients`` SSH sessions sign in and wait in the lobby;
-2. they all watch the table, at one terminal size: one of them draws for the
-   others, who follow (issue 37: a follower's app is torn down);
-3. as many browser sessions watch the table too.
+1. ``--clients`` SSH spectators come ``--waves`` at a time (10), each signs in
+   and watches the table at once, all at one terminal size: one of them draws
+   for the others, who follow (issue 37: a follower's app is torn down);
+2. as many SSH sessions sign in and stay in the lobby;
+3. as many browser sessions watch the table.
+
+With ``--waves 0`` the SSH sessions all sign in first (measured: the lobby),
+then all watch at once: every spectator's app lives at the same time for a
+while, and the process keeps that peak as RSS.
 
 Each step's figures are printed per screen (what it added / the screens it
 added).  Figures are printed, never asserted.
@@ -131,25 +136,42 @@ async def serve(args: argparse.Namespace) -> None:
             tracemalloc.start()
         base = measure()
         snapshots = [tracemalloc.take_snapshot()] if args.tracemalloc else []
-        await children.step(f"lobby {args.clients}")
-        await settle(2.0)
-        lobby = measure()
-        show("SSH sessions in the lobby", base, lobby, args.clients)
-        await children.step("watch")
-        await settle(3.0)
-        watching = measure()
-        show("  the same, then watching one table (followers but one)", lobby, watching, args.clients)
-        show("SSH spectators (followers but one)", base, watching, args.clients)
-        if args.tracemalloc:
-            snapshots.append(tracemalloc.take_snapshot())
-            largest("the SSH spectators' Python heap", snapshots[0], snapshots[1], args.clients)
+        if args.waves:
+            # Spectators come a few at a time, as they would: each signs in and watches at once.
+            await children.step(f"spectate {args.clients} {args.waves}")
+            await settle(3.0)
+            watching = measure()
+            show(f"SSH spectators, {args.waves} at a time (followers but one)", base, watching, args.clients)
+            if args.tracemalloc:
+                snapshots.append(tracemalloc.take_snapshot())
+                largest("the SSH spectators' Python heap", snapshots[-2], snapshots[-1], args.clients)
+            await children.step(f"lobby {args.clients}")
+            await settle(2.0)
+            lobby = measure()
+            show("SSH sessions in the lobby", watching, lobby, args.clients)
+            last = lobby
+        else:
+            # Everyone signs in first, then all watch at once: every spectator's app lives at the same time.
+            await children.step(f"lobby {args.clients}")
+            await settle(2.0)
+            lobby = measure()
+            show("SSH sessions in the lobby", base, lobby, args.clients)
+            await children.step("watch")
+            await settle(3.0)
+            watching = measure()
+            show("  the same, then watching one table (followers but one)", lobby, watching, args.clients)
+            show("SSH spectators (followers but one)", base, watching, args.clients)
+            if args.tracemalloc:
+                snapshots.append(tracemalloc.take_snapshot())
+                largest("the SSH spectators' Python heap", snapshots[-2], snapshots[-1], args.clients)
+            last = watching
         await children.step(f"browse {args.clients}")
         await settle(3.0)
         browsing = measure()
-        show("browser sessions watching", watching, browsing, args.clients)
+        show("browser sessions watching", last, browsing, args.clients)
         if args.tracemalloc:
             snapshots.append(tracemalloc.take_snapshot())
-            largest("the browser sessions' Python heap", snapshots[1], snapshots[2], args.clients)
+            largest("the browser sessions' Python heap", snapshots[-2], snapshots[-1], args.clients)
         await children.step("close")
     finally:
         if clients.returncode is None:
@@ -175,6 +197,7 @@ async def run_clients(args: argparse.Namespace) -> None:
 
     players = [Client(name, key()) for name in ("alice", "bob")]
     watchers: list[Client] = []
+    spectators: list[Client] = []
     pages: list[BrowserClient] = []
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
@@ -192,6 +215,17 @@ async def run_clients(args: argparse.Namespace) -> None:
                     await player.wait_for(b"signed in as")
                     player.press(b"\r")
                     await player.wait_for(b"vs  bob")
+            elif line[0] == "spectate":
+                count, wave = int(line[1]), int(line[2])
+                for start in range(0, count, wave):
+                    arriving = [Client(f"s{index}", key()) for index in range(start, min(count, start + wave))]
+                    spectators += arriving
+                    await asyncio.gather(*(c.open(port) for c in arriving))
+                    await asyncio.gather(*(c.wait_for(b"Being played") for c in arriving))
+                    for spectator in arriving:
+                        spectator.press(b"w")
+                    await asyncio.gather(*(c.wait_for(b"you are watching") for c in arriving))
+                    await asyncio.gather(*(c.quiet(0.3) for c in arriving))
             elif line[0] == "lobby":
                 watchers = [Client(f"w{index}", key()) for index in range(int(line[1]))]
                 for start in range(0, len(watchers), 20):  # sign-ins are throttled per address
@@ -210,7 +244,7 @@ async def run_clients(args: argparse.Namespace) -> None:
                 await asyncio.gather(*(page.wait_for(b"you are watching") for page in pages))
                 await asyncio.gather(*(page.quiet(0.5) for page in pages))
             elif line[0] == "close":
-                for client in [*players, *watchers, *pages]:
+                for client in [*players, *spectators, *watchers, *pages]:
                     await client.close()
             print("done", flush=True)
         except Exception as error:  # told to the parent, which stops
@@ -222,6 +256,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--clients", type=int, default=50, help="SSH sessions, and as many browser sessions")
     parser.add_argument("--size", type=int, default=12, help="the Mono table's board size")
+    parser.add_argument(
+        "--waves", type=int, default=10,
+        help="spectators arrive this many at a time, each watching as she signs in; 0: all sign in, then all watch",
+    )
     parser.add_argument("--tracemalloc", action="store_true", help="also the Python heap (slow)")
     parser.add_argument("--clients-for", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--web-port", type=int, help=argparse.SUPPRESS)
