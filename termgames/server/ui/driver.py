@@ -27,6 +27,8 @@ from textual.driver import Driver
 from textual.geometry import Size
 from textual.strip import Strip
 
+from ..collector import APPS
+
 #: Parser timeout tick: a lone Escape is delivered after this long.
 ESCAPE_TICK = 0.12
 #: Identical keys in a row (in one chunk) past this are dropped.
@@ -71,6 +73,8 @@ class ChannelDriver(Driver):
         session.driver = self  # keys and resizes from the channel come here
         self._parser = XTermParser(debug=False)
         self._input = True
+        APPS.started()
+        self._ended = False
         self._tick_handle: asyncio.TimerHandle | None = None
         # The app's clock if it has one (the server's: the hub's, which a table's clocks count with).
         self._clock: Callable[[], float] = getattr(app, "input_clock", time.time)
@@ -100,7 +104,10 @@ class ChannelDriver(Driver):
         self._input = False
         if self._tick_handle is not None:
             self._tick_handle.cancel()
-        forget_ended_apps()
+        if not self._ended:  # (Textual disables input, then stops the application mode, which does it again)
+            self._ended = True
+            forget_ended_apps()
+            APPS.ended_one()
 
     def note_input(self) -> None:
         """Input has just come in (called where it is read, before it waits for its turn on the loop)."""
