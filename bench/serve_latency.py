@@ -412,7 +412,7 @@ async def main() -> None:
             tables[at][1].append(watcher)
         await asyncio.gather(*(c.quiet(0.5) for c in everyone))
         drawn = time.perf_counter() - started
-        await asyncio.sleep(3.0)  # a spectator's app let go is collected a moment later (collector.py)
+        await asyncio.sleep(3.0)  # the last spectators' apps let go finish closing (freed as more end: collector.py)
         loaded = rss_mb(server.pid)
         browsers: list[list[BrowserClient]] = [[] for _ in tables]
         with_browsers, browsers_connected = loaded, 0.0
