@@ -77,6 +77,7 @@ class CollectorPolicy:
 
     def __init__(self) -> None:
         self._thresholds: tuple[int, int, int] | None = None
+        self._counting = False
 
     def start(self) -> None:
         if self._thresholds is not None:
@@ -87,11 +88,19 @@ class CollectorPolicy:
         young, middle, _full = self._thresholds
         gc.set_threshold(young, middle, FULL_AFTER_YOUNG)
         APPS.servers += 1
+        self._counting = True
+
+    def stopping(self) -> None:
+        """The server stops: every app ends now, and a full collection while they do would only delay that (each
+        as long as a second with hundreds open): no more of them."""
+        if self._counting:
+            self._counting = False
+            APPS.servers -= 1
 
     def close(self) -> None:
         if self._thresholds is None:
             return
+        self.stopping()
         gc.set_threshold(*self._thresholds)
         self._thresholds = None
-        APPS.servers -= 1
         gc.unfreeze()

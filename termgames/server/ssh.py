@@ -723,6 +723,7 @@ class TermgamesServer:
 
     async def close(self) -> None:
         self.stopping = True
+        self.collector.stopping()
         if self.acceptor is not None:
             self.acceptor.close()  # no one new comes in; waiting for it to be closed comes last (see below)
         running: list[asyncio.Future[Any]] = []
