@@ -1,7 +1,7 @@
 """``termgames serve`` under load: 30 SSH clients on loopback, live Mono tables, move-to-screen latency.
 
     python bench/serve_latency.py [--clients 30] [--tables 6] [--moves 12] [--size 12] [--browsers 50]
-                                  [--clock SPEC] [--seeks N]
+                                  [--clock SPEC] [--seeks N] [--waves N]
                                   [--workers N --db postgresql://USER@HOST/DB | --db throwaway]
 
 ``--clock SPEC`` (e.g. ``30m+0s``, long enough that nobody runs out) makes every table timed: every screen
@@ -29,6 +29,11 @@ With ``--seeks N`` (even) N more accounts each seek a Copolymer correspondence g
 seek copolymer --clock 3d/move``) while the tables play, spread over the moves in four lanes: every second seek
 meets the one before and makes a table.  Prints the seek commands' round trip (median, 95th percentile) and
 the tables they made, beside the move latency (compare its 95th percentile with a run without ``--seeks``).
+
+With ``--waves N`` the players sign in first, then the spectators N at a time, each at her table before the
+next come (as spectators would arrive): a spectator who follows another's drawing has her app torn down
+(issue 37), and her memory is used again by the next; all at once, every app lives at the same time for a
+while and the server's RSS keeps that peak.
 
 With ``--browsers N`` the server serves browsers too (``--web``) and N browser
 sessions watch the tables beside the SSH clients (spread over the tables in
@@ -305,6 +310,10 @@ async def main() -> None:
     parser.add_argument("--size", type=int, default=9, help="Mono regions (9: the standard board)")
     parser.add_argument("--tables", type=int, default=len(SEATS), help="tables (of 2, 3 and 4 players in turn)")
     parser.add_argument("--workers", type=int, default=1, help="server processes (above 1: --db is needed)")
+    parser.add_argument(
+        "--waves", type=int, default=0,
+        help="spectators sign in this many at a time, each at her table before the next come (0: all at once)",
+    )
     parser.add_argument("--browsers", type=int, default=0, help="browser sessions watching the tables (--web)")
     parser.add_argument("--db", default=None, help="postgresql://USER@HOST/DB, or 'throwaway' (a temporary cluster)")
     parser.add_argument("--clock", default=None, metavar="SPEC", help="every table timed with this clock")
@@ -390,11 +399,30 @@ async def main() -> None:
 
         everyone = [c for players, watchers in tables for c in players + watchers]
         started = time.perf_counter()
-        await asyncio.gather(*(c.open(port) for c in everyone))
-        await asyncio.gather(*(c.wait_for(b"signed in as") for c in everyone))
+        if args.waves:
+            # The players first, then the spectators a few at a time, each at her table before the next come.
+            seated = [c for players, _w in tables for c in players]
+            await asyncio.gather(*(c.open(port) for c in seated))
+            await asyncio.gather(*(c.wait_for(b"signed in as") for c in seated))
+            for player in seated:
+                player.press(b"\r")
+            arriving = [(index, watcher) for index, (_p, watchers) in enumerate(tables) for watcher in watchers]
+            arriving.sort(key=lambda pair: int(pair[1].name.removeprefix("watcher")))
+            for start in range(0, len(arriving), args.waves):
+                wave = arriving[start:start + args.waves]
+                await asyncio.gather(*(watcher.open(port) for _i, watcher in wave))
+                await asyncio.gather(*(watcher.wait_for(b"signed in as") for _i, watcher in wave))
+                for table_index, watcher in wave:
+                    watcher.press(b"\x1b[B" * table_index + b"w")
+                await asyncio.gather(*(watcher.wait_for(b"you are watching") for _i, watcher in wave))
+        else:
+            await asyncio.gather(*(c.open(port) for c in everyone))
+            await asyncio.gather(*(c.wait_for(b"signed in as") for c in everyone))
         connected = time.perf_counter() - started
         # Players: their one game is highlighted, Enter resumes it.  Watchers: down to their table, w.
         for table_index, (players, watchers) in enumerate(tables):
+            if args.waves:
+                break  # at their tables already
             for player in players:
                 player.press(b"\r")
             for watcher in watchers:
