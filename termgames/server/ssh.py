@@ -121,6 +121,8 @@ class GameSession(asyncssh.SSHServerSession):
         #: Woken by her own doing at this table: its new screen draws for her alone, not for a group.
         self._solo_at: int | None = None
         self._stopping = False
+        #: The session hears her notices (while no app of hers does).
+        self._hearing_notices = False
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._pending = bytearray()
         self._paused = False
@@ -221,7 +223,6 @@ class GameSession(asyncssh.SSHServerSession):
         from .ui.app import ServeApp
         from .ui.driver import ChannelDriver
 
-        notices = self.service.hub.notices
         app: ServeApp | None = None
         try:
             while True:
@@ -235,7 +236,7 @@ class GameSession(asyncssh.SSHServerSession):
                     app.theme = theme
                 app.muted = muted
                 app.held_notices, self._held_notices = self._held_notices, []
-                app.hearing_notices = partial(notices.detach, self.player, self._notice_while_asleep)
+                app.hearing_notices = self._stop_hearing_notices
                 # Textual only calls driver_class: a partial with the session stands in for the class.
                 app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see above
                 app.watching = partial(self._app_watching, app)
@@ -246,10 +247,8 @@ class GameSession(asyncssh.SSHServerSession):
                     log.exception("the app of %s failed", self.player)
                 if self._place is None or self.closed or self._stopping:
                     break
-                # Torn down while another's app draws this terminal: only its place at the table stays.  She is
-                # still here for her notices (and her seeks) all along: the session hears them until the next app
-                # does (see ServeApp.on_mount).
-                notices.attach(self.player, self._notice_while_asleep)
+                # Torn down while another's app draws this terminal: only its place at the table stays (and the
+                # session hears her notices: _fall_asleep).
                 app.release_tables()
                 self.app = app = None
                 self._driver = None
@@ -258,7 +257,7 @@ class GameSession(asyncssh.SSHServerSession):
                 if self.closed or self._stopping:
                     break
         finally:
-            notices.detach(self.player, self._notice_while_asleep)  # (if it went before any app heard them)
+            self._stop_hearing_notices()  # (if it went before any app heard them)
             self.service.spectator_groups.leave(self)
             if self._place is not None:
                 self._place.let_go()
@@ -419,11 +418,23 @@ class GameSession(asyncssh.SSHServerSession):
         self._look = (app.ascii, app.palette, app.theme, set(app.muted))
         self._asleep = True
         self._driver_ready.clear()
+        # She is still here for her notices (and her seeks) all along: from now until the next app hears them
+        # (ServeApp.on_mount), the session does; the app that goes would lose one.
+        notices = self.service.hub.notices
+        if not self._hearing_notices:
+            self._hearing_notices = True
+            notices.attach(self.player, self._notice_while_asleep)
+        notices.detach(self.player, app.player_notice)
         app.exit()
+
+    def _stop_hearing_notices(self) -> None:
+        if self._hearing_notices:
+            self._hearing_notices = False
+            self.service.hub.notices.detach(self.player, self._notice_while_asleep)
 
     def _notice_while_asleep(self, notice: Notice) -> None:
         # Her own news: from here her screen is hers alone (a toast for her must not reach the others).
-        if self.app is not None:  # built again and not started yet: it shows the notice when it starts
+        if self.app is not None and self._place is None:  # built again, not started yet: it shows it at its start
             self.app.held_notices.append(notice)
             if self.app.resume is not None:
                 self._solo_at = self.app.resume.live.id
