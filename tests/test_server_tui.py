@@ -363,3 +363,18 @@ async def test_the_time_left_on_her_lobby_lines_counts_down(tmp_path, new_store)
         await settle(pilot)
         assert "your move, 9:36 left" in line()
         alice.release_tables()
+
+
+async def test_apps_of_one_theme_share_one_parse_of_the_css_and_a_theme_change_parses_its_own(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    alice, bob = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="bob")
+    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+        await settle(pa, pb)
+        bobs = {id(rule) for rule in bob.stylesheet.rules}
+        assert bobs and {id(rule) for rule in alice.stylesheet.rules} == bobs  # the same parsed rule sets
+
+        bob.theme = "textual-light" if alice.theme != "textual-light" else "textual-dark"
+        await settle(pa, pb)
+        assert {id(rule) for rule in bob.stylesheet.rules}.isdisjoint({id(rule) for rule in alice.stylesheet.rules})
+        assert isinstance(alice.screen, LobbyScreen) and isinstance(bob.screen, LobbyScreen)
+        assert bob.screen.styles.background != alice.screen.styles.background  # each drawn in its own theme
