@@ -1,9 +1,26 @@
-"""The analysis a live game offers (a hint, an overlay), as a replay shows it for the position on screen."""
+"""What replays show of analysis: the live game's (``n``, :class:`ReplayAnalysis`) and the game's own move by move
+(``a``, :class:`GameReview`), the latter shared by the generic replay and Monad's turn-by-turn one."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any, Protocol
+
+from rich.text import Text
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Sparkline, Static
+from textual.worker import get_current_worker
+
+from ..analysis import Analysis, MoveAnalysis
+from ..analysis_run import AnalysisCancelled, analyse_match, check_analysable, stored_analysis
+from ..errors import RuleError
+from ..match import Match
+from ..untrusted import printable
+from ..widgets.board import Board
+from ..widgets.move_log import MoveLog
 
 
 class ReplayAnalysis(Protocol):
@@ -25,3 +42,186 @@ class ReplayAnalysis(Protocol):
     def prepare(self, view: Any, board: Any, choice: int = 0) -> Callable[[], object] | None: ...
 
     def show(self, board: Any, result: object | None) -> None: ...
+
+
+#: The game's analysis keys, the same in every replay (in each screen's BINDINGS where its key table wants them).
+REVIEW_BINDINGS: list[BindingType] = [
+    Binding("a", "review", "Review", show=False,
+            tooltip="the game's move-by-move analysis on or off (worked out first if the record has none): a graph "
+            "of each move's loss, the moves marked ?! ? ?? in the log, the engine's better move on the board"),
+    Binding("m", "next_mistake(1)", "Mistake", key_display="m/M", show=False,
+            tooltip="with the analysis on: the next, previous move marked as an inaccuracy, mistake or blunder"),
+    Binding("M", "next_mistake(-1)", "Mistake", key_display="M", show=False,
+            tooltip="with the analysis on: the next, previous move marked as an inaccuracy, mistake or blunder"),
+]
+
+#: Characters of a move the review line quotes (a Monad turn's commands run long): the rest is cut to "...".
+QUOTED_MOVE = 48
+
+
+def quoted_move(move: str) -> str:
+    """A move of the analysis (read from a record: untrusted) safe to print, and short enough for the line."""
+    text = printable(move, keep_newlines=False)
+    return text if len(text) <= QUOTED_MOVE else text[: QUOTED_MOVE - 3] + "..."
+
+
+def review_graph() -> Sparkline:
+    """The graph of each move's loss: one line over the message, hidden until the analysis is on."""
+    graph = Sparkline([], id="analysis-graph")
+    graph.styles.height = 1
+    graph.styles.margin = (0, 1)
+    graph.display = False
+    return graph
+
+
+class GameReview(Screen[None]):
+    """The game's move-by-move analysis in a replay (``a``): the graph of each move's loss (``#analysis-graph``,
+    from :func:`review_graph`), the marks ``?!`` ``?`` ``??`` in the move log, ``m``/``M`` to the next, previous
+    marked move, the line on the move in question in ``#message`` and the engine's better move on the board
+    (``Board.suggest``).  Read from the record's ``analysis`` section when it holds one that fits, else worked
+    out in a thread on ``a`` (its progress in the message).
+
+    Put before the screen's other bases.  The screen says which move is in question and how to go to one
+    (``review_ply``, ``go_to_ply``), where the board and the log are, and shows itself again (``show``, which
+    calls ``show_review``).  It calls ``init_review`` in its ``__init__``, composes the graph and ``#message``
+    and lists :data:`REVIEW_BINDINGS` among its keys.
+    """
+
+    match: Match
+
+    def init_review(self) -> None:
+        #: The game's move-by-move analysis (``a``): the record's own when it holds one that fits, else worked out.
+        descriptor = self.match.game.descriptor
+        self.review: Analysis | None = stored_analysis(self.match)[0] if descriptor.analyst else None
+        self.reviewing = self.review is not None
+        #: "" or the line the analysis being worked out shows (its progress), or why it cannot be.
+        self.review_note = ""
+
+    # -- what the screen says ------------------------------------------------
+
+    def review_ply(self) -> int:
+        """The move (1-based ply) whose line the review shows; 0 for none (the start)."""
+        raise NotImplementedError
+
+    def go_to_ply(self, ply: int) -> None:
+        """Show the position of move ``ply`` with that move in question (``m``, ``M``)."""
+        raise NotImplementedError
+
+    def review_board(self) -> Board[Any]:
+        return self.query_one("#board", Board)
+
+    def review_log(self) -> MoveLog:
+        return self.query_one(MoveLog)
+
+    def review_board_free(self) -> bool:
+        """Whether the board may show the better move (the generic replay's hint, ``n``, has it while on)."""
+        return True
+
+    def show(self) -> None:
+        raise NotImplementedError
+
+    # -- drawing ---------------------------------------------------------------
+
+    def reviewed_move(self) -> MoveAnalysis | None:
+        """The analysis of the move in question, when the analysis is on."""
+        review = self.review if self.reviewing else None
+        ply = self.review_ply()
+        return review.moves[ply - 1] if review is not None and 0 < ply <= len(review.moves) else None
+
+    def show_review(self) -> None:
+        """The analysis, when on: the graph of losses, the marks in the log, the line on the move in question and
+        the engine's better move on the board."""
+        review = self.review if self.reviewing else None
+        graph = self.query_one("#analysis-graph", Sparkline)
+        graph.display = review is not None
+        self.review_log().marks = {} if review is None else {m.ply: m.mark for m in review.moves if m.mark}
+        line = self.reviewed_move()
+        if review is not None:
+            graph.data = [m.loss for m in review.moves] or [0.0]
+        board = self.review_board()
+        if not self.review_board_free():
+            board.suggest(None)  # the hint's marks and message have the board (a MonUnrail hint's cells)
+            return
+        drawn = board.suggest(None if line is None or line.best is None else line.best)
+        self.query_one("#message", Static).update(self.review_line(review, line, drawn) or self.review_note)
+
+    def review_line(self, review: Analysis | None, line: MoveAnalysis | None, drawn: bool) -> Text | None:
+        if review is None:
+            return None
+        if line is None:
+            return Text(f"Analysis at level {review.level}: m, M go to the next, previous mistake")
+        text = Text(f"{line.ply}. {printable(line.player)} {quoted_move(line.move)}{line.mark} ", style="bold")
+        if line.klass == "good":
+            text.append("good")
+        else:
+            text.append(f"{line.klass}: loses {line.loss:.2f} {review.unit}")
+        if line.best is not None:
+            where = " (marked)" if drawn else ""
+            text.append(f"; better {quoted_move(line.best)}{where}")
+        if line.hindsight:
+            text.append(" (with hindsight)")
+        return text
+
+    # -- actions ---------------------------------------------------------------
+
+    def action_review(self) -> None:
+        if self.review is not None:
+            self.reviewing = not self.reviewing
+            self.show()
+            return
+        try:
+            check_analysable(self.match)
+        except RuleError as error:
+            self.review_note = str(error)
+            self.show()
+            return
+        self.review_note = "Analysing the game ..."
+        self.show()
+        self.work_out_review()
+
+    @work(thread=True, exclusive=True, group="review")
+    def work_out_review(self) -> None:
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            self._tell(self._review_progress, done, total)
+
+        try:
+            review = analyse_match(self.match, progress=progress, cancelled=lambda: worker.is_cancelled)
+        except AnalysisCancelled:
+            return
+        except Exception as error:  # the analysis is a help: its failure must not end the replay
+            self._tell(self._review_failed, str(error))
+            return
+        self._tell(self._reviewed, review)
+
+    def _tell(self, callback: Callable[..., None], *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
+            self.app.call_from_thread(callback, *args)
+
+    def _review_progress(self, done: int, total: int) -> None:
+        self.review_note = f"Analysing the game: {done} of {total} moves"
+        if self.review_board_free():
+            self.query_one("#message", Static).update(self.review_note)
+
+    def _review_failed(self, error: str) -> None:
+        self.review_note = f"The game's analysis failed: {error}"
+        self.show()
+
+    def _reviewed(self, review: Analysis) -> None:
+        self.review, self.reviewing, self.review_note = review, True, ""
+        self.show()
+
+    def action_next_mistake(self, step: int) -> None:
+        if self.review is None or not self.reviewing:
+            self.review_note = "No analysis on: a works it out"
+            self.show()
+            return
+        here = self.review_ply()
+        marked = [m.ply for m in self.review.moves if m.klass != "good"]
+        ahead = [ply for ply in marked if ply > here] if step > 0 else [ply for ply in marked if ply < here][::-1]
+        if not ahead:
+            self.notify(f"No move marked {'after' if step > 0 else 'before'} this one", timeout=3, markup=False)
+            return
+        self.go_to_ply(ahead[0])
+        self.show()
