@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 from textual import work
@@ -117,8 +117,9 @@ class GameReview(Screen[None]):
         """Whether the board may show the better move (the generic replay's hint, ``n``, has it while on)."""
         return True
 
-    def show(self) -> None:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the screen's own (declared here only: defined, it would come before a base's in the MRO)
+
+        def show(self) -> None: ...
 
     # -- drawing ---------------------------------------------------------------
 
@@ -145,12 +146,17 @@ class GameReview(Screen[None]):
         drawn = board.suggest(None if line is None or line.best is None else line.best)
         self.query_one("#message", Static).update(self.review_line(review, line, drawn) or self.review_note)
 
+    def review_move_label(self, line: MoveAnalysis) -> str:
+        """What the review line calls the move in question before its player's name: its number."""
+        return f"{line.ply}."
+
     def review_line(self, review: Analysis | None, line: MoveAnalysis | None, drawn: bool) -> Text | None:
         if review is None:
             return None
         if line is None:
             return Text(f"Analysis at level {review.level}: m, M go to the next, previous mistake")
-        text = Text(f"{line.ply}. {printable(line.player)} {quoted_move(line.move)}{line.mark} ", style="bold")
+        label = self.review_move_label(line)
+        text = Text(f"{label} {printable(line.player)} {quoted_move(line.move)}{line.mark} ", style="bold")
         if line.klass == "good":
             text.append("good")
         else:

@@ -21,8 +21,8 @@ their two facing digits underlined, candidate replacements carry ``o`` in
 their middle, holes ``!``, positions waiting for a replacement ``?``,
 mismatched tiles ``!`` with the mismatched sides' digits reversed.  A replay's
 better move (``suggest``) stands in double corners (ASCII ``#``) with ``*`` in the
-middle, in reverse video: a placement shows its tile's digits there, an edge
-its two arrows.
+middle, in reverse video: a placement shows its tile's digits there; an edge
+has its two arrows and ``*`` in both its tiles.
 
 The cursor lives on a doubled grid: ``(2 * row, 2 * col)`` is a position,
 an odd coordinate the edge between two positions; while an edge is asked
@@ -635,7 +635,11 @@ class MosaicBoard(BoardWidget):
             return
         look = self.suggestion_look()
         if isinstance(move, Edge):
+            # Its arrows, and the legend's ``*`` in the middle of both its tiles (the step's own edge has arrows too).
             self.draw_edge_mark(canvas, (move.first, move.second), screen_xy, look, "=")
+            for pos in (move.first, move.second):
+                x, y = screen_xy(pos)
+                canvas.put(y + 1, x + 2, "*", look)
             return
         x, y = screen_xy(move.pos)
         if isinstance(move, Place):
