@@ -221,3 +221,31 @@ async def test_monad_board_draws_the_better_commands_in_reverse_and_takes_them_o
         assert board.text_lines() == before
         assert not board.suggest("pass") and not board.suggest("no such commands") and not board.suggest("50,50 1 MINE")
         assert board.text_lines() == before
+
+
+async def test_a_big_monad_map_scrolls_to_the_better_commands(tmp_path):
+    """The 20x20 map does not fit at 80x24 with the graph and the line under it: the replay scrolls to the better
+    commands of bob, whose corner (18,18) lies below the area's end."""
+    match = Match("monad", {"turns": 2}, [Seat("ann"), Seat("bob")], 3)
+    for _ in range(2):
+        match.play(0, "pass")
+        match.play(1, "pass")
+
+    class Corner(NamedMonad):
+        def judge(self, before, move, deadline):
+            judged = super().judge(before, move, deadline)
+            return judged if judged.best is None else Judgement(judged.played, 0.0, "18,19 1 MINE")
+
+    match.analysis = analysis_json(analyse_match(match, "greedy", analyst=Corner({4: 20.0})))
+    app = replay_app(tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        area = screen.query_one("#board-area")
+        assert area.scroll_y == 0 and area.max_scroll_y > 0
+        await pilot.press("m")
+        await settle(pilot, 5)
+        assert screen.review_ply() == 4 and screen.board.suggested
+        region = screen.board.suggestion_region()
+        assert region is not None and area.scroll_y > 0
+        assert area.scroll_y <= region.y < area.scroll_y + area.scrollable_content_region.height

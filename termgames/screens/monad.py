@@ -155,6 +155,23 @@ class MonadReplayScreen(GameReview, MonadWatchScreen):
         yield review_graph()
         yield Static("", id="message")
 
+    #: The panel's most columns beside a small map (the turn log's commands wrap less).
+    PANEL_WIDTH_MOST = 40
+
+    def on_resize(self) -> None:
+        # After the watch screen's own handler (narrow or not, the map drawn for the new size).
+        self.call_after_refresh(self.fit_panel)
+
+    def fit_panel(self) -> None:
+        """Beside the map, the panel takes the columns the map leaves, from the stylesheet's 19 up to
+        PANEL_WIDTH_MOST; under it (narrow), the stylesheet's whole width."""
+        panel = self.query_one("#side-panel")
+        if self.has_class("narrow"):
+            panel.styles.width = None
+            return
+        spare = self.app.size.width - self.board.whole_columns() - 2
+        panel.styles.width = max(PANEL_WIDTH_LEAST, min(self.PANEL_WIDTH_MOST, spare))
+
     # -- which move --------------------------------------------------------------
 
     def frame_of(self, ply: int) -> int:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rich.text import Text
 from textual import work
 from textual.binding import Binding, BindingType
+from textual.geometry import Spacing
 from textual.screen import Screen
 from textual.widgets import Sparkline, Static
 from textual.worker import get_current_worker
@@ -19,7 +20,7 @@ from ..analysis_run import AnalysisCancelled, analyse_match, check_analysable, s
 from ..errors import RuleError
 from ..match import Match
 from ..untrusted import printable
-from ..widgets.board import Board
+from ..widgets.board import Board, BoardArea
 from ..widgets.move_log import MoveLog
 
 
@@ -145,6 +146,23 @@ class GameReview(Screen[None]):
             return
         drawn = board.suggest(None if line is None or line.best is None else line.best)
         self.query_one("#message", Static).update(self.review_line(review, line, drawn) or self.review_note)
+        if drawn and line is not None and line.best is not None:
+            self.call_after_refresh(self.scroll_to_suggestion)
+
+    def scroll_to_suggestion(self) -> None:
+        """A board bigger than its area scrolls to the better move's marks, clear of the labels kept at its edges."""
+        board = self.review_board()
+        region = board.suggestion_region()
+        area = next((node for node in board.ancestors if isinstance(node, BoardArea)), None)
+        if region is None or area is None or not board.is_mounted:
+            return
+        labels = board.pinned_labels()
+        area.scroll_to_region(
+            region.translate(board.virtual_region.offset + board.content_offset),
+            spacing=Spacing(1 + labels.top, 2, 1 + labels.bottom, 2 + labels.left),
+            animate=False,
+            immediate=True,
+        )
 
     def review_move_label(self, line: MoveAnalysis) -> str:
         """What the review line calls the move in question before its player's name: its number."""

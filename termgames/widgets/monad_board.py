@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.style import Style
+from textual.geometry import Region
 
 from ..rules.base import RuleError, possessive
 from ..rules.monad.geometry import neighbour
@@ -94,6 +95,8 @@ class MonadBoard(BoardWidget):
         self.queued: list[Command] = []
         #: The analysis's better commands (a replay), those on the map: drawn as a queue is, in reverse video.
         self.suggested: list[Command] = []
+        #: Where the last drawing put them (content coordinates), for scrolling a big map to them.
+        self._suggestion_region: Region | None = None
         #: Columns the screen leaves the map beside it (the side panel), for choosing the cell width.
         self.reserved_width = 20
         #: Cell texts already worked out, for ``_cell_cache_key`` (most cells look like many others).
@@ -256,6 +259,9 @@ class MonadBoard(BoardWidget):
             pieces.append((" better commands", style()))
         return pieces
 
+    def suggestion_region(self) -> Region | None:
+        return self._suggestion_region if self.suggested else None
+
     def suggestion_look(self) -> Style:
         """The better commands' look: reverse video, in every palette (never colour alone)."""
         return style(self.palette.warn, bold=True, reverse=True)
@@ -327,6 +333,7 @@ class MonadBoard(BoardWidget):
                         marks[left + x * step + shift + offset] = char
             lines.append([("".join(marks).rstrip(), label_look)])
         self._cursor_box = None
+        marked: list[Region] = []
         spot = self.cursor_xy() if self.interactive and labels else None
         for y in range(height):
             pieces: list[Piece] = []
@@ -343,6 +350,7 @@ class MonadBoard(BoardWidget):
                     text, look = self.queued_text(commands, room), queue_look
                 elif better:
                     text, look = self.queued_text(better, room), suggestion_look
+                    marked.append(Region(left + offset + x * step, len(lines), room, 1))
                 else:
                     cell = row[x]
                     key = (cell.get("obstacle"), cell.get("hive"), cell.get("owner"), cell.get("units"),
@@ -361,6 +369,7 @@ class MonadBoard(BoardWidget):
             if spot is not None and spot[1] == y:
                 pieces = self.mark_cursor(pieces, left + offset + spot[0] * step, room)
             lines.append(_merge(pieces))
+        self._suggestion_region = Region.from_union(marked) if marked else None
         return lines
 
     def mark_cursor(self, pieces: list[Piece], x: int, room: int) -> list[Piece]:

@@ -226,6 +226,8 @@ class MosaicBoard(BoardWidget):
         self._position_key: Any = None
         #: The analysis's better move (a replay), drawn over the board; None when there is none.
         self.suggested: Place | Edge | Take | None = None
+        #: Where the last drawing put it (content coordinates), for scrolling a big board to it.
+        self._suggestion_region: Region | None = None
         #: The last window origin (content x, y of the first drawn character), kept while the cursor is in sight.
         self._origin: tuple[int, int] | None = None
         #: How the last drawing maps widget cells to positions: shifts, first row and column, pitch.
@@ -629,11 +631,18 @@ class MosaicBoard(BoardWidget):
         """The better move's marks: reverse video in every palette (colour is never the only signal)."""
         return style(self.palette.warn, bold=True, reverse=True)
 
+    def suggestion_region(self) -> Region | None:
+        return self._suggestion_region if self.suggested is not None else None
+
     def draw_suggestion(self, canvas: Canvas, screen_xy: ScreenXY) -> None:
         move = self.suggested
+        self._suggestion_region = None
         if move is None:
             return
         look = self.suggestion_look()
+        self._suggestion_region = Region.from_union(
+            [Region(*screen_xy(pos), TILE_W, TILE_H) for pos in self.suggested_positions()]
+        )
         if isinstance(move, Edge):
             # Its arrows, and the legend's ``*`` in the middle of both its tiles (the step's own edge has arrows too).
             self.draw_edge_mark(canvas, (move.first, move.second), screen_xy, look, "=")
