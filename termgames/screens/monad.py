@@ -128,7 +128,8 @@ class MonadReplayScreen(GameReview, MonadWatchScreen):
     """
 
     BINDINGS = [*REVIEW_BINDINGS]
-    HELP_NOTES = REPLAY_NOTES + "\n" + WATCH_KEYS
+    #: What the analysis shows, after the key table (docs/monad.md); the ``?`` help adds the watch screen's keys.
+    HELP_NOTES = REPLAY_NOTES
 
     def __init__(self, match: Match, *, ascii_only: bool = False, palette: str = "default") -> None:
         game = match.game
@@ -137,7 +138,7 @@ class MonadReplayScreen(GameReview, MonadWatchScreen):
             players_title(f"Replay: {game.title}", match.seats, ascii_only),
             ascii_only=ascii_only,
             palette=palette,
-            rules=(game.rules_text(), keys_markdown(type(self), self.HELP_NOTES)),
+            rules=(game.rules_text(), keys_markdown(type(self), f"{REPLAY_NOTES}\n{WATCH_KEYS}")),
         )
         self.match = match
         #: The ply after which each frame's turn resolved (the feed's frames, turn 0's 0 first).
