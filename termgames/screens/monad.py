@@ -204,6 +204,10 @@ class MonadReplayScreen(GameReview, MonadWatchScreen):
     def review_move_label(self, line: MoveAnalysis) -> str:
         return f"turn {self.feed.frame(self.frame_of(line.ply)).turn},"
 
+    def review_move_text(self, line: MoveAnalysis) -> str:
+        # Narrow, the panel under the map leaves the line two lines: the commands played are in the turn log.
+        return "" if self.has_class("narrow") else super().review_move_text(line)
+
     # -- drawing -------------------------------------------------------------------
 
     def show(self) -> None:
@@ -211,6 +215,8 @@ class MonadReplayScreen(GameReview, MonadWatchScreen):
         if not len(self.feed):
             return
         self.show_review()
+        message = self.query_one("#message", Static)
+        message.display = bool(str(message.render()))  # no line at all while there is nothing to say
         ply = self.review_ply()
         log = self.query_one(MonadTurnLog)
         log.show(self.log_view, highlight_ply=ply or None, follow=False)

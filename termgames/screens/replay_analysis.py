@@ -168,13 +168,17 @@ class GameReview(Screen[None]):
         """What the review line calls the move in question before its player's name: its number."""
         return f"{line.ply}."
 
+    def review_move_text(self, line: MoveAnalysis) -> str:
+        """The move in question as the review line quotes it ("": not at all, the log shows it)."""
+        return quoted_move(line.move)
+
     def review_line(self, review: Analysis | None, line: MoveAnalysis | None, drawn: bool) -> Text | None:
         if review is None:
             return None
         if line is None:
             return Text(f"Analysis at level {review.level}: m, M go to the next, previous mistake")
-        label = self.review_move_label(line)
-        text = Text(f"{label} {printable(line.player)} {quoted_move(line.move)}{line.mark} ", style="bold")
+        label, played = self.review_move_label(line), self.review_move_text(line)
+        text = Text(f"{label} {printable(line.player)} {played}{line.mark} ".replace("  ", " "), style="bold")
         if line.klass == "good":
             text.append("good")
         else:
