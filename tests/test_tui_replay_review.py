@@ -249,3 +249,29 @@ async def test_a_big_monad_map_scrolls_to_the_better_commands(tmp_path):
         region = screen.board.suggestion_region()
         assert region is not None and area.scroll_y > 0
         assert area.scroll_y <= region.y < area.scroll_y + area.scrollable_content_region.height
+
+
+async def test_a_record_of_a_game_still_hiding_its_boards_shows_no_analysis_it_holds(tmp_path):
+    """No front end writes the analysis of an unfinished Mono game (it would tell what a seat holds while it is in
+    play); a record that holds one anyway (written by hand) replays without it."""
+    from termgames.analysis import Analysis, MoveAnalysis
+    from termgames.analysis_run import record_moves, stored_analysis
+
+    match = records.load(SAVES / "mono-ann-bob-cat-unfinished.json")
+    assert not match.over
+    lines = tuple(
+        MoveAnalysis(ply, player, move, 12.0 if ply == 8 else 0.0, "blunder" if ply == 8 else "good",
+                     "a1,hold" if ply == 8 else None)
+        for ply, (player, move) in enumerate(record_moves(match), start=1)
+    )
+    match.analysis = analysis_json(Analysis("mono", "normal", "expected points", lines))
+    assert stored_analysis(match)[0] is not None  # it fits the record
+    app = replay_app(tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert screen.review is None and not screen.query_one("#analysis-graph").display
+        await pilot.press("m")
+        assert screen.ply == 0
+        await pilot.press("a")
+        assert screen.review is None and "analysed once it ends" in message(screen)

@@ -130,6 +130,8 @@ class MonadReplayScreen(GameReview, MonadWatchScreen):
     BINDINGS = [*REVIEW_BINDINGS]
     #: What the analysis shows, after the key table (docs/monad.md); the ``?`` help adds the watch screen's keys.
     HELP_NOTES = REPLAY_NOTES
+    #: The panel's most columns beside a small map (the turn log's commands wrap less).
+    PANEL_WIDTH_MOST = 40
 
     def __init__(self, match: Match, *, ascii_only: bool = False, palette: str = "default") -> None:
         game = match.game
@@ -155,9 +157,6 @@ class MonadReplayScreen(GameReview, MonadWatchScreen):
     def compose_under_body(self) -> ComposeResult:
         yield review_graph()
         yield Static("", id="message")
-
-    #: The panel's most columns beside a small map (the turn log's commands wrap less).
-    PANEL_WIDTH_MOST = 40
 
     def on_resize(self) -> None:
         # After the watch screen's own handler (narrow or not, the map drawn for the new size).
