@@ -275,3 +275,25 @@ async def test_a_record_of_a_game_still_hiding_its_boards_shows_no_analysis_it_h
         assert screen.ply == 0
         await pilot.press("a")
         assert screen.review is None and "analysed once it ends" in message(screen)
+
+
+@pytest.mark.parametrize("game", ["monad", "mosaic"])
+async def test_the_graph_is_drawn_in_ascii_where_the_screen_draws_ascii(tmp_path, game):
+    from tui import Terminal
+
+    if game == "monad":
+        match = finished_monad()
+        match.analysis = analysis_json(analyse_match(match, "greedy", analyst=NamedMonad({3: 30.0, 6: 9.0})))
+    else:
+        match = records.load(SAVES / "mosaic-ada-vs-brian-building.json")
+        match.analysis = analysis_json(analyse_match(match, "normal", analyst=Flat({3: 30.0, 6: 9.0})))
+    for ascii in (True, False):
+        app = replay_app(tmp_path, match, ascii=ascii)
+        async with app.run_test(size=(80, 24)) as pilot:
+            terminal = Terminal(app)
+            await settle(pilot, 5)
+            graph = app.screen.query_one("#analysis-graph")
+            assert graph.display
+            line = terminal.lines()[graph.region.y]
+            assert line.strip() and ("#" in line if ascii else "▇" in line or "█" in line)
+            assert line.isascii() == ascii

@@ -155,7 +155,7 @@ class MonadReplayScreen(GameReview, MonadWatchScreen):
         yield MonadTurnLog(id="move-log")
 
     def compose_under_body(self) -> ComposeResult:
-        yield review_graph()
+        yield review_graph(self.ascii_only)
         yield Static("", id="message")
 
     def on_resize(self) -> None:

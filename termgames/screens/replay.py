@@ -120,7 +120,7 @@ class ReplayScreen(GameReview, SizedScreen[None], AppScreen[None]):
             with BoardArea(id="board-area"):
                 yield board_class(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
             yield SidePanel(id="side-panel")
-        yield review_graph()
+        yield review_graph(self.ascii_only)
         yield Static("", id="message")
         yield Footer()
 

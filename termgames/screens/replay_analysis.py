@@ -7,8 +7,10 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderableType, RenderResult
 from rich.text import Text
 from textual import work
+from textual.app import RenderResult as TextualRender
 from textual.binding import Binding, BindingType
 from textual.geometry import Spacing
 from textual.screen import Screen
@@ -66,9 +68,36 @@ def quoted_move(move: str) -> str:
     return text if len(text) <= QUOTED_MOVE else text[: QUOTED_MOVE - 3] + "..."
 
 
-def review_graph() -> Sparkline:
+#: The graph's bars in ASCII (--ascii, a terminal that is not UTF-8): as low to high as Textual's eighth blocks.
+ASCII_BARS = str.maketrans("▁▂▃▄▅▆▇█", "_.,:-=+#")
+
+
+class AsciiBars:
+    """A renderable drawn as ``renderable`` is, its block characters swapped for ASCII ones (:data:`ASCII_BARS`)."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for segment in console.render(self.renderable, options):
+            yield segment._replace(text=segment.text.translate(ASCII_BARS))
+
+
+class ReviewGraph(Sparkline):
+    """Textual's Sparkline of each move's loss, in ASCII where the screen draws ASCII only."""
+
+    def __init__(self, ascii_only: bool, **kwargs: Any) -> None:
+        super().__init__([], **kwargs)
+        self.ascii_only = ascii_only
+
+    def render(self) -> TextualRender:
+        drawn = super().render()
+        return AsciiBars(drawn) if self.ascii_only and isinstance(drawn, ConsoleRenderable) else drawn
+
+
+def review_graph(ascii_only: bool = False) -> Sparkline:
     """The graph of each move's loss: one line over the message, hidden until the analysis is on."""
-    graph = Sparkline([], id="analysis-graph")
+    graph = ReviewGraph(ascii_only, id="analysis-graph")
     graph.styles.height = 1
     graph.styles.margin = (0, 1)
     graph.display = False
