@@ -120,13 +120,11 @@ class GameReview(Screen[None]):
     match: Match
 
     def init_review(self) -> None:
-        #: The game's move-by-move analysis (``a``): the record's own when it holds one that fits, else worked out.
-        try:
-            # Never one of a game still hiding what its seats hold (no front end writes one; a file may hold one).
+        #: The game's move-by-move analysis (``a``): the record's own when it holds one that fits, else worked out;
+        #: never one of a game still hiding what its seats hold (no front end writes one; a file may hold one).
+        self.review: Analysis | None = None
+        with contextlib.suppress(RuleError):
             check_analysable(self.match)
-        except RuleError:
-            self.review: Analysis | None = None
-        else:
             self.review = stored_analysis(self.match)[0]
         self.reviewing = self.review is not None
         #: "" or the line the analysis being worked out shows (its progress), or why it cannot be.
