@@ -20,7 +20,7 @@ interpreter's lock with it: a pool makes the interpreter hand the lock over
 every :data:`SWITCH_INTERVAL` (0.5 ms) instead of Python's 5 ms, so each time
 the loop comes back from a socket it waits for the lock a tenth as long (with an
 analysis running, 60 screens' move latency at the 95th percentile went from
-about 210 ms to about 105; see docs/benchmarks.md).
+about 215 ms to 110-125; see docs/benchmarks.md).
 """
 
 from __future__ import annotations
