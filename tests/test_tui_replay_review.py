@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_analysis import Flat
 from textual.widgets import Sparkline, Static
-from tui import settle
+from tui import footer_descriptions, settle
 
 from termgames import records
 from termgames.ai.judgement import Judgement
@@ -103,6 +103,7 @@ async def test_monad_replay_works_the_analysis_out_in_a_thread(tmp_path):
         screen = app.screen
         assert isinstance(screen, MonadReplayScreen)
         assert screen.review is None and not screen.query_one("#analysis-graph").display
+        assert "Review" in footer_descriptions(app) and "Mistake" not in footer_descriptions(app)
         await pilot.press("a")
         for _ in range(400):
             if screen.review is not None:
@@ -112,6 +113,10 @@ async def test_monad_replay_works_the_analysis_out_in_a_thread(tmp_path):
         assert screen.review is not None and len(screen.review.moves) == len(match.moves)
         assert screen.query_one("#analysis-graph").display
         assert "Analysis at level" in message(screen)  # at the start: no move in question yet
+        assert "Mistake" in footer_descriptions(app)  # m/M in the footer while the analysis is on
+        await pilot.press("a")
+        await settle(pilot)
+        assert "Mistake" not in footer_descriptions(app)
 
 
 async def test_an_unfinished_monad_record_is_not_analysed_in_its_replay(tmp_path):

@@ -49,7 +49,8 @@ class ReplayAnalysis(Protocol):
 
 #: The game's analysis keys, the same in every replay (in each screen's BINDINGS where its key table wants them).
 REVIEW_BINDINGS: list[BindingType] = [
-    Binding("a", "review", "Review", show=False,
+    # In the footer (a player would not find the analysis in the help alone); its mistake keys once it is on.
+    Binding("a", "review", "Review",
             tooltip="the game's move-by-move analysis on or off (worked out first if the record has none): a graph "
             "of each move's loss, the moves marked ?! ? ?? in the log, the engine's better move on the board"),
     Binding("m", "next_mistake(1)", "Mistake", key_display="m/M", show=False,
@@ -129,6 +130,10 @@ class GameReview(Screen[None]):
         self.reviewing = self.review is not None
         #: "" or the line the analysis being worked out shows (its progress), or why it cannot be.
         self.review_note = ""
+
+    def footer_shows_now(self) -> frozenset[str]:
+        """The mistake keys join the footer while the analysis is on."""
+        return frozenset({"next_mistake(1)"}) if self.review is not None and self.reviewing else frozenset()
 
     # -- what the screen says ------------------------------------------------
 
@@ -227,6 +232,7 @@ class GameReview(Screen[None]):
     def action_review(self) -> None:
         if self.review is not None:
             self.reviewing = not self.reviewing
+            self.refresh_bindings()  # the footer's mistake keys
             self.show()
             return
         try:
@@ -270,6 +276,7 @@ class GameReview(Screen[None]):
 
     def _reviewed(self, review: Analysis) -> None:
         self.review, self.reviewing, self.review_note = review, True, ""
+        self.refresh_bindings()
         self.show()
 
     def action_next_mistake(self, step: int) -> None:
