@@ -26,6 +26,7 @@ from .driver import ChannelDriver
 from .host import ServeHost
 from .lobby import LobbyScreen
 from .shared_game import SharedGameMixin, shared_screen_class
+from .strips import make_strip_caches_lazy
 from .stylesheet import SharedStylesheet
 
 log = logging.getLogger("termgames.server")
@@ -84,6 +85,7 @@ class ServeApp(ServeHost):
         """``opening``: a table to go to at once (a browser's sign-in link to it) instead of the one she was at;
         ``term``: the terminal's ``TERM`` (its SSH client's; a desktop notification inside tmux is wrapped)."""
         super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
+        make_strip_caches_lazy()  # once a process: most of the lines' caches are never used (strips.py)
         shared = SharedStylesheet(variables=self.get_css_variables())
         shared.source = self.stylesheet.source.copy()
         self.stylesheet = shared  # parsed once for all the process's apps of a theme (stylesheet.py)
