@@ -1,7 +1,7 @@
 """``termgames serve`` under load: 30 SSH clients on loopback, live Mono tables, move-to-screen latency.
 
     python bench/serve_latency.py [--clients 30] [--tables 6] [--moves 12] [--size 12] [--browsers 50]
-                                  [--clock SPEC] [--seeks N] [--waves N]
+                                  [--clock SPEC] [--seeks N] [--analyses N] [--waves N]
                                   [--workers N --db postgresql://USER@HOST/DB | --db throwaway]
 
 ``--clock SPEC`` (e.g. ``30m+0s``, long enough that nobody runs out) makes every table timed: every screen
@@ -29,6 +29,12 @@ With ``--seeks N`` (even) N more accounts each seek a Copolymer correspondence g
 seek copolymer --clock 3d/move``) while the tables play, spread over the moves in four lanes: every second seek
 meets the one before and makes a table.  Prints the seek commands' round trip (median, 95th percentile) and
 the tables they made, beside the move latency (compare its 95th percentile with a run without ``--seeks``).
+
+With ``--analyses N`` N finished Copolymer games (size 7, random moves, about 37 moves) are written into the
+server's store before it starts, and just before the moves N people (fresh keys) each ask for one's analysis at
+the hard level (``ssh NAME@HOST analyse TABLE --level hard``, about half a second a move) all at once: the
+server analyses them one after the other in its computer players' threads while the tables play.  Prints how far
+the analyses came during the moves beside the move latency (compare its 95th percentile with a run without).
 
 With ``--waves N`` the players sign in first, then the spectators N at a time, each at her table before the
 next come (as spectators would arrive): a spectator who follows another's drawing has her app torn down
@@ -302,6 +308,45 @@ async def seek_lane(port: int, names: list[str], spacing: float, latencies: list
         await asyncio.sleep(spacing)
 
 
+def finished_games(folder: Path, db: str | None, count: int) -> list[int]:
+    """``--analyses``: ``count`` finished Copolymer tables written into the server's store before it starts."""
+    sys.path.insert(0, str(ROOT))
+    from termgames.match import Seat
+    from termgames.server.hub import Hub
+    from termgames.server.ssh import DATABASE_NAME, RECORDS_NAME
+    from termgames.server.stores import open_store
+
+    store = open_store(db, folder / DATABASE_NAME)
+    hub = Hub(store, folder / RECORDS_NAME)
+    made = []
+    try:
+        for index in range(count):
+            first = f"played{index}a"
+            table = hub.create_table("copolymer", {"size": 7}, [Seat(name=first), Seat(name=f"played{index}b")],
+                                     first, seed=index)
+            rng = random.Random(index)
+            while not table.over:
+                seat = table.match.view(None).to_move[0]
+                table.play(seat, table.match.state.random_move(seat, rng))
+            made.append(table.id)
+    finally:
+        hub.close()
+        store.close()
+    return made
+
+
+async def ask_analyses(port: int, people: list[tuple[str, asyncssh.SSHKey, int]]) -> list[str]:
+    """Each person asks for her table's analysis at the hard level, all at once: "done", or the server's line."""
+
+    async def ask(name: str, key: asyncssh.SSHKey, table_id: int) -> str:
+        async with asyncssh.connect("127.0.0.1", port, username=name, client_keys=[key], known_hosts=None) as conn:
+            result = await conn.run(f"analyse {table_id} --level hard", check=False)
+        assert result.exit_status in (0, 3), result.stderr
+        return "done" if result.exit_status == 0 else str(result.stderr).strip().removeprefix("termgames: ")
+
+    return await asyncio.gather(*(ask(*person) for person in people))
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=30)
@@ -318,6 +363,8 @@ async def main() -> None:
     parser.add_argument("--db", default=None, help="postgresql://USER@HOST/DB, or 'throwaway' (a temporary cluster)")
     parser.add_argument("--clock", default=None, metavar="SPEC", help="every table timed with this clock")
     parser.add_argument("--seeks", type=int, default=0, help="seeks made over SSH while the tables play (pairs)")
+    parser.add_argument("--analyses", type=int, default=0,
+                        help="finished games whose analyses N people ask for just before the moves")
     parser.add_argument(
         "--profile", default=None, metavar="FILE",
         help="sample the server with py-spy during the moves only (pip install py-spy): collapsed stacks to FILE",
@@ -341,6 +388,7 @@ async def main() -> None:
         env["TERMGAMES_DB"] = cluster.new_database()
     elif args.db:
         env["TERMGAMES_DB"] = args.db
+    analysed = finished_games(folder, env.get("TERMGAMES_DB"), args.analyses) if args.analyses else []
     server = subprocess.Popen(
         [
             sys.executable,
@@ -488,6 +536,9 @@ async def main() -> None:
                 stderr=subprocess.DEVNULL,
             )
             await asyncio.sleep(1.0)  # attached before the first move
+        analysts = [(f"analyst{index}", asyncssh.generate_private_key("ssh-ed25519"), table_id)
+                    for index, table_id in enumerate(analysed)]
+        asked = await ask_analyses(port, analysts)
         began = time.perf_counter()
         seek_latencies: list[float] = []
         seek_tables: list[int] = []
@@ -514,6 +565,7 @@ async def main() -> None:
         database_cpu = (tree_cpu_seconds(database_pid) if database_pid else 0.0) - database_cpu
         own_cpu = time.process_time() - own_cpu
         after = rss_mb(server.pid)
+        answers = await ask_analyses(port, analysts)
         for client in everyone:
             await client.close()
         for page in (page for pages_at in browsers for page in pages_at):
@@ -551,6 +603,14 @@ async def main() -> None:
                 f"(of {args.seeks // 2} pairs); a seek's round trip (connect, sign in, seek): median "
                 f"{statistics.median(seek_latencies):.0f} ms, 95th percentile "
                 f"{seek_latencies[max(0, int(len(seek_latencies) * 0.95) - 1)]:.0f} ms"
+            )
+        if analysts:
+            running = [line for line in answers if "being analysed" in line]
+            print(
+                f"analyses: {len(analysts)} asked for at once at level hard just before the moves "
+                f"({sum('queued' in line for line in asked)} queued); after the moves {answers.count('done')} done, "
+                f"{len(running)} running ({'; '.join(line.split(': ')[1].split(';')[0] for line in running) or '-'}), "
+                f"{sum('queued' in line for line in answers)} queued"
             )
         print(f"server CPU with {len(everyone)} clients and no moves: {idle_cpu * 100:.1f}% of a core (over 10 s)")
         print(

@@ -1,12 +1,12 @@
 """Analysing a whole game: every move of a match handed, as its mover saw the position, to the game's analyst.
 
-:func:`analyse_match` is the one driver (``termgames analyse``, the replay screen, ``ssh HOST analyse TABLE``):
-it walks the match's positions, gives the game's :class:`~termgames.analysis.Analyst` the view **of the seat
-that moved, before its move** (``match.view(seat, ply)``: what that player could know then) and one
-:class:`~termgames.ai.budget.Deadline` of :data:`MOVE_SECONDS` per move, and turns each
-:class:`~termgames.analysis.Judgement` into a :class:`~termgames.analysis.MoveAnalysis` classed by the game's
-thresholds.  :func:`stored_analysis` reads a record's ``analysis`` section back, when it fits the record and the
-level asked for.
+:class:`MatchAnalysis` is the one driver, a move at a time (``ssh HOST analyse TABLE`` steps it so);
+:func:`analyse_match` runs it through (``termgames analyse``, the replay screen).  It walks the match's positions,
+gives the game's :class:`~termgames.analysis.Analyst` the view **of the seat that moved, before its move**
+(``match.view(seat, ply)``: what that player could know then) and one :class:`~termgames.ai.budget.Deadline` of
+:data:`MOVE_SECONDS` per move, and turns each :class:`~termgames.analysis.Judgement` into a
+:class:`~termgames.analysis.MoveAnalysis` classed by the game's thresholds.  :func:`stored_analysis` reads a
+record's ``analysis`` section back, when it fits the record and the level asked for.
 
 An unfinished game is analysed only where its seats' views hold nothing but public information (a game
 without hidden information: every seat sees the same board, the spectator's).  An unfinished game whose
@@ -85,6 +85,94 @@ def record_moves(match: Match) -> list[tuple[str, str]]:
     return [(names[record.seat], record.move) for record in match.moves]
 
 
+class MatchAnalysis:
+    """One match's analysis made a move at a time: :meth:`step` judges the next move (within its own deadline of
+    :data:`MOVE_SECONDS`), :meth:`result` is the whole :class:`Analysis` once every move is judged.
+
+    :func:`analyse_match` steps it through at once; the server (``ssh HOST analyse TABLE``) hands one step at a
+    time to its computer players' pool, so that a computer turn waits at most one move's judgement.  The same
+    arguments as :func:`analyse_match`, and its refusals (RuleError, one line), at construction.
+    """
+
+    def __init__(
+        self,
+        match: Match,
+        level: str | None = None,
+        *,
+        clock: Clock | None = None,
+        analyst: Analyst | None = None,
+        first: int | None = None,
+    ) -> None:
+        descriptor = match.game.descriptor
+        self.level = analysis_level(descriptor, level)
+        check_analysable(match)
+        self._match = match
+        self._thresholds = thresholds_of(descriptor)
+        self._judge = analyst if analyst is not None else make_analyst(descriptor, self.level, analyst_seed(match))
+        self._played = match.moves if first is None else match.moves[: max(0, first)]
+        self._clock = clock
+        self._lines: list[MoveAnalysis] = []
+        self._stopped = False
+        self._deadline: Deadline | None = None
+
+    @property
+    def total(self) -> int:
+        """The moves to analyse."""
+        return len(self._played)
+
+    @property
+    def done(self) -> int:
+        """The moves analysed so far."""
+        return len(self._lines)
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.total
+
+    def step(self) -> MoveAnalysis:
+        """The next move judged from its mover's view before it; :class:`AnalysisCancelled` once :meth:`stop` was
+        called (a judgement it cut short is not kept).  Not to be called once :attr:`finished`."""
+        if self._stopped:
+            raise AnalysisCancelled("the analysis was stopped")
+        if self.finished:
+            raise ValueError("every move is analysed already")
+        index = self.done
+        record = self._played[index]
+        before = self._match.view(record.seat, index)
+        deadline = Deadline(MOVE_SECONDS) if self._clock is None else Deadline(MOVE_SECONDS, self._clock)
+        self._deadline = deadline
+        if self._stopped:  # stop() came between the look above and the deadline it could reach
+            deadline.stop()
+        try:
+            judgement = self._judge.judge(before, record.move, deadline)
+        finally:
+            self._deadline = None
+        if deadline.stopped:
+            raise AnalysisCancelled("the analysis was stopped")
+        loss = judgement.loss
+        line = MoveAnalysis(
+            ply=index + 1, player=self._match.names[record.seat], move=record.move, loss=loss,
+            klass=self._thresholds.classify(loss), best=judgement.best if judgement.best != record.move else None,
+            value=judgement.played, hindsight=judgement.hindsight, note=judgement.note,
+        )
+        self._lines.append(line)
+        return line
+
+    def stop(self) -> None:
+        """From any thread: the move being judged stops at its analyst's next look at its deadline, and every
+        :meth:`step` from now raises :class:`AnalysisCancelled`."""
+        self._stopped = True
+        deadline = self._deadline
+        if deadline is not None:
+            deadline.stop()
+
+    def result(self) -> Analysis:
+        """The analysis of every move (ValueError before :attr:`finished`)."""
+        if not self.finished:
+            raise ValueError(f"{self.done} of {self.total} moves analysed so far")
+        return Analysis(self._match.game.descriptor.name, self.level, self._judge.unit, tuple(self._lines))
+
+
 def analyse_match(
     match: Match,
     level: str | None = None,
@@ -103,35 +191,16 @@ def analyse_match(
     ``first`` analyses the first moves only (a benchmark's quick look: such an analysis does not fit the
     record, and is never kept).  Each move's deadline is :data:`MOVE_SECONDS`.
     """
-    descriptor = match.game.descriptor
-    level = analysis_level(descriptor, level)
-    check_analysable(match)
-    thresholds = thresholds_of(descriptor)
-    judge = analyst if analyst is not None else make_analyst(descriptor, level, analyst_seed(match))
-    played = match.moves if first is None else match.moves[: max(0, first)]
-    total = len(played)
-    names = match.names
-    lines: list[MoveAnalysis] = []
+    steps = MatchAnalysis(match, level, clock=clock, analyst=analyst, first=first)
     if progress is not None:
-        progress(0, total)
-    for index, record in enumerate(played):
+        progress(0, steps.total)
+    while not steps.finished:
         if cancelled is not None and cancelled():
             raise AnalysisCancelled("the analysis was stopped")
-        before = match.view(record.seat, index)
-        deadline = Deadline(MOVE_SECONDS) if clock is None else Deadline(MOVE_SECONDS, clock)
-        judgement = judge.judge(before, record.move, deadline)
-        loss = judgement.loss
-        best = judgement.best if judgement.best != record.move else None
-        lines.append(
-            MoveAnalysis(
-                ply=index + 1, player=names[record.seat], move=record.move, loss=loss,
-                klass=thresholds.classify(loss), best=best, value=judgement.played,
-                hindsight=judgement.hindsight, note=judgement.note,
-            )
-        )
+        steps.step()
         if progress is not None:
-            progress(index + 1, total)
-    return Analysis(descriptor.name, level, judge.unit, tuple(lines))
+            progress(steps.done, steps.total)
+    return steps.result()
 
 
 def stored_analysis(match: Match, level: str | None = None) -> tuple[Analysis | None, str]:

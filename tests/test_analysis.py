@@ -12,6 +12,7 @@ from termgames.ai.budget import Deadline
 from termgames.analysis import Judgement, analysis_json
 from termgames.analysis_run import (
     AnalysisCancelled,
+    MatchAnalysis,
     analyse_match,
     check_analysable,
     stored_analysis,
@@ -120,6 +121,44 @@ def test_the_driver_stops_when_told() -> None:
     calls = iter([False, False, True])
     with pytest.raises(AnalysisCancelled):
         analyse_match(match, analyst=Flat({}), cancelled=lambda: next(calls))
+
+
+class StoppedWhileJudging(Flat):
+    """Flat, but the analysis is stopped while its third move is judged (as a closing server does)."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+        self.steps: MatchAnalysis | None = None
+        self.deadlines: list[bool] = []
+
+    def judge(self, before, move, deadline):
+        if len(before.moves) == 2:
+            assert self.steps is not None
+            self.steps.stop()
+        self.deadlines.append(deadline.stopped)
+        return super().judge(before, move, deadline)
+
+
+def test_an_analysis_steps_a_move_at_a_time_as_the_whole_driver_does_and_a_stop_cuts_the_move_short() -> None:
+    match = records.load(SAVES / "copolymer-small-carmen-vs-hal.json")
+    match.truncate(5)
+    steps = MatchAnalysis(match, "easy", analyst=Flat({2: 2.5, 4: 9.0}))
+    assert (steps.done, steps.total, steps.finished) == (0, 5, False)
+    with pytest.raises(ValueError):
+        steps.result()
+    lines = [steps.step() for _ in range(5)]
+    assert steps.finished and [line.ply for line in lines] == [1, 2, 3, 4, 5]
+    assert steps.result() == analyse_match(match, "easy", analyst=Flat({2: 2.5, 4: 9.0}))
+    with pytest.raises(ValueError):
+        steps.step()
+    stopping = StoppedWhileJudging()
+    stopped = stopping.steps = MatchAnalysis(match, "easy", analyst=stopping)
+    stopped.step(), stopped.step()
+    with pytest.raises(AnalysisCancelled):
+        stopped.step()  # its deadline was stopped while it judged: the judgement is not kept
+    assert stopping.deadlines == [False, False, True] and stopped.done == 2
+    with pytest.raises(AnalysisCancelled):
+        stopped.step()
 
 
 def test_an_unfinished_game_that_hides_boards_is_not_analysed_one_that_hides_nothing_is() -> None:

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
+import threading
 
+from termgames.ai.judgement import Judgement
+from termgames.analysis_run import MatchAnalysis
 from termgames.match import Seat
+from termgames.server import analyses
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
+from termgames.timesource import ManualTime
+
+WAIT = 30  # seconds: a bound on waiting for a pool thread, never a wait for time to pass
 
 
 def finished_table(hub: Hub, seed: int):
@@ -21,9 +29,38 @@ def finished_table(hub: Hub, seed: int):
 
 
 async def analysed(hub: Hub, timeout: float = 120.0) -> None:
-    async with asyncio.timeout(timeout):  # bounded: the analyses run in their own thread meanwhile
-        while hub.analyses.jobs:
-            await asyncio.sleep(0.05)
+    """Until the queue of analyses is through (bounded: a stuck analysis fails the test)."""
+    assert hub.analyses.driving is not None
+    async with asyncio.timeout(timeout):
+        await hub.analyses.driving
+    assert not hub.analyses.jobs
+
+
+async def until_set(event: threading.Event) -> None:
+    """Until a pool thread sets ``event`` (the loop goes on meanwhile)."""
+    assert await asyncio.to_thread(event.wait, WAIT)
+
+
+class Gated:
+    """An analyst whose judgements wait for ``release``: an analysis running for as long as a test wants."""
+
+    unit = "cells"
+
+    def __init__(self) -> None:
+        self.judging = threading.Event()
+        self.release = threading.Event()
+        self.threads: set[str] = set()
+
+    def judge(self, before, move, deadline):
+        self.threads.add(threading.current_thread().name)
+        self.judging.set()
+        assert self.release.wait(WAIT)
+        return Judgement(played=0.0, best_value=0.0, best=None)
+
+
+def analysed_by(monkeypatch, analyst) -> None:
+    """The server's analyses judge with ``analyst`` instead of the game's own."""
+    monkeypatch.setattr(analyses, "MatchAnalysis", functools.partial(MatchAnalysis, analyst=analyst))
 
 
 async def test_an_analysis_is_queued_then_kept_with_the_record(tmp_path, new_store):
@@ -76,3 +113,81 @@ async def test_a_person_has_a_few_analyses_a_day_and_games_in_play_none(tmp_path
         assert run_command(hub, "alice", "analyse 99").status == 2
     finally:
         hub.close()
+
+
+async def test_analyses_run_in_the_computer_players_pool_one_at_a_time_and_the_limits_refuse_in_one_line(
+    tmp_path, new_store, monkeypatch
+):
+    time = ManualTime()
+    hub = Hub(new_store(), tmp_path / "records", analyses_per_day=1, max_analyses_waiting=1, time_source=time)
+    gated = Gated()
+    analysed_by(monkeypatch, gated)
+    for name in ("alice", "bob", "carol"):
+        assert hub.store.claim(name, f"SHA256:{name}")
+    try:
+        one, two, three = (finished_table(hub, seed) for seed in (7, 8, 9))
+        assert run_command(hub, "alice", f"analyse {one.id}").status == 3
+        await until_set(gated.judging)
+        assert run_command(hub, "bob", f"analyse {two.id}").status == 3
+        # One analysis runs on the server: bob's waits behind alice's, however many workers the pool has.
+        running = {job.table_id: job.running for job in hub.analyses.jobs.values()}
+        assert running == {one.id: True, two.id: False}
+        alice = run_command(hub, "alice", f"analyse {one.id}")
+        assert alice.status == 3
+        assert f"being analysed at level normal: 0 of {len(one.match.moves)} moves" in alice.stderr
+        assert "is queued for analysis" in run_command(hub, "bob", f"analyse {two.id}").stderr
+        full = run_command(hub, "carol", f"analyse {three.id}")
+        assert full.status == 2 and full.stderr == (
+            "termgames: 1 analyses wait already, the most this server queues (--max-analyses-waiting): "
+            "try again later\n"
+        )
+        gated.release.set()
+        await analysed(hub)
+        assert gated.threads and all(name.startswith("termgames-ai-") for name in gated.threads)
+        assert one.match.analysis is not None and two.match.analysis is not None
+        tomorrow = run_command(hub, "alice", f"analyse {three.id}")
+        assert tomorrow.status == 2 and tomorrow.stderr.count("\n") == 1 and "(--analyses-per-day)" in tomorrow.stderr
+        time.advance(analyses.DAY)  # the hub's time: a day later, alice has her analysis of the day again
+        assert run_command(hub, "alice", f"analyse {three.id}").status == 3
+        await analysed(hub)
+        assert three.match.analysis is not None
+    finally:
+        gated.release.set()
+        hub.close()
+
+
+class Thinking:
+    """An analyst that thinks until its deadline says stop, as the games' own do; says how it stopped."""
+
+    unit = "cells"
+
+    def __init__(self) -> None:
+        self.judging = threading.Event()
+        self.left = threading.Event()
+        self.stopped_early = False
+
+    def judge(self, before, move, deadline):
+        self.judging.set()
+        while not deadline.expired():
+            threading.Event().wait(0.001)  # a search's step
+        self.stopped_early = deadline.stopped
+        self.left.set()
+        return Judgement(played=0.0, best_value=0.0, best=None)
+
+
+async def test_a_stopping_server_stops_the_move_being_judged_and_keeps_nothing(tmp_path, new_store, monkeypatch):
+    hub = Hub(new_store(), tmp_path / "records")
+    thinking = Thinking()
+    analysed_by(monkeypatch, thinking)
+    assert hub.store.claim("alice", "SHA256:alice")
+    table = finished_table(hub, 10)
+    try:
+        assert run_command(hub, "alice", f"analyse {table.id}").status == 3
+        await until_set(thinking.judging)
+        driving = hub.analyses.driving
+    finally:
+        hub.close()
+    await until_set(thinking.left)
+    assert thinking.stopped_early  # stopped by the closing server, not by its 2 s deadline
+    assert driving is not None and driving.done()
+    assert table.match.analysis is None and not hub.analyses.jobs

@@ -363,3 +363,52 @@ async def test_the_time_left_on_her_lobby_lines_counts_down(tmp_path, new_store)
         await settle(pilot)
         assert "your move, 9:36 left" in line()
         alice.release_tables()
+
+
+async def test_apps_of_one_theme_share_one_parse_of_the_css_and_a_theme_change_parses_its_own(tmp_path, new_store):
+    hub = make_hub(new_store, tmp_path)
+    alice, bob = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="bob")
+    async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
+        await settle(pa, pb)
+        bobs = {id(rule) for rule in bob.stylesheet.rules}
+        assert bobs and {id(rule) for rule in alice.stylesheet.rules} == bobs  # the same parsed rule sets
+
+        bob.theme = "textual-light" if alice.theme != "textual-light" else "textual-dark"
+        await settle(pa, pb)
+        assert {id(rule) for rule in bob.stylesheet.rules}.isdisjoint({id(rule) for rule in alice.stylesheet.rules})
+        assert isinstance(alice.screen, LobbyScreen) and isinstance(bob.screen, LobbyScreen)
+        assert bob.screen.styles.background != alice.screen.styles.background  # each drawn in its own theme
+
+
+def test_textuals_strip_is_the_one_whose_caches_the_server_makes_lazy():
+    from termgames.server.ui.strips import strip_is_as_expected
+
+    assert strip_is_as_expected(), "Textual's Strip changed: look at termgames/server/ui/strips.py again"
+
+
+async def test_a_server_apps_lines_make_their_caches_when_first_used(tmp_path, new_store):
+    from textual.cache import FIFOCache
+    from textual.strip import Strip
+
+    from termgames.server.ui.strips import CACHE_SIZES
+
+    hub = make_hub(new_store, tmp_path)
+    alice = ServeApp(hub=hub, player="alice")
+    async with alice.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        made = Strip.blank(4)
+        assert [name for name in CACHE_SIZES if _slot_filled(made, name)] == []  # none made with the line
+        cropped = made.crop(0, 2)
+        assert cropped.text == "  " and isinstance(made._crop_cache, FIFOCache) and len(made._crop_cache) == 1
+        assert made.crop(0, 2) is cropped  # the cache made on first use serves the next
+
+
+def _slot_filled(strip, name: str) -> bool:
+    """Whether the slot behind a lazy cache property holds a cache yet (read without making one)."""
+    prop = type(strip).__dict__[name]
+    slot = prop.fget.__closure__[0].cell_contents  # the member descriptor the property wraps
+    try:
+        slot.__get__(strip, type(strip))
+    except AttributeError:
+        return False
+    return True

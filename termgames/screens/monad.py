@@ -13,6 +13,7 @@ while the human builds, and the turn resolves when the last seat has sent.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -22,6 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
+from ..analysis import MoveAnalysis
 from ..match import Match
 from ..rules import RuleError, View
 from ..rules.monad import HIDDEN, Command, MonadState, board_json, format_commands
@@ -34,6 +36,7 @@ from ..widgets.move_log import MoveLog, TurnKey, log_line
 from ..widgets.panel import update_if_changed
 from .base import PANEL_LINES_UNDER
 from .game import LEAVING, GameScreen
+from .keys import keys_markdown
 from .monad_watch import (
     MONAD_CSS,
     WATCH_KEYS,
@@ -43,6 +46,7 @@ from .monad_watch import (
     players_title,
     totals_text,
 )
+from .replay_analysis import REVIEW_BINDINGS, GameReview, review_graph
 
 MAX_COUNT = 10**12
 #: The side panel's least width beside the map (MONAD_CSS's ``.monad #side-panel``).
@@ -72,14 +76,21 @@ and, where the columns either side of its cell are blank, `[ ]` round the cell.
 """ + WATCH_KEYS
 
 
+def resolved_states(match: Match) -> list[MonadState]:
+    """The states a Monad record's turns resolved in (its start first): a turn half sent at the end is left out."""
+    states = []
+    for state in match.states:
+        assert isinstance(state, MonadState)
+        if not state.ply or state.resolved_now():
+            states.append(state)
+    return states
+
+
 def feed_from_match(match: Match) -> TurnFeed:
     """A record's resolved turns (turn 0 first) for the watch screen; a turn half sent at the end is left out."""
     feed = TurnFeed(match.names, board_json)
     seats = range(len(match.names))
-    for state in match.states:
-        assert isinstance(state, MonadState)
-        if state.ply and not state.resolved_now():
-            continue
+    for state in resolved_states(match):
         board, report = state.board, state.last_report if state.ply else None
         totals = [(board.bank[s], board.unit_totals[s], board.hive_counts[s]) for s in seats]
         if report is None:
@@ -92,16 +103,123 @@ def feed_from_match(match: Match) -> TurnFeed:
     return feed
 
 
+#: The replay's keys past the watch screen's: the game's analysis (the generic replay's, REVIEW_BINDINGS).
+REPLAY_NOTES = """\
+With the game's analysis on (`a`), a graph of each move's loss runs under the map, each seat's commands in the
+turn log carry their mark (`?!` inaccuracy, `?` mistake, `??` blunder), and the line under the graph judges one
+seat's commands of the turn on show (the first marked one): what they lost, in units, and the commands the
+analysis found better, drawn on the map as a queue is (an arrow, `$` MINE, `+` BUILD, then the units) in
+reverse video.  `m` and `M` go to the next and previous marked commands, turn by turn and seat by seat.
+"""
+
+
 def replay_screen(match: Match, source: str = "", *, ascii_only: bool = False, palette: str = "default") -> Screen:
     """``termgames replay`` of a Monad record: whole turns, not one seat's commands at a time."""
-    game = match.game
-    return MonadWatchScreen(
-        feed_from_match(match),
-        players_title(f"Replay: {game.title}", match.seats, ascii_only),
-        ascii_only=ascii_only,
-        palette=palette,
-        rules=(game.rules_text(), WATCH_KEYS),
-    )
+    return MonadReplayScreen(match, ascii_only=ascii_only, palette=palette)
+
+
+class MonadReplayScreen(GameReview, MonadWatchScreen):
+    """A Monad record replayed turn by turn (the watch screen's keys), with its turn log and the game's analysis
+    (``a``, ``m``/``M``: :class:`~.replay_analysis.GameReview`, as the generic replay has it).
+
+    A turn is every seat's commands at once: the analysis's line judges one seat's commands of the turn on show,
+    the first marked one unless ``m``/``M`` chose another; the log highlights them and the map draws the
+    commands the analysis found better.
+    """
+
+    BINDINGS = [*REVIEW_BINDINGS]
+    #: What the analysis shows, after the key table (docs/monad.md); the ``?`` help adds the watch screen's keys.
+    HELP_NOTES = REPLAY_NOTES
+    #: The panel's most columns beside a small map (the turn log's commands wrap less).
+    PANEL_WIDTH_MOST = 40
+
+    def __init__(self, match: Match, *, ascii_only: bool = False, palette: str = "default") -> None:
+        game = match.game
+        super().__init__(
+            feed_from_match(match),
+            players_title(f"Replay: {game.title}", match.seats, ascii_only),
+            ascii_only=ascii_only,
+            palette=palette,
+            rules=(game.rules_text(), keys_markdown(type(self), f"{REPLAY_NOTES}\n{WATCH_KEYS}")),
+        )
+        self.match = match
+        #: The ply after which each frame's turn resolved (the feed's frames, turn 0's 0 first).
+        self.frame_plies = [state.ply for state in resolved_states(match)]
+        #: The move in question, as (frame, ply), when ``m``/``M`` chose it; else the frame's first marked move.
+        self._chosen: tuple[int, int] | None = None
+        #: Every seat's commands once sent (a turn half sent at the end of an unfinished record: "(sent)").
+        self.log_view = match.view(None, len(match.moves))
+        self.init_review()
+
+    def compose_panel_end(self) -> ComposeResult:
+        yield MonadTurnLog(id="move-log")
+
+    def compose_under_body(self) -> ComposeResult:
+        yield review_graph(self.ascii_only)
+        yield Static("", id="message")
+
+    def on_resize(self) -> None:
+        # After the watch screen's own handler (narrow or not, the map drawn for the new size).
+        self.call_after_refresh(self.fit_panel)
+
+    def fit_panel(self) -> None:
+        """Beside the map, the panel takes the columns the map leaves, from the stylesheet's 19 up to
+        PANEL_WIDTH_MOST; under it (narrow), the stylesheet's whole width."""
+        panel = self.query_one("#side-panel")
+        if self.has_class("narrow"):
+            panel.styles.width = None
+            return
+        spare = self.app.size.width - self.board.whole_columns() - 2
+        panel.styles.width = max(PANEL_WIDTH_LEAST, min(self.PANEL_WIDTH_MOST, spare))
+
+    # -- which move --------------------------------------------------------------
+
+    def frame_of(self, ply: int) -> int:
+        """The frame whose turn the move ``ply`` (1-based) was sent for (the last, for one after it)."""
+        return min(bisect_left(self.frame_plies, ply), len(self.frame_plies) - 1)
+
+    def frame_moves(self, index: int) -> range:
+        """The plies of the turn frame ``index`` shows resolved (none for the start)."""
+        if index <= 0 or index >= len(self.frame_plies):
+            return range(0)
+        return range(self.frame_plies[index - 1] + 1, self.frame_plies[index] + 1)
+
+    def review_ply(self) -> int:
+        if self._chosen is not None and self._chosen[0] == self.index:
+            return self._chosen[1]
+        plies = self.frame_moves(self.index)
+        review = self.review if self.reviewing else None
+        if review is not None:
+            marked = [ply for ply in plies if ply <= len(review.moves) and review.moves[ply - 1].klass != "good"]
+            if marked:
+                return marked[0]
+        return plies[0] if plies else 0
+
+    def go_to_ply(self, ply: int) -> None:
+        self.index = self.frame_of(ply)
+        self._chosen = (self.index, ply)
+        self.following = False
+
+    def review_move_label(self, line: MoveAnalysis) -> str:
+        return f"turn {self.feed.frame(self.frame_of(line.ply)).turn},"
+
+    def review_move_text(self, line: MoveAnalysis) -> str:
+        # Narrow, the panel under the map leaves the line two lines: the commands played are in the turn log.
+        return "" if self.has_class("narrow") else super().review_move_text(line)
+
+    # -- drawing -------------------------------------------------------------------
+
+    def show(self) -> None:
+        super().show()  # the watch screen's: the map, the totals, the chart
+        if not len(self.feed):
+            return
+        self.show_review()
+        message = self.query_one("#message", Static)
+        message.display = bool(str(message.render()))  # no line at all while there is nothing to say
+        ply = self.review_ply()
+        log = self.query_one(MonadTurnLog)
+        log.show(self.log_view, highlight_ply=ply or None, follow=False)
+        self.call_after_refresh(log.keep_ply_in_sight, ply)
 
 
 class MonadTurnLog(MoveLog):
@@ -120,8 +238,8 @@ class MonadTurnLog(MoveLog):
             if seat in sent_this_turn:
                 turn, sent_this_turn = turn + 1, set()
             sent_this_turn.add(seat)
-            text = "(sent)" if move == HIDDEN else log_line(view, move, ply - 1)
-            keys.append((turn, view.players[seat], (text or "pass",), 0 if ply == highlight_ply else None))
+            text = "(sent)" if move == HIDDEN else (log_line(view, move, ply - 1) or "pass") + self.marks.get(ply, "")
+            keys.append((turn, view.players[seat], (text,), 0 if ply == highlight_ply else None))
         return keys
 
 

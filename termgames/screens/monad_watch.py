@@ -344,7 +344,17 @@ class MonadWatchScreen(SizedScreen[None]):
                 yield Static("", id="totals")
                 yield Static("", id="chart")
                 yield Static("", id="dropped")
+                yield from self.compose_panel_end()
+        yield from self.compose_under_body()
         yield Footer()
+
+    def compose_panel_end(self) -> ComposeResult:
+        """What a subclass adds at the panel's end (a replay: its turn log)."""
+        yield from ()
+
+    def compose_under_body(self) -> ComposeResult:
+        """What a subclass adds between the map and the footer (a replay: the analysis's graph and line)."""
+        yield from ()
 
     @property
     def board(self) -> MonadBoard:

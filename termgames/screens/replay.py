@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
-from textual.widgets import Sparkline, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ..analysis import Analysis
-from ..analysis_run import AnalysisCancelled, analyse_match, check_analysable, stored_analysis
 from ..clock import Clocks
-from ..errors import RuleError
 from ..match import Match
 from ..rules import Viewer
 from ..rules.base import ALL
-from ..untrusted import printable
 from ..widgets.board import Board, BoardArea
 from ..widgets.clock import ClockLines, out_note
 from ..widgets.footer import Footer
@@ -32,14 +27,12 @@ from . import game_screen_class
 from .base import AppScreen, GameBody, SizedScreen, fit_side_panel, set_narrow, title_line
 from .dialogs import GoToMoveScreen, HelpScreen, leave_screen
 from .keys import keys_markdown
-
-if TYPE_CHECKING:
-    from .replay_analysis import ReplayAnalysis
+from .replay_analysis import REVIEW_BINDINGS, GameReview, ReplayAnalysis, review_graph
 
 SPEEDS = (4.0, 2.0, 1.0, 0.5, 0.25)  # seconds per move
 
 
-class ReplayScreen(SizedScreen[None], AppScreen[None]):
+class ReplayScreen(GameReview, SizedScreen[None], AppScreen[None]):
     #: The game screen's layout (see GameScreen.MINIMUM_SIZE) less the cursor's line: 50 x 19.
     MINIMUM_SIZE = (50, 19)
 
@@ -58,13 +51,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
                 "unfinished game with hidden boards shows only what its one human player saw"),
         Binding("n", "analysis", "Hint",
                 tooltip="analysis on or off, for the position on screen: what the live game's hint or overlay shows"),
-        Binding("a", "review", "Review", show=False,
-                tooltip="the game's move-by-move analysis on or off (worked out first if the record has none): a graph "
-                "of each move's loss, the moves marked ?! ? ?? in the log, the engine's better move on the board"),
-        Binding("m", "next_mistake(1)", "Mistake", key_display="m/M", show=False,
-                tooltip="with the analysis on: the next, previous move marked as an inaccuracy, mistake or blunder"),
-        Binding("M", "next_mistake(-1)", "Mistake", key_display="M", show=False,
-                tooltip="with the analysis on: the next, previous move marked as an inaccuracy, mistake or blunder"),
+        *REVIEW_BINDINGS,
         Binding("c", "palette", "Colours", show=False,
                 tooltip="cycle the colours: default, colour-blind safe, monochrome"),
         # As in the live game: Tab goes round the boards when the analysis covers one of several (Mono's overlay
@@ -100,11 +87,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         self.analysis_choice = 0
         #: Results worked out: (the position, ``View.position_key``; the board chosen) -> what ``analysis.show`` takes.
         self._analysed: dict[tuple[Hashable, int], object | None] = {}
-        #: The game's move-by-move analysis (``a``): the record's own when it holds one that fits, else worked out.
-        self.review: Analysis | None = stored_analysis(match)[0] if match.game.descriptor.analyst else None
-        self.reviewing = self.review is not None
-        #: "" or the line the analysis being worked out shows (its progress), or why it cannot be.
-        self.review_note = ""
+        self.init_review()
 
     def allowed_viewers(self, hides_information: bool) -> list[int | None]:
         """Every seat, a spectator, and everything once the game is over; but while a game with hidden boards is
@@ -137,7 +120,7 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
             with BoardArea(id="board-area"):
                 yield board_class(ascii_only=self.ascii_only, palette=self.palette_name, interactive=False, id="board")
             yield SidePanel(id="side-panel")
-        yield Sparkline([], id="analysis-graph")
+        yield review_graph(self.ascii_only)
         yield Static("", id="message")
         yield Footer()
 
@@ -146,9 +129,6 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
             use_ascii_scrollbars(self)
         if self.match.clock is not None:
             self.query_one(SidePanel).mount(ClockLines(self.ascii_only, id="clocks"), before=0)
-        graph = self.query_one("#analysis-graph", Sparkline)
-        graph.styles.height = 1
-        graph.styles.margin = (0, 1)
         self.show()
 
     def on_resize(self) -> None:
@@ -203,100 +183,16 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
         note = out_note(len(match.seats), match.game.timeout_move)
         self.query_one("#clocks", ClockLines).show(Clocks(match.clock, left, out=out), 0.0, match.names, note)
 
-    # -- the game's analysis (a) ---------------------------------------------
+    # -- the game's analysis (a): GameReview's, on the move just played -----
 
-    def show_review(self) -> None:
-        """The analysis, when on: the graph of losses, the marks in the log, the line on the move just played and
-        the engine's better move on the board."""
-        review = self.review if self.reviewing else None
-        graph = self.query_one("#analysis-graph", Sparkline)
-        graph.display = review is not None
-        self.query_one(MoveLog).marks = {} if review is None else {m.ply: m.mark for m in review.moves if m.mark}
-        line = review.moves[self.ply - 1] if review is not None and 0 < self.ply <= len(review.moves) else None
-        if review is not None:
-            graph.data = [m.loss for m in review.moves] or [0.0]
-        if self.analysing:
-            self.board.suggest(None)  # the hint's marks and message have the board (a MonUnrail hint's cells)
-        else:
-            drawn = self.board.suggest(None if line is None else line.best)
-            self.query_one("#message", Static).update(self.review_line(review, line, drawn) or self.review_note)
+    def review_ply(self) -> int:
+        return self.ply
 
-    def review_line(self, review: Analysis | None, line: Any, drawn: bool) -> Text | None:
-        if review is None:
-            return None
-        if line is None:
-            return Text(f"Analysis at level {review.level}: m, M go to the next, previous mistake")
-        text = Text(f"{line.ply}. {printable(line.player)} {printable(line.move)}{line.mark} ", style="bold")
-        if line.klass == "good":
-            text.append("good")
-        else:
-            text.append(f"{line.klass}: loses {line.loss:.2f} {review.unit}")
-        if line.best is not None:
-            where = " (marked)" if drawn else ""
-            text.append(f"; better {printable(line.best)}{where}")
-        if line.hindsight:
-            text.append(" (with hindsight)")
-        return text
+    def go_to_ply(self, ply: int) -> None:
+        self.ply = ply
 
-    def action_review(self) -> None:
-        if self.review is not None:
-            self.reviewing = not self.reviewing
-            self.show()
-            return
-        try:
-            check_analysable(self.match)
-        except RuleError as error:
-            self.review_note = str(error)
-            self.show()
-            return
-        self.review_note = "Analysing the game ..."
-        self.show()
-        self.work_out_review()
-
-    @work(thread=True, exclusive=True, group="review")
-    def work_out_review(self) -> None:
-        worker = get_current_worker()
-
-        def progress(done: int, total: int) -> None:
-            self._tell(self._review_progress, done, total)
-
-        try:
-            review = analyse_match(self.match, progress=progress, cancelled=lambda: worker.is_cancelled)
-        except AnalysisCancelled:
-            return
-        except Exception as error:  # the analysis is a help: its failure must not end the replay
-            self._tell(self._review_failed, str(error))
-            return
-        self._tell(self._reviewed, review)
-
-    def _review_progress(self, done: int, total: int) -> None:
-        self.review_note = f"Analysing the game: {done} of {total} moves"
-        if not self.analysing:
-            self.query_one("#message", Static).update(self.review_note)
-
-    def _review_failed(self, error: str) -> None:
-        self.review_note = f"The game's analysis failed: {error}"
-        self.show()
-
-    def _reviewed(self, review: Analysis) -> None:
-        self.review, self.reviewing, self.review_note = review, True, ""
-        self.show()
-
-    def action_next_mistake(self, step: int) -> None:
-        if self.review is None or not self.reviewing:
-            self.review_note = "No analysis on: a works it out"
-            self.show()
-            return
-        marked = [m.ply for m in self.review.moves if m.klass != "good"]
-        if step > 0:
-            ahead = [ply for ply in marked if ply > self.ply]
-        else:
-            ahead = [ply for ply in marked if ply < self.ply][::-1]
-        if not ahead:
-            self.notify(f"No move marked {'after' if step > 0 else 'before'} this one", timeout=3, markup=False)
-            return
-        self.ply = ahead[0]
-        self.show()
+    def review_board_free(self) -> bool:
+        return not self.analysing
 
     # -- analysis ------------------------------------------------------------
 
@@ -369,10 +265,6 @@ class ReplayScreen(SizedScreen[None], AppScreen[None]):
             return
         if not get_current_worker().is_cancelled:
             self._tell(self._analysed_one, key, result)
-
-    def _tell(self, callback: Callable[..., None], *args: Any) -> None:
-        with contextlib.suppress(RuntimeError):  # the app closed while the worker ran: nothing to tell
-            self.app.call_from_thread(callback, *args)
 
     def _analysed_one(self, key: tuple[Hashable, int], result: object) -> None:
         self._analysed[key] = result

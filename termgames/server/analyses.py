@@ -3,8 +3,12 @@
 An analysis takes the game's analyst up to 2 s a move (a long Copolymer game at the hard level, a minute
 and more), so a stranger must not be able to keep the server's processors busy with it.  Hence:
 
-* **one thread, at the lowest priority**: analyses run one after the other in a thread of their own, niced to
-  19 (on Linux a thread has its own niceness), so the computer players' threads and the loop come first;
+* **in the computer players' threads, after them**: an analysis goes through the computer players' pool
+  (:class:`~.pool.FairPool`) by its background lane, one move's judgement a task; a worker takes it only when
+  no table's computer player has a turn waiting, so a computer turn waits at most one move's judgement (its
+  2 s deadline at most), and the analyses use no thread of their own (``--ai-threads`` counts them all);
+* **one at a time on the server**: the analyses wait in one queue and run one after the other, so they take
+  one worker at most whatever their number;
 * **one at a time per person**: a person (a key; every guest of one address together) has at most one
   analysis waiting or running, and ``--analyses-per-day`` (5) a day; the server at most
   ``--max-analyses-waiting`` (20) waiting; each refusal is one line naming its limit;
@@ -14,29 +18,28 @@ and more), so a stranger must not be able to keep the server's processors busy w
 
 The command answers at once: the analysis when it is kept, else that it is queued (or running, with how far
 it has come); the player asks again for the result.  Only finished tables are analysed (a game in play would
-tell whoever asks what its seats hold).
+tell whoever asks what its seats hold).  When the server stops, the move being judged stops at once (its
+deadline is stopped) and the queue is dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import os
-import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..analysis import Analysis, analysis_json
-from ..analysis_run import analyse_match, analysis_level, check_analysable, stored_analysis
+from ..analysis_run import AnalysisCancelled, MatchAnalysis, analysis_level, check_analysable, stored_analysis
+from ..match import Match
 from ..records import dumps, loads
 from ..rules import RuleError
 from .config import ServerConfig
 from .logs import error_line
+from .pool import FairPool
 from .stores.interface import StoreError, TableStore
 from .tables import LiveTable
 
@@ -51,6 +54,8 @@ class AnalysisHost(Protocol):
     store: TableStore
     config: ServerConfig
     closed: bool
+    #: The computer players' pool: analyses go through a background lane of it.
+    executor: FairPool
 
     def record_json(self, table: LiveTable) -> str: ...
 
@@ -78,12 +83,20 @@ class Analyses:
     started: dict[str, deque[float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="termgames-analysis", initializer=_lowest_priority)
-        self._stopping = threading.Event()
+        self._lane = self.hub.executor.lane(background=True)
+        self._waiting: deque[tuple[Job, LiveTable, Match]] = deque()
+        self._running: MatchAnalysis | None = None
+        self._stopping = False
+        #: The task running the queue, one analysis after the other (None before the first request).
+        self.driving: asyncio.Task[None] | None = None
 
     def close(self) -> None:
-        self._stopping.set()
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._stopping = True
+        self._waiting.clear()
+        if self._running is not None:
+            self._running.stop()
+        if self.driving is not None and not self.driving.done():
+            self.driving.cancel()
 
     def kept(self, table: LiveTable, level: str | None) -> Analysis | None:
         """The analysis kept in the table's record, if there is one (at ``level``, when given)."""
@@ -121,10 +134,10 @@ class Analyses:
                             "(--max-analyses-waiting): try again later")
         recent.append(now)
         job = self.jobs[owner] = Job(table.id, chosen, owner, total=len(table.match.moves))
-        snapshot = loads(dumps(table.match))  # the driver walks the moves: never the live table's own match
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._executor, self._run, job, snapshot)
-        future.add_done_callback(lambda done: self._finished(job, table, done))
+        snapshot = loads(dumps(table.match))  # the analysis walks the moves: never the live table's own match
+        self._waiting.append((job, table, snapshot))
+        if self.driving is None or self.driving.done():
+            self.driving = asyncio.get_running_loop().create_task(self._drive(), name="termgames-analyses")
         return None, self._progress_line(job)
 
     def _progress_line(self, job: Job) -> str:
@@ -133,23 +146,39 @@ class Analyses:
         return (f"table {job.table_id} is being analysed at level {job.level}: {job.done} of {job.total} moves; "
                 "ask again in a while")
 
-    def _run(self, job: Job, match: Any) -> Analysis:
+    async def _drive(self) -> None:
+        """The queue's analyses one after the other, each a move a task in the pool's background lane."""
+        while self._waiting and not self._stopping:
+            job, table, match = self._waiting.popleft()
+            try:
+                analysis = await self._run(job, match)
+            except AnalysisCancelled:
+                return
+            except Exception as error:  # one table's failure is logged; the queue goes on
+                log.warning("table %s: analysis failed: %s", table.id, error_line(error))
+                continue
+            finally:
+                self._running = None
+                self.jobs.pop(job.owner, None)
+            self._keep(table, analysis)
+
+    async def _run(self, job: Job, match: Match) -> Analysis:
+        loop = asyncio.get_running_loop()
         job.running = True
+        # Made in the pool too: the first analysis of a game imports its analyst.
+        steps: MatchAnalysis = await loop.run_in_executor(self._lane, MatchAnalysis, match, job.level)
+        self._running = steps
+        job.done, job.total = 0, steps.total
+        while not steps.finished:
+            if self._stopping:
+                raise AnalysisCancelled("the server is stopping")
+            await loop.run_in_executor(self._lane, steps.step)
+            job.done = steps.done
+        return steps.result()
 
-        def progress(done: int, total: int) -> None:
-            job.done, job.total = done, total
-
-        return analyse_match(match, job.level, progress=progress, cancelled=self._stopping.is_set)
-
-    def _finished(self, job: Job, table: LiveTable, done: asyncio.Future[Analysis]) -> None:
-        self.jobs.pop(job.owner, None)
-        if done.cancelled() or self.hub.closed:
+    def _keep(self, table: LiveTable, analysis: Analysis) -> None:
+        if self.hub.closed:
             return
-        error = done.exception()
-        if error is not None:
-            log.warning("table %s: analysis failed: %s", table.id, error_line(error))
-            return
-        analysis = done.result()
         try:
             record = json.loads(self.hub.record_json(table))
             record["analysis"] = analysis_json(analysis)
@@ -158,9 +187,3 @@ class Analyses:
             log.warning("table %s: analysis not kept: %s", table.id, error_line(failure))
             return
         table.match.analysis = analysis_json(analysis)  # the lobby's replay shows it from now on
-
-
-def _lowest_priority() -> None:
-    """The analysis thread yields to every other thread of the server (Linux nices threads one by one)."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)

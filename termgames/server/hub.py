@@ -131,7 +131,8 @@ class Hub:
         #: Finished tables not read whole, for the lobby's list (the newest FINISHED_LISTED at start-up).
         self.finished_listed: dict[int, FinishedTable] = {}
         self.records_dir = records_dir
-        # Computer turns: a bounded pool, one lane per table served in turn (one slow table cannot starve the rest).
+        # Computer turns: a bounded pool, one lane per table served in turn (one slow table cannot starve the rest);
+        # the analyses in its background lane, when no computer turn waits.
         self.executor = FairPool(self.config.ai_threads)
         self.closed = False
         self.tables: dict[int, LiveTable] = {}
@@ -147,7 +148,8 @@ class Hub:
         self.notices = Notices(self, mail, self.config.mail_every)
         #: Closes the tables without a move for idle_days (a guest's table: guest_idle_days).
         self.idle = IdleTables(self, self.config.idle_days, self.config.guest_idle_days)
-        #: ``ssh HOST analyse TABLE``: finished tables analysed one at a time, off the loop, a few a day a person.
+        #: ``ssh HOST analyse TABLE``: finished tables analysed one at a time in the computer players' pool, after
+        #: their turns, a few a day a person.
         self.analyses = Analyses(self, clock=self.time_source.monotonic)
         #: Seeks and quick pairing (:mod:`.seeks`): kept by the store, paired by every server sharing it.
         self.seeks = Seeks(self)
@@ -240,8 +242,8 @@ class Hub:
             task = getattr(self, name, None)
             if task is not None:
                 task.cancel()
+        self.analyses.close()  # before the pool: the move it is judging stops, not only those queued
         self.executor.shutdown(wait=False, cancel_futures=True)
-        self.analyses.close()
         self.notices.close()
 
     # -- tables --------------------------------------------------------------------

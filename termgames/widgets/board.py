@@ -258,6 +258,11 @@ class Board(Widget, Generic[ViewT], can_focus=True):
         with None; False when this board cannot draw it (the replay then only names it)."""
         return False
 
+    def suggestion_region(self) -> Region | None:
+        """Where the marks of ``suggest`` are drawn, in this widget's content coordinates (a replay scrolls a big
+        board to them); None when there are none or the board fits whole anyway."""
+        return None
+
     def text_lines(self) -> list[str]:
         """The board as plain text (what tests and screen readers look at)."""
         return []

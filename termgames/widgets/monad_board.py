@@ -15,7 +15,9 @@ A cell shows, colour aside (colour is never the only signal):
 - an empty cell: its resource level (`` .:*``), or the exact resources with
   the units layer off;
 - a queued command of the human seat: an arrow (ASCII: the direction's
-  letters) or ``$``/``+`` for MINE/BUILD, then the units it takes.
+  letters) or ``$``/``+`` for MINE/BUILD, then the units it takes;
+- the analysis's better commands (a replay, ``suggest``): the same marks in
+  reverse video, named in the legend.
 
 Layers (toggled by the screens): ``units``, ``resources``, ``hives``.
 """
@@ -26,10 +28,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.style import Style
+from textual.geometry import Region
 
-from ..rules.base import possessive
+from ..rules.base import RuleError, possessive
 from ..rules.monad.geometry import neighbour
-from ..rules.monad.notation import Command
+from ..rules.monad.notation import Command, parse_commands
 from ..rules.numbers import short_count as short_count  # its home before counts had one of their own
 from .board import BoardWidget, Piece
 from .palette import style
@@ -90,6 +93,10 @@ class MonadBoard(BoardWidget):
         self.players: tuple[str, ...] = ()
         self.shown_layers: set[str] = set(LAYERS)
         self.queued: list[Command] = []
+        #: The analysis's better commands (a replay), those on the map: drawn as a queue is, in reverse video.
+        self.suggested: list[Command] = []
+        #: Where the last drawing put them (content coordinates), for scrolling a big map to them.
+        self._suggestion_region: Region | None = None
         #: Columns the screen leaves the map beside it (the side panel), for choosing the cell width.
         self.reserved_width = 20
         #: Cell texts already worked out, for ``_cell_cache_key`` (most cells look like many others).
@@ -115,6 +122,23 @@ class MonadBoard(BoardWidget):
     def set_queue(self, queued: Iterable[Command]) -> None:
         self.queued = list(queued)
         self.redraw()
+
+    def suggest(self, move: str | None) -> bool:
+        """Mark the analysis's better commands (``X,Y N MOVE DIR; ...``) on their cells, or take them off with None;
+        False when none of them can be drawn (a pass, a text that is no commands, cells off the map)."""
+        commands: list[Command] = []
+        if move is not None:
+            try:
+                commands = parse_commands(move)
+            except RuleError:
+                commands = []
+            width, height = self.map_size
+            commands = [c for c in commands if 0 <= c.x < width and 0 <= c.y < height]
+        if commands != self.suggested:
+            self.suggested = commands
+            if self.board is not None:
+                self.redraw()
+        return move is None or bool(commands)
 
     def toggle_layer(self, layer: str) -> bool:
         """Turn a layer on or off; True if it is now on."""
@@ -226,10 +250,21 @@ class MonadBoard(BoardWidget):
             pieces.append((f"{seat_letter(seat)} {seat_letter(seat).upper()}", look))
             pieces.append((f" {name}\n", style()))
         pieces.append(("a/A units/hive ### rock\n . : * resources", style(self.palette.label)))
+        arrow = "NE" if self.ascii_only else "↗"
         if self.queued:
-            arrow = "NE" if self.ascii_only else "↗"
             pieces.append((f"\n{arrow} move $ mine + build", style(self.palette.warn)))
+        if self.suggested:
+            pieces.append(("\n", style()))
+            pieces.append((f"{arrow} $ +", self.suggestion_look()))
+            pieces.append((" better commands", style()))
         return pieces
+
+    def suggestion_region(self) -> Region | None:
+        return self._suggestion_region if self.suggested else None
+
+    def suggestion_look(self) -> Style:
+        """The better commands' look: reverse video, in every palette (never colour alone)."""
+        return style(self.palette.warn, bold=True, reverse=True)
 
     # -- drawing -----------------------------------------------------------
 
@@ -281,6 +316,10 @@ class MonadBoard(BoardWidget):
         by_cell: dict[tuple[int, int], list[Command]] = {}
         for command in self.queued:
             by_cell.setdefault((command.x, command.y), []).append(command)
+        suggested: dict[tuple[int, int], list[Command]] = {}
+        for command in self.suggested:
+            suggested.setdefault((command.x, command.y), []).append(command)
+        suggestion_look = self.suggestion_look()
         look_key = (self.palette_name, frozenset(self.shown_layers), self.players)
         if look_key != self._cell_cache_key:
             self._cell_cache, self._cell_cache_key = {}, look_key
@@ -294,6 +333,7 @@ class MonadBoard(BoardWidget):
                         marks[left + x * step + shift + offset] = char
             lines.append([("".join(marks).rstrip(), label_look)])
         self._cursor_box = None
+        marked: list[Region] = []
         spot = self.cursor_xy() if self.interactive and labels else None
         for y in range(height):
             pieces: list[Piece] = []
@@ -305,8 +345,12 @@ class MonadBoard(BoardWidget):
             row = board["cells"][y]
             for x in range(width):
                 commands = by_cell.get((x, y))
+                better = suggested.get((x, y))
                 if commands:
                     text, look = self.queued_text(commands, room), queue_look
+                elif better:
+                    text, look = self.queued_text(better, room), suggestion_look
+                    marked.append(Region(left + offset + x * step, len(lines), room, 1))
                 else:
                     cell = row[x]
                     key = (cell.get("obstacle"), cell.get("hive"), cell.get("owner"), cell.get("units"),
@@ -325,6 +369,7 @@ class MonadBoard(BoardWidget):
             if spot is not None and spot[1] == y:
                 pieces = self.mark_cursor(pieces, left + offset + spot[0] * step, room)
             lines.append(_merge(pieces))
+        self._suggestion_region = Region.from_union(marked) if marked else None
         return lines
 
     def mark_cursor(self, pieces: list[Piece], x: int, room: int) -> list[Piece]:

@@ -3,7 +3,8 @@
 ``MonoBoards`` is what the game and replay screens talk to: it answers like a
 BoardWidget (show, redraw, cursor, legend) and holds what spans the boards:
 the cursor, a (board, cell) pair; the layout draft while the viewer lays out;
-the deduction overlay's beliefs.  It hands each ``MonoBoard`` a ``Look`` and
+the deduction overlay's beliefs; a replay's better move (``suggest``), its
+positions between brackets on the mover's opponents' boards.  It hands each ``MonoBoard`` a ``Look`` and
 the view, and the board draws one seat's grid from them.  Only what the view
 holds is drawn, so a hidden cell can never show.
 """
@@ -21,7 +22,7 @@ from textual.geometry import Region, Spacing
 
 from ..messages import CursorMoved
 from ..rules.base import ALL, possessive
-from ..rules.mono import Grid, MonoView, Probe, column_name, label, region_problem
+from ..rules.mono import END, HOLD, RANDOM, Grid, MonoView, Probe, column_name, label, region_problem
 from .board import Board, BoardWidget, Canvas, Piece
 from .palette import style
 
@@ -60,6 +61,8 @@ class Look:
     beliefs: tuple[Belief, ...] | None = None
     #: Cells of the turn on show (open, else the last), highlighted.
     recent: frozenset[int] = frozenset()
+    #: The positions of the analysis's better move (a replay): between brackets, the mark underlined.
+    suggested: frozenset[int] = frozenset()
 
 
 def board_width(grid: Grid, compact: bool) -> int:
@@ -280,6 +283,15 @@ def board_lines(board: MonoBoard, view: MonoView, seat: int, look: Look) -> list
                 put(line, x + 1, glyphs.cursor_right, bracket)
                 board._cursor_box = (line, x - 1, 3)
                 continue
+            if cell in look.suggested:
+                # Brackets where the slots either side are free (never over a probe's mark), and the mark underlined:
+                # only where the position is, never what the view does not show of it.
+                bracket = style(palette.warn, bold=True)
+                if canvas.char_at(line, x - 1) == " ":
+                    put(line, x - 1, glyphs.cursor_left, bracket)
+                if suffix == " ":
+                    suffix, suffix_style = glyphs.cursor_right, bracket
+                mark_style = mark_style + Style(underline=True, bold=True)
             put(line, x, mark, mark_style)
             put(line, x + 1, suffix, suffix_style)
 
@@ -310,6 +322,10 @@ class MonoBoards(Board[MonoView]):
         #: The overlay's every candidate per cell of that board (the panel lists the cursor cell's).
         self.candidates: tuple[Candidates, ...] = ()
         self.per_row, self.compact = 2, False
+        #: The analysis's better move (a replay): its text, and its positions on the boards of all but its mover.
+        self.suggested: str | None = None
+        self.suggested_cells: frozenset[int] = frozenset()
+        self.suggestion_mover: int | None = None
 
     def compose(self) -> ComposeResult:
         for slot in range(MAX_BOARDS):
@@ -378,6 +394,24 @@ class MonoBoards(Board[MonoView]):
         if self.board_seat in others:
             self.board_seat = others[(others.index(self.board_seat) + step) % len(others)]
         self.redraw()
+
+    def suggest(self, move: str | None) -> bool:
+        """Mark the positions of the analysis's better move (``c3,hold``, ``a3,f2,end``) on the boards of its mover's
+        opponents, or take them off with None.  Only positions: what the cells hold shows as the view has it.
+        False when the move names no position (``end``, ``random``) or is not a probe of this grid."""
+        view = self.view
+        cells: frozenset[int] = frozenset()
+        mover = view.moves[-1][0] if view is not None and view.moves else None
+        if move is not None and view is not None and view.grid is not None and mover is not None:
+            parts = [part.strip() for part in move.strip().lower().split(",")]
+            names = parts[:-1] if parts[-1] in (RANDOM, END, HOLD) else parts
+            if all(name in view.grid.index for name in names):
+                cells = frozenset(view.grid.index[name] for name in names)
+        shown = move if cells else None
+        if (shown, cells, mover) != (self.suggested, self.suggested_cells, self.suggestion_mover):
+            self.suggested, self.suggested_cells, self.suggestion_mover = shown, cells, mover
+            self.redraw()
+        return move is None or bool(cells)
 
     def click(self, seat: int, cell: int) -> None:
         """The cursor goes where the player clicked, on a board it may be on."""
@@ -536,6 +570,7 @@ class MonoBoards(Board[MonoView]):
                 problems=self.problems if own else frozenset(),
                 beliefs=beliefs,
                 recent=recent if seat != prober else frozenset(),
+                suggested=self.suggested_cells if seat != self.suggestion_mover else frozenset(),
             )
             slot.paint(view, seat, look)
         if (self.per_row, self.compact) != arranged:
@@ -653,6 +688,10 @@ class MonoBoards(Board[MonoView]):
             lines.append(ending)
         if view.viewer == ALL:
             lines.append([("Every board: values dim where still hidden", style())])
+        if self.suggested is not None:
+            glyphs, bracket = self.glyphs, style(self.palette.warn, bold=True)
+            lines.append([(glyphs.cursor_left, bracket), (" ", style()), (glyphs.cursor_right, bracket),
+                          (f" better: {self.suggested}", style())])
         pieces: list[Piece] = []
         for index, line in enumerate(lines):
             pieces += line + ([("\n", style())] if index + 1 < len(lines) else [])

@@ -19,7 +19,10 @@ with the rules' own notation, :func:`~termgames.rules.mosaic.notation.parse_move
 selected hand tile are outlined with ``o`` in the middle, legal edges have
 their two facing digits underlined, candidate replacements carry ``o`` in
 their middle, holes ``!``, positions waiting for a replacement ``?``,
-mismatched tiles ``!`` with the mismatched sides' digits reversed.
+mismatched tiles ``!`` with the mismatched sides' digits reversed.  A replay's
+better move (``suggest``) stands in double corners (ASCII ``#``) with ``*`` in the
+middle, in reverse video: a placement shows its tile's digits there; an edge
+has its two arrows and ``*`` in both its tiles.
 
 The cursor lives on a doubled grid: ``(2 * row, 2 * col)`` is a position,
 an odd coordinate the edge between two positions; while an edge is asked
@@ -37,7 +40,8 @@ from rich.style import Style
 from textual.events import Click
 from textual.geometry import Region
 
-from ..rules.mosaic.notation import Edge, Pass, Place, Take, parse_move
+from ..rules.base import RuleError
+from ..rules.mosaic.notation import Edge, Move, Pass, Place, Take, parse_move
 from ..rules.mosaic.tiles import SIDE_NAMES, E, N, Pos, S, Tile, W, pos_text, tile_text
 from ..rules.mosaic.view import EDGE_KIND, LAST_PLACE_KIND, PLACE_KIND, REPLACE_KIND, MosaicView
 from ..rules.numbers import score_text
@@ -220,6 +224,10 @@ class MosaicBoard(BoardWidget):
         self.highlight: frozenset[tuple[int, int, int]] = frozenset()
         self.region_text = ""
         self._position_key: Any = None
+        #: The analysis's better move (a replay), drawn over the board; None when there is none.
+        self.suggested: Place | Edge | Take | None = None
+        #: Where the last drawing put it (content coordinates), for scrolling a big board to it.
+        self._suggestion_region: Region | None = None
         #: The last window origin (content x, y of the first drawn character), kept while the cursor is in sight.
         self._origin: tuple[int, int] | None = None
         #: How the last drawing maps widget cells to positions: shifts, first row and column, pitch.
@@ -286,6 +294,27 @@ class MosaicBoard(BoardWidget):
             return (2 * rows[len(rows) // 2], 2 * cols[len(cols) // 2])
         return (self.spot[0] & ~1, self.spot[1] & ~1) if picture.kind != EDGE_KIND else self.spot
 
+    def suggest(self, move: str | None) -> bool:
+        """Mark the analysis's better move (``TILE@R,C``, ``edge R,C R,C``, ``take R,C``), or take it off with None;
+        False for a pass (nothing to draw) or a text that is no move."""
+        drawn: Place | Edge | Take | None = None
+        if move is not None and self.picture is not None:
+            try:
+                parsed: Move = parse_move(move, len(self.picture.players))
+            except RuleError:
+                parsed = Pass()
+            drawn = None if isinstance(parsed, Pass) else parsed
+        if drawn != self.suggested:
+            self.suggested = drawn
+            self.redraw()
+        return move is None or drawn is not None
+
+    def suggested_positions(self) -> set[Pos]:
+        move = self.suggested
+        if isinstance(move, Edge):
+            return {move.first, move.second}
+        return set() if move is None else {move.pos}
+
     def set_grid(self, on: bool) -> None:
         self.grid = on
         self.redraw()
@@ -301,7 +330,7 @@ class MosaicBoard(BoardWidget):
         picture = self.picture
         positions = set(picture.tiles) if picture else set()
         if picture is not None:
-            positions |= set(picture.targets) | picture.holes
+            positions |= set(picture.targets) | picture.holes | self.suggested_positions()
             for spots in picture.placements.values():
                 positions |= spots
         if not positions:
@@ -545,6 +574,7 @@ class MosaicBoard(BoardWidget):
         # The region highlighted by r: its quarters' digits bold and underlined, the rest of the board dim.
         if self.highlight:
             self.draw_region(canvas, picture, screen_xy)
+        self.draw_suggestion(canvas, screen_xy)
         self.draw_cursor(canvas, screen_xy)
         return canvas.lines(trim="none")
 
@@ -597,6 +627,42 @@ class MosaicBoard(BoardWidget):
                     for dx, dy in quarter_cells(quarter):
                         canvas.restyle(y + dy, x + dx, style(dim=True))
 
+    def suggestion_look(self) -> Style:
+        """The better move's marks: reverse video in every palette (colour is never the only signal)."""
+        return style(self.palette.warn, bold=True, reverse=True)
+
+    def suggestion_region(self) -> Region | None:
+        return self._suggestion_region if self.suggested is not None else None
+
+    def draw_suggestion(self, canvas: Canvas, screen_xy: ScreenXY) -> None:
+        move = self.suggested
+        self._suggestion_region = None
+        if move is None:
+            return
+        look = self.suggestion_look()
+        self._suggestion_region = Region.from_union(
+            [Region(*screen_xy(pos), TILE_W, TILE_H) for pos in self.suggested_positions()]
+        )
+        if isinstance(move, Edge):
+            # Its arrows, and the legend's ``*`` in the middle of both its tiles (the step's own edge has arrows too).
+            self.draw_edge_mark(canvas, (move.first, move.second), screen_xy, look, "=")
+            for pos in (move.first, move.second):
+                x, y = screen_xy(pos)
+                canvas.put(y + 1, x + 2, "*", look)
+            return
+        x, y = screen_xy(move.pos)
+        if isinstance(move, Place):
+            # The tile's digits where it would go, each on its seat's colour, as the hands draw them.
+            for quarter in range(4):
+                sx, sy = side_cell(quarter)
+                canvas.put(y + sy, x + sx, str(move.tile[quarter] + 1), quarter_style(self.palette, move.tile[quarter]))
+        corners = ("#", "#", "#", "#") if self.ascii_only else ("╔", "╗", "╚", "╝")
+        canvas.put(y, x, corners[0], look)
+        canvas.put(y, x + TILE_W - 1, corners[1], look)
+        canvas.put(y + TILE_H - 1, x, corners[2], look)
+        canvas.put(y + TILE_H - 1, x + TILE_W - 1, corners[3], look)
+        canvas.put(y + 1, x + 2, "*", look)
+
     def draw_cursor(self, canvas: Canvas, screen_xy: ScreenXY) -> None:
         if not self.interactive:
             return
@@ -643,6 +709,10 @@ class MosaicBoard(BoardWidget):
             pieces.append(("\n", style()))
         circle = "o" if self.ascii_only else "○"
         pieces.append((f"{circle} legal  ? to replace\n! hole, mismatch", style(palette.warn)))
+        if self.suggested is not None:
+            pieces.append(("\n", style()))
+            pieces.append(("#*#" if self.ascii_only else "╔*╗", self.suggestion_look()))
+            pieces.append((f" better: {self.suggested.text()}", style()))
         return pieces
 
 

@@ -27,6 +27,8 @@ from .driver import ChannelDriver
 from .host import ServeHost
 from .lobby import LobbyScreen
 from .shared_game import SharedGameMixin, shared_screen_class
+from .strips import make_strip_caches_lazy
+from .stylesheet import SharedStylesheet
 
 log = logging.getLogger("termgames.server")
 
@@ -87,6 +89,10 @@ class ServeApp(ServeHost):
         ``resume``: a spectator's place at a table, open already, whose screen this app draws at once (an app
         torn down while another drew its terminal, built again: see :meth:`hand_over_table`)."""
         super().__init__(saves_dir=hub.records_dir or Path("."), ascii=ascii, palette=palette)
+        make_strip_caches_lazy()  # once a process: most of the lines' caches are never used (strips.py)
+        shared = SharedStylesheet(variables=self.get_css_variables())
+        shared.source = self.stylesheet.source.copy()
+        self.stylesheet = shared  # parsed once for all the process's apps of a theme (stylesheet.py)
         self.hub = hub
         self.player = player
         self.guest = guest
