@@ -27,7 +27,8 @@ async def settle(*pilots) -> None:
             await pilot.pause()
 
 
-async def test_new_table_open_seat_join_live_moves_and_undo_by_consent(tmp_path, new_store):
+async def test_new_table_open_seat_join_live_moves_and_undo_by_consent(tmp_path, new_store, monkeypatch):
+    monkeypatch.setattr("termgames.server.hub.LOBBY_NEWS_DELAY", 0)  # bob's lobby hears of the table at once
     hub = make_hub(new_store, tmp_path)
     alice, bob = ServeApp(hub=hub, player="alice"), ServeApp(hub=hub, player="bob")
     async with alice.run_test(size=SIZE) as pa, bob.run_test(size=SIZE) as pb:
