@@ -34,8 +34,8 @@ class StandIn:
     def following_changed(self, following: bool) -> None:
         self.calls.append("follow" if following else "draw")
 
-    def repaint(self) -> None:
-        self.calls.append("repaint")
+    def draw_whole_screen_for(self, newcomer: StandIn) -> None:
+        self.calls.append(f"whole screen for {newcomer}")
 
     def __repr__(self) -> str:
         return self.name
@@ -51,7 +51,8 @@ def test_the_first_leads_the_next_follow_and_a_leader_going_hands_the_group_on()
     groups.join(other, (1, (80, 24)))  # another size: a group of its own
     assert groups.followers(a) == [b, c] and groups.following(b) and groups.following(c)
     assert b.calls == ["follow"] and c.calls == ["follow"]
-    assert a.calls == ["repaint", "repaint"]  # each newcomer's terminal gets the leader's whole screen
+    # Each newcomer's terminal gets the leader's whole screen, for her alone.
+    assert a.calls == ["whole screen for b", "whole screen for c"]
     assert not groups.following(other) and len(groups) == 2
     assert groups.receivers(a) == [a, b, c] and groups.receivers(b) == [] and groups.receivers(other) == [other]
 

@@ -2,7 +2,8 @@
 
 ``challenge GAME [options] [--rated|--casual] NAME...``, ``tables``,
 ``show TABLE [--json]``, ``move TABLE MOVE``, ``ratings [GAME]``, ``profile NAME [--json]`` and ``notify``
-(:mod:`.notify`).
+(:mod:`.notify`).  ``ssh -t HOST watch TABLE`` opens a table's screen (the SSH session's, with a terminal:
+:meth:`~termgames.server.ssh.GameSession.watch_from_sign_in`); here, without one, it says how to ask for one.
 The player is the SSH identity; the output and the errors are the CLI's (``termgames show``/``move``):
 an error is one line on stderr and exit status 2.  ``web [TABLE]`` prints a link that signs a browser
 in (``termgames serve --web``), ``web --sign-out-all`` signs every browser out.
@@ -74,11 +75,13 @@ termgames over SSH: commands (or no command for the game screens)
   tournaments                        the open tournaments
   web [TABLE]                        a link that signs a browser in as you (once, within {_LINK_MINUTES} minutes)
   web --sign-out-all                 sign every browser out
+  watch TABLE                        (with ssh -t) the table's screen at once, as a spectator (your seat if you
+                                     have one there); q leaves it for the lobby
   help                               this text"""
 
 COMMANDS = (
     "challenge", "seek", "seeks", "unseek", "tournament", "tournaments", "tables", "show", "move", "record", "analyse",
-    "ratings", "profile", "notify", "web", "help",
+    "ratings", "profile", "notify", "web", "watch", "help",
 )
 
 
@@ -171,6 +174,8 @@ def run_command(
             return _ok(notify_command(hub, player, args, owner, address))
         if command == "web":
             return _web(hub, player, args, owner, web)
+        if command == "watch":  # a terminal's (the SSH session's): here, none was asked for
+            return _fail(f"watch needs a terminal: {hub.address.command(player, terminal=True)} watch TABLE")
     except RuleError as error:
         return _fail(str(error))
     except StoreError as error:  # the database restarts: nothing was done, the player tries again
@@ -575,6 +580,27 @@ def _profile(hub: Hub, args: list[str]) -> Result:
         return _fail("profile NAME [--json]: one player's name")
     found = player_profile(hub, rest[0])
     return _ok(safe_json(found) if as_json else profile_text(found))
+
+
+def watch_arguments(line: str) -> list[str] | None:
+    """The words after ``watch`` when an SSH exec request is ``watch ...`` (None: another command)."""
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    return words[1:] if words and words[0] == "watch" else None
+
+
+def table_to_watch(hub: Hub, args: list[str], player: str) -> LiveTable:
+    """The table ``watch TABLE`` opens (RuleError, one line, says why not): one in play; a finished one has its
+    record and the lobby's replay."""
+    if len(args) != 1:
+        raise RuleError("watch TABLE: name one table (its number, as tables or the lobby shows it)")
+    table = hub.table(args[0])
+    if table.over:
+        record = f"{hub.address.command(player)} record {table.id}"
+        raise RuleError(f"table {table.id} is over: its record is {record} (the lobby replays it)")
+    return table
 
 
 def _table_arg(hub: Hub, args: list[str], usage: str) -> LiveTable:

@@ -11,8 +11,9 @@ the others' apps sit still (they *follow*) and write nothing.
 A follower who presses a key, resizes her terminal or leaves stops following:
 her app catches up with the table and draws its whole screen itself, on its own
 from then on.  A leader who does so hands the group to the next member, whose
-app draws its whole screen for everyone left (a member that joins asks the
-leader for a whole screen too): each member's terminal is always the leader's.
+app draws its whole screen for everyone left; a member that joins gets a whole
+frame of the leader's screen, for her alone (the others' terminals show it
+already): each member's terminal is always the leader's.
 
 Only spectators ever group (a seated player's view is her own, with the hidden
 information it may hold); the server's SSH sessions are the members.
@@ -22,7 +23,9 @@ few megabytes): an SSH session that starts following tears its app down and
 keeps only its place at the table (a spectator there still) and its look.  What
 wakes it (a key, a resize, a notice, the leader gone) builds a new app at the
 same table with the same look; it draws its whole screen, as a follower that
-stops following does (:class:`~termgames.server.ssh.GameSession`).
+stops following does (:class:`~termgames.server.ssh.GameSession`).  A session that
+watches a table straight from sign-in (``ssh -t HOST watch TABLE``) and finds a
+group of her look joins it in that state, with no app ever built.
 """
 
 from __future__ import annotations
@@ -40,8 +43,8 @@ class Member(Protocol):
     def following_changed(self, following: bool) -> None:
         """Start following (draw nothing), or stop: catch up with the table and draw the whole screen."""
 
-    def repaint(self) -> None:
-        """Draw the whole screen again (a leader, for a member that just joined)."""
+    def draw_whole_screen_for(self, newcomer: Member) -> None:
+        """Send ``newcomer`` (a member that just joined) a whole frame of this leader's screen, for her alone."""
 
 
 class SpectatorGroups:
@@ -59,7 +62,10 @@ class SpectatorGroups:
         self._look_of[member] = look
         if len(group) > 1:
             member.following_changed(True)
-            group[0].repaint()  # its terminal shows what its own app drew: the leader's whole screen replaces it
+            # Her terminal shows what her own app drew, or nothing yet: the leader's whole screen replaces it.
+            # The others' terminals have it already: a frame to all of them for each one who joins would cost
+            # a group of hundreds a whole screen each, hundreds of times.
+            group[0].draw_whole_screen_for(member)
 
     def leave(self, member: Member) -> None:
         """``member`` goes its own way (a key, a resize, another screen, gone): the group goes on without it."""
@@ -75,6 +81,10 @@ class SpectatorGroups:
             member.following_changed(False)
         elif group:
             group[0].following_changed(False)  # the next in line draws, for itself and the rest
+
+    def drawn(self, look: Hashable) -> bool:
+        """Whether a group of this look is drawn already (one who joins it follows)."""
+        return look in self._groups
 
     def look_of(self, member: Member) -> Hashable | None:
         """The look of the group ``member`` is in (None: none)."""

@@ -10,8 +10,10 @@ never stalls the others), and its output, swallowed after a disconnect.
 Identity is trust on first use: the first public key seen for a name claims
 it; later logins under that name need the same key.  Keyboard-interactive
 with no prompt lets anyone in as a guest (``guest-...``).  The server offers
-the game screens (a PTY is required) and the correspondence commands, nothing
-else: no shell, no other exec, no forwarding, no SFTP.
+the game screens (a PTY is required), ``watch TABLE`` with a PTY (a table's
+screen straight from sign-in: see :meth:`GameSession.watch_from_sign_in`) and
+the correspondence commands, nothing else: no shell, no other exec, no
+forwarding, no SFTP.
 """
 
 from __future__ import annotations
@@ -31,12 +33,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
+from ..rules import RuleError
 from ..timesource import SYSTEM, TimeSource
+from ..untrusted import printable
 from .address import SshAddress, listening_address, parse_public_address
 from .collector import CollectorPolicy
-from .commands import WebSignIn, run_command
+from .commands import EXIT_USAGE, WebSignIn, run_command, table_to_watch, watch_arguments
 from .config import ServerConfig
-from .drawing import SpectatorGroups
+from .drawing import Member, SpectatorGroups
 from .hub import Hub
 from .input_budget import (
     DEFAULT_SIZE,
@@ -105,6 +109,8 @@ class GameSession(asyncssh.SSHServerSession):
         self.pty = False
         self.term = ""  # the client's TERM
         self.command: str | None = None
+        #: A table her first app opens at once (``watch TABLE`` at a table she has a seat at: her seat).
+        self._opening: int | None = None
         self.closed = False
         self.app: Any = None
         self.app_task: asyncio.Task[None] | None = None
@@ -166,7 +172,11 @@ class GameSession(asyncssh.SSHServerSession):
 
     def session_started(self) -> None:
         if self.command is not None:
-            self._run_command(self.command)
+            watched = watch_arguments(self.command) if self.pty else None
+            if watched is not None:
+                self.watch_from_sign_in(watched)
+            else:
+                self._run_command(self.command)  # (``watch`` without a terminal: how to ask for one)
             return
         if not self.pty:
             address = self.service.hub.address
@@ -176,6 +186,12 @@ class GameSession(asyncssh.SSHServerSession):
             )
             self._exit(1)
             return
+        if self._refused():
+            return
+        self._start_screens()
+
+    def _refused(self) -> bool:
+        """Refuse this channel a screen past a limit (one line that names it, status 1); whether it was."""
         refusal = self._refusal()
         if refusal:
             connection = self.connection
@@ -185,11 +201,63 @@ class GameSession(asyncssh.SSHServerSession):
                 connection.screens_refused += 1
             self.write(f"termgames: {refusal}\r\n")
             self._exit(1)
-            return
+        return bool(refusal)
+
+    def _start_screens(self) -> None:
+        """The channel's screens: her input paid from her person's budget, her app (or her sleep: see below)."""
         self.service.sessions.add(self)
         self.input_budget = self.service.budgets.join(self.owner or name_owner(self.player))
         self.sizes = SizeGate(self.input_budget, self._apply_size, self.size)
         self.app_task = asyncio.get_running_loop().create_task(self._run_app())
+
+    def watch_from_sign_in(self, args: list[str]) -> None:
+        """``ssh -t HOST watch TABLE``: the table's screen at once, without the lobby's app before it.
+
+        A player with a seat there gets her seat's screen, by an app, as from the lobby (never a group's: hers
+        shows what her seat may see).  A spectator takes her place at the table as the lobby's ``w`` does, and
+        joins the spectators of her look (drawing.py) as soon as she arrives: one group drawn already, she
+        follows it with no app built at all (asleep, as a follower whose app was torn down); else she leads a
+        new one, and her app, built at the table, draws for whoever comes next.  Signing a crowd of spectators
+        in this way costs an app per group, not one per person."""
+        from .ui.app import first_look, open_place
+        from .ui.driver import APPLICATION_MODE
+
+        hub = self.service.hub
+        try:
+            live = table_to_watch(hub, args, self.player)
+        except RuleError as error:
+            self._fail(str(error))
+            return
+        if self._refused():
+            return
+        if live.seat_of(self.player) is not None:
+            self._opening = live.id
+            self._start_screens()
+            return
+        try:
+            place = open_place(hub, live.id, self.player, watch=True, owner=self.owner)
+        except (RuleError, LookupError) as error:  # a game this server cannot show
+            self._fail(str(error))
+            return
+        ascii, palette, theme = first_look(self.service.config.ascii)
+        look = self._group_look(live.id, ascii, palette, theme)
+        groups = self.service.spectator_groups
+        self._place = place
+        if groups.drawn(look):
+            place.keep()  # no screen shows it yet: the app that wakes her will
+            self._look = (ascii, palette, theme, set())
+            self._sleep()
+            # Her terminal in the state her own app would have put it in, before the leader's frames reach it.
+            self.send(APPLICATION_MODE.encode())
+        groups.join(self, look)  # followed: the leader sends her its whole screen; else she leads, app to come
+        self._start_screens()
+
+    def _fail(self, message: str) -> None:
+        """A command's error: one line on stderr, exit status 2 (as the commands' own)."""
+        if self.chan is not None:
+            with contextlib.suppress(Exception):
+                self.chan.write_stderr(f"termgames: {printable(message, keep_newlines=False)}\r\n".encode())
+        self._exit(EXIT_USAGE)
 
     def _refusal(self) -> str:
         """Why this channel gets no app (a limit: one line that names it), or empty."""
@@ -221,16 +289,24 @@ class GameSession(asyncssh.SSHServerSession):
 
     async def _run_app(self) -> None:
         from .ui.app import ServeApp
-        from .ui.driver import ChannelDriver
+        from .ui.driver import NORMAL_MODE, ChannelDriver
 
         app: ServeApp | None = None
         try:
             while True:
+                if self._asleep:
+                    # Another's app draws this terminal: only her place at the table stays (and the session hears
+                    # her notices: _sleep) until something wakes her.
+                    await self._wake.wait()
+                    self._wake.clear()
+                    if self.closed or self._stopping:
+                        break
                 place, self._place = self._place, None
+                opening, self._opening = self._opening, None
                 ascii, palette, theme, muted = self._look or (self.service.config.ascii, "default", "", set())
                 app = ServeApp(
                     hub=self.service.hub, player=self.player, guest=self.guest, ascii=ascii, palette=palette,
-                    owner=self.owner, term=self.term, resume=place,
+                    owner=self.owner, term=self.term, resume=place, opening=opening,
                 )
                 if theme:
                     app.theme = theme
@@ -247,17 +323,14 @@ class GameSession(asyncssh.SSHServerSession):
                     log.exception("the app of %s failed", self.player)
                 if self._place is None or self.closed or self._stopping:
                     break
-                # Torn down while another's app draws this terminal: only its place at the table stays (and the
-                # session hears her notices: _fall_asleep).
+                # Torn down while another's app draws this terminal (_fall_asleep).
                 app.release_tables()
                 self.app = app = None
                 self._driver = None
-                await self._wake.wait()
-                self._wake.clear()
-                if self.closed or self._stopping:
-                    break
         finally:
             self._stop_hearing_notices()  # (if it went before any app heard them)
+            if app is None and not self.service.hub.notices.is_connected(self.player):
+                self.service.hub.seeks.owner_left(self.player)  # gone asleep: her last screen here, as an app's
             self.service.spectator_groups.leave(self)
             if self._place is not None:
                 self._place.let_go()
@@ -271,7 +344,9 @@ class GameSession(asyncssh.SSHServerSession):
             self.service.budgets.leave(self.input_budget)
             if self.service.stopping:  # after the app gave the terminal back: the lines stay on her screen
                 lines = self.service.hub.address.restart_lines(self.player)
-                self.send("".join(f"{line}\r\n" for line in lines).encode())
+                # Asleep, no app of hers gives it back: the session does, as the app would have.
+                given_back = NORMAL_MODE if self._asleep else ""
+                self.send((given_back + "".join(f"{line}\r\n" for line in lines)).encode())
             self._exit(0)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
@@ -388,10 +463,14 @@ class GameSession(asyncssh.SSHServerSession):
         if table_id == solo_at:
             return  # her app was built again for her own key (or resize, or notice): her screen is her own
         app = self.app
-        look = (table_id, self.size, app.ascii, app.palette, app.theme)
+        look = self._group_look(table_id, app.ascii, app.palette, app.theme)
         if groups.look_of(self) == look:
             return  # built again to draw for the group it is in
         groups.join(self, look)
+
+    def _group_look(self, table_id: int, ascii: bool, palette: str, theme: str) -> tuple[object, ...]:
+        """Spectators of a table whose screens are drawn alike: the same size, ASCII mode, palette and theme."""
+        return (table_id, self.size, ascii, palette, theme)
 
     def following_changed(self, following: bool) -> None:
         if self._asleep:
@@ -416,16 +495,19 @@ class GameSession(asyncssh.SSHServerSession):
             return  # not only a spectator's screen: it stays as it is
         self._place = place
         self._look = (app.ascii, app.palette, app.theme, set(app.muted))
+        self._sleep()
+        self.service.hub.notices.detach(self.player, app.player_notice)
+        app.exit()
+
+    def _sleep(self) -> None:
+        """No app of hers draws her terminal (she has her place and her look): keys wait for the next one."""
         self._asleep = True
         self._driver_ready.clear()
         # She is still here for her notices (and her seeks) all along: from now until the next app hears them
-        # (ServeApp.on_mount), the session does; the app that goes would lose one.
-        notices = self.service.hub.notices
+        # (ServeApp.on_mount), the session does; an app that goes would lose one.
         if not self._hearing_notices:
             self._hearing_notices = True
-            notices.attach(self.player, self._notice_while_asleep)
-        notices.detach(self.player, app.player_notice)
-        app.exit()
+            self.service.hub.notices.attach(self.player, self._notice_while_asleep)
 
     def _stop_hearing_notices(self) -> None:
         if self._hearing_notices:
@@ -442,9 +524,10 @@ class GameSession(asyncssh.SSHServerSession):
             self._held_notices.append(notice)
         self.service.spectator_groups.leave(self)
 
-    def repaint(self) -> None:
+    def draw_whole_screen_for(self, newcomer: Member) -> None:
+        # No app yet, or one being built: its first frame is whole, and reaches her too.
         if self.app is not None and not self._asleep:
-            self.app.repaint_all()
+            self.app.draw_whole_screen_for(newcomer.send)
 
     def _exit(self, status: int) -> None:
         if self.closed or self.chan is None:

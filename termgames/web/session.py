@@ -35,7 +35,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from textual.app import App
 
-from ..server.drawing import SpectatorGroups
+from ..server.drawing import Member, SpectatorGroups
 from ..server.input_budget import INPUT_CHUNK, PersonBudgets, SizeGate, clamp_size
 from ..server.limits import WEB_MAX_SESSIONS, WEB_MAX_SESSIONS_PER_PLAYER
 from ..server.ui.driver import ChannelDriver
@@ -103,7 +103,7 @@ class Spectating(Protocol):
 
     def follow(self, following: bool) -> None: ...
 
-    def repaint_all(self) -> None: ...
+    def draw_whole_screen_for(self, send: Callable[[bytes], None]) -> None: ...
 
 
 class BrowserSession:
@@ -225,9 +225,9 @@ class BrowserSession:
         if isinstance(self.app, Spectating):
             self.app.follow(following)
 
-    def repaint(self) -> None:
+    def draw_whole_screen_for(self, newcomer: Member) -> None:
         if isinstance(self.app, Spectating):
-            self.app.repaint_all()
+            self.app.draw_whole_screen_for(newcomer.send)
 
     def leave_spectators(self) -> None:
         """Go its own way: a key, a resize, a page that comes back, the end (the group goes on without it)."""

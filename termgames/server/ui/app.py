@@ -13,7 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.control import Control
 from textual import events
+from textual._compositor import LayoutUpdate  # private, as whole_frame says
+from textual.app import SYNC_END, SYNC_START
+from textual.constants import DEFAULT_THEME
 from textual.message import Message
 from textual.screen import Screen
 
@@ -44,8 +48,12 @@ class FollowingChanged(Message):
         self.following = following
 
 
-class RepaintAll(Message):
-    """Draw the whole screen again: a spectator joined the ones this app draws for."""
+class WholeScreenFor(Message):
+    """A spectator joined the ones this app draws for: a whole frame of its screen for her alone."""
+
+    def __init__(self, send: Callable[[bytes], None]) -> None:
+        super().__init__()
+        self.send = send
 
 
 class PlayerNotice(Message):
@@ -64,6 +72,38 @@ TITLES = {
     "move": "Your move", "challenge": "Challenged", "ready": "Game ready", "undo": "Undo asked",
     "clock": "Time runs low",
 }
+
+
+def _send_nowhere(_data: bytes) -> None:
+    """A frame's receiver once it had it."""
+
+
+def open_place(
+    hub: Hub,
+    table_id: int,
+    player: str,
+    *,
+    watch: bool,
+    owner: str = "",
+    received: Callable[[], float | None] | None = None,
+) -> SharedTable:
+    """``player``'s place at table ``table_id``, open: her seat (the one she has, or the first open one), or with
+    ``watch`` a spectator's; it is the table she is at from now (she comes back to it after a dropped connection).
+    RuleError or LookupError (one line) says why not: no such table, a game this server cannot show, no seat.
+
+    What the lobby opens (Enter, ``w``), and ``ssh -t HOST watch TABLE`` before any app (the SSH session's)."""
+    live = hub.table(table_id)
+    shared_screen_class(game_screen_class(live.game.name))  # a game this server cannot show: said here
+    seat = None if watch else live.join(player)
+    shared = SharedTable(live, player, seat, owner=owner or None, received=received)
+    shared.open()
+    hub.seated_at(player, live.id)
+    return shared
+
+
+def first_look(ascii: bool) -> tuple[bool, str, str]:
+    """A new app's ASCII mode, palette and theme: a session's look before any app of hers was built."""
+    return ascii, "default", DEFAULT_THEME
 
 
 class ServeApp(ServeHost):
@@ -137,8 +177,10 @@ class ServeApp(ServeHost):
         self.following = following
         self.post_from_outside(FollowingChanged(following))
 
-    def repaint_all(self) -> None:
-        self.post_from_outside(RepaintAll())
+    def draw_whole_screen_for(self, send: Callable[[bytes], None]) -> None:
+        """Send a whole frame of this app's screen with ``send`` (a newcomer's terminal), maybe from another app's
+        context: the terminals it draws already have it."""
+        self.post_from_outside(WholeScreenFor(send))
 
     def post_from_outside(self, message: Message) -> None:
         """Post a message that comes from outside this app (the hub's news, the session's call), maybe in
@@ -169,8 +211,31 @@ class ServeApp(ServeHost):
             if isinstance(screen, SharedGameMixin):
                 screen.follow_drawing(event.following)
 
-    def on_repaint_all(self, _event: RepaintAll) -> None:
-        self.screen.refresh()
+    def on_whole_screen_for(self, event: WholeScreenFor) -> None:
+        send, event.send = event.send, _send_nowhere  # an idle app keeps the last message it handled: not her
+        frame = self.whole_frame()
+        if frame:
+            send(frame.encode("utf-8", "replace"))
+
+    def whole_frame(self) -> str:
+        """The screen as it stands, whole, in the bytes the driver writes for a frame (empty: nothing drawn yet,
+        and its first frame will be whole).
+
+        The compositor's full update, as Textual's ``App._display`` writes it (private: textual is pinned to a
+        minor range), but leaving the regions that wait to be drawn for the next update: that one goes to every
+        terminal this app draws, and drawn here too they come out the same."""
+        if not self._running or self._closed or self._driver is None or not self.screen_stack:
+            return ""
+        screen = self.screen
+        compositor = screen._compositor
+        waiting = set(compositor._dirty_regions)
+        update = compositor.render_update(full=True, screen_stack=self._background_screens)
+        compositor._dirty_regions |= waiting
+        if not isinstance(update, LayoutUpdate) or not compositor.size.area:
+            return ""
+        cursor = screen.outer_size.clamp_offset(self.cursor_position)
+        frame = update.render_segments(self.console) + Control.move_to(*cursor).segment.text
+        return f"{SYNC_START}{frame}{SYNC_END}" if self._sync_available else frame
 
     def player_notice(self, notice: Notice) -> None:
         """The hub's notice for this player (on the loop, maybe in another app's context): a message to this app."""
@@ -238,15 +303,12 @@ class ServeApp(ServeHost):
 
     def open_table(self, table_id: int, watch: bool = False) -> None:
         try:
-            live = self.hub.table(table_id)
-            shared_screen_class(game_screen_class(live.game.name))  # a game this server cannot show: said here
-            seat = None if watch else live.join(self.player)
+            shared = open_place(
+                self.hub, table_id, self.player, watch=watch, owner=self.owner, received=self.input_received
+            )
         except (RuleError, LookupError) as error:
             self.notify(str(error), severity="error")
             return
-        shared = SharedTable(live, self.player, seat, owner=self.owner or None, received=self.input_received)
-        shared.open()
-        self.hub.seated_at(self.player, live.id)
         self._show_table(shared)
 
     def _show_table(self, shared: SharedTable) -> None:

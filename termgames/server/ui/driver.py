@@ -33,6 +33,11 @@ from ..collector import APPS
 ESCAPE_TICK = 0.12
 #: Identical keys in a row (in one chunk) past this are dropped.
 MAX_KEY_REPEAT = 8
+#: An app's terminal as it starts: the alternate screen, no cursor, cleared (also a session's that follows
+#: another's drawing from sign-in, before the first frame reaches it).
+APPLICATION_MODE = "\x1b[?1049h\x1b[?25l\x1b[2J"
+#: And as it ends: the screen it had, its cursor.
+NORMAL_MODE = "\x1b[?1049l\x1b[?25h"
 
 
 class KeyBudget(Protocol):
@@ -93,12 +98,12 @@ class ChannelDriver(Driver):
         """Writes go straight to the channel."""
 
     def start_application_mode(self) -> None:
-        self.write("\x1b[?1049h\x1b[?25l\x1b[2J")  # alternate screen, hide cursor, clear
+        self.write(APPLICATION_MODE)
         self.resize(*self._session.size)
 
     def stop_application_mode(self) -> None:
         self.disable_input()
-        self.write("\x1b[?1049l\x1b[?25h")
+        self.write(NORMAL_MODE)
 
     def disable_input(self) -> None:
         self._input = False
