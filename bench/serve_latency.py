@@ -1,7 +1,7 @@
 """``termgames serve`` under load: 30 SSH clients on loopback, live Mono tables, move-to-screen latency.
 
     python bench/serve_latency.py [--clients 30] [--tables 6] [--moves 12] [--size 12] [--browsers 50]
-                                  [--clock SPEC] [--seeks N] [--analyses N] [--waves N]
+                                  [--clock SPEC] [--seeks N] [--analyses N] [--waves N] [--watch-direct]
                                   [--workers N --db postgresql://USER@HOST/DB | --db throwaway]
 
 ``--clock SPEC`` (e.g. ``30m+0s``, long enough that nobody runs out) makes every table timed: every screen
@@ -40,6 +40,10 @@ With ``--waves N`` the players sign in first, then the spectators N at a time, e
 next come (as spectators would arrive): a spectator who follows another's drawing has her app torn down
 (issue 37), and her memory is used again by the next; all at once, every app lives at the same time for a
 while and the server's RSS keeps that peak.
+
+With ``--watch-direct`` the spectators sign in straight to their tables (``ssh -t NAME@HOST watch TABLE``)
+instead of through the lobby (down to the table, ``w``): one who finds the spectators of her look drawn
+already follows them with no app ever built (issue 37).  The players still come through the lobby.
 
 With ``--browsers N`` the server serves browsers too (``--web``) and N browser
 sessions watch the tables beside the SSH clients (spread over the tables in
@@ -87,11 +91,14 @@ class Client:
         self.text = bytearray()
         self.arrived = asyncio.Event()
 
-    async def open(self, port: int) -> None:
+    async def open(self, port: int, command: str | None = None) -> None:
+        """Sign in with a terminal: the lobby, or ``command`` (``watch TABLE``)."""
         self.conn = await asyncssh.connect(
             "127.0.0.1", port, username=self.name, client_keys=[self.key], known_hosts=None
         )
-        self.process = await self.conn.create_process(term_type="xterm-256color", term_size=(100, 30), encoding=None)
+        self.process = await self.conn.create_process(
+            command, term_type="xterm-256color", term_size=(100, 30), encoding=None
+        )
         self.reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
@@ -359,6 +366,10 @@ async def main() -> None:
         "--waves", type=int, default=0,
         help="spectators sign in this many at a time, each at her table before the next come (0: all at once)",
     )
+    parser.add_argument(
+        "--watch-direct", action="store_true",
+        help="spectators sign in straight to their tables (ssh -t HOST watch TABLE), not through the lobby",
+    )
     parser.add_argument("--browsers", type=int, default=0, help="browser sessions watching the tables (--web)")
     parser.add_argument("--db", default=None, help="postgresql://USER@HOST/DB, or 'throwaway' (a temporary cluster)")
     parser.add_argument("--clock", default=None, metavar="SPEC", help="every table timed with this clock")
@@ -427,6 +438,7 @@ async def main() -> None:
         idle = rss_mb(server.pid)
         rng = random.Random(1)
         tables: list[tuple[list[Client], list[Client]]] = []
+        table_ids: list[int] = []
         count = 0
         for number, seats in enumerate((SEATS * args.tables)[: args.tables], start=1):
             players = [Client(f"p{number}x{i}", asyncssh.generate_private_key("ssh-ed25519")) for i in range(seats)]
@@ -438,6 +450,7 @@ async def main() -> None:
                 clock = f" --clock {args.clock}" if args.clock else ""
                 result = await conn.run(f"challenge mono --size {args.size}{clock} {names}", check=False)
                 assert result.exit_status == 0, result.stderr
+            table_ids.append(int(str(result.stdout).split(":")[0]))  # "7: mono ...": table 7
             tables.append((players, []))
             count += seats
         for index in range(max(0, args.clients - count)):
@@ -447,7 +460,23 @@ async def main() -> None:
 
         everyone = [c for players, watchers in tables for c in players + watchers]
         started = time.perf_counter()
-        if args.waves:
+        if args.watch_direct:
+            # The spectators straight to their tables (all at once, or --waves at a time); the players by the lobby.
+            seated = [c for players, _w in tables for c in players]
+            arriving = [(index, watcher) for index, (_p, watchers) in enumerate(tables) for watcher in watchers]
+            waves = args.waves or len(arriving) or 1
+            players_in = asyncio.gather(*(c.open(port) for c in seated))
+            for start in range(0, len(arriving), waves):
+                wave = arriving[start:start + waves]
+                await asyncio.gather(*(watcher.open(port, f"watch {table_ids[i]}") for i, watcher in wave))
+                if args.waves:
+                    await asyncio.gather(*(watcher.wait_for(b"you are watching") for _i, watcher in wave))
+            await players_in
+            await asyncio.gather(*(c.wait_for(b"signed in as") for c in seated))
+            for player in seated:
+                player.press(b"\r")
+            await asyncio.gather(*(watcher.wait_for(b"you are watching") for _i, watcher in arriving))
+        elif args.waves:
             # The players first, then the spectators a few at a time, each at her table before the next come.
             seated = [c for players, _w in tables for c in players]
             await asyncio.gather(*(c.open(port) for c in seated))
@@ -469,7 +498,7 @@ async def main() -> None:
         connected = time.perf_counter() - started
         # Players: their one game is highlighted, Enter resumes it.  Watchers: down to their table, w.
         for table_index, (players, watchers) in enumerate(tables):
-            if args.waves:
+            if args.waves or args.watch_direct:
                 break  # at their tables already
             for player in players:
                 player.press(b"\r")
@@ -579,8 +608,12 @@ async def main() -> None:
         if samples:
             print(f"move -> other screens: median {statistics.median(samples):.0f} ms, "
                   f"95th percentile {p95:.0f} ms, max {samples[-1]:.0f} ms (target: 95th < 200 ms)")
-        print(f"sign-in: all {len(everyone)} signed in with their lobby drawn in {connected:.1f} s, at their tables "
-              f"and quiet in {drawn:.1f} s")
+        if args.watch_direct:
+            print(f"sign-in: the spectators straight to their tables (watch TABLE), the players by the lobby: all at "
+                  f"their tables in {connected:.1f} s, and quiet in {drawn:.1f} s")
+        else:
+            print(f"sign-in: all {len(everyone)} signed in with their lobby drawn in {connected:.1f} s, at their "
+                  f"tables and quiet in {drawn:.1f} s")
         if probing:
             probing.sort()
             print(
