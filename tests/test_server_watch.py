@@ -8,6 +8,7 @@ screen goes to her terminal alone, and every member's terminal stays the leader'
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import asyncssh
@@ -180,3 +181,20 @@ async def test_a_newcomers_first_frame_goes_to_her_alone_and_every_terminal_stay
         for terminal in (w1, w2, *newcomers):
             await terminal.wait_for("round 1: alice to probe")
         await until(lambda: all(cells(terminal) == cells(w1) for terminal in (w2, *newcomers)))
+
+
+async def test_a_crowd_arriving_at_once_builds_one_app_a_group(tmp_path, keys, apps_built):
+    """The first of a look leads its group from the moment she arrives, before her app is built: the others,
+    arriving meanwhile, follow it with no app of their own, and see what it draws from its first frame."""
+    async with mono_table_watched(tmp_path, keys, {}) as (groups, sessions, terminals):
+        server = sessions["alice"].service
+        names = ("w1", "w2", "w3", "w4")
+        crowd = await asyncio.gather(*(watch(server.port, name, keys[name]) for name in names))
+        terminals.extend(crowd)
+        for terminal in crowd:
+            await terminal.wait_for("you are watching")
+        built = [name for name in apps_built if name in names]
+        assert len(built) == 1, built
+        leader = sessions_of(server)[built[0]]
+        assert len(groups) == 1 and len(groups.followers(leader)) == 3
+        await until(lambda: all(cells(terminal) == cells(crowd[0]) for terminal in crowd))
