@@ -198,3 +198,27 @@ async def test_a_crowd_arriving_at_once_builds_one_app_a_group(tmp_path, keys, a
         leader = sessions_of(server)[built[0]]
         assert len(groups) == 1 and len(groups.followers(leader)) == 3
         await until(lambda: all(cells(terminal) == cells(crowd[0]) for terminal in crowd))
+
+
+async def test_a_notice_or_a_resize_wakes_a_follower_from_sign_in_at_the_table(tmp_path, keys):
+    async with mono_table_watched(tmp_path, keys, {"w1": 100}) as (groups, sessions, terminals):
+        (_alice, _bob, w1) = terminals
+        server = sessions["w1"].service
+        w2 = await watch(server.port, "w2", keys["w2"])
+        w3 = await watch(server.port, "w3", keys["w3"])
+        terminals += [w2, w3]
+        for terminal in (w2, w3):
+            await terminal.wait_for("you are watching")
+        follower, other = sessions_of(server)["w2"], sessions_of(server)["w3"]
+        assert follower.app is None and other.app is None
+
+        made = await command(server.port, "alice", keys["alice"], "challenge mono --size 5 w2")
+        assert made.exit_status == 0, made.stderr
+        await w2.wait_for("Challenged")  # her own app, built at the table, shows her notice
+        assert follower.app is not None and not groups.following(follower) and "alice  vs  bob" in w2.text()
+        assert "Challenged" not in w1.text() and "Challenged" not in w3.text()
+
+        w3.screen.resize(32, 110)  # her terminal grows: her own app draws it, at her new size
+        w3.process.change_terminal_size(110, 32)
+        await until(lambda: other.app is not None and not groups.following(other))
+        await until(lambda: "you are watching" in w3.text() and other.size == (110, 32))
