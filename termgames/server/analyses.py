@@ -38,6 +38,7 @@ from ..match import Match
 from ..records import dumps, loads
 from ..rules import RuleError
 from .config import ServerConfig
+from .judging import Judging
 from .logs import error_line
 from .pool import FairPool
 from .stores.interface import StoreError, TableStore
@@ -84,6 +85,8 @@ class Analyses:
 
     def __post_init__(self) -> None:
         self._lane = self.hub.executor.lane(background=True)
+        #: The child process that makes the judgements the lane's tasks wait for.
+        self.judging = Judging()
         self._waiting: deque[tuple[Job, LiveTable, Match]] = deque()
         self._running: MatchAnalysis | None = None
         self._stopping = False
@@ -95,6 +98,7 @@ class Analyses:
         self._waiting.clear()
         if self._running is not None:
             self._running.stop()
+        self.judging.close()
         if self.driving is not None and not self.driving.done():
             self.driving.cancel()
 
@@ -165,14 +169,17 @@ class Analyses:
     async def _run(self, job: Job, match: Match) -> Analysis:
         loop = asyncio.get_running_loop()
         job.running = True
-        # Made in the pool too: the first analysis of a game imports its analyst.
+        # Made in the pool too: the first analysis of a game imports its analyst (its unit, its levels).
         steps: MatchAnalysis = await loop.run_in_executor(self._lane, MatchAnalysis, match, job.level)
         self._running = steps
         job.done, job.total = 0, steps.total
+        record = dumps(match)  # what the judging process reads the match from: plain text
         while not steps.finished:
             if self._stopping:
                 raise AnalysisCancelled("the server is stopping")
-            await loop.run_in_executor(self._lane, steps.step)
+            # The lane's task waits in its thread for the child's judgement, holding no lock the loop needs.
+            judgement = await loop.run_in_executor(self._lane, self.judging.judge, record, steps.level, steps.done)
+            steps.add(judgement)
             job.done = steps.done
         return steps.result()
 
