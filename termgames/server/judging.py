@@ -96,6 +96,9 @@ class Judging:
         self._context = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()  # one judgement at a time through the pipe
         self._state = threading.Lock()  # the process and the pipe, against close()
+        # Waiting for the child from two threads at once races: the one that loses hears "no such child" and
+        # takes it for still running.  Every look at whether it ends goes through this lock (after _state).
+        self._reaping = threading.Lock()
         self._process: BaseProcess | None = None
         self._pipe: Connection | None = None
         self._closed = False
@@ -117,7 +120,7 @@ class Judging:
                     pipe.send((record, level, index))
                     status, answer = pipe.recv()
                 except (EOFError, OSError):
-                    process.join(STOP_SECONDS)
+                    self._join(process, STOP_SECONDS)
                     with self._state:
                         self._forget(process)
                     if self._closed:
@@ -135,7 +138,7 @@ class Judging:
             if self._closed:
                 raise AnalysisCancelled("the server is stopping")
             process, pipe = self._process, self._pipe
-            if process is not None and pipe is not None and process.is_alive():
+            if process is not None and pipe is not None and self._alive(process):
                 return pipe, process
             if process is not None:
                 self._forget(process)
@@ -155,7 +158,15 @@ class Judging:
             pipe, self._process, self._pipe = self._pipe, None, None
             if pipe is not None:
                 pipe.close()
-        process.join(0)
+        self._join(process, 0)
+
+    def _alive(self, process: BaseProcess) -> bool:
+        with self._reaping:
+            return process.is_alive()
+
+    def _join(self, process: BaseProcess, timeout: float) -> None:
+        with self._reaping:
+            process.join(timeout)
 
     def close(self) -> None:
         """From now on nothing is judged: the child, if any, is terminated (the judgement it was making is lost)
@@ -165,12 +176,12 @@ class Judging:
             process = self._process
         if process is None:
             return
-        if process.is_alive():
+        if self._alive(process):
             process.terminate()
-            process.join(STOP_SECONDS)
-            if process.is_alive():
+            self._join(process, STOP_SECONDS)
+            if self._alive(process):
                 process.kill()
-                process.join(STOP_SECONDS)
+                self._join(process, STOP_SECONDS)
 
 
 def ended(exitcode: int | None) -> str:
