@@ -7,6 +7,12 @@ and more), so a stranger must not be able to keep the server's processors busy w
   (:class:`~.pool.FairPool`) by its background lane, one move's judgement a task; a worker takes it only when
   no table's computer player has a turn waiting, so a computer turn waits at most one move's judgement (its
   2 s deadline at most), and the analyses use no thread of their own (``--ai-threads`` counts them all);
+* **judged in a niced child process**: the task hands the move (the record's text, the level, the move's
+  index) to the server's judging process (:mod:`.judging`: started by the first analysis, at niceness 19,
+  gone after a minute idle) and waits for its answer without holding the interpreter's lock, so the event
+  loop never waits for an analysis and the screens' redraws go on as fast as without one
+  (docs/benchmarks.md); a judging process that dies fails its analysis in one log line, and the next
+  analysis starts another;
 * **one at a time on the server**: the analyses wait in one queue and run one after the other, so they take
   one worker at most whatever their number;
 * **one at a time per person**: a person (a key; every guest of one address together) has at most one
@@ -18,8 +24,8 @@ and more), so a stranger must not be able to keep the server's processors busy w
 
 The command answers at once: the analysis when it is kept, else that it is queued (or running, with how far
 it has come); the player asks again for the result.  Only finished tables are analysed (a game in play would
-tell whoever asks what its seats hold).  When the server stops, the move being judged stops at once (its
-deadline is stopped) and the queue is dropped.
+tell whoever asks what its seats hold).  When the server stops, the move being judged stops at once (the
+judging process is terminated) and the queue is dropped: nothing of it is kept.
 """
 
 from __future__ import annotations
