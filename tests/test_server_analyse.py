@@ -23,7 +23,7 @@ from termgames.records import dumps
 from termgames.server import analyses
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
-from termgames.server.judging import Judging
+from termgames.server.judging import Judging, JudgingFailed
 from termgames.timesource import ManualTime
 
 WAIT = 30  # seconds: a bound on waiting for a pool thread, never a wait for time to pass
@@ -316,3 +316,17 @@ def test_the_judging_process_leaves_when_idle_and_the_next_judgement_starts_anot
         judging.close()
     with pytest.raises(AnalysisCancelled):
         judging.judge(record, "easy", 2)
+
+
+def test_a_judging_process_that_does_not_answer_is_stopped_and_its_judgement_fails(tmp_path, new_store):
+    hub = Hub(new_store(), tmp_path / "records")
+    table = finished_table(hub, 14)
+    hub.close()
+    judging_now = SPAWN.Event()
+    judging = Judging(functools.partial(stuck_analyst, judging_now), answer=1.0)
+    try:
+        with pytest.raises(JudgingFailed, match=r"^the judging process did not answer in 1 s: stopped$"):
+            judging.judge(dumps(table.match), "easy", 0)
+        assert judging.pid is None
+    finally:
+        judging.close()

@@ -45,6 +45,9 @@ IDLE_SECONDS = 60.0
 NICENESS = 19
 #: Seconds :meth:`Judging.close` waits for a terminated child before it kills it.
 STOP_SECONDS = 2.0
+#: Seconds a judgement may take, the child's start included, before the child is taken for stuck and killed:
+#: the analyst stops at its 2 s deadline, and a thread of the computer players' pool must not wait for ever.
+ANSWER_SECONDS = 60.0
 
 #: ``factory(level, seed)``: an analyst, as a game's descriptor names one; None: the game's own.
 AnalystFactory = Callable[[str, int], Analyst]
@@ -90,9 +93,12 @@ class Judging:
     """The server process's judging child (see the module doc); its methods are for the pool's threads, but
     :meth:`close`, which any thread may call."""
 
-    def __init__(self, analyst: AnalystFactory | None = None, idle: float = IDLE_SECONDS) -> None:
+    def __init__(
+        self, analyst: AnalystFactory | None = None, idle: float = IDLE_SECONDS, answer: float = ANSWER_SECONDS
+    ) -> None:
         self._analyst = analyst
         self._idle = idle
+        self._answer = answer
         self._context = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()  # one judgement at a time through the pipe
         self._state = threading.Lock()  # the process and the pipe, against close()
@@ -118,6 +124,11 @@ class Judging:
                 pipe, process = self._started()
                 try:
                     pipe.send((record, level, index))
+                    if not pipe.poll(self._answer):
+                        self._stop(process)
+                        with self._state:
+                            self._forget(process)
+                        raise JudgingFailed(f"the judging process did not answer in {self._answer:g} s: stopped")
                     status, answer = pipe.recv()
                 except (EOFError, OSError):
                     self._join(process, STOP_SECONDS)
@@ -174,8 +185,12 @@ class Judging:
         with self._state:
             self._closed = True
             process = self._process
-        if process is None:
-            return
+        if process is not None:
+            self._stop(process)
+
+    def _stop(self, process: BaseProcess) -> None:
+        """``process`` terminated, waited for within :data:`STOP_SECONDS`, then killed.  Its pipe stays open: a
+        thread waiting on it hears the end there."""
         if self._alive(process):
             process.terminate()
             self._join(process, STOP_SECONDS)
