@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .ai.budget import TIME_CAP, Clock, Deadline
+from .ai.judgement import Judgement
 from .analysis import Analysis, Analyst, MoveAnalysis, Thresholds, analysis_from_json
 from .errors import RuleError
 from .games import GameDescriptor, load
@@ -132,11 +133,18 @@ class MatchAnalysis:
     def step(self) -> MoveAnalysis:
         """The next move judged from its mover's view before it; :class:`AnalysisCancelled` once :meth:`stop` was
         called (a judgement it cut short is not kept).  Not to be called once :attr:`finished`."""
-        if self._stopped:
-            raise AnalysisCancelled("the analysis was stopped")
         if self.finished:
             raise ValueError("every move is analysed already")
-        index = self.done
+        return self.add(self.judge(self.done))
+
+    def judge(self, index: int) -> Judgement:
+        """The analyst's judgement of move ``index`` (from 0) from its mover's view before it, within its own
+        deadline, kept nowhere: :meth:`step` keeps it, the server's judging process sends it back to be kept by
+        :meth:`add` (``termgames.server.judging``).  :class:`AnalysisCancelled` once :meth:`stop` was called."""
+        if self._stopped:
+            raise AnalysisCancelled("the analysis was stopped")
+        if not 0 <= index < self.total:
+            raise ValueError(f"no move {index + 1} to analyse: {self.total} moves")
         record = self._played[index]
         before = self._match.view(record.seat, index)
         deadline = Deadline(MOVE_SECONDS) if self._clock is None else Deadline(MOVE_SECONDS, self._clock)
@@ -149,6 +157,17 @@ class MatchAnalysis:
             self._deadline = None
         if deadline.stopped:
             raise AnalysisCancelled("the analysis was stopped")
+        return judgement
+
+    def add(self, judgement: Judgement) -> MoveAnalysis:
+        """The next move's ``judgement``, made by :meth:`judge` here or elsewhere, classed and kept;
+        :class:`AnalysisCancelled` once :meth:`stop` was called.  Not to be called once :attr:`finished`."""
+        if self._stopped:
+            raise AnalysisCancelled("the analysis was stopped")
+        if self.finished:
+            raise ValueError("every move is analysed already")
+        index = self.done
+        record = self._played[index]
         loss = judgement.loss
         line = MoveAnalysis(
             ply=index + 1, player=self._match.names[record.seat], move=record.move, loss=loss,

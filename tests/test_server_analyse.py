@@ -5,15 +5,25 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
+import multiprocessing
+import os
 import random
+import signal
 import threading
+from multiprocessing.synchronize import Event as EventType
+from multiprocessing.synchronize import Semaphore as SemaphoreType
+
+import pytest
 
 from termgames.ai.judgement import Judgement
-from termgames.analysis_run import MatchAnalysis
+from termgames.analysis_run import AnalysisCancelled
 from termgames.match import Seat
+from termgames.records import dumps
 from termgames.server import analyses
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
+from termgames.server.judging import Judging, JudgingFailed
 from termgames.timesource import ManualTime
 
 WAIT = 30  # seconds: a bound on waiting for a pool thread, never a wait for time to pass
@@ -41,26 +51,83 @@ async def until_set(event: threading.Event) -> None:
     assert await asyncio.to_thread(event.wait, WAIT)
 
 
-class Gated:
-    """An analyst whose judgements wait for ``release``: an analysis running for as long as a test wants."""
+SPAWN = multiprocessing.get_context("spawn")
+
+
+class GatedAnalyst:
+    """An analyst (in the judging process) whose judgements wait for ``release``: an analysis running for as long
+    as a test wants.  Its notes say where it judged: the process and its niceness."""
 
     unit = "cells"
 
-    def __init__(self) -> None:
-        self.judging = threading.Event()
-        self.release = threading.Event()
-        self.threads: set[str] = set()
+    def __init__(self, judging: EventType, release: SemaphoreType) -> None:
+        self.judging, self.release = judging, release
 
     def judge(self, before, move, deadline):
-        self.threads.add(threading.current_thread().name)
         self.judging.set()
-        assert self.release.wait(WAIT)
-        return Judgement(played=0.0, best_value=0.0, best=None)
+        # A semaphore, not an event: a process killed waiting for an event would leave its setter waiting for it.
+        assert self.release.acquire(timeout=WAIT)
+        self.release.release()  # open for every judgement after this one
+        return Judgement(played=0.0, best_value=0.0, best=None, note=where())
 
 
-def analysed_by(monkeypatch, analyst) -> None:
-    """The server's analyses judge with ``analyst`` instead of the game's own."""
-    monkeypatch.setattr(analyses, "MatchAnalysis", functools.partial(MatchAnalysis, analyst=analyst))
+def where() -> str:
+    return f"pid {os.getpid()} nice {os.getpriority(os.PRIO_PROCESS, 0)}"
+
+
+def gated_analyst(judging: EventType, release: SemaphoreType, level: str, seed: int) -> GatedAnalyst:
+    return GatedAnalyst(judging, release)
+
+
+class Gated:
+    """The events a :class:`GatedAnalyst` in another process sets and waits for."""
+
+    def __init__(self) -> None:
+        self.judging = SPAWN.Event()
+        self.release = SPAWN.Semaphore(0)
+        self.released = False
+
+    def open(self) -> None:
+        """Every judgement goes on, now and from now on."""
+        if not self.released:
+            self.released = True
+            self.release.release()
+
+    def factory(self):
+        return functools.partial(gated_analyst, self.judging, self.release)
+
+
+class Recording(Judging):
+    """The server's judging, saying which threads handed it judgements and how each ended."""
+
+    def __init__(self, analyst) -> None:
+        super().__init__(analyst)
+        self.threads: set[str] = set()
+        self.outcomes: list[str] = []
+        self.left = threading.Event()
+
+    def judge(self, record, level, index):
+        self.threads.add(threading.current_thread().name)
+        try:
+            judgement = super().judge(record, level, index)
+        except BaseException as error:
+            self.outcomes.append(type(error).__name__)
+            raise
+        else:
+            self.outcomes.append("judged")
+            return judgement
+        finally:
+            self.left.set()
+
+
+def judged_by(hub: Hub, analyst) -> Recording:
+    """The hub's analyses judge with ``analyst`` (a factory the judging process calls) instead of the game's own."""
+    judging = hub.analyses.judging = Recording(analyst)
+    return judging
+
+
+def notes(table) -> set[str]:
+    return {line["note"] for line in table.match.analysis["moves"]}
 
 
 async def test_an_analysis_is_queued_then_kept_with_the_record(tmp_path, new_store):
@@ -116,12 +183,12 @@ async def test_a_person_has_a_few_analyses_a_day_and_games_in_play_none(tmp_path
 
 
 async def test_analyses_run_in_the_computer_players_pool_one_at_a_time_and_the_limits_refuse_in_one_line(
-    tmp_path, new_store, monkeypatch
+    tmp_path, new_store
 ):
     time = ManualTime()
     hub = Hub(new_store(), tmp_path / "records", analyses_per_day=1, max_analyses_waiting=1, time_source=time)
     gated = Gated()
-    analysed_by(monkeypatch, gated)
+    judging = judged_by(hub, gated.factory())
     for name in ("alice", "bob", "carol"):
         assert hub.store.claim(name, f"SHA256:{name}")
     try:
@@ -141,10 +208,14 @@ async def test_analyses_run_in_the_computer_players_pool_one_at_a_time_and_the_l
             "termgames: 1 analyses wait already, the most this server queues (--max-analyses-waiting): "
             "try again later\n"
         )
-        gated.release.set()
+        gated.open()
         await analysed(hub)
-        assert gated.threads and all(name.startswith("termgames-ai-") for name in gated.threads)
+        # Handed over by the computer players' threads, judged in one niced child process.
+        assert judging.threads and all(name.startswith("termgames-ai-") for name in judging.threads)
         assert one.match.analysis is not None and two.match.analysis is not None
+        child = judging.pid
+        assert child is not None and child != os.getpid()
+        assert notes(one) == notes(two) == {f"pid {child} nice 19"}
         tomorrow = run_command(hub, "alice", f"analyse {three.id}")
         assert tomorrow.status == 2 and tomorrow.stderr.count("\n") == 1 and "(--analyses-per-day)" in tomorrow.stderr
         time.advance(analyses.DAY)  # the hub's time: a day later, alice has her analysis of the day again
@@ -152,42 +223,110 @@ async def test_analyses_run_in_the_computer_players_pool_one_at_a_time_and_the_l
         await analysed(hub)
         assert three.match.analysis is not None
     finally:
-        gated.release.set()
+        gated.open()
         hub.close()
 
 
-class Thinking:
-    """An analyst that thinks until its deadline says stop, as the games' own do; says how it stopped."""
+class Stuck:
+    """An analyst (in the judging process) that never answers: only the stopping server ends its judgement."""
 
     unit = "cells"
 
-    def __init__(self) -> None:
-        self.judging = threading.Event()
-        self.left = threading.Event()
-        self.stopped_early = False
+    def __init__(self, judging: EventType) -> None:
+        self.judging = judging
 
     def judge(self, before, move, deadline):
         self.judging.set()
-        while not deadline.expired():
-            threading.Event().wait(0.001)  # a search's step
-        self.stopped_early = deadline.stopped
-        self.left.set()
-        return Judgement(played=0.0, best_value=0.0, best=None)
+        threading.Event().wait()
 
 
-async def test_a_stopping_server_stops_the_move_being_judged_and_keeps_nothing(tmp_path, new_store, monkeypatch):
+def stuck_analyst(judging: EventType, level: str, seed: int) -> Stuck:
+    return Stuck(judging)
+
+
+async def test_a_stopping_server_stops_the_move_being_judged_and_keeps_nothing(tmp_path, new_store):
     hub = Hub(new_store(), tmp_path / "records")
-    thinking = Thinking()
-    analysed_by(monkeypatch, thinking)
+    judging_now = SPAWN.Event()
+    judging = judged_by(hub, functools.partial(stuck_analyst, judging_now))
     assert hub.store.claim("alice", "SHA256:alice")
     table = finished_table(hub, 10)
     try:
         assert run_command(hub, "alice", f"analyse {table.id}").status == 3
-        await until_set(thinking.judging)
-        driving = hub.analyses.driving
+        assert await asyncio.to_thread(judging_now.wait, WAIT)
+        driving, child = hub.analyses.driving, judging._process
     finally:
         hub.close()
-    await until_set(thinking.left)
-    assert thinking.stopped_early  # stopped by the closing server, not by its 2 s deadline
-    assert driving is not None and driving.done()
+    assert child is not None and child.exitcode == -signal.SIGTERM  # terminated, not left running
+    await until_set(judging.left)  # the computer players' thread is free again
+    assert judging.outcomes == ["AnalysisCancelled"]
+    assert driving is not None
+    async with asyncio.timeout(WAIT):
+        await asyncio.wait([driving])
     assert table.match.analysis is None and not hub.analyses.jobs
+
+
+async def test_a_judging_process_killed_fails_its_analysis_in_one_line_and_the_next_starts_another(
+    tmp_path, new_store, caplog
+):
+    hub = Hub(new_store(), tmp_path / "records")
+    gated = Gated()
+    judging = judged_by(hub, gated.factory())
+    for name in ("alice", "bob"):
+        assert hub.store.claim(name, f"SHA256:{name}")
+    one, two = finished_table(hub, 11), finished_table(hub, 12)
+    try:
+        assert run_command(hub, "alice", f"analyse {one.id}").status == 3
+        assert await asyncio.to_thread(gated.judging.wait, WAIT)
+        killed = judging.pid
+        assert killed is not None
+        with caplog.at_level(logging.WARNING, logger="termgames.server"):
+            os.kill(killed, signal.SIGKILL)
+            await analysed(hub)
+        failed = [r.getMessage() for r in caplog.records if "analysis failed" in r.getMessage()]
+        ended = "JudgingFailed: the judging process ended (killed by SIGKILL)"
+        assert failed == [f"table {one.id}: analysis failed: {ended}"]
+        assert one.match.analysis is None
+        gated.open()
+        assert run_command(hub, "bob", f"analyse {two.id}").status == 3
+        await analysed(hub)
+        assert judging.pid not in (None, killed)
+        assert notes(two) == {f"pid {judging.pid} nice 19"}
+    finally:
+        gated.open()
+        hub.close()
+
+
+def test_the_judging_process_leaves_when_idle_and_the_next_judgement_starts_another(tmp_path, new_store):
+    hub = Hub(new_store(), tmp_path / "records")
+    table = finished_table(hub, 13)
+    hub.close()
+    release = SPAWN.Semaphore(1)
+    judging = Judging(functools.partial(gated_analyst, SPAWN.Event(), release), idle=0.2)
+    record = dumps(table.match)
+    try:
+        first = judging.judge(record, "easy", 0)
+        child = judging._process
+        assert child is not None
+        child.join(WAIT)  # it leaves by itself, idle
+        assert child.exitcode == 0
+        second = judging.judge(record, "easy", 1)
+        assert judging.pid != child.pid
+        assert first.note == f"pid {child.pid} nice 19" and second.note == f"pid {judging.pid} nice 19"
+    finally:
+        judging.close()
+    with pytest.raises(AnalysisCancelled):
+        judging.judge(record, "easy", 2)
+
+
+def test_a_judging_process_that_does_not_answer_is_stopped_and_its_judgement_fails(tmp_path, new_store):
+    hub = Hub(new_store(), tmp_path / "records")
+    table = finished_table(hub, 14)
+    hub.close()
+    judging_now = SPAWN.Event()
+    judging = Judging(functools.partial(stuck_analyst, judging_now), answer=1.0)
+    try:
+        with pytest.raises(JudgingFailed, match=r"^the judging process did not answer in 1 s: stopped$"):
+            judging.judge(dumps(table.match), "easy", 0)
+        assert judging.pid is None
+    finally:
+        judging.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import pytest
@@ -73,3 +74,14 @@ def test_shutting_the_pool_down_drops_the_background_tasks_waiting():
     busy.result(timeout=WAIT)
     with pytest.raises(RuntimeError):
         pool.lane(background=True).submit(lambda: "late")
+
+
+def test_a_pool_leaves_the_interpreters_switch_interval_alone():
+    # The analyses no longer think in the pool; the interval is serve's to set where it starts (server/run.py).
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)
+    try:
+        FairPool(1).shutdown()
+        assert sys.getswitchinterval() == 0.005
+    finally:
+        sys.setswitchinterval(before)

@@ -254,6 +254,34 @@ async def test_a_browser_spectator_of_a_mono_table_sees_no_hidden_board(tmp_path
             await page.context.close()
 
 
+async def test_a_browser_replays_a_finished_table_with_its_kept_analysis(tmp_path, browser):
+    """Issue 36, "the same in the browser": the lobby's replay of an analysed table shows the analysis."""
+    from termgames.match import Seat
+
+    async with web_server(tmp_path) as server:
+        hub = server.hub
+        table = hub.create_table("copolymer", {"size": 3}, [Seat(name="alice"), Seat(name="bob")], "alice", seed=5)
+        rng = random.Random(5)
+        while not table.over:
+            seat = table.match.view(None).to_move[0]
+            table.play(seat, table.match.state.random_move(seat, rng))
+        assert run_command(hub, "bob", f"analyse {table.id} --level easy").status == 3  # queued
+        async with asyncio.timeout(120):
+            await hub.analyses.driving
+        assert table.match.analysis is not None
+        context = await browser.new_context(viewport={"width": 1280, "height": 800})
+        page = await context.new_page()
+        await page.goto(link_for(server))
+        await wait_for_text(page, "signed in as alice")
+        await page.click(".xterm-screen")
+        await page.keyboard.press("Enter")  # her finished table, first in her lobby: its replay
+        await wait_for_text(page, "Analysis at level easy", "m/M Mistake")
+        await page.keyboard.press("m")
+        text = await wait_for_text(page, "loses")  # the next marked move's line: how much it lost
+        assert re.search(r"(inaccuracy|mistake|blunder): loses \d", text)
+        await context.close()
+
+
 # -- limits and signing out -------------------------------------------------------------------------------------
 
 

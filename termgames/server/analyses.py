@@ -7,6 +7,12 @@ and more), so a stranger must not be able to keep the server's processors busy w
   (:class:`~.pool.FairPool`) by its background lane, one move's judgement a task; a worker takes it only when
   no table's computer player has a turn waiting, so a computer turn waits at most one move's judgement (its
   2 s deadline at most), and the analyses use no thread of their own (``--ai-threads`` counts them all);
+* **judged in a niced child process**: the task hands the move (the record's text, the level, the move's
+  index) to the server's judging process (:mod:`.judging`: started by the first analysis, at niceness 19,
+  gone after a minute idle) and waits for its answer without holding the interpreter's lock, so the event
+  loop never waits for an analysis and the screens' redraws go on as fast as without one
+  (docs/benchmarks.md); a judging process that dies fails its analysis in one log line, and the next
+  analysis starts another;
 * **one at a time on the server**: the analyses wait in one queue and run one after the other, so they take
   one worker at most whatever their number;
 * **one at a time per person**: a person (a key; every guest of one address together) has at most one
@@ -18,8 +24,8 @@ and more), so a stranger must not be able to keep the server's processors busy w
 
 The command answers at once: the analysis when it is kept, else that it is queued (or running, with how far
 it has come); the player asks again for the result.  Only finished tables are analysed (a game in play would
-tell whoever asks what its seats hold).  When the server stops, the move being judged stops at once (its
-deadline is stopped) and the queue is dropped.
+tell whoever asks what its seats hold).  When the server stops, the move being judged stops at once (the
+judging process is terminated) and the queue is dropped: nothing of it is kept.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from ..match import Match
 from ..records import dumps, loads
 from ..rules import RuleError
 from .config import ServerConfig
+from .judging import Judging
 from .logs import error_line
 from .pool import FairPool
 from .stores.interface import StoreError, TableStore
@@ -84,6 +91,8 @@ class Analyses:
 
     def __post_init__(self) -> None:
         self._lane = self.hub.executor.lane(background=True)
+        #: The child process that makes the judgements the lane's tasks wait for.
+        self.judging = Judging()
         self._waiting: deque[tuple[Job, LiveTable, Match]] = deque()
         self._running: MatchAnalysis | None = None
         self._stopping = False
@@ -95,6 +104,7 @@ class Analyses:
         self._waiting.clear()
         if self._running is not None:
             self._running.stop()
+        self.judging.close()
         if self.driving is not None and not self.driving.done():
             self.driving.cancel()
 
@@ -165,14 +175,17 @@ class Analyses:
     async def _run(self, job: Job, match: Match) -> Analysis:
         loop = asyncio.get_running_loop()
         job.running = True
-        # Made in the pool too: the first analysis of a game imports its analyst.
+        # Made in the pool too: the first analysis of a game imports its analyst (its unit, its levels).
         steps: MatchAnalysis = await loop.run_in_executor(self._lane, MatchAnalysis, match, job.level)
         self._running = steps
         job.done, job.total = 0, steps.total
+        record = dumps(match)  # what the judging process reads the match from: plain text
         while not steps.finished:
             if self._stopping:
                 raise AnalysisCancelled("the server is stopping")
-            await loop.run_in_executor(self._lane, steps.step)
+            # The lane's task waits in its thread for the child's judgement, holding no lock the loop needs.
+            judgement = await loop.run_in_executor(self._lane, self.judging.judge, record, steps.level, steps.done)
+            steps.add(judgement)
             job.done = steps.done
         return steps.result()
 

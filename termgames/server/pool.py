@@ -11,29 +11,26 @@ A *background* lane (``lane(background=True)``: the server's analyses) is served
 only when no ordinary lane has a task waiting: a computer turn that arrives
 while a background task runs waits at most for that one task (an analysis
 submits one move's judgement at a time, at most its 2 s deadline), and none
-waits behind a queue of them.  The workers are never niced: a thread lowers
-its own priority for good (raising it back needs privilege), and every worker
-also thinks for the computer players.
+waits behind a queue of them.  An analysis's task only waits: the judgement is
+made in a niced child process (:mod:`.judging`), so the worker holds no lock the
+loop needs meanwhile.  The workers are never niced: a thread lowers its own
+priority for good (raising it back needs privilege), and every worker also
+thinks for the computer players.
 
-The workers think in Python, so while one thinks the loop shares the
-interpreter's lock with it: a pool makes the interpreter hand the lock over
-every :data:`SWITCH_INTERVAL` (0.5 ms) instead of Python's 5 ms, so each time
-the loop comes back from a socket it waits for the lock a tenth as long (with an
-analysis running, 60 screens' move latency at the 95th percentile went from
-about 215 ms to 110-125; see docs/benchmarks.md).
+The computer players think in the workers, in Python, so while one thinks the
+loop shares the interpreter's lock with it; ``termgames serve`` makes the
+interpreter hand the lock over every 0.5 ms instead of Python's 5 ms
+(``SWITCH_INTERVAL`` in :mod:`.run`; see docs/benchmarks.md), process-wide, at
+start-up rather than here.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
-
-#: Seconds a thread keeps the interpreter's lock when another thread (the loop) asks for it.
-SWITCH_INTERVAL = 0.0005
 
 
 class Lane(Executor):
@@ -59,7 +56,6 @@ class FairPool:
     def __init__(self, workers: int = 2, name: str = "termgames-ai") -> None:
         if workers < 1:
             raise ValueError("a pool needs at least one worker")
-        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))  # process-wide: never raised
         # Lanes with work and no task running, in the order they get served: the ordinary ones, then the others.
         self._ready: deque[Lane] = deque()
         self._background: deque[Lane] = deque()

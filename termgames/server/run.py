@@ -35,6 +35,10 @@ RESTART_DELAY = 1.0
 EXIT_USAGE = 2
 #: Seconds the workers get to stop before they are killed.
 STOP_GRACE = 10.0
+#: Seconds a thread keeps the interpreter's lock when another (the loop) asks for it: Python's 5 ms made the
+#: loop wait up to 5 ms each time it came back from a socket while a computer player thought in a pool thread
+#: (docs/benchmarks.md, "Analyses on the server": the same wait when analyses were judged in the pool).
+SWITCH_INTERVAL = 0.0005
 
 
 def default_data_dir() -> Path:
@@ -54,6 +58,7 @@ def serve_forever(config: ServerConfig, *, mail: MailConfig | None = None, web: 
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     folder = config.data or default_data_dir()
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))  # process-wide: this process serves
     if config.host not in LOOPBACK and not config.reuse_port:
         print(
             f"termgames: warning: listening on {config.host}, not loopback: anyone who can reach this port can play, "
