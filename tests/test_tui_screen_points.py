@@ -141,6 +141,16 @@ def monad_app(tmp_path, options=None) -> TermgamesApp:
     return TermgamesApp(saves_dir=tmp_path, launch=Launch("play", match=match, save_path=None))
 
 
+async def computer_done(pilot, screen) -> None:
+    """Until the computer seat has given its commands for the turn (bounded: a stuck one fails the test)."""
+    for _ in range(400):
+        if not screen.table.thinking:
+            break
+        await pilot.pause(0.05)
+    assert not screen.table.thinking
+    await settle(pilot, 2)
+
+
 def area_lines(app) -> list[str]:
     """The map's area as the player sees it."""
     area = app.screen.query_one("#board-area").region
@@ -177,6 +187,7 @@ async def test_monads_cursor_line_is_whole_at_50x20(tmp_path):
     async with app.run_test(size=(50, 20)) as pilot:
         await settle(pilot, 5)
         screen = app.screen
+        await computer_done(pilot, screen)  # its commands, once in, draw the map from the view again
         screen.monad_board.cell(1, 1).update(hive="me", production=12, owner="me", units=1500, resources=40)
         screen.update_panel()
         await settle(pilot, 2)
