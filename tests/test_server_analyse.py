@@ -9,6 +9,7 @@ import logging
 import multiprocessing
 import os
 import random
+import resource
 import signal
 import threading
 from multiprocessing.synchronize import Event as EventType
@@ -73,6 +74,19 @@ class GatedAnalyst:
 
 def where() -> str:
     return f"pid {os.getpid()} nice {os.getpriority(os.PRIO_PROCESS, 0)}"
+
+
+class MemoryReporter:
+    """An analyst whose note is the address space its process may take."""
+
+    unit = "cells"
+
+    def judge(self, before, move, deadline):
+        return Judgement(played=0.0, best_value=0.0, best=None, note=str(resource.getrlimit(resource.RLIMIT_AS)[0]))
+
+
+def memory_reporter(level: str, seed: int) -> MemoryReporter:
+    return MemoryReporter()
 
 
 def gated_analyst(judging: EventType, release: SemaphoreType, level: str, seed: int) -> GatedAnalyst:
@@ -328,5 +342,19 @@ def test_a_judging_process_that_does_not_answer_is_stopped_and_its_judgement_fai
         with pytest.raises(JudgingFailed, match=r"^the judging process did not answer in 1 s: stopped$"):
             judging.judge(dumps(table.match), "easy", 0)
         assert judging.pid is None
+    finally:
+        judging.close()
+
+
+def test_the_judging_process_is_bounded_in_memory(tmp_path, new_store):
+    from termgames.server.judging import MEMORY_BYTES
+
+    hub = Hub(new_store(), tmp_path / "records")
+    table = finished_table(hub, 17)
+    hub.close()
+    judging = Judging(memory_reporter, idle=5.0)
+    try:
+        judged = judging.judge(dumps(table.match), "easy", 0)
+        assert judged.note == str(MEMORY_BYTES) and MEMORY_BYTES < 4 << 30
     finally:
         judging.close()

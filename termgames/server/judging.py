@@ -16,15 +16,20 @@ computer turn, but its processor time is the child's, at niceness 19.
   instead of reading the record again.  It judges from the mover's view, as every analysis does.
 * **Stopped at once**: :meth:`Judging.close` (the server stopping) terminates the child; the move it was
   judging is lost, and its caller gets :class:`~termgames.analysis_run.AnalysisCancelled`.
+* **Bounded in memory**: the child's address space is limited to :data:`MEMORY_BYTES` (an analyst that
+  would grow past it fails that move's judgement with ``MemoryError``, and the analysis with it), so a
+  stranger's analysis cannot take the machine's memory.
 * **A child that dies** (killed, out of memory) fails the judgement being made with :class:`JudgingFailed`
   (one line: the analysis is logged as failed), and the next judgement starts a new child.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
+import resource
 import signal
 import threading
 from collections.abc import Callable
@@ -43,6 +48,9 @@ log = logging.getLogger("termgames.server")
 IDLE_SECONDS = 60.0
 #: The judging process's niceness: the lowest priority there is.
 NICENESS = 19
+#: The judging process's address space at most (its interpreter takes about 100 MB of it; an analyst's
+#: 2-second search, MonUnrail's exact solver included, stays well under the rest).
+MEMORY_BYTES = 2 << 30
 #: Seconds :meth:`Judging.close` waits for a terminated child before it kills it.
 STOP_SECONDS = 2.0
 #: Seconds a judgement may take, the child's start included, before the child is taken for stuck and killed:
@@ -64,6 +72,8 @@ def judging_process(requests: Connection, analyst: AnalystFactory | None, idle: 
     """The child: judges each move it is sent, keeping the last match, until it is idle for ``idle`` seconds
     or the server's end of the pipe closes."""
     os.setpriority(os.PRIO_PROCESS, 0, NICENESS)
+    with contextlib.suppress(ValueError, OSError):  # (a hard limit already lower stays as it is)
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C at the server's terminal is the server's to handle
     kept: tuple[str, str] | None = None
     steps: MatchAnalysis | None = None
