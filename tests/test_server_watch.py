@@ -222,3 +222,42 @@ async def test_a_notice_or_a_resize_wakes_a_follower_from_sign_in_at_the_table(t
         w3.process.change_terminal_size(110, 32)
         await until(lambda: other.app is not None and not groups.following(other))
         await until(lambda: "you are watching" in w3.text() and other.size == (110, 32))
+
+
+async def test_the_lobbys_watch_of_a_table_drawn_for_her_look_follows_at_once_without_its_screen(
+    tmp_path, keys, apps_built, monkeypatch
+):
+    from sshterm import connect
+
+    shown: list[str] = []  # whose apps built a table's screen, in order
+    show = ServeApp._show_table
+
+    def counted(self, shared) -> None:
+        shown.append(self.player)
+        show(self, shared)
+
+    monkeypatch.setattr(ServeApp, "_show_table", counted)
+    async with mono_table_watched(tmp_path, keys, {"w1": 100, "w2": 100}) as (groups, sessions, terminals):
+        _alice, _bob, w1, _w2 = terminals
+        server = sessions["w1"].service
+        w3 = await connect(server.port, "w3", keys["w3"], width=100)
+        terminals.append(w3)
+        await w3.wait_for("Being played")
+        assert apps_built[-1] == "w3"
+        session = sessions_of(server)["w3"]
+        lobby_app = session.app
+        await w3.press("w")
+        await w3.wait_for("you are watching")
+        await until(lambda: session.app is None)  # her lobby's app went
+        assert "w3" not in shown  # no table screen built in it
+        assert groups.followers(sessions["w1"]) == [sessions["w2"], session]
+        assert "w3" in server.hub.table(1).spectators()
+        await until(lambda: cells(w3) == cells(w1))
+
+        # As any follower: her key builds her app at the table.
+        await w3.press("q")
+        await w3.wait_for("Leave the table?")
+        assert apps_built[-1] == "w3" and session.app is not None and session.app is not lobby_app
+        assert shown[-1] == "w3"  # her new app's, at the table
+        await w3.press("n")
+        await w3.wait_for("you are watching")

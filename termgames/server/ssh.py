@@ -316,6 +316,7 @@ class GameSession(asyncssh.SSHServerSession):
                 # Textual only calls driver_class: a partial with the session stands in for the class.
                 app.driver_class = partial(ChannelDriver, session=self)  # type: ignore[assignment]  # see above
                 app.watching = partial(self._app_watching, app)
+                app.follow_at_once = partial(self._follow_from_lobby, app)
                 self.app = app
                 try:
                     await app.run_async(size=self.size)
@@ -467,6 +468,35 @@ class GameSession(asyncssh.SSHServerSession):
         if groups.look_of(self) == look:
             return  # built again to draw for the group it is in
         groups.join(self, look)
+
+    def _follow_from_lobby(self, app: Any, table_id: int) -> bool:
+        """The lobby's watch of a table whose spectators of her look are drawn already: she follows them at once,
+        as ``watch TABLE`` from sign-in does, and her app goes before it builds the table's screen (it would
+        draw one frame and be torn down, the cost of a sign-in for nothing).  False: the app opens the table."""
+        from .ui.app import open_place
+
+        if app is not self.app or self._asleep or self._stopping:
+            return False
+        hub = self.service.hub
+        live = hub.tables.get(table_id)
+        if live is None or live.over or live.seat_of(self.player) is not None:
+            return False  # (a seat's screen is hers alone, never a group's)
+        look = self._group_look(table_id, app.ascii, app.palette, app.theme)
+        groups = self.service.spectator_groups
+        if not groups.drawn(look):
+            return False
+        try:
+            place = open_place(hub, table_id, self.player, watch=True, owner=self.owner)
+        except (RuleError, LookupError):
+            return False  # the app opens it, and says why it cannot
+        place.keep()  # no screen shows it yet: the app that wakes her will
+        self._place = place
+        self._look = (app.ascii, app.palette, app.theme, set(app.muted))
+        self._sleep()
+        self.service.hub.notices.detach(self.player, app.player_notice)
+        groups.join(self, look)  # the leader sends her terminal its whole screen
+        app.exit()
+        return True
 
     def _group_look(self, table_id: int, ascii: bool, palette: str, theme: str) -> tuple[object, ...]:
         """Spectators of a table whose screens are drawn alike: the same size, ASCII mode, palette and theme."""

@@ -151,6 +151,9 @@ class ServeApp(ServeHost):
         #: The SSH session's hook: this app shows a table to its spectator (a table id), or no longer (None).
         #: Spectators of one table whose terminals look alike are drawn once (drawing.py).
         self.watching: Callable[[int | None], None] = lambda table_id: None
+        #: The SSH session's hook: watch this table by following the spectators of her look drawn there already
+        #: (True: she does, and this app is let go before it builds the table's screen; see drawing.py).
+        self.follow_at_once: Callable[[int], bool] = lambda table_id: False
         #: Another spectator's app draws this terminal: table news waits until this one draws itself again.
         self.following = False
         #: Players (folded names) whose chat lines this player hid at her screen, at every table of her visit.
@@ -302,6 +305,8 @@ class ServeApp(ServeHost):
     # -- tables --------------------------------------------------------------------
 
     def open_table(self, table_id: int, watch: bool = False) -> None:
+        if watch and not self.tables and self.follow_at_once(table_id):
+            return  # the spectators of her look are drawn already: her terminal follows theirs, this app goes
         try:
             shared = open_place(
                 self.hub, table_id, self.player, watch=watch, owner=self.owner, received=self.input_received
