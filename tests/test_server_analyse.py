@@ -358,3 +358,23 @@ def test_the_judging_process_is_bounded_in_memory(tmp_path, new_store):
         assert judged.note == str(MEMORY_BYTES) and MEMORY_BYTES < 4 << 30
     finally:
         judging.close()
+
+
+async def test_a_second_person_asking_for_an_analysis_under_way_shares_it_at_no_cost(tmp_path, new_store):
+    hub = Hub(new_store(), tmp_path / "records", analyses_per_day=1)
+    for name in ("alice", "bob"):
+        assert hub.store.claim(name, f"SHA256:{name}")
+    try:
+        table = finished_table(hub, 21)
+        assert run_command(hub, "alice", f"analyse {table.id} --level easy").status == 3
+        shared = run_command(hub, "bob", f"analyse {table.id} --level easy")
+        assert shared.status == 3 and f"table {table.id} is queued for analysis at level easy" in shared.stderr
+        assert len(hub.analyses.jobs) == 1  # one analysis of it, not two
+        await analysed(hub)
+        assert run_command(hub, "bob", f"analyse {table.id} --level easy --json").status == 0
+        # His day's one analysis is still his to ask for.
+        other = finished_table(hub, 22)
+        assert run_command(hub, "bob", f"analyse {other.id} --level easy").status == 3
+        await analysed(hub)
+    finally:
+        hub.close()

@@ -130,6 +130,10 @@ class Analyses:
             raise RuleError(
                 f"your analysis of table {job.table_id} comes first: one analysis at a time for each person"
             )
+        for other in self.jobs.values():
+            if other.table_id == table.id and other.level == chosen:
+                # Another's analysis of this game at this level, under way: hers as well once kept, at no cost.
+                return None, self._progress_line(other)
         now = self.clock()
         recent = self.started.setdefault(owner, deque())
         while recent and recent[0] <= now - DAY:
