@@ -106,3 +106,27 @@ async def connect(
 async def command(port: int, name: str, key: asyncssh.SSHKey, line: str) -> asyncssh.SSHCompletedProcess:
     async with asyncssh.connect("127.0.0.1", port, username=name, client_keys=[key], known_hosts=None) as conn:
         return await conn.run(line, check=False)
+
+
+def input_counter(server, name: str) -> list[int]:
+    """From now on, the bytes the server's screens of ``name`` receive from their clients (``counted[0]``):
+    what a test waits for instead of a fixed time when its keys must be in the server's hands."""
+    counted = [0]
+    for session in [session for session in server.sessions if session.player == name]:
+        receive = session.data_received
+
+        def counting(data, datatype, receive=receive) -> None:
+            counted[0] += len(data)
+            receive(data, datatype)
+
+        session.data_received = counting
+    return counted
+
+
+async def until_received(counted: list[int], size: int, timeout: float = 20.0) -> None:
+    """Until ``counted`` (see :func:`input_counter`) reaches ``size`` bytes; AssertionError after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while counted[0] < size:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the server received {counted[0]} of {size} bytes")
+        await asyncio.sleep(0.02)

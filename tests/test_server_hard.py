@@ -10,7 +10,7 @@ import stat
 import asyncssh
 import pytest
 from hubkit import until
-from sshterm import command, connect
+from sshterm import command, connect, input_counter, until_received
 
 from termgames.match import Seat
 from termgames.rules import RuleError
@@ -124,13 +124,15 @@ def test_open_tables_per_player_and_in_total_are_limited_with_a_clear_refusal(tm
         hub.store.close()
 
 
-async def flood_and_time_a_command(port: int, keys, size: int = 200_000) -> float:
+async def flood_and_time_a_command(server, keys, size: int = 200_000) -> float:
     """Mallory floods her lobby with ``size`` bytes of keys; the seconds alice's ``tables`` takes meanwhile."""
+    port = server.port
     flooder = await connect(port, "mallory", keys["mallory"])
     await flooder.wait_for("signed in as mallory")
+    counted = input_counter(server, "mallory")
     burst = (b"j" * 50 + b"k" * 50 + b"\x1b[B" * 20 + b"\x1b[A" * 20) * (size // 220 + 1)
     flooder.process.stdin.write(burst[:size])
-    await asyncio.sleep(0.3)  # the flood is in the server's hands
+    await until_received(counted, min(size, 16_384))  # the flood is in the server's hands
     started = asyncio.get_running_loop().time()
     result = await command(port, "alice", keys["alice"], "tables")
     took = asyncio.get_running_loop().time() - started
@@ -142,7 +144,7 @@ async def flood_and_time_a_command(port: int, keys, size: int = 200_000) -> floa
 async def test_one_players_keystroke_flood_does_not_stall_another_players_command(tmp_path, keys):
     server = await start_server(tmp_path, "127.0.0.1", 0)
     try:
-        took = await flood_and_time_a_command(server.port, keys)
+        took = await flood_and_time_a_command(server, keys)
         # bench/hostile.py --flood prints the figure; this bound is generous (it was 6 to 24 s).
         assert took < 3.0, f"tables took {took:.1f} s during the flood"
     finally:

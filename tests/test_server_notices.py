@@ -341,7 +341,9 @@ async def test_confirmation_mails_are_throttled_per_person_and_per_mailbox(tmp_p
     same_box = run_command(hub, "carol", "notify --email other@example.org", owner="key:C")
     assert same_box.status == 0 and "no new one goes meanwhile" in same_box.stdout
     await until(lambda: len(kept.mails) == 2)
-    await asyncio.sleep(0.2)
+    # The mailer sends one mail at a time, in the order handed over: once this no-op has run, any third mail
+    # handed over above would have been sent.
+    await asyncio.wrap_future(hub.notices.mailer._pool.submit(lambda: None))
     assert len(kept.mails) == 2
 
 
@@ -702,7 +704,10 @@ async def test_over_ssh_the_bell_and_osc_9_reach_her_terminal_and_no_one_watchin
         osc = b"\x1b]9;termgames: Your move at table #1, Copolymer (bob moved)\x07"
         assert osc in alice.raw
         assert alice.raw.replace(osc, b"").count(b"\x07") >= 1  # the bell, besides the notification's end
-        await asyncio.sleep(0.5)
+        # A move at the table erin watches, after alice's notice: once erin's screen shows it, whatever was sent
+        # down her channel before it has arrived.
+        assert (await command(port, "carol", keys["carol"], "move 2 A1")).exit_status == 0
+        await erin.wait_for("carol claimed A1")
         assert b"Your move" not in bytes(erin.raw[erin_before:]) and b"\x1b]9;" not in erin.raw
         assert "Your move" not in erin.text() and "carol  vs  dave" in erin.text()
         assert not server.spectator_groups.followers(sessions["alice"])  # she draws for herself from now on

@@ -83,7 +83,10 @@ async def test_two_servers_accepting_the_same_ply_end_with_exactly_one_move(serv
         at_b.play(0, "B2")
     assert [m.move for m in at_b.match.moves] == ["A1"]  # the loser's board shows the winner's move
     assert ("moved", "") in alice_at_b.events
-    await asyncio.sleep(0.2)  # a's own news arrives late at b: nothing is played twice
+    # a's own news of the move arrives late at b: nothing is played twice.  News comes in the order it was
+    # sent, so a chat line a says after the move reaching b means the move's news has reached b too.
+    table.say("alice", "after my move")
+    await until(lambda: ("alice", "after my move") in at_b.chat)
     assert [m.move for m in at_b.match.moves] == ["A1"] and [m.move for m in table.match.moves] == ["A1"]
     assert [m.move for m in a.store.moves_from(table.id, 0)] == ["A1"]
 

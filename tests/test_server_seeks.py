@@ -3,7 +3,6 @@ sharing one PostgreSQL, and the commands over real SSH clients."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 
@@ -14,6 +13,7 @@ from sshterm import command, connect
 
 from termgames.clock import ClockSpec
 from termgames.games import GAMES
+from termgames.match import Seat
 from termgames.rules import RuleError
 from termgames.server.commands import run_command
 from termgames.server.hub import Hub
@@ -259,8 +259,12 @@ async def test_seeks_made_at_two_servers_meet(pg_url, tmp_path):
         assert b.seeks.seek("bob", name_owner("bob"), "copolymer", {"size": 5}, clock=DAYS).table is None
         b.seeks.current = original
         await until(lambda: any(not t.over for t in a.tables.values()) and any(not t.over for t in b.tables.values()))
-        await asyncio.sleep(0.3)  # both servers heard the news: still exactly one table
-        open_tables = {t.id for t in a.tables.values()} | {t.id for t in b.tables.values()}
+        # Each server's news reaches the other in the order it was sent: once a table each makes afterwards has
+        # reached the other, so has all the seeks' news.  Still exactly one table of theirs.
+        marks = [server.create_table("copolymer", {"size": 5}, [Seat(name="dan"), Seat(name="eve")], "dan").id
+                 for server in (a, b)]
+        await until(lambda: all(mark in a.tables and mark in b.tables for mark in marks))
+        open_tables = ({t.id for t in a.tables.values()} | {t.id for t in b.tables.values()}) - set(marks)
         assert len(open_tables) == 1
         assert a.store.seeks() == []
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 from hubkit import until
-from sshterm import command, connect
+from sshterm import command, connect, input_counter, until_received
 
 from termgames.server.input_budget import MAX_SIZE
 from termgames.server.ssh import HOST_KEY_NAME, start_server
@@ -159,8 +159,10 @@ async def test_drop_reconnect_restart_and_a_correspondence_move(tmp_path, keys, 
 
         # Garbage and a connection lost mid-frame hurt nobody else.
         # (No letters: those are keys, and q then y would really leave the table.)
-        bob.process.stdin.write(bytes(range(0x80, 0x100)) + b"\x00\x01\x1b[999;999R\x1b[<0;1;1M\x1b[\x1bO\xc3\x28")
-        await asyncio.sleep(0.2)
+        garbage = bytes(range(0x80, 0x100)) + b"\x00\x01\x1b[999;999R\x1b[<0;1;1M\x1b[\x1bO\xc3\x28"
+        counted = input_counter(server, "bob")
+        bob.process.stdin.write(garbage)
+        await until_received(counted, len(garbage))
         await bob.close()
         await alice.wait_for("○ bob away")
 
@@ -320,7 +322,7 @@ async def test_a_server_closing_with_players_at_a_table_stores_their_leaving_fir
         caplog.clear()
         with caplog.at_level("ERROR", logger="termgames"):
             await server.close()
-            await asyncio.sleep(1)  # anything the closing apps still do, after the store closed, is logged by now
+            await until(lambda: not server.sessions)  # every app ended: what it did after the store closed is logged
         assert not [record.getMessage() for record in caplog.records if "not stored" in record.getMessage()]
     finally:
         if alice is not None:
