@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import pytest_asyncio
 
 
 @pytest.fixture(autouse=True)
@@ -90,3 +91,18 @@ def relay():
         yield MailConfig("127.0.0.1", controller.port, "games@example.org"), kept
     finally:
         controller.stop()
+
+
+# -- a real browser ------------------------------------------------------------------------------------------
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def browser():
+    """Debian's Chromium driven by Playwright (async), one for a test module's browser tests."""
+    from webtools import CHROMIUM, CHROMIUM_ARGS
+
+    async_api = pytest.importorskip("playwright.async_api", reason="the browser tests need playwright (the test extra)")
+    async with async_api.async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        await chromium.close()

@@ -10,8 +10,7 @@ import asyncio
 import time
 
 import pytest
-import pytest_asyncio
-from webtools import CHROMIUM, CHROMIUM_ARGS, link_for, skip_without_chromium
+from webtools import link_for, skip_without_chromium
 
 from termgames.match import Seat
 from termgames.server.ssh import start_server
@@ -21,14 +20,6 @@ skip_without_chromium()
 async_api = pytest.importorskip("playwright.async_api", reason="the browser tests need playwright (the test extra)")
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def browser():
-    async with async_api.async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        await chromium.close()
 
 
 async def serve(folder, ssh_port: int = 0, web_port: int = 0):

@@ -16,10 +16,9 @@ from datetime import UTC, datetime
 
 import asyncssh
 import pytest
-import pytest_asyncio
 from sshterm import command, connect
 from test_server_ssh import ALICE_LAYOUT, ANSI, BOB_LAYOUT, board_rows
-from webtools import CHROMIUM, CHROMIUM_ARGS, link_for, skip_without_chromium, web_server
+from webtools import link_for, skip_without_chromium, web_server
 
 from termgames.server.commands import run_command
 from termgames.server.stores.interface import WebPass
@@ -30,14 +29,6 @@ async_api = pytest.importorskip("playwright.async_api", reason="the browser test
 
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def browser():
-    async with async_api.async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        await chromium.close()
 
 
 @pytest.fixture
