@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -84,3 +85,43 @@ def write_atomically(
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+class FileRefused(Exception):
+    """A file :func:`read_regular` does not read, and why, in a few words (no such file, a folder, a FIFO, too
+    large, what the system said)."""
+
+
+def read_regular(path: str | os.PathLike[str], limit: int, what: str = "regular file") -> bytes:
+    """The bytes of the regular file at ``path`` (a symlink to one is fine), of at most ``limit`` bytes; else
+    :class:`FileRefused`.  ``what``: the kind of file a folder is not ("record", ...).
+
+    A FIFO, a device (``/dev/zero``) or a folder is refused at once: the file is opened without blocking and
+    checked before anything is read, and never more than the limit is read (a file that grows meanwhile too).
+    """
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise FileRefused("no such file") from None
+    except IsADirectoryError:
+        raise FileRefused(f"is a folder, not a {what}") from None
+    except OSError as error:
+        raise FileRefused(error.strerror or str(error)) from None
+    try:
+        info = os.fstat(handle)
+        if stat.S_ISDIR(info.st_mode):
+            raise FileRefused(f"is a folder, not a {what}")
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused("not a regular file")
+        if info.st_size > limit:
+            raise FileRefused(f"too large ({info.st_size} bytes; termgames reads at most {limit})")
+        os.set_blocking(handle, True)
+        with os.fdopen(handle, "rb", closefd=False) as stream:
+            raw = stream.read(limit + 1)
+    except OSError as error:
+        raise FileRefused(error.strerror or str(error)) from None
+    finally:
+        os.close(handle)
+    if len(raw) > limit:  # it grew while it was read
+        raise FileRefused(f"too large (termgames reads at most {limit} bytes)")
+    return raw

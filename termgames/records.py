@@ -20,7 +20,7 @@ from typing import Any
 
 from .clock import Clocks, ClockSpec
 from .match import AI, HUMAN, Flag, Match, MoveRecord, Seat
-from .paths import bundled_saves, write_atomically
+from .paths import FileRefused, bundled_saves, read_regular, write_atomically
 from .rules import RuleError, get_game
 from .rules.numbers import exact_number
 from .untrusted import printable, quoted, shorten_quotes
@@ -312,38 +312,12 @@ def loads(text: str) -> Match:
 
 def read_bytes(path: str | os.PathLike[str], limit: int = MAX_RECORD_BYTES) -> bytes:
     """The bytes of the record at ``path``: a regular file (a symlink to one is fine) of at most ``limit``
-    bytes (:data:`MAX_RECORD_BYTES`).
-
-    A FIFO, a device (``/dev/zero``) or a folder is refused at once with :class:`RecordError`: the file is
-    opened without blocking and checked before anything is read, and never more than the cap is read.
-    """
-    file = Path(path)
+    bytes (:data:`MAX_RECORD_BYTES`); a FIFO, a device or a folder is refused at once with :class:`RecordError`
+    (see :func:`~termgames.paths.read_regular`)."""
     try:
-        handle = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise RecordError(f"{file}: no such file") from None
-    except IsADirectoryError:
-        raise RecordError(f"{file}: is a folder, not a record") from None
-    except OSError as error:
-        raise RecordError(f"{file}: {error.strerror or error}") from None
-    try:
-        info = os.fstat(handle)
-        if stat.S_ISDIR(info.st_mode):
-            raise RecordError(f"{file}: is a folder, not a record")
-        if not stat.S_ISREG(info.st_mode):
-            raise RecordError(f"{file}: not a regular file")
-        if info.st_size > limit:
-            raise RecordError(f"{file}: too large ({info.st_size} bytes; termgames reads at most {limit})")
-        os.set_blocking(handle, True)
-        with os.fdopen(handle, "rb", closefd=False) as stream:
-            raw = stream.read(limit + 1)
-    except OSError as error:
-        raise RecordError(f"{file}: {error.strerror or error}") from None
-    finally:
-        os.close(handle)
-    if len(raw) > limit:  # it grew while we read it
-        raise RecordError(f"{file}: too large (termgames reads at most {limit} bytes)")
-    return raw
+        return read_regular(path, limit, what="record")
+    except FileRefused as why:
+        raise RecordError(f"{Path(path)}: {why}") from None
 
 
 def load(path: str | os.PathLike[str]) -> Match:

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
-import os
-import stat
 import types
 import typing
 from collections.abc import Mapping
@@ -34,6 +32,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..paths import FileRefused, read_regular
 from . import limits
 
 #: The environment variables' prefix.
@@ -385,22 +384,9 @@ def _from_file_value(setting: Setting, kind: Any, value: Any, source: str) -> An
 def read_file(path: Path) -> dict[str, Any]:
     """The settings a TOML config file gives, by field name; ConfigError (one line) for a file that is none."""
     try:
-        # Opened without blocking and checked before it is read: a FIFO or a device is refused, not waited on.
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        raise ConfigError(f"--config {path}: {error.strerror or error}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            raise ConfigError(f"--config {path}: not a regular file")
-        os.set_blocking(handle, True)
-        with os.fdopen(handle, "rb", closefd=False) as stream:
-            raw = stream.read(MAX_CONFIG_BYTES + 1)
-    except OSError as error:
-        raise ConfigError(f"--config {path}: {error.strerror or error}") from None
-    finally:
-        os.close(handle)
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"--config {path}: more than {MAX_CONFIG_BYTES // 1024} kB: not a config file")
+        raw = read_regular(path, MAX_CONFIG_BYTES)
+    except FileRefused as why:
+        raise ConfigError(f"--config {path}: {why}") from None
     import tomllib  # here: every termgames command's start would pay for the TOML parser
 
     try:
