@@ -47,3 +47,12 @@ class Analyst(Protocol):
         """Value ``move``, played by ``before.viewer`` in the position ``before`` shows, against the best move
         found there within ``deadline``."""
         ...
+
+
+def mover(before: View) -> int:
+    """The seat whose move is judged: the viewer of ``before``, which must be one of the seats to move (an
+    analyst values a move by what its player could know then); ValueError otherwise."""
+    me = before.viewer
+    if me is None or me < 0 or me not in before.to_move:
+        raise ValueError("a move is judged from the view of the seat that played it")
+    return me

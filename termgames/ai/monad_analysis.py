@@ -34,7 +34,7 @@ from ..rules.monad.board import HIVE_COST, UNIT_COST, Board, outcome
 from ..rules.monad.notation import Command, format_commands, parse_commands
 from ..rules.monad.turn import resolve_turn
 from .budget import SEARCH_SHARE, Deadline
-from .judgement import Judgement
+from .judgement import Judgement, mover
 from .monad.strategies import STRATEGIES
 
 UNIT = "units"
@@ -80,9 +80,7 @@ class MonadAnalyst:
     def judge(self, before: View, move: str, deadline: Deadline) -> Judgement:
         if not isinstance(before, MonadView) or before.board is None:
             raise ValueError("Monad's analyst judges Monad views")
-        me = before.viewer
-        if me is None or me < 0 or me not in before.to_move:
-            raise ValueError("a move is judged from the view of the seat that played it")
+        me = mover(before)
         board = before.board
         played_commands: Sequence[Command] = () if parse_fault(move) is not None else parse_commands(move)
         search = deadline.within(deadline.remaining() * SEARCH_SHARE)

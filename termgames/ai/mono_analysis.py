@@ -34,7 +34,7 @@ from dataclasses import replace
 from ..rules import View
 from ..rules.mono import END, HOLD, RANDOM, MonoView
 from .budget import SEARCH_SHARE, Deadline
-from .judgement import Judgement
+from .judgement import Judgement, mover
 from .mono import MIN_WORLDS, MonoBot, _Search
 
 UNIT = "expected points"
@@ -59,9 +59,7 @@ class MonoAnalyst:
     def judge(self, before: View, move: str, deadline: Deadline) -> Judgement:
         if not isinstance(before, MonoView) or before.grid is None:
             raise ValueError("Mono's analyst judges Mono views")
-        me = before.viewer
-        if me is None or me < 0 or me not in before.to_move:
-            raise ValueError("a move is judged from the view of the seat that played it")
+        me = mover(before)
         if not before.laid_out[me]:
             return Judgement(0.0, 0.0, None, note="a layout is not valued: it shows only in the opponents' turns")
         grid = before.grid

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..rules import View
 from .budget import SEARCH_SHARE, Deadline
-from .judgement import Judgement
+from .judgement import Judgement, mover
 from .mosaic import LEVELS, MosaicBot
 
 UNIT = "points"
@@ -45,9 +45,7 @@ class MosaicAnalyst:
         self.bot = MosaicBot(LEVELS[level], seed)
 
     def judge(self, before: View, move: str, deadline: Deadline) -> Judgement:
-        me = before.viewer
-        if me is None or me < 0 or me not in before.to_move:
-            raise ValueError("a move is judged from the view of the seat that played it")
+        me = mover(before)
         state = self.bot.state_of(before)
         search = deadline.within(deadline.remaining() * SEARCH_SHARE)
         self.bot.start_decision(search)
