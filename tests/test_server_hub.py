@@ -396,3 +396,24 @@ async def test_ai_seats_at_a_shared_table_keep_the_games_pace(tmp_path, monkeypa
     assert len(live.match.moves) >= 3
     assert time.monotonic() - started >= 0.6  # three moves, each at least the game's 0.2 s
     hub.close()
+
+
+def test_a_table_number_past_a_stores_row_ids_or_thousands_of_digits_long_is_one_short_line(tmp_path):
+    from termgames.server.commands import run_command
+    from termgames.server.hub import Hub
+    from termgames.server.stores.sqlite import Store
+
+    hub = Hub(Store(tmp_path / "server.db"))
+    try:
+        for command, shown in (
+            ("show 99999999999999999999999999", "'99999999999999999999999999' is not a table number"),
+            ("record -1", "'-1' is not a table number"),
+            ("analyse " + "9" * 5000, "is not a table number"),
+            ("show 999999999999999999", "there is no table 999999999999999999"),
+        ):
+            result = run_command(hub, "ann", command)
+            assert result.status == 2 and shown in result.stderr, (command, result.stderr)
+            assert len(result.stderr) < 200 and result.stderr.count("\n") == 1
+    finally:
+        hub.close()
+        hub.store.close()

@@ -45,7 +45,7 @@ from ..paths import write_atomically
 from ..records import dumps, save
 from ..rules import RuleError, get_game
 from ..timesource import SYSTEM, CallableTime, TimeSource, utc_now
-from ..untrusted import fold_name
+from ..untrusted import fold_name, quoted
 from .address import SshAddress
 from .analyses import Analyses
 from .clocks import ClockedTable, Timekeeper, clock_text, stored_clock
@@ -91,6 +91,8 @@ log = logging.getLogger("termgames.server")
 
 #: Lobbies hear of changes at most this often (seconds): a move need not wait for 30 lobby redraws.
 LOBBY_NEWS_DELAY = 0.25
+#: The most digits a table number has (below 2**63, a store's row id).
+TABLE_NUMBER_DIGITS = 18
 #: Finished tables the lobby lists, the newest (read at start-up without their moves).
 FINISHED_LISTED = 100
 
@@ -249,10 +251,11 @@ class Hub:
     # -- tables --------------------------------------------------------------------
 
     def table(self, table_id: int | str) -> LiveTable:
-        try:
-            number = int(str(table_id).lstrip("#"))
-        except ValueError:
-            raise RuleError(f"{table_id!r} is not a table number") from None
+        text = str(table_id).lstrip("#")
+        # A table's number is a store's row id (a 64-bit integer): digits, at most 18 of them.
+        if not (text.isascii() and text.isdigit() and len(text) <= TABLE_NUMBER_DIGITS):
+            raise RuleError(f"{quoted(str(table_id))} is not a table number")
+        number = int(text)
         table = self.tables.get(number)
         if table is None:  # finished (read when asked for), or made at another server, its news not heard (yet)
             try:
